@@ -1,0 +1,99 @@
+// swift-tools-version:6.0
+// Stowage: offline HLS downloads as a multi-process pipeline over ZeroMQ.
+//
+// Layers, bottom to top:
+//   CZeroMQ (system library) -> ZeroMQ (thin wrapper) -> StowageProtocol (frames, pure values)
+//   -> domain libraries (HLS, Integrity, Store, Scheduling, Fetch, Runtime, SchedulerService, Origin)
+//   -> thin executables.
+import PackageDescription
+
+let package = Package(
+    name: "Stowage",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "stowage-scheduler", targets: ["stowage-scheduler"]),
+        .executable(name: "stowage-license-worker", targets: ["stowage-license-worker"]),
+        .executable(name: "stowage-download-worker", targets: ["stowage-download-worker"]),
+        .executable(name: "stowage-integrity-worker", targets: ["stowage-integrity-worker"]),
+        .executable(name: "stowctl", targets: ["stowctl"]),
+        .executable(name: "stowage-origin", targets: ["stowage-origin"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.0"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.0.0"),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.24.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.80.0"),
+    ],
+    targets: [
+        // MARK: message plane
+        .systemLibrary(name: "CZeroMQ", path: "Sources/CZeroMQ"),
+        .target(name: "ZeroMQ", dependencies: ["CZeroMQ"]),
+        .target(name: "StowageProtocol", exclude: ["PROTOCOL.md"]),
+
+        // MARK: domain libraries
+        .target(name: "StowageHLS", dependencies: ["StowageProtocol"]),
+        .target(name: "StowageIntegrity", dependencies: [.product(name: "Crypto", package: "swift-crypto")]),
+        .target(name: "StowageStore", dependencies: [
+            "StowageProtocol",
+            .product(name: "GRDB", package: "GRDB.swift"),
+        ]),
+        .target(name: "StowageScheduling", dependencies: ["StowageProtocol"]),
+        .target(name: "StowageFetch", dependencies: [
+            "StowageProtocol", "StowageHLS",
+            .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            .product(name: "Crypto", package: "swift-crypto"),
+            .product(name: "Logging", package: "swift-log"),
+        ]),
+        .target(name: "StowageRuntime", dependencies: [
+            "ZeroMQ", "StowageProtocol",
+            .product(name: "Logging", package: "swift-log"),
+        ]),
+        .target(name: "StowageSchedulerService", dependencies: [
+            "ZeroMQ", "StowageProtocol", "StowageStore", "StowageScheduling", "StowageRuntime",
+            .product(name: "Logging", package: "swift-log"),
+        ]),
+        .target(name: "StowageOrigin", dependencies: [
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOPosix", package: "swift-nio"),
+            .product(name: "NIOHTTP1", package: "swift-nio"),
+            .product(name: "Logging", package: "swift-log"),
+        ]),
+
+        // MARK: executables (argument parsing and wiring only)
+        .executableTarget(name: "stowage-scheduler", dependencies: [
+            "StowageSchedulerService", "StowageRuntime",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ]),
+        .executableTarget(name: "stowage-license-worker", dependencies: [
+            "StowageRuntime", "StowageProtocol",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ]),
+        .executableTarget(name: "stowage-download-worker", dependencies: [
+            "StowageRuntime", "StowageProtocol", "StowageFetch",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ]),
+        .executableTarget(name: "stowage-integrity-worker", dependencies: [
+            "StowageRuntime", "StowageProtocol", "StowageIntegrity",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ]),
+        .executableTarget(name: "stowctl", dependencies: [
+            "StowageRuntime", "StowageProtocol", "ZeroMQ",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ]),
+        .executableTarget(name: "stowage-origin", dependencies: [
+            "StowageOrigin",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ]),
+
+        // MARK: tests
+        .testTarget(name: "ZeroMQTests", dependencies: ["ZeroMQ"]),
+        .testTarget(name: "StowageProtocolTests", dependencies: ["StowageProtocol"]),
+        .testTarget(name: "StowageHLSTests", dependencies: ["StowageHLS"]),
+        .testTarget(name: "StowageIntegrityTests", dependencies: ["StowageIntegrity"]),
+        .testTarget(name: "StowageStoreTests", dependencies: ["StowageStore", "StowageProtocol"]),
+        .testTarget(name: "StowageSchedulingTests", dependencies: ["StowageScheduling", "StowageProtocol"]),
+        .testTarget(name: "IntegrationTests", dependencies: ["ZeroMQ", "StowageProtocol"]),
+    ]
+)

@@ -1,0 +1,76 @@
+import AsyncHTTPClient
+import Crypto
+import Foundation
+import Logging
+import NIOCore
+import NIOHTTP1
+import StowageProtocol
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// HTTP for the download worker: playlists into memory (bounded), resources streamed to disk.
+public final class HTTPFetcher: Sendable {
+    /// Largest playlist accepted.
+    public static let maxPlaylistBytes = 32 * 1024 * 1024
+    let client: HTTPClient
+    let logger: Logger
+
+    public init(logger: Logger, connectionsPerHost: Int = 8) {
+        var config = HTTPClient.Configuration(redirectConfiguration: .follow(max: 5, allowCycles: false),
+                                              timeout: .init(connect: .seconds(10), read: .seconds(30)))
+        config.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = connectionsPerHost
+        config.decompression = .disabled
+        client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: config)
+        self.logger = logger
+    }
+
+    public func shutdown() async { try? await client.shutdown() }
+
+    func request(_ url: String, headers: [Header], range: ClosedRange<Int64>? = nil) throws(TaskFailure) -> HTTPClientRequest {
+        guard let parsed = URL(string: url), let scheme = parsed.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
+            throw TaskFailure(code: .refused, message: "\(url.prefix(200)): only http and https URLs are fetched", retryable: false)
+        }
+        var request = HTTPClientRequest(url: url)
+        for h in headers { request.headers.add(name: h.name, value: h.value) }
+        request.headers.replaceOrAdd(name: "User-Agent", value: "Stowage/0.1")
+        if let range { request.headers.replaceOrAdd(name: "Range", value: "bytes=\(range.lowerBound)-\(range.upperBound)") }
+        return request
+    }
+
+    /// Maps an HTTP status to a failure: 5xx / 408 / 429 retryable; other 4xx final.
+    static func failure(status: HTTPResponseStatus, url: String) -> TaskFailure {
+        let code = Int(status.code)
+        let retryable = code >= 500 || code == 408 || code == 429
+        return TaskFailure(code: .httpStatus, message: "\(url) answered HTTP \(code) \(status.reasonPhrase)", retryable: retryable)
+    }
+
+    static func networkFailure(_ error: Error, url: String) -> TaskFailure {
+        if error is CancellationError { return TaskFailure(code: .canceled, message: "canceled", retryable: false) }
+        return TaskFailure(code: .network, message: "\(url): \(error)", retryable: true)
+    }
+
+    /// Fetches a text resource (a playlist). Returns the text and the final URL after redirects.
+    public func fetchText(_ url: String, headers: [Header]) async throws(TaskFailure) -> (text: String, finalURL: String) {
+        let req = try request(url, headers: headers)
+        do {
+            let response = try await client.execute(req, timeout: .seconds(60), logger: logger)
+            guard (200..<300).contains(response.status.code) else {
+                if response.status.code == 404 || response.status.code == 410 {
+                    throw TaskFailure(code: .sourceGone, message: "\(url) answered HTTP \(response.status.code): the playlist is gone", retryable: false)
+                }
+                throw Self.failure(status: response.status, url: url)
+            }
+            let body = try await response.body.collect(upTo: Self.maxPlaylistBytes)
+            let text = String(decoding: body.readableBytesView, as: UTF8.self)
+            return (text, response.url?.absoluteString ?? url)
+        } catch let f as TaskFailure {
+            throw f
+        } catch let e as NIOTooManyBytesError {
+            _ = e
+            throw TaskFailure(code: .playlist, message: "\(url) is larger than \(Self.maxPlaylistBytes) bytes: not accepted as a playlist", retryable: false)
+        } catch {
+            throw Self.networkFailure(error, url: url)
+        }
+    }
+}

@@ -1,0 +1,155 @@
+/// A media playlist (RFC 8216 §4.3.3/§4.3.2), with the line of every element kept for offline rewriting.
+public struct MediaPlaylist: Sendable {
+    /// `EXT-X-KEY` state in force for a segment.
+    public struct Key: Sendable, Equatable {
+        public var method: String
+        public var uri: String?
+        public var iv: String?
+        public var keyFormat: String?
+        public var isEncrypted: Bool { method != "NONE" }
+    }
+    /// `EXT-X-MAP` in force for a segment.
+    public struct InitSection: Sendable, Equatable {
+        public var uri: String
+        public var byteRange: ByteRange?
+        /// 1-based line of the tag.
+        public var line: Int
+    }
+    public struct Segment: Sendable {
+        public var uri: String
+        public var duration: Double
+        public var byteRange: ByteRange?
+        public var mediaSequence: Int
+        public var key: Key?
+        public var map: InitSection?
+        public var isGap: Bool
+        /// 1-based line of the URI.
+        public var line: Int
+    }
+
+    public let url: String
+    public let lines: [Substring]
+    public private(set) var segments: [Segment] = []
+    public private(set) var targetDuration: Double?
+    public private(set) var mediaSequence = 0
+    public private(set) var playlistType: String?
+    public private(set) var hasEndList = false
+    /// Lines of `EXT-X-BYTERANGE` tags (dropped offline: each range is stored as its own file).
+    public private(set) var byteRangeLines: Set<Int> = []
+    /// Lines of `EXT-X-KEY` tags.
+    public private(set) var keyLines: [Int: Key] = [:]
+
+    public var totalDuration: Double { segments.reduce(0) { $0 + $1.duration } }
+
+    /// Parses a media playlist fetched from `url`. Refuses live playlists unless `allowLive`.
+    public init(text: String, url: String, allowLive: Bool = false) throws(PlaylistError) {
+        self.url = url
+        lines = try PlaylistLines(text, url: url).lines
+        try parse()
+        if !hasEndList && !allowLive && playlistType != "VOD" {
+            throw PlaylistError(.live, url: url, line: nil,
+                                "live playlist (no #EXT-X-ENDLIST): only complete VOD or EVENT playlists can be stored offline")
+        }
+    }
+
+    private mutating func parse() throws(PlaylistError) {
+        var pendingDuration: Double?
+        var pendingRange: ByteRange?
+        var pendingGap = false
+        var key: Key?
+        var map: InitSection?
+        var lastRangeEnd: [String: Int64] = [:]
+        var sequence = 0
+        var sawSegment = false
+        for (i, line) in lines.enumerated() {
+            let number = i + 1
+            func fail(_ message: String) -> PlaylistError { PlaylistError(.malformed, url: url, line: number, message) }
+            if line.isEmpty || line.allSatisfy(\.isWhitespace) { continue }
+            if line.hasPrefix("#") {
+                let (name, value) = PlaylistLines.tag(line)
+                switch name {
+                case "#EXTINF":
+                    let durationText = value.split(separator: ",", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
+                    guard let duration = Double(durationText.trimmingCharacters(in: " ")), duration >= 0, duration.isFinite else {
+                        throw fail("#EXTINF duration '\(durationText.prefix(40))' is not a number")
+                    }
+                    pendingDuration = duration
+                case "#EXT-X-TARGETDURATION":
+                    guard let v = Double(value.trimmingCharacters(in: " ")) else { throw fail("#EXT-X-TARGETDURATION is not a number") }
+                    targetDuration = v
+                case "#EXT-X-MEDIA-SEQUENCE":
+                    guard !sawSegment else { throw fail("#EXT-X-MEDIA-SEQUENCE must come before the first segment") }
+                    guard let v = Int(value.trimmingCharacters(in: " ")), v >= 0 else { throw fail("#EXT-X-MEDIA-SEQUENCE is not a number") }
+                    mediaSequence = v
+                    sequence = v
+                case "#EXT-X-PLAYLIST-TYPE":
+                    playlistType = String(value.trimmingCharacters(in: " "))
+                case "#EXT-X-ENDLIST":
+                    hasEndList = true
+                case "#EXT-X-GAP":
+                    pendingGap = true
+                case "#EXT-X-BYTERANGE":
+                    do {
+                        // Offset omitted (-1): resolved against the segment URI when it arrives.
+                        pendingRange = try ByteRange.parse(String(value), previousEnd: -1)
+                    } catch {
+                        throw fail("#EXT-X-BYTERANGE: \(error.message)")
+                    }
+                    byteRangeLines.insert(number)
+                case "#EXT-X-KEY":
+                    let attrs: AttributeList
+                    do { attrs = try AttributeList(parsing: value) } catch { throw fail("#EXT-X-KEY: \(error.message)") }
+                    guard let method = attrs["METHOD"] else { throw fail("#EXT-X-KEY has no METHOD") }
+                    guard ["NONE", "AES-128", "SAMPLE-AES", "SAMPLE-AES-CTR"].contains(method) else {
+                        throw fail("#EXT-X-KEY METHOD \(method.prefix(20)) is not supported")
+                    }
+                    if method != "NONE" && attrs["URI"] == nil { throw fail("#EXT-X-KEY METHOD=\(method) needs a URI") }
+                    if let iv = attrs["IV"], !Self.isValidIV(iv) { throw fail("#EXT-X-KEY IV '\(iv.prefix(40))' is not a 128-bit hex number") }
+                    let k = Key(method: method, uri: attrs["URI"], iv: attrs["IV"], keyFormat: attrs["KEYFORMAT"])
+                    if k.keyFormat == nil || k.keyFormat == "identity" { key = k.isEncrypted ? k : nil }
+                    keyLines[number] = k
+                case "#EXT-X-MAP":
+                    let attrs: AttributeList
+                    do { attrs = try AttributeList(parsing: value) } catch { throw fail("#EXT-X-MAP: \(error.message)") }
+                    guard let uri = attrs["URI"], !uri.isEmpty else { throw fail("#EXT-X-MAP has no URI") }
+                    var range: ByteRange?
+                    if let r = attrs["BYTERANGE"] {
+                        do { range = try ByteRange.parse(r, previousEnd: 0) } catch { throw fail("#EXT-X-MAP \(error.message)") }
+                    }
+                    map = InitSection(uri: uri, byteRange: range, line: number)
+                default:
+                    continue // unknown and pass-through tags (DISCONTINUITY, PROGRAM-DATE-TIME, …)
+                }
+                continue
+            }
+            // A URI line: one segment.
+            guard let duration = pendingDuration else { throw fail("segment URI '\(line.prefix(60))' has no #EXTINF before it") }
+            let uri = String(line.trimmingCharacters(in: " \t"))
+            var range = pendingRange
+            if var r = range, r.offset < 0 {
+                guard let end = lastRangeEnd[uri] else {
+                    throw fail("#EXT-X-BYTERANGE without offset must follow a byte range of the same resource")
+                }
+                r.offset = end
+                range = r
+            }
+            if let r = range { lastRangeEnd[uri] = r.offset + r.length } else { lastRangeEnd[uri] = nil }
+            segments.append(Segment(uri: uri, duration: duration, byteRange: range, mediaSequence: sequence,
+                                    key: key, map: map, isGap: pendingGap, line: number))
+            sawSegment = true
+            sequence += 1
+            pendingDuration = nil
+            pendingRange = nil
+            pendingGap = false
+        }
+        if pendingDuration != nil {
+            throw PlaylistError(.malformed, url: url, line: lines.count, "#EXTINF at the end has no segment URI after it")
+        }
+    }
+
+    static func isValidIV(_ text: String) -> Bool {
+        guard text.hasPrefix("0x") || text.hasPrefix("0X") else { return false }
+        let hex = text.dropFirst(2)
+        return !hex.isEmpty && hex.count <= 32 && hex.allSatisfy(\.isHexDigit)
+    }
+}

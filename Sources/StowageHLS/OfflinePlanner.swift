@@ -1,0 +1,160 @@
+import StowageProtocol
+
+/// Turns the chosen playlists into the offline plan: one local file per distinct resource
+/// (init sections and shared files once), offline playlists that reference only local files.
+///
+/// Each byte range is stored as a file of its own, so offline playlists drop `EXT-X-BYTERANGE`.
+public struct OfflinePlanner: Sendable {
+    /// The playlist a rendition comes from, already fetched and parsed.
+    public struct Input: Sendable {
+        public var kind: PlannedRendition.Kind
+        public var playlist: MediaPlaylist
+        /// The `EXT-X-MEDIA` it came from (nil for the variant itself).
+        public var rendition: MasterPlaylist.Rendition?
+
+        public init(kind: PlannedRendition.Kind, playlist: MediaPlaylist, rendition: MasterPlaylist.Rendition?) {
+            self.kind = kind
+            self.playlist = playlist
+            self.rendition = rendition
+        }
+    }
+
+    private var folders = LocalNames.Allocator()
+    private var resources: [PlannedResource] = []
+    private var byKey: [String: Int] = [:]
+    private var renditions: [PlannedRendition] = []
+
+    public init() {}
+
+    /// Builds the plan for a master playlist and its chosen renditions (`inputs[0]` is the variant).
+    public static func plan(master: MasterPlaylist?, choice: RenditionSelector.Choice?, inputs: [Input]) throws(PlaylistError) -> ResolvedPlan {
+        var planner = OfflinePlanner()
+        for input in inputs { try planner.add(input) }
+        let text: String
+        var estimate: Int64?
+        if let master, let choice {
+            text = planner.masterText(master: master, choice: choice, inputs: inputs)
+            let bps = Int64(choice.variant.averageBandwidth ?? choice.variant.bandwidth)
+            estimate = Int64((Double(bps) / 8 * inputs[0].playlist.totalDuration).rounded())
+        } else {
+            text = ""
+        }
+        return ResolvedPlan(masterPlaylist: text, renditions: planner.renditions, resources: planner.resources, bytesEstimate: estimate)
+    }
+
+    private mutating func add(_ input: Input) throws(PlaylistError) {
+        let playlist = input.playlist
+        let index = renditions.count
+        let label: String
+        switch input.kind {
+        case .video: label = "video"
+        case .audio: label = "audio-" + LocalNames.label(input.rendition?.language ?? input.rendition?.name, fallback: "\(index)")
+        case .subtitles: label = "subtitles-" + LocalNames.label(input.rendition?.language ?? input.rendition?.name, fallback: "\(index)")
+        }
+        let folder = folders.unique(label)
+        var lineTarget: [Int: String] = [:]   // line -> local path (relative to folder) for URI lines and MAP tags
+        var initCount = 0
+        for (n, segment) in playlist.segments.enumerated() {
+            if let map = segment.map, lineTarget[map.line] == nil {
+                let url = try URIResolver.resolve(map.uri, against: playlist.url, line: map.line)
+                let ext = LocalNames.fileExtension(of: map.uri) ?? "mp4"
+                let path = add(kind: .initSection, rendition: index, url: url, range: map.byteRange,
+                               suggested: "\(folder)/init-\(initCount).\(ext)", container: .fmp4, encrypted: false, duration: 0)
+                initCount += 1
+                lineTarget[map.line] = relative(path, from: folder)
+            }
+            if segment.isGap { continue }
+            let url = try URIResolver.resolve(segment.uri, against: playlist.url, line: segment.line)
+            let ext = LocalNames.fileExtension(of: segment.uri)
+            let container = Self.container(kind: input.kind, ext: ext, hasMap: segment.map != nil)
+            let defaultExt = container == .webVTT ? "vtt" : container == .fmp4 ? "m4s" : container == .mpegTS ? "ts" : "bin"
+            let path = add(kind: input.kind == .subtitles ? .subtitle : .segment, rendition: index, url: url,
+                           range: segment.byteRange, suggested: "\(folder)/seg-\(padded6(n)).\(ext ?? defaultExt)",
+                           container: container, encrypted: segment.key?.isEncrypted ?? false, duration: segment.duration)
+            lineTarget[segment.line] = relative(path, from: folder)
+        }
+        let text = try offlineMediaText(playlist, lineTarget: lineTarget)
+        renditions.append(PlannedRendition(kind: input.kind, sourceURL: playlist.url, localPath: "\(folder)/index.m3u8",
+                                           playlist: text, language: input.rendition?.language))
+    }
+
+    private mutating func add(kind: PlannedResource.Kind, rendition: Int, url: String, range: ByteRange?, suggested: String,
+                              container: Container, encrypted: Bool, duration: Double) -> String {
+        let key = "\(url)#\(range?.offset ?? -1):\(range?.length ?? -1)"
+        if let existing = byKey[key] { return resources[existing].localPath }
+        byKey[key] = resources.count
+        resources.append(PlannedResource(kind: kind, rendition: rendition, url: url, rangeOffset: range?.offset,
+                                         rangeLength: range?.length, localPath: suggested, container: container,
+                                         encrypted: encrypted, duration: duration))
+        return suggested
+    }
+
+    private func offlineMediaText(_ playlist: MediaPlaylist, lineTarget: [Int: String]) throws(PlaylistError) -> String {
+        var out: [String] = []
+        for (i, line) in playlist.lines.enumerated() {
+            let number = i + 1
+            if playlist.byteRangeLines.contains(number) { continue }
+            if let target = lineTarget[number] {
+                if line.hasPrefix("#EXT-X-MAP") { out.append("#EXT-X-MAP:URI=\"\(target)\"") } else { out.append(target) }
+            } else if let key = playlist.keyLines[number], let uri = key.uri {
+                // Keys stay with the license worker; until local key delivery exists the offline playlist
+                // names the key by its absolute origin URL (never a key file next to the media).
+                let (_, value) = PlaylistLines.tag(line)
+                var attrs = (try? AttributeList(parsing: value)) ?? AttributeList()
+                attrs.setQuoted("URI", try URIResolver.resolve(uri, against: playlist.url, line: number))
+                out.append("#EXT-X-KEY:" + attrs.text)
+            } else if !line.hasPrefix("#") && !line.allSatisfy(\.isWhitespace) {
+                continue // a GAP segment's URI: nothing stored for it
+            } else {
+                out.append(String(line))
+            }
+        }
+        while out.last?.isEmpty == true { out.removeLast() }
+        return out.joined(separator: "\n") + "\n"
+    }
+
+    private func masterText(master: MasterPlaylist, choice: RenditionSelector.Choice, inputs: [Input]) -> String {
+        var out = ["#EXTM3U"] + master.passThroughTags
+        var variantAttrs = choice.variant.attributes
+        // Renditions with their own playlist, chosen by the user, pointing at local copies.
+        for (i, input) in inputs.enumerated() where i > 0 {
+            guard var attrs = input.rendition?.attributes else { continue }
+            attrs.setQuoted("URI", renditions[i].localPath)
+            if input.kind == .audio {
+                let first = inputs.firstIndex { $0.kind == .audio } == i
+                attrs.remove("DEFAULT"); attrs.remove("AUTOSELECT")
+                attrs.set("DEFAULT", first ? "YES" : "NO", quoted: false)
+                attrs.set("AUTOSELECT", "YES", quoted: false)
+            }
+            out.append("#EXT-X-MEDIA:" + attrs.text)
+        }
+        // Renditions without a URI (muxed audio, closed captions) referenced by the variant stay as they were.
+        for r in master.renditions where r.uri == nil {
+            let referenced = (r.type == "AUDIO" && r.groupID == choice.variant.audioGroup && choice.audio.isEmpty)
+                || (r.type == "CLOSED-CAPTIONS" && r.groupID == choice.variant.attributes["CLOSED-CAPTIONS"])
+            if referenced { out.append("#EXT-X-MEDIA:" + r.attributes.text) }
+        }
+        if choice.subtitles.isEmpty { variantAttrs.remove("SUBTITLES") }
+        out.append("#EXT-X-STREAM-INF:" + variantAttrs.text)
+        out.append(renditions[0].localPath)
+        return out.joined(separator: "\n") + "\n"
+    }
+
+    private func relative(_ path: String, from folder: String) -> String {
+        path.hasPrefix(folder + "/") ? String(path.dropFirst(folder.count + 1)) : "../" + path
+    }
+
+    static func container(kind: PlannedRendition.Kind, ext: String?, hasMap: Bool) -> Container {
+        if kind == .subtitles || ext == "vtt" || ext == "webvtt" { return .webVTT }
+        if hasMap || ["m4s", "mp4", "m4a", "m4v", "cmfv", "cmfa", "fmp4"].contains(ext ?? "") { return .fmp4 }
+        if ext == "ts" || ext == nil { return .mpegTS }
+        return .other
+    }
+}
+
+
+/// `n` zero-padded to six digits.
+func padded6(_ n: Int) -> String {
+    let digits = "\(n)"
+    return Swift.String(repeating: "0", count: max(0, 6 - digits.count)) + digits
+}

@@ -1,0 +1,96 @@
+/// `REQUEST`: what `stowctl` asks of the scheduler. Answered by exactly one `REPLY` with the same id.
+public struct ClientRequest: Codable, Sendable, Equatable {
+    public var requestID: String
+    public var operation: ClientOperation
+
+    public init(requestID: String, operation: ClientOperation) {
+        self.requestID = requestID
+        self.operation = operation
+    }
+}
+
+/// The operations a client may request.
+public enum ClientOperation: Codable, Sendable, Equatable {
+    case submit(SubmitRequest)
+    case status(token: String)
+    case list(state: TitleState?)
+    case cancel(token: String)
+    case workers
+    /// Start (or keep alive) a subscription to events for these tokens (empty = all titles).
+    /// A subscription lapses unless renewed within three heartbeat periods.
+    case subscribe(tokens: [String])
+    case unsubscribe
+}
+
+public struct SubmitRequest: Codable, Sendable, Equatable {
+    public var url: String
+    public var name: String?
+    public var priority: Int
+    public var headers: [Header]
+    public var selection: Selection
+
+    public init(url: String, name: String?, priority: Int, headers: [Header], selection: Selection) {
+        self.url = url
+        self.name = name
+        self.priority = priority
+        self.headers = headers
+        self.selection = selection
+    }
+}
+
+/// `REPLY`: the answer to one request.
+public struct ClientReply: Codable, Sendable, Equatable {
+    public var requestID: String
+    public var result: ReplyBody
+
+    public init(requestID: String, result: ReplyBody) {
+        self.requestID = requestID
+        self.result = result
+    }
+}
+
+public enum ReplyBody: Codable, Sendable, Equatable {
+    case submitted(token: String)
+    case title(TitleStatus)
+    case titles([TitleStatus])
+    case workers([WorkerInfo])
+    case ok
+    case error(TitleError)
+}
+
+/// `EVENT`: pushed to subscribers when a title changes state or makes progress.
+public struct TitleEvent: Codable, Sendable, Equatable {
+    /// `state`, `progress`, `error` …
+    public var kind: String
+    public var status: TitleStatus
+
+    public init(kind: String, status: TitleStatus) {
+        self.kind = kind
+        self.status = status
+    }
+}
+
+/// A connected worker as `stowctl workers` shows it.
+public struct WorkerInfo: Codable, Sendable, Equatable {
+    public var id: String
+    public var kind: WorkerKind
+    public var host: String
+    public var pid: Int32
+    public var capacity: Int
+    public var tasksInHand: Int
+    /// Seconds since the last message from it.
+    public var lastSeenSecondsAgo: Double
+    public var alive: Bool
+
+    public init(id: String, kind: WorkerKind, host: String, pid: Int32, capacity: Int, tasksInHand: Int,
+                lastSeenSecondsAgo: Double, alive: Bool) {
+        self.id = id
+        self.kind = kind
+        self.host = host
+        self.pid = pid
+        self.capacity = capacity
+        self.tasksInHand = tasksInHand
+        self.lastSeenSecondsAgo = lastSeenSecondsAgo
+        self.alive = alive
+    }
+}

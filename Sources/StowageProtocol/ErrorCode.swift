@@ -1,0 +1,36 @@
+/// The fixed set of error codes a title can end with (`status.error.code`). Documented in README.
+public enum ErrorCode: String, Codable, Sendable, CaseIterable {
+    /// Could not reach the origin, connection reset, timed out.
+    case network
+    /// The origin answered with an HTTP status that is not success.
+    case httpStatus = "http-status"
+    /// No space left on the device holding the titles.
+    case diskFull = "disk-full"
+    /// A license was refused or could not be acquired.
+    case license
+    /// A stored file failed verification more times than allowed.
+    case integrity
+    /// A playlist was malformed, live, or had nothing selectable.
+    case playlist
+    /// The source is gone (404/410 on the playlist).
+    case sourceGone = "source-gone"
+    /// Canceled by the operator.
+    case canceled
+    /// A URI or request was refused for safety (scheme, host, path).
+    case refused
+    /// A local I/O failure other than a full disk.
+    case io
+    /// A bug or an unexpected state; the message says what.
+    case `internal`
+}
+
+/// An error as it appears in `status --json`.
+public struct TitleError: Codable, Sendable, Equatable {
+    public var code: ErrorCode
+    public var message: String
+
+    public init(code: ErrorCode, message: String) {
+        self.code = code
+        self.message = message
+    }
+}

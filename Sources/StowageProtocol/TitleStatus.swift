@@ -1,0 +1,104 @@
+/// The lifecycle states of a title, as in the contract.
+public enum TitleState: String, Codable, Sendable, CaseIterable {
+    case requested, licensing, licensed, downloading, verifying, suspended, completed, canceled, failed
+
+    /// Whether the title will not move again by itself.
+    public var isFinal: Bool { self == .completed || self == .canceled || self == .failed }
+}
+
+/// License terms as `status --json` shows them.
+public struct LicenseStatus: Codable, Sendable, Equatable {
+    public var kind: LicenseKind
+    public var requestedAt: String?
+    public var expiresAt: String?
+    public var playDurationSeconds: Double?
+    public var playsRemaining: Int?
+    public var playTimeRemainingSeconds: Double?
+    public var expired: Bool
+
+    public init(kind: LicenseKind, requestedAt: String?, expiresAt: String?, playDurationSeconds: Double? = nil,
+                playsRemaining: Int? = nil, playTimeRemainingSeconds: Double? = nil, expired: Bool) {
+        self.kind = kind
+        self.requestedAt = requestedAt
+        self.expiresAt = expiresAt
+        self.playDurationSeconds = playDurationSeconds
+        self.playsRemaining = playsRemaining
+        self.playTimeRemainingSeconds = playTimeRemainingSeconds
+        self.expired = expired
+    }
+
+    /// Encodes nil fields as JSON null so scripts see every key.
+    public func encode(to encoder: Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(kind, forKey: .kind)
+        try c.encode(requestedAt, forKey: .requestedAt)
+        try c.encode(expiresAt, forKey: .expiresAt)
+        try c.encode(playDurationSeconds, forKey: .playDurationSeconds)
+        try c.encode(playsRemaining, forKey: .playsRemaining)
+        try c.encode(playTimeRemainingSeconds, forKey: .playTimeRemainingSeconds)
+        try c.encode(expired, forKey: .expired)
+    }
+}
+
+/// One title, exactly the fields of the contract's `status --json`.
+public struct TitleStatus: Codable, Sendable, Equatable {
+    public var token: String
+    public var url: String
+    public var name: String?
+    public var state: TitleState
+    public var progress: Double
+    public var bytesDownloaded: Int64
+    public var bytesExpected: Int64?
+    public var segmentsDone: Int
+    public var segmentsTotal: Int
+    public var requestedAt: String?
+    public var startedAt: String?
+    public var endedAt: String?
+    public var license: LicenseStatus?
+    public var localPlaylist: String?
+    public var playableOffline: Bool
+    public var error: TitleError?
+
+    public init(token: String, url: String, name: String?, state: TitleState, progress: Double,
+                bytesDownloaded: Int64, bytesExpected: Int64?, segmentsDone: Int, segmentsTotal: Int,
+                requestedAt: String?, startedAt: String?, endedAt: String?, license: LicenseStatus?,
+                localPlaylist: String?, playableOffline: Bool, error: TitleError?) {
+        self.token = token
+        self.url = url
+        self.name = name
+        self.state = state
+        self.progress = progress
+        self.bytesDownloaded = bytesDownloaded
+        self.bytesExpected = bytesExpected
+        self.segmentsDone = segmentsDone
+        self.segmentsTotal = segmentsTotal
+        self.requestedAt = requestedAt
+        self.startedAt = startedAt
+        self.endedAt = endedAt
+        self.license = license
+        self.localPlaylist = localPlaylist
+        self.playableOffline = playableOffline
+        self.error = error
+    }
+
+    /// Encodes nil fields as JSON null so every key of the contract is always present.
+    public func encode(to encoder: Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(token, forKey: .token)
+        try c.encode(url, forKey: .url)
+        try c.encode(name, forKey: .name)
+        try c.encode(state, forKey: .state)
+        try c.encode(progress, forKey: .progress)
+        try c.encode(bytesDownloaded, forKey: .bytesDownloaded)
+        try c.encode(bytesExpected, forKey: .bytesExpected)
+        try c.encode(segmentsDone, forKey: .segmentsDone)
+        try c.encode(segmentsTotal, forKey: .segmentsTotal)
+        try c.encode(requestedAt, forKey: .requestedAt)
+        try c.encode(startedAt, forKey: .startedAt)
+        try c.encode(endedAt, forKey: .endedAt)
+        try c.encode(license, forKey: .license)
+        try c.encode(localPlaylist, forKey: .localPlaylist)
+        try c.encode(playableOffline, forKey: .playableOffline)
+        try c.encode(error, forKey: .error)
+    }
+}

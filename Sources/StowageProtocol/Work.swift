@@ -1,0 +1,173 @@
+import Foundation
+
+/// An HTTP request header, kept in order.
+public struct Header: Codable, Sendable, Equatable {
+    public var name: String
+    public var value: String
+
+    public init(name: String, value: String) {
+        self.name = name
+        self.value = value
+    }
+
+    /// Parses `Name: value`; nil when there is no colon or the name is empty or not a token.
+    public init?(parsing line: String) {
+        guard let colon = line.firstIndex(of: ":") else { return nil }
+        let name = line[..<colon].trimmingCharacters(in: .whitespaces)
+        let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+        let allowed = Set("!#$%&'*+-.^_`|~0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
+        guard !name.isEmpty, name.allSatisfy({ allowed.contains($0) }),
+              !value.contains(where: { $0 == "\r" || $0 == "\n" }) else { return nil }
+        self.init(name: name, value: value)
+    }
+}
+
+/// Which renditions of a master playlist to keep.
+public struct Selection: Codable, Sendable, Equatable {
+    /// Highest variant whose bandwidth is not above this; nil = the lowest variant with video.
+    public var bitrate: Int?
+    /// Ignore variants taller than this.
+    public var maxHeight: Int?
+    /// Audio languages; nil = the DEFAULT rendition of the variant's group.
+    public var audio: [String]?
+    /// Subtitle languages; nil = none; ["all"] = every subtitle rendition.
+    public var subtitles: [String]?
+
+    public init(bitrate: Int? = nil, maxHeight: Int? = nil, audio: [String]? = nil, subtitles: [String]? = nil) {
+        self.bitrate = bitrate
+        self.maxHeight = maxHeight
+        self.audio = audio
+        self.subtitles = subtitles
+    }
+}
+
+/// The work inside a task.
+public enum Work: Codable, Sendable, Equatable {
+    /// Download worker: fetch and parse the playlists, apply the selection, plan the offline copy.
+    case resolve(ResolveWork)
+    /// License worker: acquire what the title needs to be played offline.
+    case license(LicenseWork)
+    /// Download worker: fetch one resource to a file under the titles root.
+    case fetch(FetchWork)
+    /// Integrity worker: check one stored file.
+    case verify(VerifyWork)
+
+    /// Which kind of worker runs it.
+    public var workerKind: WorkerKind {
+        switch self {
+        case .resolve, .fetch: .download
+        case .license: .license
+        case .verify: .integrity
+        }
+    }
+}
+
+public struct ResolveWork: Codable, Sendable, Equatable {
+    public var url: String
+    public var headers: [Header]
+    public var selection: Selection
+
+    public init(url: String, headers: [Header], selection: Selection) {
+        self.url = url
+        self.headers = headers
+        self.selection = selection
+    }
+}
+
+public struct LicenseWork: Codable, Sendable, Equatable {
+    public var url: String
+    public var headers: [Header]
+    /// Key URIs the plan references (empty for a clear title).
+    public var keyURIs: [String]
+
+    public init(url: String, headers: [Header], keyURIs: [String]) {
+        self.url = url
+        self.headers = headers
+        self.keyURIs = keyURIs
+    }
+}
+
+public struct FetchWork: Codable, Sendable, Equatable {
+    public var url: String
+    public var headers: [Header]
+    /// Byte range of the resource inside `url`, if it is a sub-range.
+    public var rangeOffset: Int64?
+    public var rangeLength: Int64?
+    /// Destination, relative to the titles root (`$STOWAGE_HOME/titles`).
+    public var path: String
+
+    public init(url: String, headers: [Header], rangeOffset: Int64?, rangeLength: Int64?, path: String) {
+        self.url = url
+        self.headers = headers
+        self.rangeOffset = rangeOffset
+        self.rangeLength = rangeLength
+        self.path = path
+    }
+}
+
+/// What a fetch wrote.
+public struct FetchReport: Codable, Sendable, Equatable {
+    public var bytes: Int64
+    /// Lowercase hex SHA-256 of the bytes written, computed as they arrived.
+    public var sha256: String
+    /// Content-Length the origin promised, if it sent one.
+    public var contentLength: Int64?
+
+    public init(bytes: Int64, sha256: String, contentLength: Int64?) {
+        self.bytes = bytes
+        self.sha256 = sha256
+        self.contentLength = contentLength
+    }
+}
+
+/// The container a stored file should be, for sanity checks.
+public enum Container: String, Codable, Sendable {
+    case mpegTS = "ts"
+    case fmp4
+    case webVTT = "vtt"
+    case other
+}
+
+public struct VerifyWork: Codable, Sendable, Equatable {
+    /// Relative to the titles root.
+    public var path: String
+    public var expectedBytes: Int64
+    public var sha256: String
+    public var container: Container
+    /// Encrypted segments are opaque: only length and hash are checked.
+    public var encrypted: Bool
+
+    public init(path: String, expectedBytes: Int64, sha256: String, container: Container, encrypted: Bool) {
+        self.path = path
+        self.expectedBytes = expectedBytes
+        self.sha256 = sha256
+        self.container = container
+        self.encrypted = encrypted
+    }
+}
+
+public struct VerifyReport: Codable, Sendable, Equatable {
+    public var ok: Bool
+    /// Why it failed, naming the check.
+    public var reason: String?
+
+    public init(ok: Bool, reason: String? = nil) {
+        self.ok = ok
+        self.reason = reason
+    }
+}
+
+/// What the license worker granted.
+public struct LicenseGrant: Codable, Sendable, Equatable {
+    public var kind: LicenseKind
+    public var expiresAt: Double?
+
+    public init(kind: LicenseKind, expiresAt: Double? = nil) {
+        self.kind = kind
+        self.expiresAt = expiresAt
+    }
+}
+
+public enum LicenseKind: String, Codable, Sendable {
+    case none, purchase, rental
+}

@@ -1,0 +1,100 @@
+/// The kinds of worker the scheduler hands work to.
+public enum WorkerKind: String, Codable, Sendable, CaseIterable {
+    case license, download, integrity
+}
+
+/// `REGISTER`: a worker announces itself on a fresh socket.
+public struct Register: Codable, Sendable, Equatable {
+    public var kind: WorkerKind
+    /// Tasks it will run at once.
+    public var capacity: Int
+    public var host: String
+    public var pid: Int32
+
+    public init(kind: WorkerKind, capacity: Int, host: String, pid: Int32) {
+        self.kind = kind
+        self.capacity = capacity
+        self.host = host
+        self.pid = pid
+    }
+}
+
+/// `REGISTERED`: the scheduler's acknowledgement.
+public struct Registered: Codable, Sendable, Equatable {
+    public var workerID: String
+    public var heartbeatMilliseconds: Int
+
+    public init(workerID: String, heartbeatMilliseconds: Int) {
+        self.workerID = workerID
+        self.heartbeatMilliseconds = heartbeatMilliseconds
+    }
+}
+
+/// `TASK`: one lease of work. `taskID` is unique per attempt: a re-issued task gets a new id,
+/// so a late result of a lost lease is recognised and ignored.
+public struct TaskAssignment: Codable, Sendable, Equatable {
+    public var taskID: String
+    public var token: String
+    public var work: Work
+
+    public init(taskID: String, token: String, work: Work) {
+        self.taskID = taskID
+        self.token = token
+        self.work = work
+    }
+}
+
+/// `CANCEL`: stop working on a task (its title was canceled); no result is expected.
+public struct CancelTask: Codable, Sendable, Equatable {
+    public var taskID: String
+    public init(taskID: String) { self.taskID = taskID }
+}
+
+/// `RESULT`: the end of a task.
+public struct TaskResult: Codable, Sendable, Equatable {
+    public var taskID: String
+    public var token: String
+    public var outcome: Outcome
+
+    public init(taskID: String, token: String, outcome: Outcome) {
+        self.taskID = taskID
+        self.token = token
+        self.outcome = outcome
+    }
+}
+
+/// `PROGRESS`: bytes received so far for a fetch still running (for live progress only; never persisted).
+public struct TaskProgress: Codable, Sendable, Equatable {
+    public var taskID: String
+    public var token: String
+    public var bytes: Int64
+
+    public init(taskID: String, token: String, bytes: Int64) {
+        self.taskID = taskID
+        self.token = token
+        self.bytes = bytes
+    }
+}
+
+/// What a task produced.
+public enum Outcome: Codable, Sendable, Equatable {
+    case resolved(ResolvedPlan)
+    case licensed(LicenseGrant)
+    case fetched(FetchReport)
+    case verified(VerifyReport)
+    case failed(TaskFailure)
+}
+
+/// A task that did not succeed.
+public struct TaskFailure: Codable, Sendable, Equatable, Error {
+    public var code: ErrorCode
+    public var message: String
+    /// Whether trying again later may succeed (network faults, 5xx, short bodies).
+    public var retryable: Bool
+
+    public init(code: ErrorCode, message: String, retryable: Bool) {
+        self.code = code
+        self.message = message
+        self.retryable = retryable
+    }
+}

@@ -1,0 +1,52 @@
+import Foundation
+
+/// `$STOWAGE_HOME` and what lives in it: the store, `titles/`, `run/` (ipc sockets, pid files), `logs/`.
+public struct StowageHome: Sendable {
+    public let root: URL
+
+    /// `--home` wins, then `STOWAGE_HOME`, then `~/.stowage`.
+    public init(option: String?) {
+        let env = ProcessInfo.processInfo.environment
+        let path = option ?? env["STOWAGE_HOME"] ?? (NSHomeDirectory() + "/.stowage")
+        root = URL(fileURLWithPath: path).standardizedFileURL
+    }
+
+    public var storePath: String { root.appendingPathComponent("stowage.sqlite").path }
+    public var titlesRoot: URL { root.appendingPathComponent("titles") }
+    public var runDirectory: URL { root.appendingPathComponent("run") }
+    public var logsDirectory: URL { root.appendingPathComponent("logs") }
+
+    /// The scheduler's default endpoint: an ipc socket in `run/` (a 0700 directory).
+    public var defaultEndpoint: String { "ipc://" + runDirectory.appendingPathComponent("scheduler.ipc").path }
+
+    /// The endpoint to connect to: `--scheduler`, then `STOWAGE_SCHEDULER`, then the default.
+    public func schedulerEndpoint(option: String?) -> String {
+        option ?? ProcessInfo.processInfo.environment["STOWAGE_SCHEDULER"] ?? defaultEndpoint
+    }
+
+    /// Creates the folders with safe permissions.
+    public func prepare() throws {
+        let fm = FileManager.default
+        try fm.createDirectory(at: root, withIntermediateDirectories: true)
+        try fm.createDirectory(at: titlesRoot, withIntermediateDirectories: true)
+        try fm.createDirectory(at: logsDirectory, withIntermediateDirectories: true)
+        try fm.createDirectory(at: runDirectory, withIntermediateDirectories: true)
+        try fm.setAttributes([.posixPermissions: 0o700], ofItemAtPath: runDirectory.path)
+    }
+
+    /// The directory of one title's offline copy.
+    public func titleDirectory(_ token: String) -> URL { titlesRoot.appendingPathComponent(token) }
+}
+
+/// An ipc endpoint's path must fit in `sun_path` (107 bytes on Linux).
+public func checkEndpoint(_ endpoint: String) throws {
+    if endpoint.hasPrefix("ipc://"), endpoint.utf8.count - 6 > 107 {
+        throw RuntimeError("ipc endpoint path is \(endpoint.utf8.count - 6) bytes; the limit is 107. Use a shorter --home or a tcp:// endpoint.")
+    }
+}
+
+/// A start-up or runtime failure with a message for a person.
+public struct RuntimeError: Error, CustomStringConvertible, Sendable {
+    public let description: String
+    public init(_ description: String) { self.description = description }
+}

@@ -1,0 +1,166 @@
+import Foundation
+import Logging
+import StowageProtocol
+import Synchronization
+import ZeroMQ
+
+/// What a worker does with a task. Runs on the Swift concurrency pool; never touches sockets.
+public protocol TaskHandler: Sendable {
+    /// Carries out one task. `progress` may be called with bytes done so far (throttle it).
+    func handle(_ task: TaskAssignment, progress: @escaping @Sendable (Int64) -> Void) async -> Outcome
+}
+
+/// The worker side of the protocol (Paranoid Pirate): register, heartbeat, detect a dead scheduler and
+/// reconnect on a fresh socket with backoff, run tasks concurrently, stop gracefully on SIGTERM.
+///
+/// One thread (the caller of ``run()``) owns the socket; finished tasks reach it through an ``Outbox``.
+public final class WorkerRuntime: @unchecked Sendable {
+    public struct Options: Sendable {
+        public var kind: WorkerKind
+        public var capacity: Int
+        public var endpoint: String
+        /// Seconds to let tasks in flight finish after SIGTERM.
+        public var gracePeriod: Double = 10
+
+        public init(kind: WorkerKind, capacity: Int, endpoint: String) {
+            self.kind = kind
+            self.capacity = capacity
+            self.endpoint = endpoint
+        }
+    }
+
+    private let options: Options
+    private let handler: TaskHandler
+    private let logger: Logger
+    private let context: Context
+    private let outbox = Outbox()
+    private let shutdown: ShutdownSignal
+    private let running = Mutex<[String: Task<Void, Never>]>([:])
+    private let host = ProcessInfo.processInfo.hostName
+
+    public init(options: Options, handler: TaskHandler, shutdown: ShutdownSignal, logger: Logger) throws {
+        self.options = options
+        self.handler = handler
+        self.shutdown = shutdown
+        self.logger = logger
+        context = try Context()
+        shutdown.notify(outbox.waker)
+    }
+
+    private func openSocket() throws -> Socket {
+        let socket = try context.socket(.dealer)
+        let id = "\(options.kind.rawValue)-\(host)-\(getpid())-\(String(UInt32.random(in: 0...UInt32.max), radix: 16))"
+        try socket.set(.routingID(Array(id.utf8)))
+        try socket.set(.maxMessageSize(WireProtocol.maxMessageBytes))
+        try socket.set(.sendHighWaterMark(10_000))
+        try socket.set(.reconnectInterval(100))
+        try socket.set(.reconnectIntervalMax(2_000))
+        try socket.connect(options.endpoint)
+        logger.info("connecting", metadata: ["endpoint": "\(options.endpoint)", "worker": "\(id)"])
+        return socket
+    }
+
+    private func register(_ socket: Socket) {
+        let info = Register(kind: options.kind, capacity: options.capacity, host: host, pid: getpid())
+        try? socket.send(FrameCodec.encode(.register, info), dontWait: true)
+    }
+
+    /// Runs until SIGTERM, then lets tasks finish within the grace period. Returns when stopped.
+    public func run() throws {
+        let heartbeat = Double(WireProtocol.heartbeatMilliseconds) / 1000
+        let deadAfter = heartbeat * Double(WireProtocol.liveness)
+        var backoff = Double(WireProtocol.reconnectInitialMilliseconds) / 1000
+        var socket = try openSocket()
+        register(socket)
+        var lastHeard = monotonic()
+        var nextHeartbeat = monotonic() + heartbeat
+        var stopDeadline: Double?
+        while true {
+            let t = monotonic()
+            if shutdown.isRequested && stopDeadline == nil {
+                stopDeadline = t + options.gracePeriod
+                logger.info("stopping: waiting for tasks in flight", metadata: ["tasks": "\(running.withLock { $0.count })"])
+            }
+            if let stopDeadline, running.withLock({ $0.isEmpty }) || t > stopDeadline { break }
+            let wait = max(0, Int((nextHeartbeat - t) * 1000))
+            let ready = try Poller.poll([.socket(socket, .readable), .fileDescriptor(outbox.waker.fd, .readable)],
+                                        timeoutMilliseconds: min(wait, 250))
+            if ready[1].contains(.readable) {
+                for frames in outbox.take() { try? socket.send(frames, dontWait: true) }
+            }
+            if ready[0].contains(.readable) {
+                while let frames = try? socket.receive(dontWait: true) {
+                    lastHeard = monotonic()
+                    handle(frames, socket: socket, stopping: stopDeadline != nil, backoff: &backoff)
+                }
+            }
+            let after = monotonic()
+            if after >= nextHeartbeat {
+                try? socket.send(FrameCodec.encode(.heartbeat), dontWait: true)
+                nextHeartbeat = after + heartbeat
+            }
+            if after - lastHeard > deadAfter && stopDeadline == nil {
+                logger.warning("scheduler silent; reconnecting", metadata: ["after_s": "\(backoff)"])
+                socket.close(linger: 0)
+                let until = monotonic() + backoff
+                while monotonic() < until && !shutdown.isRequested {
+                    _ = try Poller.poll([.fileDescriptor(outbox.waker.fd, .readable)], timeoutMilliseconds: 100)
+                }
+                backoff = min(backoff * 2, Double(WireProtocol.reconnectMaxMilliseconds) / 1000)
+                socket = try openSocket()
+                register(socket)
+                lastHeard = monotonic()
+            }
+        }
+        for frames in outbox.take() { try? socket.send(frames, dontWait: true) }
+        try? socket.send(FrameCodec.encode(.bye), dontWait: true)
+        socket.close(linger: 500)
+        logger.info("stopped")
+    }
+
+    private func handle(_ frames: [[UInt8]], socket: Socket, stopping: Bool, backoff: inout Double) {
+        let envelope: Envelope
+        do { envelope = try FrameCodec.decode(frames) } catch {
+            logger.warning("dropped message from scheduler", metadata: ["error": "\(error)"])
+            return
+        }
+        switch envelope.command {
+        case .registered:
+            backoff = Double(WireProtocol.reconnectInitialMilliseconds) / 1000
+            logger.info("registered")
+        case .reregister:
+            logger.info("scheduler asked to register again")
+            register(socket)
+        case .heartbeat:
+            break
+        case .task:
+            guard !stopping, let task = try? FrameCodec.body(TaskAssignment.self, from: envelope) else { return }
+            start(task)
+        case .cancelTask:
+            guard let cancel = try? FrameCodec.body(CancelTask.self, from: envelope) else { return }
+            running.withLock { $0[cancel.taskID]?.cancel() }
+        default:
+            logger.debug("ignored \(envelope.command.rawValue)")
+        }
+    }
+
+    private func start(_ task: TaskAssignment) {
+        let outbox = self.outbox
+        let handler = self.handler
+        let logger = self.logger
+        // Registered under the lock before it can finish, so the table never keeps a finished task.
+        running.withLock { table in
+            table[task.taskID] = Task { [self] in
+                let outcome = await handler.handle(task) { bytes in
+                    outbox.post(FrameCodec.encode(.progress, TaskProgress(taskID: task.taskID, token: task.token, bytes: bytes)))
+                }
+                if case .failed(let f) = outcome {
+                    logger.info("task failed", metadata: ["task": "\(task.taskID)", "token": "\(task.token)",
+                                                         "code": "\(f.code.rawValue)", "error": "\(f.message)"])
+                }
+                outbox.post(FrameCodec.encode(.result, TaskResult(taskID: task.taskID, token: task.token, outcome: outcome)))
+                _ = self.running.withLock { $0.removeValue(forKey: task.taskID) }
+            }
+        }
+    }
+}

@@ -1,0 +1,130 @@
+import Foundation
+import StowageProtocol
+import StowageRuntime
+import StowageScheduling
+import StowageStore
+
+extension SchedulerService {
+    func handleClient(_ identity: [UInt8], _ envelope: Envelope) throws {
+        let request = try FrameCodec.body(ClientRequest.self, from: envelope)
+        let body: ReplyBody
+        do {
+            body = try answer(request.operation, from: identity)
+        } catch let error as TitleError {
+            body = .error(error)
+        } catch {
+            body = .error(TitleError(code: .internal, message: "\(error)"))
+        }
+        send(identity, FrameCodec.encode(.reply, ClientReply(requestID: request.requestID, result: body)))
+    }
+
+    private func answer(_ operation: ClientOperation, from identity: [UInt8]) throws -> ReplyBody {
+        switch operation {
+        case .submit(let submit):
+            return .submitted(token: try submitTitle(submit))
+        case .status(let token):
+            guard let title = try store.title(token) else { throw unknown(token) }
+            return .title(try status(of: title, progress: store.progress(token: token)))
+        case .list(let state):
+            let progress = try store.progressByTitle()
+            return .titles(try store.titles(state: state).map { try status(of: $0, progress: progress[$0.token] ?? .init()) })
+        case .cancel(let token):
+            guard let title = try store.title(token) else { throw unknown(token) }
+            if !title.titleState.isFinal || title.titleState == .completed { try cancel(token) }
+            return .title(try status(of: store.title(token)!, progress: store.progress(token: token)))
+        case .workers:
+            let t = now()
+            return .workers(core.workers.values.sorted { $0.id < $1.id }.map { w in
+                WorkerInfo(id: w.id, kind: w.info.kind, host: w.info.host, pid: w.info.pid, capacity: w.info.capacity,
+                           tasksInHand: w.leases.count, lastSeenSecondsAgo: ((t - w.lastSeen) * 1000).rounded() / 1000,
+                           alive: t - w.lastSeen <= core.workerTimeout)
+            })
+        case .subscribe(let tokens):
+            let fresh = subscribers[identity] == nil
+            subscribers[identity] = Subscriber(tokens: Set(tokens), expires: now() + 3 * Double(WireProtocol.heartbeatMilliseconds) / 1000)
+            if fresh {
+                let titles = tokens.isEmpty ? try store.titles() : try tokens.compactMap { try store.title($0) }
+                for title in titles { publish(title.token, kind: "snapshot", to: [identity]) }
+            }
+            return .ok
+        case .unsubscribe:
+            subscribers[identity] = nil
+            return .ok
+        }
+    }
+
+    private func unknown(_ token: String) -> TitleError {
+        TitleError(code: .internal, message: "no title with token '\(token.prefix(64))'; `stowctl list` shows the tokens")
+    }
+
+    private func submitTitle(_ submit: SubmitRequest) throws -> String {
+        guard let url = URL(string: submit.url), let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme), url.host != nil else {
+            throw TitleError(code: .refused, message: "'\(submit.url.prefix(200))' is not an http(s) URL of an HLS playlist")
+        }
+        if let existing = try store.liveTitle(url: submit.url) {
+            logger.info("submit reuses the existing title", metadata: ["token": "\(existing.token)"])
+            return existing.token
+        }
+        let token = Self.newToken()
+        let encoder = JSONEncoder()
+        let record = TitleRecord(token: token, url: submit.url, name: submit.name, state: .requested, priority: submit.priority,
+                                 selection: String(decoding: try encoder.encode(submit.selection), as: UTF8.self),
+                                 headers: String(decoding: try encoder.encode(submit.headers), as: UTF8.self), requestedAt: now())
+        try store.insert(record)
+        try store.appendEvent(token: token, kind: "state", detail: "requested \(submit.url)")
+        core.addTitle(token, priority: submit.priority, requestedAt: record.requestedAt)
+        core.enqueue(WorkItem(token: token, kind: .resolve))
+        logger.info("title requested", metadata: ["token": "\(token)", "url": "\(submit.url)"])
+        publish(token, kind: "state")
+        return token
+    }
+
+    /// 16 lowercase hex digits: unguessable enough for a local name, safe as a folder name.
+    static func newToken() -> String {
+        let n = UInt64.random(in: 0...UInt64.max)
+        let hex = String(n, radix: 16)
+        return String(repeating: "0", count: 16 - hex.count) + hex
+    }
+
+    /// The contract's status object for a title.
+    func status(of title: TitleRecord, progress: Store.Progress) throws -> TitleStatus {
+        let live = (liveBytes[title.token] ?? [:]).filter { core.leases[$0.key] != nil }.values.reduce(0, +)
+        let done = progress.bytesVerified + live
+        let expected: Int64? = title.titleState == .completed ? progress.bytesVerified : title.bytesEstimate
+        var fraction = progress.total > 0 ? Double(progress.verified) / Double(progress.total) : 0
+        if title.titleState == .completed { fraction = 1 }
+        let license: LicenseStatus? = title.licenseKind.map { kind in
+            let expired = title.licenseExpiresAt.map { $0 <= now() } ?? false
+            return LicenseStatus(kind: LicenseKind(rawValue: kind) ?? .none, requestedAt: iso8601(title.licenseRequestedAt),
+                                 expiresAt: iso8601(title.licenseExpiresAt), expired: expired)
+        }
+        let local = title.localPlaylist.map { options.home.titleDirectory(title.token).appendingPathComponent($0).path }
+        let playable = title.titleState == .completed && !(license?.expired ?? false)
+            && local.map { FileManager.default.fileExists(atPath: $0) } == true
+        let error = title.errorCode.map { TitleError(code: ErrorCode(rawValue: $0) ?? .internal, message: title.errorMessage ?? "") }
+        return TitleStatus(token: title.token, url: title.url, name: title.name, state: title.titleState, progress: fraction,
+                           bytesDownloaded: done, bytesExpected: expected, segmentsDone: progress.verified,
+                           segmentsTotal: progress.total, requestedAt: iso8601(title.requestedAt), startedAt: iso8601(title.startedAt),
+                           endedAt: iso8601(title.endedAt), license: license, localPlaylist: local, playableOffline: playable,
+                           error: error)
+    }
+
+    /// Sends an event about a title to its subscribers (or to `only`).
+    func publish(_ token: String, kind: String, to only: [[UInt8]]? = nil) {
+        let targets = only ?? subscribers.filter { $0.value.tokens.isEmpty || $0.value.tokens.contains(token) }.map(\.key)
+        guard !targets.isEmpty, let title = try? store.title(token), let progress = try? store.progress(token: token),
+              let status = try? status(of: title, progress: progress) else { return }
+        let frames = FrameCodec.encode(.event, TitleEvent(kind: kind, status: status))
+        for identity in targets where !send(identity, frames) { subscribers[identity] = nil }
+    }
+
+    /// Progress events, at most four a second per title.
+    func publishProgress(_ token: String, throttled: Bool) {
+        let t = now()
+        if throttled, let last = lastProgressEvent[token], t - last < 0.25 { return }
+        lastProgressEvent[token] = t
+        publish(token, kind: "progress")
+    }
+}
+
+extension TitleError: Error {}

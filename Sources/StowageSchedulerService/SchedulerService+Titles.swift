@@ -1,0 +1,133 @@
+import Foundation
+import StowageProtocol
+import StowageRuntime
+import StowageScheduling
+import StowageStore
+
+extension SchedulerService {
+    /// Start-up: leases died with the previous process, so every unfinished title is queued again from
+    /// what the store says. Verified files are never fetched again.
+    func recover() throws {
+        let reset = try store.recoverInterruptedWork()
+        var resumed = 0
+        for title in try store.titles() where !title.titleState.isFinal && title.titleState != .suspended {
+            core.addTitle(title.token, priority: title.priority, requestedAt: title.requestedAt)
+            switch title.titleState {
+            case .requested:
+                core.enqueue(WorkItem(token: title.token, kind: title.planned ? .license : .resolve))
+            case .licensing:
+                core.enqueue(WorkItem(token: title.token, kind: .license))
+            case .downloading, .verifying:
+                try queueSegmentWork(title.token)
+                try checkComplete(title.token)
+            default:
+                continue
+            }
+            resumed += 1
+        }
+        logger.info("recovered", metadata: ["titles": "\(resumed)", "leasesReissued": "\(reset)"])
+    }
+
+    /// Queues a fetch for every pending resource and a verification for every fetched one.
+    func queueSegmentWork(_ token: String) throws {
+        for r in try store.resources(token: token) {
+            switch r.resourceState {
+            case .pending, .fetching: core.enqueue(WorkItem(token: token, kind: .fetch(resource: r.id!)))
+            case .fetched, .verifying: core.enqueue(WorkItem(token: token, kind: .verify(resource: r.id!)))
+            case .verified: continue
+            }
+        }
+    }
+
+    func startDownloading(_ token: String) throws {
+        guard var title = try store.title(token) else { return }
+        title.startedAt = title.startedAt ?? now()
+        try store.update(title)
+        try transition(token, to: .downloading)
+        try queueSegmentWork(token)
+        try checkComplete(token)
+    }
+
+    /// Moves a title to a new state, records the event and tells subscribers.
+    func transition(_ token: String, to state: TitleState, error: TitleError? = nil) throws {
+        guard var title = try store.title(token) else { return }
+        let old = title.titleState
+        guard old != state else { return }
+        title.state = state.rawValue
+        if state.isFinal { title.endedAt = now() }
+        if let error {
+            title.errorCode = error.code.rawValue
+            title.errorMessage = error.message
+        }
+        try store.update(title)
+        try store.appendEvent(token: token, kind: "state", detail: "\(old.rawValue) -> \(state.rawValue)" + (error.map { ": \($0.message)" } ?? ""))
+        logger.info("title \(state.rawValue)", metadata: ["token": "\(token)", "from": "\(old.rawValue)"] .merging(error.map { ["error": "\($0.code.rawValue): \($0.message)"] } ?? [:]) { a, _ in a })
+        publish(token, kind: "state")
+    }
+
+    /// `downloading` while anything is left to fetch; `verifying` once only checks remain.
+    func updateVerifyingState(_ token: String) throws {
+        let counts = try store.stateCounts(token: token)
+        if (counts[.pending] ?? 0) + (counts[.fetching] ?? 0) == 0, (counts[.fetched] ?? 0) + (counts[.verifying] ?? 0) > 0 {
+            try transition(token, to: .verifying)
+        }
+    }
+
+    /// When every file is verified: write the offline playlists and complete the title.
+    func checkComplete(_ token: String) throws {
+        let progress = try store.progress(token: token)
+        guard progress.total > 0 else { return }
+        if progress.verified < progress.total {
+            try updateVerifyingState(token)
+            return
+        }
+        guard var title = try store.title(token), !title.titleState.isFinal else { return }
+        do {
+            title.localPlaylist = try writeOfflinePlaylists(title)
+        } catch {
+            return try fail(token, TitleError(code: .io, message: "cannot write the offline playlists: \(error.localizedDescription)"))
+        }
+        try store.update(title)
+        _ = core.dropTitle(token)
+        liveBytes[token] = nil
+        try transition(token, to: .completed)
+    }
+
+    private func writeOfflinePlaylists(_ title: TitleRecord) throws -> String {
+        let dir = options.home.titleDirectory(title.token)
+        let renditions = try store.renditions(token: title.token)
+        for r in renditions {
+            let url = dir.appendingPathComponent(r.localPath)
+            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try Data(r.playlist.utf8).write(to: url, options: .atomic)
+        }
+        if let master = title.masterPlaylist, !master.isEmpty {
+            try Data(master.utf8).write(to: dir.appendingPathComponent("master.m3u8"), options: .atomic)
+            return "master.m3u8"
+        }
+        return renditions.first?.localPath ?? "master.m3u8"
+    }
+
+    /// Ends a title with an error; work still out is called back.
+    func fail(_ token: String, _ error: TitleError) throws {
+        stopWork(token)
+        try transition(token, to: .failed, error: error)
+    }
+
+    /// Cancels a title: work called back, files removed, record kept.
+    func cancel(_ token: String) throws {
+        stopWork(token)
+        try transition(token, to: .canceled, error: TitleError(code: .canceled, message: "canceled by the operator"))
+        try? FileManager.default.removeItem(at: options.home.titleDirectory(token))
+        try store.resetResources(token: token)
+    }
+
+    private func stopWork(_ token: String) {
+        for lease in core.dropTitle(token) {
+            send(Array(lease.worker.utf8), FrameCodec.encode(.cancelTask, CancelTask(taskID: lease.taskID)))
+        }
+        delayed.removeAll { $0.item.token == token }
+        attempts = attempts.filter { $0.key.token != token }
+        liveBytes[token] = nil
+    }
+}

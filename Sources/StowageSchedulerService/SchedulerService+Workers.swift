@@ -1,0 +1,182 @@
+import Foundation
+import StowageProtocol
+import StowageRuntime
+import StowageScheduling
+import StowageStore
+
+extension SchedulerService {
+    func handleWorker(_ identity: [UInt8], _ envelope: Envelope) throws {
+        let id = String(decoding: identity, as: UTF8.self)
+        let t = now()
+        switch envelope.command {
+        case .register:
+            let info = try FrameCodec.body(Register.self, from: envelope)
+            guard info.capacity > 0, info.capacity <= 1_000 else {
+                throw ProtocolError(.badBody, "REGISTER capacity \(info.capacity) is outside 1…1000")
+            }
+            for item in core.removeWorker(id) { logger.info("re-issuing after re-registration", metadata: ["item": "\(item)"]) }
+            core.register(id: id, info: info, now: t)
+            send(identity, FrameCodec.encode(.registered, Registered(workerID: id, heartbeatMilliseconds: WireProtocol.heartbeatMilliseconds)))
+            logger.info("worker registered", metadata: ["worker": "\(id)", "kind": "\(info.kind.rawValue)", "capacity": "\(info.capacity)"])
+        case .heartbeat:
+            if !core.touch(id, now: t) { send(identity, FrameCodec.encode(.reregister)) }
+        case .bye:
+            let requeued = core.removeWorker(id)
+            logger.info("worker left", metadata: ["worker": "\(id)", "requeued": "\(requeued.count)"])
+        case .progress:
+            guard core.touch(id, now: t) else {
+                send(identity, FrameCodec.encode(.reregister))
+                return
+            }
+            let p = try FrameCodec.body(TaskProgress.self, from: envelope)
+            guard let lease = core.leases[p.taskID], lease.worker == id else { return }
+            liveBytes[lease.item.token, default: [:]][p.taskID] = max(0, p.bytes)
+            publishProgress(lease.item.token, throttled: true)
+        case .result:
+            guard core.touch(id, now: t) else {
+                logger.info("ignored result from unregistered worker", metadata: ["worker": "\(id)"])
+                send(identity, FrameCodec.encode(.reregister))
+                return
+            }
+            let result = try FrameCodec.body(TaskResult.self, from: envelope)
+            guard let lease = core.complete(taskID: result.taskID, from: id) else {
+                logger.info("ignored stale result", metadata: ["task": "\(result.taskID)", "worker": "\(id)"])
+                return
+            }
+            liveBytes[lease.item.token]?[lease.taskID] = nil
+            try apply(result.outcome, of: lease)
+        default:
+            break
+        }
+    }
+
+    /// Hands out work and sends it.
+    func dispatch(now t: Double) {
+        for lease in core.assign(now: t) {
+            do {
+                guard let work = try work(for: lease.item) else {
+                    _ = core.complete(taskID: lease.taskID, from: lease.worker)
+                    continue
+                }
+                let task = TaskAssignment(taskID: lease.taskID, token: lease.item.token, work: work)
+                if !send(Array(lease.worker.utf8), FrameCodec.encode(.task, task)) {
+                    _ = core.complete(taskID: lease.taskID, from: lease.worker)
+                    core.enqueue(lease.item, front: true)
+                    core.removeWorker(lease.worker)
+                }
+            } catch {
+                logger.error("cannot build task", metadata: ["item": "\(lease.item)", "error": "\(error)"])
+                _ = core.complete(taskID: lease.taskID, from: lease.worker)
+            }
+        }
+    }
+
+    /// The work message for an item, read from the store; nil when the item no longer applies.
+    private func work(for item: WorkItem) throws -> Work? {
+        guard let title = try store.title(item.token) else { return nil }
+        let headers = decode([Header].self, title.headers) ?? []
+        switch item.kind {
+        case .resolve:
+            let selection = decode(Selection.self, title.selection) ?? Selection()
+            return .resolve(ResolveWork(url: title.url, headers: headers, selection: selection))
+        case .license:
+            return .license(LicenseWork(url: title.url, headers: headers, keyURIs: []))
+        case .fetch(let id):
+            guard let r = try store.resource(id: id) else { return nil }
+            return .fetch(FetchWork(url: r.url, headers: headers, rangeOffset: r.rangeOffset, rangeLength: r.rangeLength,
+                                    path: "\(r.token)/\(r.localPath)"))
+        case .verify(let id):
+            guard let r = try store.resource(id: id), let bytes = r.bytes, let sha = r.sha256 else { return nil }
+            return .verify(VerifyWork(path: "\(r.token)/\(r.localPath)", expectedBytes: bytes, sha256: sha,
+                                      container: Container(rawValue: r.container) ?? .other, encrypted: r.encrypted))
+        }
+    }
+
+    /// Carries out what a finished task means for its title.
+    private func apply(_ outcome: Outcome, of lease: Lease) throws {
+        let token = lease.item.token
+        guard var title = try store.title(token), !title.titleState.isFinal else { return }
+        switch (lease.item.kind, outcome) {
+        case (.resolve, .resolved(let plan)):
+            guard !plan.resources.isEmpty else {
+                return try fail(token, TitleError(code: .playlist, message: "\(title.url): the selected renditions have no segments"))
+            }
+            try store.savePlan(token: token, plan: plan)
+            try store.appendEvent(token: token, kind: "planned", detail: "\(plan.resources.count) files in \(plan.renditions.count) playlists")
+            try transition(token, to: .licensing)
+            core.enqueue(WorkItem(token: token, kind: .license))
+        case (.license, .licensed(let grant)):
+            title = try store.title(token) ?? title
+            title.licenseKind = grant.kind.rawValue
+            title.licenseRequestedAt = lease.issuedAt
+            title.licenseExpiresAt = grant.expiresAt
+            try store.update(title)
+            try startDownloading(token)
+        case (.fetch(let id), .fetched(let report)):
+            guard var r = try store.resource(id: id) else { return }
+            if let expected = r.rangeLength, expected != report.bytes {
+                return try retry(r, reason: "got \(report.bytes) bytes of a \(expected)-byte range", code: .network)
+            }
+            r.state = ResourceState.fetched.rawValue
+            r.bytes = report.bytes
+            r.sha256 = report.sha256
+            r.contentLength = report.contentLength
+            try store.update(r)
+            core.enqueue(WorkItem(token: token, kind: .verify(resource: id)))
+            try updateVerifyingState(token)
+        case (.verify(let id), .verified(let report)):
+            guard var r = try store.resource(id: id) else { return }
+            if report.ok {
+                r.state = ResourceState.verified.rawValue
+                r.lastError = nil
+                try store.update(r)
+                publishProgress(token, throttled: true)
+                try checkComplete(token)
+            } else {
+                logger.warning("integrity check failed; fetching again", metadata: ["token": "\(token)", "file": "\(r.localPath)", "reason": "\(report.reason ?? "")"])
+                try? FileManager.default.removeItem(at: options.home.titleDirectory(token).appendingPathComponent(r.localPath))
+                try retry(r, reason: "integrity: \(report.reason ?? "check failed")", code: .integrity)
+            }
+        case (.fetch(let id), .failed(let failure)):
+            guard let r = try store.resource(id: id) else { return }
+            if !failure.retryable { return try fail(token, TitleError(code: failure.code, message: failure.message)) }
+            try retry(r, reason: failure.message, code: failure.code)
+        case (.verify, .failed(let failure)):
+            logger.warning("verification could not run; trying again", metadata: ["token": "\(token)", "error": "\(failure.message)"])
+            delayed.append((now() + 1, lease.item))
+        case (_, .failed(let failure)):
+            let n = (attempts[lease.item] ?? 0) + 1
+            attempts[lease.item] = n
+            if failure.retryable && n < options.maxAttempts {
+                delayed.append((now() + backoff(n), lease.item))
+            } else {
+                try fail(token, TitleError(code: failure.code, message: failure.message))
+            }
+        default:
+            throw ProtocolError(.badBody, "result \(outcome) does not answer a \(lease.item.kind) task")
+        }
+    }
+
+    /// Counts a failed attempt and queues the resource again, or fails the title past the limit.
+    private func retry(_ resource: ResourceRecord, reason: String, code: ErrorCode) throws {
+        var r = resource
+        r.attempts += 1
+        r.lastError = reason
+        r.state = ResourceState.pending.rawValue
+        try store.update(r)
+        guard r.attempts < options.maxAttempts else {
+            return try fail(r.token, TitleError(code: code, message: "\(r.url): \(reason) (after \(r.attempts) attempts)"))
+        }
+        delayed.append((now() + backoff(r.attempts), WorkItem(token: r.token, kind: .fetch(resource: r.id!))))
+    }
+
+    /// Exponential backoff with jitter: 0.5 s, 1 s, 2 s … capped at 30 s.
+    func backoff(_ attempt: Int) -> Double {
+        let base = min(30, 0.5 * pow(2, Double(max(0, attempt - 1))))
+        return base * Double.random(in: 0.75...1.25)
+    }
+
+    func decode<T: Decodable>(_ type: T.Type, _ json: String) -> T? {
+        try? JSONDecoder().decode(T.self, from: Data(json.utf8))
+    }
+}

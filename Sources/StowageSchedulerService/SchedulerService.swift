@@ -1,0 +1,155 @@
+import Foundation
+import Logging
+import StowageProtocol
+import StowageRuntime
+import StowageScheduling
+import StowageStore
+import ZeroMQ
+
+/// `stowage-scheduler`: owns the store, the leases and the limits. One thread runs a poll loop over one
+/// ROUTER socket (bound to every endpoint) that serves workers and clients alike (Majordomo style).
+public final class SchedulerService {
+    public struct Options: Sendable {
+        public var home: StowageHome
+        /// Extra endpoints to bind (e.g. `tcp://0.0.0.0:7700`); the ipc endpoint in `run/` is always bound.
+        public var binds: [String]
+        public var limits: Limits
+        /// Fetch attempts per resource before the title fails.
+        public var maxAttempts = 8
+
+        public init(home: StowageHome, binds: [String], limits: Limits) {
+            self.home = home
+            self.binds = binds
+            self.limits = limits
+        }
+    }
+
+    struct Subscriber {
+        var tokens: Set<String>
+        var expires: Double
+    }
+
+    let options: Options
+    let logger: Logger
+    let store: Store
+    var core: SchedulerCore
+    let context: Context
+    let socket: Socket
+    let shutdown: ShutdownSignal
+    let waker = Waker()
+    var subscribers: [[UInt8]: Subscriber] = [:]
+    /// Bytes received so far by fetches in flight, per title and task (live progress only).
+    var liveBytes: [String: [String: Int64]] = [:]
+    /// Work waiting for its retry time.
+    var delayed: [(due: Double, item: WorkItem)] = []
+    /// Failed attempts of resolve / license work, per title.
+    var attempts: [WorkItem: Int] = [:]
+    var lastProgressEvent: [String: Double] = [:]
+    var nextHeartbeat = 0.0
+    /// Messages dropped because they were malformed.
+    public private(set) var droppedMessages = 0
+
+    public init(options: Options, shutdown: ShutdownSignal, logger: Logger) throws {
+        self.options = options
+        self.logger = logger
+        self.shutdown = shutdown
+        try options.home.prepare()
+        store = try Store(path: options.home.storePath)
+        let prefix = String(UInt64.random(in: 0...UInt64.max), radix: 36)
+        core = SchedulerCore(limits: options.limits, idPrefix: prefix)
+        context = try Context()
+        socket = try context.socket(.router)
+        try socket.set(.routerMandatory(true))
+        try socket.set(.maxMessageSize(WireProtocol.maxMessageBytes))
+        try socket.set(.sendHighWaterMark(100_000))
+        try socket.set(.receiveHighWaterMark(100_000))
+        for endpoint in [options.home.defaultEndpoint] + options.binds {
+            try checkEndpoint(endpoint)
+            if endpoint.hasPrefix("ipc://") { unlink(String(endpoint.dropFirst(6))) } // libzmq leaves stale files
+            do { try socket.bind(endpoint) } catch {
+                throw RuntimeError("cannot bind \(endpoint): \(error). Is another scheduler running for this STOWAGE_HOME?")
+            }
+            logger.info("listening", metadata: ["endpoint": "\(endpoint)"])
+        }
+        shutdown.notify(waker)
+    }
+
+    /// Serves until SIGTERM.
+    public func run() throws {
+        try recover()
+        while !shutdown.isRequested {
+            let ready = try Poller.poll([.socket(socket, .readable), .fileDescriptor(waker.fd, .readable)], timeoutMilliseconds: 100)
+            if ready[1].contains(.readable) { waker.drain() }
+            if ready[0].contains(.readable) {
+                var handled = 0
+                while handled < 10_000, let frames = try socket.receive(dontWait: true) {
+                    receive(frames)
+                    handled += 1
+                }
+            }
+            tick()
+        }
+        logger.info("stopping: state is persisted; the next start resumes")
+        socket.close(linger: 200)
+    }
+
+    /// Sends to one peer; a peer that is gone is not an error for us.
+    @discardableResult
+    func send(_ identity: [UInt8], _ frames: [[UInt8]]) -> Bool {
+        do {
+            try socket.send([identity] + frames, dontWait: true)
+            return true
+        } catch {
+            logger.debug("send failed", metadata: ["peer": "\(FrameCodec.printable(identity))", "error": "\(error)"])
+            return false
+        }
+    }
+
+    private func receive(_ frames: [[UInt8]]) {
+        guard frames.count >= 2 else {
+            droppedMessages += 1
+            logger.warning("dropped malformed message", metadata: ["reason": "no identity frame"])
+            return
+        }
+        let identity = frames[0]
+        let envelope: Envelope
+        do { envelope = try FrameCodec.decode(Array(frames.dropFirst())) } catch {
+            droppedMessages += 1
+            logger.warning("dropped malformed message", metadata: ["peer": "\(FrameCodec.printable(identity))", "reason": "\(error)"])
+            return
+        }
+        do {
+            switch envelope.command {
+            case .register, .heartbeat, .result, .progress, .bye:
+                try handleWorker(identity, envelope)
+            case .request:
+                try handleClient(identity, envelope)
+            default:
+                throw ProtocolError(.unknownCommand, "\(envelope.command.rawValue) is not accepted by the scheduler")
+            }
+        } catch let error as ProtocolError {
+            droppedMessages += 1
+            logger.warning("dropped message", metadata: ["peer": "\(FrameCodec.printable(identity))", "reason": "\(error)"])
+        } catch {
+            logger.error("failed to handle \(envelope.command.rawValue)", metadata: ["error": "\(error)"])
+        }
+    }
+
+    private func tick() {
+        let t = now()
+        let (dead, requeued) = core.expire(now: t)
+        for id in dead { logger.warning("worker declared dead; its leases go back to the queue", metadata: ["worker": "\(id)"]) }
+        if !requeued.isEmpty { logger.info("re-issuing work", metadata: ["items": "\(requeued.count)"]) }
+        if !delayed.isEmpty {
+            let due = delayed.filter { $0.due <= t }
+            delayed.removeAll { $0.due <= t }
+            for d in due { core.enqueue(d.item) }
+        }
+        if t >= nextHeartbeat {
+            for id in core.workers.keys { send(Array(id.utf8), FrameCodec.encode(.heartbeat)) }
+            subscribers = subscribers.filter { $0.value.expires > t }
+            nextHeartbeat = t + Double(WireProtocol.heartbeatMilliseconds) / 1000
+        }
+        dispatch(now: t)
+    }
+}

@@ -1,0 +1,209 @@
+import StowageProtocol
+
+/// The scheduler's decisions, without sockets, disk or clocks: who is alive, what is leased to whom,
+/// what goes out next under the limits. The service feeds it events and carries out what it returns.
+public struct SchedulerCore: Sendable {
+    /// A registered worker.
+    public struct Worker: Sendable, Equatable {
+        public var id: String
+        public var info: Register
+        public var lastSeen: Double
+        public var leases: Set<String> = []
+        var free: Int { max(0, info.capacity - leases.count) }
+    }
+
+    struct TitleQueue: Sendable {
+        var priority: Int
+        var requestedAt: Double
+        var lanes: [[WorkItem]] = Array(repeating: [], count: WorkItem.Lane.allCases.count)
+        var heads: [Int] = Array(repeating: 0, count: WorkItem.Lane.allCases.count)
+        var inFlight: [Int] = Array(repeating: 0, count: WorkItem.Lane.allCases.count)
+
+        var queuedSegmentWork: Bool { queued(.fetch) > 0 || queued(.verify) > 0 }
+        func queued(_ lane: WorkItem.Lane) -> Int { lanes[lane.rawValue].count - heads[lane.rawValue] }
+    }
+
+    public var limits: Limits
+    public var timeouts = LeaseTimeouts()
+    /// Seconds of silence after which a worker is declared dead.
+    public var workerTimeout: Double
+    public private(set) var workers: [String: Worker] = [:]
+    public private(set) var leases: [String: Lease] = [:]
+    /// Titles holding a "downloading at once" slot.
+    public private(set) var admitted: Set<String> = []
+    private var titles: [String: TitleQueue] = [:]
+    private let idPrefix: String
+    private var counter: UInt64 = 0
+
+    /// `idPrefix` must differ between scheduler runs so task ids never repeat across restarts.
+    public init(limits: Limits = Limits(), workerTimeout: Double = Double(WireProtocol.heartbeatMilliseconds * WireProtocol.liveness) / 1000,
+                idPrefix: String) {
+        self.limits = limits
+        self.workerTimeout = workerTimeout
+        self.idPrefix = idPrefix
+    }
+
+    // MARK: workers
+
+    /// A worker registered (again). A re-registration under the same id drops its old leases back to the queue.
+    public mutating func register(id: String, info: Register, now: Double) {
+        if workers[id] != nil { _ = removeWorker(id) }
+        workers[id] = Worker(id: id, info: info, lastSeen: now)
+    }
+
+    /// Any message from a worker counts as a heartbeat. Returns false for an unknown worker (it must register).
+    public mutating func touch(_ id: String, now: Double) -> Bool {
+        guard workers[id] != nil else { return false }
+        workers[id]?.lastSeen = now
+        return true
+    }
+
+    /// Forgets a worker; its leases are taken back and their items queued again (at the front).
+    @discardableResult
+    public mutating func removeWorker(_ id: String) -> [WorkItem] {
+        guard let worker = workers.removeValue(forKey: id) else { return [] }
+        return worker.leases.sorted().compactMap { revoke($0) }
+    }
+
+    /// Declares silent workers dead and takes back leases past their deadline.
+    public mutating func expire(now: Double) -> (dead: [String], requeued: [WorkItem]) {
+        let dead = workers.values.filter { now - $0.lastSeen > workerTimeout }.map(\.id).sorted()
+        var requeued: [WorkItem] = []
+        for id in dead { requeued += removeWorker(id) }
+        for lease in leases.values.sorted(by: { $0.taskID < $1.taskID }) where lease.deadline < now {
+            if let item = revoke(lease.taskID) { requeued.append(item) }
+        }
+        return (dead, requeued)
+    }
+
+    private mutating func revoke(_ taskID: String) -> WorkItem? {
+        guard let lease = leases.removeValue(forKey: taskID) else { return nil }
+        workers[lease.worker]?.leases.remove(taskID)
+        titles[lease.item.token]?.inFlight[lease.item.kind.lane.rawValue] -= 1
+        if titles[lease.item.token] != nil { enqueue(lease.item, front: true) }
+        return lease.item
+    }
+
+    // MARK: titles and work
+
+    /// Declares a title (or updates its priority). Needed before its work is queued.
+    public mutating func addTitle(_ token: String, priority: Int, requestedAt: Double) {
+        if titles[token] == nil {
+            titles[token] = TitleQueue(priority: priority, requestedAt: requestedAt)
+        } else {
+            titles[token]?.priority = priority
+        }
+    }
+
+    /// Queues work for a title declared with ``addTitle(_:priority:requestedAt:)``.
+    public mutating func enqueue(_ item: WorkItem, front: Bool = false) {
+        guard var queue = titles[item.token] else { return }
+        let lane = item.kind.lane.rawValue
+        if front && queue.heads[lane] > 0 {
+            queue.heads[lane] -= 1
+            queue.lanes[lane][queue.heads[lane]] = item
+        } else if front {
+            queue.lanes[lane].insert(item, at: 0)
+        } else {
+            queue.lanes[lane].append(item)
+        }
+        titles[item.token] = queue
+    }
+
+    /// Removes a title (finished, failed, canceled): its queued work is dropped, its slot released.
+    /// Returns the leases still out, so the caller can tell their workers to stop.
+    public mutating func dropTitle(_ token: String) -> [Lease] {
+        titles[token] = nil
+        admitted.remove(token)
+        let out = leases.values.filter { $0.item.token == token }.sorted { $0.taskID < $1.taskID }
+        for lease in out {
+            leases[lease.taskID] = nil
+            workers[lease.worker]?.leases.remove(lease.taskID)
+        }
+        return out
+    }
+
+    /// A title with no segment work left gives back its slot.
+    public mutating func releaseSlot(_ token: String) { admitted.remove(token) }
+
+    /// A result arrived. Returns the lease it ends, or nil when it is stale (unknown task, or sent by a
+    /// worker other than the one holding the lease): such results are ignored.
+    public mutating func complete(taskID: String, from worker: String) -> Lease? {
+        guard let lease = leases[taskID], lease.worker == worker else { return nil }
+        leases[taskID] = nil
+        workers[worker]?.leases.remove(taskID)
+        titles[lease.item.token]?.inFlight[lease.item.kind.lane.rawValue] -= 1
+        return lease
+    }
+
+    /// Hands out as much queued work as the workers' free capacity and the limits allow.
+    /// Order: priority (higher first), then request time, then queue order within a title.
+    public mutating func assign(now: Double) -> [Lease] {
+        var out: [Lease] = []
+        var free: [WorkerKind: [String]] = [:]
+        for w in workers.values where w.free > 0 { free[w.info.kind, default: []].append(w.id) }
+        guard !free.isEmpty else { return out }
+        let order = titles.keys.sorted { a, b in
+            let x = titles[a]!, y = titles[b]!
+            if x.priority != y.priority { return x.priority > y.priority }
+            if x.requestedAt != y.requestedAt { return x.requestedAt < y.requestedAt }
+            return a < b
+        }
+        for lane in WorkItem.Lane.allCases {
+            for token in order {
+                while let item = peek(token, lane) {
+                    let kind = item.kind.workerKind
+                    guard let worker = pickWorker(kind, &free) else { break }
+                    if item.kind.needsTitleSlot {
+                        if !admitted.contains(token) {
+                            guard admitted.count < limits.titlesAtOnce else { break }
+                            admitted.insert(token)
+                        }
+                        guard titles[token]!.inFlight[lane.rawValue] < limits.perTitle else { break }
+                    }
+                    pop(token, lane)
+                    counter += 1
+                    let lease = Lease(taskID: "\(idPrefix)-\(counter)", item: item, worker: worker, issuedAt: now,
+                                      deadline: now + timeouts.timeout(for: item.kind))
+                    leases[lease.taskID] = lease
+                    workers[worker]!.leases.insert(lease.taskID)
+                    titles[token]!.inFlight[lane.rawValue] += 1
+                    if workers[worker]!.free == 0 { free[kind]?.removeAll { $0 == worker } }
+                    out.append(lease)
+                }
+            }
+        }
+        return out
+    }
+
+    /// The least-loaded live worker of a kind with room.
+    private func pickWorker(_ kind: WorkerKind, _ free: inout [WorkerKind: [String]]) -> String? {
+        guard let ids = free[kind], !ids.isEmpty else { return nil }
+        return ids.min { (workers[$0]!.leases.count, $0) < (workers[$1]!.leases.count, $1) }
+    }
+
+    private func peek(_ token: String, _ lane: WorkItem.Lane) -> WorkItem? {
+        guard let q = titles[token], q.queued(lane) > 0 else { return nil }
+        return q.lanes[lane.rawValue][q.heads[lane.rawValue]]
+    }
+
+    private mutating func pop(_ token: String, _ lane: WorkItem.Lane) {
+        titles[token]!.heads[lane.rawValue] += 1
+        let q = titles[token]!
+        if q.heads[lane.rawValue] > 1024 && q.heads[lane.rawValue] * 2 > q.lanes[lane.rawValue].count {
+            titles[token]!.lanes[lane.rawValue].removeFirst(q.heads[lane.rawValue])
+            titles[token]!.heads[lane.rawValue] = 0
+        }
+    }
+
+    // MARK: queries
+
+    /// Leases currently out for a title.
+    public func inFlight(_ token: String) -> Int { leases.values.filter { $0.item.token == token }.count }
+
+    /// Whether the title has anything queued or out.
+    public func hasWork(_ token: String) -> Bool {
+        guard let q = titles[token] else { return false }
+        return WorkItem.Lane.allCases.contains { q.queued($0) > 0 || q.inFlight[$0.rawValue] > 0 }
+    }
+}

@@ -1,0 +1,92 @@
+import StowageProtocol
+
+/// A unit of work waiting for, or held by, a worker. Identified by what it is about, not by attempt:
+/// each hand-out of it is a ``Lease`` with a fresh task id.
+public struct WorkItem: Hashable, Sendable, CustomStringConvertible {
+    public enum Kind: Hashable, Sendable {
+        case resolve
+        case license
+        case fetch(resource: Int64)
+        case verify(resource: Int64)
+
+        /// The kind of worker that runs it.
+        public var workerKind: WorkerKind {
+            switch self {
+            case .resolve, .fetch: .download
+            case .license: .license
+            case .verify: .integrity
+            }
+        }
+
+        /// Segment work needs one of the "titles downloading at once" slots.
+        var needsTitleSlot: Bool {
+            switch self {
+            case .fetch, .verify: true
+            case .resolve, .license: false
+            }
+        }
+
+        var lane: Lane {
+            switch self {
+            case .resolve: .resolve
+            case .license: .license
+            case .fetch: .fetch
+            case .verify: .verify
+            }
+        }
+    }
+
+    /// Per-title queues, one per kind of work.
+    enum Lane: Int, CaseIterable, Sendable { case resolve, license, fetch, verify }
+
+    public var token: String
+    public var kind: Kind
+
+    public init(token: String, kind: Kind) {
+        self.token = token
+        self.kind = kind
+    }
+
+    public var description: String { "\(token)/\(kind)" }
+}
+
+/// One hand-out of a work item to a worker. Ends with a result, the worker's death, or the deadline.
+public struct Lease: Sendable, Equatable {
+    public var taskID: String
+    public var item: WorkItem
+    public var worker: String
+    public var issuedAt: Double
+    public var deadline: Double
+}
+
+/// The scheduler's limits. Live-changeable.
+public struct Limits: Sendable, Equatable {
+    /// Titles with segment work in progress at once.
+    public var titlesAtOnce: Int
+    /// Segment fetches (and, separately, verifications) in flight per title.
+    public var perTitle: Int
+
+    public init(titlesAtOnce: Int = 2, perTitle: Int = 6) {
+        self.titlesAtOnce = titlesAtOnce
+        self.perTitle = perTitle
+    }
+}
+
+/// How long a lease may run before it is taken back and handed out again.
+public struct LeaseTimeouts: Sendable {
+    public var resolve: Double = 120
+    public var license: Double = 120
+    public var fetch: Double = 600
+    public var verify: Double = 300
+
+    public init() {}
+
+    func timeout(for kind: WorkItem.Kind) -> Double {
+        switch kind {
+        case .resolve: resolve
+        case .license: license
+        case .fetch: fetch
+        case .verify: verify
+        }
+    }
+}

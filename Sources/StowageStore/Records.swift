@@ -1,0 +1,121 @@
+import GRDB
+import StowageProtocol
+
+/// A title row: one submitted download.
+public struct TitleRecord: Codable, Sendable, Equatable, FetchableRecord, PersistableRecord {
+    public static let databaseTableName = "title"
+    public var token: String
+    public var url: String
+    public var name: String?
+    public var state: String
+    public var priority: Int
+    /// JSON of the user's `Selection`.
+    public var selection: String
+    /// JSON of the request headers.
+    public var headers: String
+    public var requestedAt: Double
+    public var startedAt: Double?
+    public var endedAt: Double?
+    public var errorCode: String?
+    public var errorMessage: String?
+    public var bytesEstimate: Int64?
+    /// The offline master playlist text (empty when the source was a media playlist).
+    public var masterPlaylist: String?
+    /// Path of the offline entry playlist, relative to the title directory, once completed.
+    public var localPlaylist: String?
+    public var licenseKind: String?
+    public var licenseRequestedAt: Double?
+    public var licenseExpiresAt: Double?
+    /// Whether the plan (renditions and resources) is stored.
+    public var planned: Bool
+
+    public init(token: String, url: String, name: String?, state: TitleState, priority: Int, selection: String,
+                headers: String, requestedAt: Double) {
+        self.token = token
+        self.url = url
+        self.name = name
+        self.state = state.rawValue
+        self.priority = priority
+        self.selection = selection
+        self.headers = headers
+        self.requestedAt = requestedAt
+        self.planned = false
+    }
+
+    public var titleState: TitleState { TitleState(rawValue: state) ?? .failed }
+}
+
+/// A media playlist kept offline.
+public struct RenditionRecord: Codable, Sendable, Equatable, FetchableRecord, MutablePersistableRecord {
+    public static let databaseTableName = "rendition"
+    public var id: Int64?
+    public var token: String
+    public var position: Int
+    public var kind: String
+    public var sourceURL: String
+    public var localPath: String
+    public var playlist: String
+    public var language: String?
+
+    public mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
+}
+
+/// The states a resource (segment, init section, subtitle file) moves through.
+public enum ResourceState: String, Codable, Sendable, CaseIterable {
+    /// Not on disk yet (or must be fetched again).
+    case pending
+    /// A fetch lease is out.
+    case fetching
+    /// On disk; waiting for verification.
+    case fetched
+    /// A verify lease is out.
+    case verifying
+    /// On disk and verified: never fetched again.
+    case verified
+}
+
+/// One file of a title's offline copy.
+public struct ResourceRecord: Codable, Sendable, Equatable, FetchableRecord, MutablePersistableRecord {
+    public static let databaseTableName = "resource"
+    public var id: Int64?
+    public var token: String
+    public var position: Int
+    public var rendition: Int
+    public var kind: String
+    public var url: String
+    public var rangeOffset: Int64?
+    public var rangeLength: Int64?
+    public var localPath: String
+    public var container: String
+    public var encrypted: Bool
+    public var duration: Double
+    public var state: String
+    public var attempts: Int
+    public var bytes: Int64?
+    public var sha256: String?
+    public var contentLength: Int64?
+    public var lastError: String?
+
+    public mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
+
+    public var resourceState: ResourceState { ResourceState(rawValue: state) ?? .pending }
+}
+
+/// Something that happened to a title, kept for `status` history and operators.
+public struct EventRecord: Codable, Sendable, Equatable, FetchableRecord, MutablePersistableRecord {
+    public static let databaseTableName = "event"
+    public var id: Int64?
+    public var token: String
+    public var at: Double
+    public var kind: String
+    public var detail: String
+
+    public init(token: String, at: Double, kind: String, detail: String) {
+        self.token = token
+        self.at = at
+        self.kind = kind
+        self.detail = detail
+    }
+
+    public mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
+}

@@ -1,0 +1,72 @@
+import GRDB
+
+/// Versioned migrations, from the first schema on. Never edit a shipped migration: add a new one.
+enum Schema {
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1-initial") { db in
+            try db.create(table: "title") { t in
+                t.primaryKey("token", .text)
+                t.column("url", .text).notNull()
+                t.column("name", .text)
+                t.column("state", .text).notNull().indexed()
+                t.column("priority", .integer).notNull().defaults(to: 0)
+                t.column("selection", .text).notNull()
+                t.column("headers", .text).notNull()
+                t.column("requestedAt", .double).notNull()
+                t.column("startedAt", .double)
+                t.column("endedAt", .double)
+                t.column("errorCode", .text)
+                t.column("errorMessage", .text)
+                t.column("bytesEstimate", .integer)
+                t.column("masterPlaylist", .text)
+                t.column("localPlaylist", .text)
+                t.column("licenseKind", .text)
+                t.column("licenseRequestedAt", .double)
+                t.column("licenseExpiresAt", .double)
+                t.column("planned", .boolean).notNull().defaults(to: false)
+            }
+            try db.create(table: "rendition") { t in
+                t.autoIncrementedPrimaryKey("id")
+                t.column("token", .text).notNull().references("title", onDelete: .cascade)
+                t.column("position", .integer).notNull()
+                t.column("kind", .text).notNull()
+                t.column("sourceURL", .text).notNull()
+                t.column("localPath", .text).notNull()
+                t.column("playlist", .text).notNull()
+                t.column("language", .text)
+                t.uniqueKey(["token", "position"])
+            }
+            try db.create(table: "resource") { t in
+                t.autoIncrementedPrimaryKey("id")
+                t.column("token", .text).notNull().references("title", onDelete: .cascade)
+                t.column("position", .integer).notNull()
+                t.column("rendition", .integer).notNull()
+                t.column("kind", .text).notNull()
+                t.column("url", .text).notNull()
+                t.column("rangeOffset", .integer)
+                t.column("rangeLength", .integer)
+                t.column("localPath", .text).notNull()
+                t.column("container", .text).notNull()
+                t.column("encrypted", .boolean).notNull()
+                t.column("duration", .double).notNull()
+                t.column("state", .text).notNull()
+                t.column("attempts", .integer).notNull().defaults(to: 0)
+                t.column("bytes", .integer)
+                t.column("sha256", .text)
+                t.column("contentLength", .integer)
+                t.column("lastError", .text)
+                t.uniqueKey(["token", "position"])
+            }
+            try db.create(index: "resource_token_state", on: "resource", columns: ["token", "state"])
+            try db.create(table: "event") { t in
+                t.autoIncrementedPrimaryKey("id")
+                t.column("token", .text).notNull().indexed()
+                t.column("at", .double).notNull()
+                t.column("kind", .text).notNull()
+                t.column("detail", .text).notNull()
+            }
+        }
+        return migrator
+    }
+}

@@ -1,0 +1,210 @@
+import Foundation
+import GRDB
+import StowageProtocol
+
+/// The scheduler's durable state: SQLite (WAL) through GRDB. Every change is one transaction, so a
+/// `kill -9` at any moment leaves either the old or the new state, never half of one.
+public final class Store: @unchecked Sendable {
+    let db: DatabaseQueue
+
+    /// Per-title counts for progress.
+    public struct Progress: Sendable, Equatable {
+        public var verified: Int
+        public var total: Int
+        public var bytesVerified: Int64
+        public init(verified: Int = 0, total: Int = 0, bytesVerified: Int64 = 0) {
+            self.verified = verified
+            self.total = total
+            self.bytesVerified = bytesVerified
+        }
+    }
+
+    /// Opens (creating and migrating if needed) the store at `path`.
+    public init(path: String) throws {
+        var config = Configuration()
+        config.busyMode = .timeout(5)
+        config.prepareDatabase { db in
+            try db.execute(sql: "PRAGMA journal_mode = WAL")
+            try db.execute(sql: "PRAGMA synchronous = NORMAL")
+            try db.execute(sql: "PRAGMA foreign_keys = ON")
+        }
+        db = try DatabaseQueue(path: path, configuration: config)
+        try Schema.migrator.migrate(db)
+    }
+
+    /// A store in memory (tests).
+    public init() throws {
+        db = try DatabaseQueue()
+        try Schema.migrator.migrate(db)
+    }
+
+    /// The applied migrations, oldest first.
+    public func appliedMigrations() throws -> [String] {
+        try db.read { try Schema.migrator.appliedMigrations($0) }
+    }
+
+    // MARK: titles
+
+    public func insert(_ title: TitleRecord) throws {
+        try db.write { try title.insert($0) }
+    }
+
+    public func title(_ token: String) throws -> TitleRecord? {
+        try db.read { try TitleRecord.fetchOne($0, key: token) }
+    }
+
+    /// Titles, oldest request first, optionally only those in `state`.
+    public func titles(state: TitleState? = nil) throws -> [TitleRecord] {
+        try db.read { db in
+            var request = TitleRecord.order(Column("requestedAt"), Column("token"))
+            if let state { request = request.filter(Column("state") == state.rawValue) }
+            return try request.fetchAll(db)
+        }
+    }
+
+    /// The first title submitted for `url` that is not canceled or failed (so a later submit can reuse it).
+    public func liveTitle(url: String) throws -> TitleRecord? {
+        try db.read { db in
+            try TitleRecord.filter(Column("url") == url)
+                .filter(![TitleState.canceled.rawValue, TitleState.failed.rawValue].contains(Column("state")))
+                .order(Column("requestedAt")).fetchOne(db)
+        }
+    }
+
+    public func update(_ title: TitleRecord) throws {
+        try db.write { try title.update($0) }
+    }
+
+    /// Removes a title and (by cascade) its renditions and resources.
+    public func delete(token: String) throws {
+        _ = try db.write { try TitleRecord.deleteOne($0, key: token) }
+    }
+
+    // MARK: plan
+
+    /// Stores a resolved plan in one transaction; every resource starts `pending`.
+    public func savePlan(token: String, plan: ResolvedPlan) throws {
+        try db.write { db in
+            guard var title = try TitleRecord.fetchOne(db, key: token) else { return }
+            try RenditionRecord.filter(Column("token") == token).deleteAll(db)
+            try ResourceRecord.filter(Column("token") == token).deleteAll(db)
+            for (i, r) in plan.renditions.enumerated() {
+                var record = RenditionRecord(id: nil, token: token, position: i, kind: r.kind.rawValue, sourceURL: r.sourceURL,
+                                             localPath: r.localPath, playlist: r.playlist, language: r.language)
+                try record.insert(db)
+            }
+            for (i, r) in plan.resources.enumerated() {
+                var record = ResourceRecord(id: nil, token: token, position: i, rendition: r.rendition, kind: r.kind.rawValue,
+                                            url: r.url, rangeOffset: r.rangeOffset, rangeLength: r.rangeLength,
+                                            localPath: r.localPath, container: r.container.rawValue, encrypted: r.encrypted,
+                                            duration: r.duration, state: ResourceState.pending.rawValue, attempts: 0,
+                                            bytes: nil, sha256: nil, contentLength: nil, lastError: nil)
+                try record.insert(db)
+            }
+            title.planned = true
+            title.bytesEstimate = plan.bytesEstimate
+            title.masterPlaylist = plan.masterPlaylist
+            try title.update(db)
+        }
+    }
+
+    public func renditions(token: String) throws -> [RenditionRecord] {
+        try db.read { try RenditionRecord.filter(Column("token") == token).order(Column("position")).fetchAll($0) }
+    }
+
+    // MARK: resources
+
+    public func resources(token: String, state: ResourceState? = nil) throws -> [ResourceRecord] {
+        try db.read { db in
+            var request = ResourceRecord.filter(Column("token") == token)
+            if let state { request = request.filter(Column("state") == state.rawValue) }
+            return try request.order(Column("position")).fetchAll(db)
+        }
+    }
+
+    public func resource(id: Int64) throws -> ResourceRecord? {
+        try db.read { try ResourceRecord.fetchOne($0, key: id) }
+    }
+
+    public func update(_ resource: ResourceRecord) throws {
+        try db.write { try resource.update($0) }
+    }
+
+    /// Sets every resource of a title back to `pending` (its files are gone).
+    public func resetResources(token: String) throws {
+        try db.write { db in
+            try db.execute(sql: "UPDATE resource SET state = ?, bytes = NULL, sha256 = NULL WHERE token = ?",
+                           arguments: [ResourceState.pending.rawValue, token])
+        }
+    }
+
+    /// Progress of every title that has a plan, in one query.
+    public func progressByTitle() throws -> [String: Progress] {
+        try db.read { db in
+            let rows = try Row.fetchAll(db, sql: """
+                SELECT token, COUNT(*) AS total,
+                       SUM(CASE WHEN state = 'verified' THEN 1 ELSE 0 END) AS verified,
+                       SUM(CASE WHEN state = 'verified' THEN COALESCE(bytes, 0) ELSE 0 END) AS bytes
+                FROM resource GROUP BY token
+                """)
+            var result: [String: Progress] = [:]
+            for row in rows {
+                result[row["token"]] = Progress(verified: row["verified"] ?? 0, total: row["total"] ?? 0, bytesVerified: row["bytes"] ?? 0)
+            }
+            return result
+        }
+    }
+
+    public func progress(token: String) throws -> Progress {
+        try db.read { db in
+            let row = try Row.fetchOne(db, sql: """
+                SELECT COUNT(*) AS total,
+                       SUM(CASE WHEN state = 'verified' THEN 1 ELSE 0 END) AS verified,
+                       SUM(CASE WHEN state = 'verified' THEN COALESCE(bytes, 0) ELSE 0 END) AS bytes
+                FROM resource WHERE token = ?
+                """, arguments: [token])
+            return Progress(verified: row?["verified"] ?? 0, total: row?["total"] ?? 0, bytesVerified: row?["bytes"] ?? 0)
+        }
+    }
+
+    /// After a crash: leases died with the process, so work that was out goes back to be handed out again.
+    /// Verified resources are untouched. Returns how many resources were reset.
+    @discardableResult
+    public func recoverInterruptedWork() throws -> Int {
+        try db.write { db in
+            try db.execute(sql: "UPDATE resource SET state = 'pending' WHERE state = 'fetching'")
+            var changed = db.changesCount
+            try db.execute(sql: "UPDATE resource SET state = 'fetched' WHERE state = 'verifying'")
+            changed += db.changesCount
+            return changed
+        }
+    }
+
+    // MARK: events
+
+    public func appendEvent(token: String, kind: String, detail: String, at: Date = Date()) throws {
+        try db.write { db in
+            var event = EventRecord(token: token, at: at.timeIntervalSince1970, kind: kind, detail: detail)
+            try event.insert(db)
+        }
+    }
+
+    public func events(token: String) throws -> [EventRecord] {
+        try db.read { try EventRecord.filter(Column("token") == token).order(Column("id")).fetchAll($0) }
+    }
+}
+
+extension Store {
+    /// How many resources of a title are in each state.
+    public func stateCounts(token: String) throws -> [ResourceState: Int] {
+        try db.read { db in
+            let rows = try Row.fetchAll(db, sql: "SELECT state, COUNT(*) AS n FROM resource WHERE token = ? GROUP BY state",
+                                        arguments: [token])
+            var out: [ResourceState: Int] = [:]
+            for row in rows {
+                if let state = ResourceState(rawValue: row["state"]) { out[state] = row["n"] }
+            }
+            return out
+        }
+    }
+}

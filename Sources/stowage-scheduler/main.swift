@@ -1,0 +1,50 @@
+import ArgumentParser
+import Foundation
+import Logging
+import StowageRuntime
+import StowageScheduling
+import StowageSchedulerService
+
+/// `stowage-scheduler`: the store, the limits, the leases and recovery, behind one ZeroMQ ROUTER.
+struct SchedulerCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "stowage-scheduler",
+        abstract: "Owns Stowage's store, limits, leases and recovery; workers and stowctl connect to it over ZeroMQ.",
+        discussion: """
+        Binds ipc://$STOWAGE_HOME/run/scheduler.ipc, plus any --bind endpoint (e.g. tcp://0.0.0.0:7700 for
+        workers on other hosts). Every option may also come from STOWAGE_<OPTION> (flags win).
+        SIGTERM stops it gracefully; a restart (even after kill -9) resumes every unfinished title.
+        """)
+
+    @Option(help: "Stowage home (store, titles/, run/, logs/). Default: $STOWAGE_HOME or ~/.stowage.")
+    var home: String?
+    @Option(help: "An extra endpoint to bind, e.g. tcp://0.0.0.0:7700 (repeatable).")
+    var bind: [String] = []
+    @Option(help: "Titles downloading at once (default 2).")
+    var titles: Int?
+    @Option(name: .customLong("per-title"), help: "Segment fetches in flight per title (default 6).")
+    var perTitle: Int?
+    @Option(help: "Write this process's pid to FILE.")
+    var pidfile: String?
+    @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error, critical.")
+    var logLevel: String?
+
+    func run() throws {
+        LogSetup.bootstrap(level: logLevel)
+        let logger = Logger(label: "stowage.scheduler")
+        let home = StowageHome(option: home)
+        let binds = bind.isEmpty ? (environmentOption("bind").map { [$0] } ?? []) : bind
+        let limits = Limits(titlesAtOnce: intOption(titles, "titles", default: 2), perTitle: intOption(perTitle, "per-title", default: 6))
+        let shutdown = ShutdownSignal()
+        do {
+            let service = try SchedulerService(options: .init(home: home, binds: binds, limits: limits), shutdown: shutdown, logger: logger)
+            writePidFile(pidfile ?? environmentOption("pidfile"))
+            try service.run()
+        } catch {
+            logger.critical("scheduler cannot run: \(error)")
+            throw ExitCode(1)
+        }
+    }
+}
+
+SchedulerCommand.main()
