@@ -27,6 +27,9 @@ public final class HTTPFetcher: Sendable {
 
     public func shutdown() async { try? await client.shutdown() }
 
+    /// Closes connections; call from a thread that is not an event loop (e.g. after the worker loop).
+    public func syncShutdown() { try? client.syncShutdown() }
+
     func request(_ url: String, headers: [Header], range: ClosedRange<Int64>? = nil) throws(TaskFailure) -> HTTPClientRequest {
         guard let parsed = URL(string: url), let scheme = parsed.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
             throw TaskFailure(code: .refused, message: "\(url.prefix(200)): only http and https URLs are fetched", retryable: false)

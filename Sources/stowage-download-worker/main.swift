@@ -60,12 +60,12 @@ struct DownloadWorkerCommand: ParsableCommand {
             let runtime = try WorkerRuntime(options: .init(kind: .download, capacity: capacity, endpoint: endpoint),
                                             handler: DownloadHandler(fetcher: fetcher, titlesRoot: home.titlesRoot),
                                             shutdown: ShutdownSignal(), logger: logger)
+            defer { fetcher.syncShutdown() }
             try runtime.run()
         } catch {
             logger.critical("download worker cannot run: \(error)")
             throw ExitCode(1)
         }
-        Foundation.exit(0) // the HTTP client's threads end with the process
     }
 }
 

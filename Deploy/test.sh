@@ -1,0 +1,11 @@
+#!/usr/bin/env bash
+# Installs what is missing and runs the whole test suite (unit + multi-process integration tests).
+cd "$(dirname "$0")/.."
+source Deploy/lib.sh
+
+ensure_packages
+build
+export STOWAGE_BIN="$BIN"
+log "running tests"
+swift test -c "$STOWAGE_CONFIGURATION" 2>&1 | tee /tmp/stowage-test-output.txt | grep -vE '^\[[0-9]+/[0-9]+\] (Compiling|Emitting|Linking|Write|Build|Planning)'
+exit "${PIPESTATUS[0]}"

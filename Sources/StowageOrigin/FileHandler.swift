@@ -1,0 +1,112 @@
+import Foundation
+import NIOCore
+import NIOHTTP1
+
+/// Answers GET / HEAD for files under the origin's root, with `Range: bytes=a-b` support.
+final class FileHandler: ChannelInboundHandler, @unchecked Sendable {
+    typealias InboundIn = HTTPServerRequestPart
+    typealias OutboundOut = HTTPServerResponsePart
+
+    private let server: OriginServer
+    private var head: HTTPRequestHead?
+
+    init(server: OriginServer) { self.server = server }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        switch unwrapInboundIn(data) {
+        case .head(let h): head = h
+        case .body: break
+        case .end:
+            guard let head else { return }
+            self.head = nil
+            let delay = server.options.latencyMilliseconds
+            if delay > 0 {
+                let loopContext = NIOLoopBound(context, eventLoop: context.eventLoop)
+                context.eventLoop.scheduleTask(in: .milliseconds(Int64(delay))) { self.respond(loopContext.value, head) }
+            } else {
+                respond(context, head)
+            }
+        }
+    }
+
+    private func respond(_ context: ChannelHandlerContext, _ request: HTTPRequestHead) {
+        guard request.method == .GET || request.method == .HEAD else {
+            return send(context, request, status: .methodNotAllowed, body: Data("only GET and HEAD\n".utf8))
+        }
+        guard let url = server.file(for: request.uri), let data = try? Data(contentsOf: url, options: .mappedIfSafe) else {
+            return send(context, request, status: .notFound, body: Data("not found\n".utf8))
+        }
+        let attributes = try? FileManager.default.attributesOfItem(atPath: url.path)
+        let modified = (attributes?[.modificationDate] as? Date) ?? Date(timeIntervalSince1970: 0)
+        var headers = HTTPHeaders()
+        headers.add(name: "Content-Type", value: Self.contentType(url.pathExtension))
+        headers.add(name: "Accept-Ranges", value: "bytes")
+        headers.add(name: "ETag", value: "\"\(data.count)-\(Int(modified.timeIntervalSince1970))\"")
+        headers.add(name: "Last-Modified", value: Self.httpDate(modified))
+        if let range = request.headers.first(name: "Range") {
+            guard let (start, end) = Self.parseRange(range, size: data.count) else {
+                headers.add(name: "Content-Range", value: "bytes */\(data.count)")
+                return send(context, request, status: .rangeNotSatisfiable, body: Data(), headers: headers)
+            }
+            headers.add(name: "Content-Range", value: "bytes \(start)-\(end)/\(data.count)")
+            return send(context, request, status: .partialContent, body: data[start...end], headers: headers)
+        }
+        send(context, request, status: .ok, body: data, headers: headers)
+    }
+
+    private func send(_ context: ChannelHandlerContext, _ request: HTTPRequestHead, status: HTTPResponseStatus, body: Data,
+                      headers: HTTPHeaders = HTTPHeaders()) {
+        var headers = headers
+        headers.replaceOrAdd(name: "Content-Length", value: "\(body.count)")
+        let keepAlive = request.isKeepAlive
+        headers.replaceOrAdd(name: "Connection", value: keepAlive ? "keep-alive" : "close")
+        context.write(wrapOutboundOut(.head(HTTPResponseHead(version: request.version, status: status, headers: headers))), promise: nil)
+        if request.method != .HEAD && !body.isEmpty {
+            var buffer = context.channel.allocator.buffer(capacity: body.count)
+            buffer.writeBytes(body)
+            context.write(wrapOutboundOut(.body(.byteBuffer(buffer))), promise: nil)
+        }
+        let done = context.writeAndFlush(wrapOutboundOut(.end(nil)))
+        if !keepAlive {
+            let channel = context.channel
+            done.whenComplete { _ in channel.close(promise: nil) }
+        }
+        server.log?.record("\(Date().timeIntervalSince1970) \(request.method.rawValue) \(request.uri) \(status.code) \(request.method == .HEAD ? 0 : body.count)")
+    }
+
+    /// `bytes=a-b`, `bytes=a-`, `bytes=-n` (one range only).
+    static func parseRange(_ header: String, size: Int) -> (Int, Int)? {
+        guard header.hasPrefix("bytes="), size > 0 else { return nil }
+        let spec = header.dropFirst(6)
+        guard !spec.contains(","), let dash = spec.firstIndex(of: "-") else { return nil }
+        let a = spec[..<dash], b = spec[spec.index(after: dash)...]
+        if a.isEmpty {
+            guard let n = Int(b), n > 0 else { return nil }
+            return (max(0, size - n), size - 1)
+        }
+        guard let start = Int(a), start < size else { return nil }
+        let end = b.isEmpty ? size - 1 : min(Int(b) ?? -1, size - 1)
+        return end >= start ? (start, end) : nil
+    }
+
+    static func contentType(_ ext: String) -> String {
+        switch ext.lowercased() {
+        case "m3u8": "application/vnd.apple.mpegurl"
+        case "ts": "video/mp2t"
+        case "mp4", "m4s": "video/mp4"
+        case "m4a": "audio/mp4"
+        case "aac": "audio/aac"
+        case "vtt", "webvtt": "text/vtt"
+        case "key": "application/octet-stream"
+        default: "application/octet-stream"
+        }
+    }
+
+    static func httpDate(_ date: Date) -> String {
+        let f = DateFormatter()
+        f.locale = Locale(identifier: "en_US_POSIX")
+        f.timeZone = TimeZone(identifier: "GMT")
+        f.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
+        return f.string(from: date)
+    }
+}

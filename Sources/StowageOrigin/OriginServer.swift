@@ -1,0 +1,86 @@
+import Foundation
+import Logging
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+import NIOConcurrencyHelpers
+
+/// A development HLS origin: serves a directory over HTTP/1.1 with keep-alive and byte ranges.
+/// For tests and benchmarks it can add latency to every answer and log every request.
+public final class OriginServer: Sendable {
+    public struct Options: Sendable {
+        public var root: URL
+        public var host: String
+        public var port: Int
+        /// Milliseconds to wait before answering each request (makes titles take a while).
+        public var latencyMilliseconds: Int
+        /// Append one line per request here: `<epoch> <method> <path> <status> <bytes>`.
+        public var accessLog: String?
+
+        public init(root: URL, host: String = "127.0.0.1", port: Int = 8080, latencyMilliseconds: Int = 0, accessLog: String? = nil) {
+            self.root = root
+            self.host = host
+            self.port = port
+            self.latencyMilliseconds = latencyMilliseconds
+            self.accessLog = accessLog
+        }
+    }
+
+    let options: Options
+    let logger: Logger
+    let log: AccessLog?
+
+    public init(options: Options, logger: Logger) {
+        self.options = options
+        self.logger = logger
+        log = options.accessLog.map(AccessLog.init(path:))
+    }
+
+    /// Binds and serves until the process ends. Returns the bound port (useful with port 0).
+    public func start() throws -> (Channel, Int) {
+        let bootstrap = ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .serverChannelOption(.backlog, value: 1024)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .childChannelInitializer { channel in
+                channel.pipeline.configureHTTPServerPipeline(withErrorHandling: true).flatMap {
+                    channel.pipeline.addHandler(FileHandler(server: self))
+                }
+            }
+            .childChannelOption(.socketOption(.so_reuseaddr), value: 1)
+        let channel = try bootstrap.bind(host: options.host, port: options.port).wait()
+        let port = channel.localAddress?.port ?? options.port
+        logger.info("serving", metadata: ["root": "\(options.root.path)", "url": "http://\(options.host):\(port)/"])
+        return (channel, port)
+    }
+
+    /// The file for a request path, or nil if it would leave the root.
+    func file(for uriPath: String) -> URL? {
+        let path = uriPath.split(separator: "?", maxSplits: 1).first.map(String.init) ?? ""
+        guard let decoded = path.removingPercentEncoding else { return nil }
+        let parts = decoded.split(separator: "/").map(String.init)
+        guard !parts.contains(where: { $0 == ".." || $0.hasPrefix(".") }) else { return nil }
+        var url = options.root
+        for p in parts { url.appendPathComponent(p) }
+        return url
+    }
+}
+
+/// Thread-safe appends to the access log.
+final class AccessLog: Sendable {
+    let path: String
+    private let lock = NIOLock()
+
+    init(path: String) {
+        self.path = path
+        FileManager.default.createFile(atPath: path, contents: nil)
+    }
+
+    func record(_ line: String) {
+        lock.withLock {
+            guard let h = FileHandle(forWritingAtPath: path) else { return }
+            h.seekToEndOfFile()
+            h.write(Data((line + "\n").utf8))
+            try? h.close()
+        }
+    }
+}

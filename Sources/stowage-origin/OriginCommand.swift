@@ -1,0 +1,59 @@
+import ArgumentParser
+import Foundation
+import Logging
+import NIOCore
+import StowageOrigin
+
+@main
+struct OriginCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "stowage-origin",
+        abstract: "A development HLS origin for Stowage's demo, tests and benchmarks.",
+        subcommands: [Serve.self, Sample.self])
+}
+
+struct Serve: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Serve a directory over HTTP/1.1 (keep-alive, byte ranges) on 127.0.0.1.",
+        discussion: "Prints 'listening http://HOST:PORT/' on stdout once ready. SIGTERM stops it.")
+
+    @Option(help: "Directory to serve.")
+    var root: String
+    @Option(help: "Address to bind.")
+    var host = "127.0.0.1"
+    @Option(help: "Port (0 = any free port).")
+    var port = 8080
+    @Option(name: .customLong("latency-ms"), help: "Delay every answer by this many milliseconds.")
+    var latencyMs = 0
+    @Option(name: .customLong("access-log"), help: "Append a line per request to this file.")
+    var accessLog: String?
+
+    func run() throws {
+        LoggingSystem.bootstrap(StreamLogHandler.standardError)
+        let server = OriginServer(options: .init(root: URL(fileURLWithPath: root), host: host, port: port,
+                                                 latencyMilliseconds: latencyMs, accessLog: accessLog),
+                                  logger: Logger(label: "stowage.origin"))
+        let (channel, bound) = try server.start()
+        FileHandle.standardOutput.write(Data("listening http://\(host):\(bound)/\n".utf8))
+        signal(SIGTERM, SIG_IGN)
+        let source = DispatchSource.makeSignalSource(signal: SIGTERM, queue: .global())
+        source.setEventHandler { channel.close(promise: nil) }
+        source.resume()
+        try channel.closeFuture.wait()
+    }
+}
+
+struct Sample: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Generate a small three-variant HLS sample title with ffmpeg into DIR.")
+
+    @Argument(help: "Where to write master.m3u8 and its renditions.")
+    var directory: String
+    @Option(help: "Length in seconds.")
+    var seconds = 12
+
+    func run() throws {
+        try SampleTitle.generate(into: URL(fileURLWithPath: directory), seconds: seconds)
+        print(URL(fileURLWithPath: directory).appendingPathComponent("master.m3u8").path)
+    }
+}

@@ -1,0 +1,75 @@
+import ArgumentParser
+import Foundation
+import StowageProtocol
+import StowageRuntime
+
+/// `stowctl`: the producer / operator CLI. Talks to the scheduler over ZeroMQ only.
+@main
+struct Stowctl: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "stowctl",
+        abstract: "Queue, watch and manage Stowage's offline HLS downloads.",
+        discussion: """
+        Every command talks to stowage-scheduler: by default over ipc in $STOWAGE_HOME/run (start one with
+        Deploy/start.sh), or over --scheduler tcp://HOST:PORT. Add --json for machine output.
+        Exit status: 0 ok, 1 failure, 2 usage error.
+
+        Examples:
+          stowctl submit https://cdn.example.com/movie/master.m3u8 --bitrate 3000000 --wait
+          stowctl watch
+          stowctl status 3f2a9c1d0b7e4a55 --json
+        """,
+        subcommands: [Submit.self, Status.self, List.self, Watch.self, Cancel.self, Workers.self])
+
+    static func main() {
+        do {
+            var command = try parseAsRoot()
+            try command.run()
+        } catch {
+            if exitCode(for: error) == .validationFailure {
+                FileHandle.standardError.write(Data((fullMessage(for: error) + "\n").utf8))
+                Foundation.exit(2)
+            }
+            exit(withError: error)
+        }
+    }
+}
+
+/// Options every command shares.
+struct ConnectionOptions: ParsableArguments {
+    @Option(help: "Stowage home. Default: $STOWAGE_HOME or ~/.stowage.")
+    var home: String?
+    @Option(help: "Scheduler endpoint (e.g. tcp://host:7700). Default: $STOWAGE_SCHEDULER or the ipc socket in the home.")
+    var scheduler: String?
+    @Flag(help: "Machine-readable JSON output.")
+    var json = false
+
+    func client() throws -> SchedulerClient {
+        let home = StowageHome(option: home ?? environmentOption("home"))
+        return try SchedulerClient(endpoint: home.schedulerEndpoint(option: scheduler))
+    }
+}
+
+/// A failure already explained to the user: exit 1.
+struct Failure: Error, CustomStringConvertible {
+    let description: String
+}
+
+extension ReplyBody {
+    /// The reply, or the scheduler's error turned into a failure.
+    func checked() throws -> ReplyBody {
+        if case .error(let e) = self { throw Failure(description: "error [\(e.code.rawValue)]: \(e.message)") }
+        return self
+    }
+}
+
+/// Pretty JSON with stable key order for scripts.
+func printJSON<T: Encodable>(_ value: T) {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+    if let data = try? encoder.encode(value) { print(String(decoding: data, as: UTF8.self)) }
+}
+
+func printError(_ text: String) {
+    FileHandle.standardError.write(Data((text + "\n").utf8))
+}

@@ -1,0 +1,60 @@
+import Foundation
+import StowageProtocol
+
+/// Human-readable renderings of titles.
+enum TitleFormatter {
+    static func bytes(_ n: Int64?) -> String {
+        guard let n else { return "?" }
+        let units = ["B", "KB", "MB", "GB", "TB"]
+        var value = Double(n)
+        var unit = 0
+        while value >= 1000 && unit < units.count - 1 { value /= 1000; unit += 1 }
+        return unit == 0 ? "\(n) B" : String(format: "%.1f %@", value, units[unit])
+    }
+
+    static func duration(_ seconds: Double) -> String {
+        guard seconds.isFinite, seconds >= 0 else { return "--:--" }
+        let s = Int(seconds.rounded())
+        return s >= 3600 ? String(format: "%d:%02d:%02d", s / 3600, s / 60 % 60, s % 60) : String(format: "%d:%02d", s / 60, s % 60)
+    }
+
+    /// `name  [#####.....]  45%  12.3 MB / 40.0 MB  2.1 MB/s  ETA 0:13  downloading`
+    static func bar(_ s: TitleStatus, rate: Double, width: Int = 24) -> String {
+        let filled = Int((s.progress * Double(width)).rounded(.down))
+        let bar = String(repeating: "#", count: filled) + String(repeating: ".", count: max(0, width - filled))
+        let percent = String(format: "%3d%%", Int((s.progress * 100).rounded(.down)))
+        var eta = "--:--"
+        if rate > 0, let expected = s.bytesExpected, expected > s.bytesDownloaded {
+            eta = duration(Double(expected - s.bytesDownloaded) / rate)
+        } else if s.state == .completed {
+            eta = "0:00"
+        }
+        let label = (s.name ?? s.token).prefix(20).padding(toLength: 20, withPad: " ", startingAt: 0)
+        var line = "\(label) [\(bar)] \(percent)  \(bytes(s.bytesDownloaded)) / \(bytes(s.bytesExpected))  \(bytes(Int64(rate)))/s  ETA \(eta)  \(s.state.rawValue)"
+        if let e = s.error { line += "  [\(e.code.rawValue)] \(e.message)" }
+        return line
+    }
+
+    static func line(_ s: TitleStatus) -> String {
+        let percent = String(format: "%5.1f%%", s.progress * 100)
+        return "\(s.token)  \(s.state.rawValue.padding(toLength: 11, withPad: " ", startingAt: 0)) \(percent)  \(s.segmentsDone)/\(s.segmentsTotal) files  \(bytes(s.bytesDownloaded))  \(s.name ?? s.url)"
+    }
+
+    static func details(_ s: TitleStatus) -> String {
+        var lines = [
+            "token:      \(s.token)",
+            "url:        \(s.url)",
+            "name:       \(s.name ?? "-")",
+            "state:      \(s.state.rawValue)",
+            "progress:   \(String(format: "%.1f%%", s.progress * 100))  (\(s.segmentsDone)/\(s.segmentsTotal) files, \(bytes(s.bytesDownloaded)) of \(bytes(s.bytesExpected)))",
+            "requested:  \(s.requestedAt ?? "-")",
+            "started:    \(s.startedAt ?? "-")",
+            "ended:      \(s.endedAt ?? "-")",
+            "license:    \(s.license.map { "\($0.kind.rawValue), expires \($0.expiresAt ?? "never")\($0.expired ? " (EXPIRED)" : "")" } ?? "-")",
+            "playable:   \(s.playableOffline ? "yes" : "no")",
+        ]
+        if let p = s.localPlaylist { lines.append("playlist:   \(p)") }
+        if let e = s.error { lines.append("error:      [\(e.code.rawValue)] \(e.message)") }
+        return lines.joined(separator: "\n")
+    }
+}
