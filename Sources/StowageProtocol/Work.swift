@@ -17,7 +17,7 @@ public struct Header: Codable, Sendable, Equatable {
         let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
         let allowed = Set("!#$%&'*+-.^_`|~0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
         guard !name.isEmpty, name.allSatisfy({ allowed.contains($0) }),
-              !value.contains(where: { $0 == "\r" || $0 == "\n" }) else { return nil }
+              !value.unicodeScalars.contains(where: { $0.value < 0x20 && $0 != "\t" || $0.value == 0x7f }) else { return nil }
         self.init(name: name, value: value)
     }
 }

@@ -1,0 +1,108 @@
+import StowageProtocol
+import Testing
+@testable import StowageScheduling
+
+@Suite("Scheduler core")
+struct SchedulerCoreTests {
+    func worker(_ kind: WorkerKind, capacity: Int = 4) -> Register {
+        Register(kind: kind, capacity: capacity, host: "h", pid: 1)
+    }
+
+    func core(titles: Int = 2, perTitle: Int = 2) -> SchedulerCore {
+        SchedulerCore(limits: Limits(titlesAtOnce: titles, perTitle: perTitle), workerTimeout: 3, idPrefix: "run1")
+    }
+
+    @Test func respectsPerTitleAndTitlesAtOnce() {
+        var c = core(titles: 2, perTitle: 2)
+        c.register(id: "d1", info: worker(.download, capacity: 100), now: 0)
+        for (i, token) in ["a", "b", "c"].enumerated() {
+            c.addTitle(token, priority: 0, requestedAt: Double(i))
+            for r in 0..<5 { c.enqueue(WorkItem(token: token, kind: .fetch(resource: Int64(i * 10 + r)))) }
+        }
+        let leases = c.assign(now: 1)
+        #expect(leases.count == 4)
+        #expect(Set(leases.map(\.item.token)) == ["a", "b"])
+        #expect(c.assign(now: 1).isEmpty)
+        // Finishing one lease frees exactly one per-title slot.
+        #expect(c.complete(taskID: leases[0].taskID, from: "d1") != nil)
+        let next = c.assign(now: 2)
+        #expect(next.count == 1 && next[0].item.token == leases[0].item.token)
+    }
+
+    @Test func priorityThenRequestTime() {
+        var c = core(titles: 1, perTitle: 1)
+        c.register(id: "d1", info: worker(.download), now: 0)
+        c.addTitle("old", priority: 0, requestedAt: 1)
+        c.addTitle("urgent", priority: 5, requestedAt: 2)
+        c.enqueue(WorkItem(token: "old", kind: .fetch(resource: 1)))
+        c.enqueue(WorkItem(token: "urgent", kind: .fetch(resource: 2)))
+        #expect(c.assign(now: 3).map(\.item.token) == ["urgent"])
+    }
+
+    @Test func deadWorkerLosesLeasesAndLateResultsAreIgnored() {
+        var c = core()
+        c.register(id: "d1", info: worker(.download), now: 0)
+        c.addTitle("a", priority: 0, requestedAt: 0)
+        c.enqueue(WorkItem(token: "a", kind: .fetch(resource: 1)))
+        let first = c.assign(now: 0)
+        #expect(first.count == 1)
+        c.register(id: "d2", info: worker(.download), now: 2)
+        _ = c.touch("d2", now: 4)
+        let (dead, requeued) = c.expire(now: 4)
+        #expect(dead == ["d1"])
+        #expect(requeued == [first[0].item])
+        let second = c.assign(now: 4)
+        #expect(second.count == 1 && second[0].worker == "d2")
+        #expect(second[0].taskID != first[0].taskID)
+        // The old worker's result arrives late: stale, ignored.
+        #expect(c.complete(taskID: first[0].taskID, from: "d1") == nil)
+        // A result from a worker that does not hold the lease is ignored too.
+        #expect(c.complete(taskID: second[0].taskID, from: "d1") == nil)
+        #expect(c.complete(taskID: second[0].taskID, from: "d2") != nil)
+    }
+
+    @Test func expiredLeaseIsReissued() {
+        var c = core()
+        c.timeouts.fetch = 10
+        c.register(id: "d1", info: worker(.download), now: 0)
+        c.addTitle("a", priority: 0, requestedAt: 0)
+        c.enqueue(WorkItem(token: "a", kind: .fetch(resource: 1)))
+        let lease = c.assign(now: 0)[0]
+        for t in stride(from: 1.0, through: 11, by: 1) { _ = c.touch("d1", now: t) }
+        let (_, requeued) = c.expire(now: 11)
+        #expect(requeued == [lease.item])
+        #expect(c.assign(now: 11).count == 1)
+    }
+
+    @Test func workGoesOnlyToItsKind() {
+        var c = core()
+        c.register(id: "l1", info: worker(.license), now: 0)
+        c.addTitle("a", priority: 0, requestedAt: 0)
+        c.enqueue(WorkItem(token: "a", kind: .resolve))
+        c.enqueue(WorkItem(token: "a", kind: .license))
+        let leases = c.assign(now: 0)
+        #expect(leases.map(\.item.kind) == [.license])
+        c.register(id: "d1", info: worker(.download), now: 0)
+        #expect(c.assign(now: 0).map(\.item.kind) == [.resolve])
+    }
+
+    @Test func droppingATitleReturnsLeasesAndFreesItsSlot() {
+        var c = core(titles: 1, perTitle: 4)
+        c.register(id: "d1", info: worker(.download, capacity: 10), now: 0)
+        c.addTitle("a", priority: 0, requestedAt: 0)
+        c.addTitle("b", priority: 0, requestedAt: 1)
+        c.enqueue(WorkItem(token: "a", kind: .fetch(resource: 1)))
+        c.enqueue(WorkItem(token: "b", kind: .fetch(resource: 2)))
+        #expect(c.assign(now: 0).map(\.item.token) == ["a"])
+        #expect(c.dropTitle("a").count == 1)
+        #expect(c.assign(now: 1).map(\.item.token) == ["b"])
+    }
+
+    @Test func capacityIsRespected() {
+        var c = core(titles: 5, perTitle: 50)
+        c.register(id: "d1", info: worker(.download, capacity: 3), now: 0)
+        c.addTitle("a", priority: 0, requestedAt: 0)
+        for r in 0..<10 { c.enqueue(WorkItem(token: "a", kind: .fetch(resource: Int64(r)))) }
+        #expect(c.assign(now: 0).count == 3)
+    }
+}
