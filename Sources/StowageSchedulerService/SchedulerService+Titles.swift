@@ -95,6 +95,7 @@ extension SchedulerService {
 
     private func writeOfflinePlaylists(_ title: TitleRecord) throws -> String {
         let dir = options.home.titleDirectory(title.token)
+        removePartialFiles(in: dir)
         let renditions = try store.renditions(token: title.token)
         for r in renditions {
             let url = dir.appendingPathComponent(r.localPath)
@@ -106,6 +107,14 @@ extension SchedulerService {
             return "master.m3u8"
         }
         return renditions.first?.localPath ?? "master.m3u8"
+    }
+
+    /// Partial downloads left by workers that died mid-fetch; once a title is complete nothing writes them.
+    func removePartialFiles(in dir: URL) {
+        guard let walker = FileManager.default.enumerator(atPath: dir.path) else { return }
+        for case let path as String in walker where path.hasSuffix(".part") {
+            try? FileManager.default.removeItem(at: dir.appendingPathComponent(path))
+        }
     }
 
     /// Ends a title with an error; work still out is called back.

@@ -1,0 +1,171 @@
+import Foundation
+import StowageProtocol
+import Testing
+
+/// Starts the built executables as real processes in a private STOWAGE_HOME, with a real origin
+/// serving real ffmpeg-made media, and cleans everything up at the end.
+final class Harness: @unchecked Sendable {
+    let root: URL
+    let home: URL
+    let media: URL
+    let bin: URL
+    private var processes: [String: Process] = [:]
+    private(set) var originURL = ""
+
+    init(name: String) throws {
+        bin = Harness.binDirectory()
+        root = URL(fileURLWithPath: "/tmp/stw-\(name)-\(String(UInt32.random(in: 0...UInt32.max), radix: 36))")
+        home = root.appendingPathComponent("home")
+        media = root.appendingPathComponent("media")
+        try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
+    }
+
+    deinit {
+        for p in processes.values where p.isRunning { kill(p.processIdentifier, SIGKILL) }
+        try? FileManager.default.removeItem(at: root)
+    }
+
+    /// The build's bin directory: `STOWAGE_BIN` (set by Deploy/test.sh), else `.build/debug` of this checkout.
+    static func binDirectory() -> URL {
+        if let dir = ProcessInfo.processInfo.environment["STOWAGE_BIN"] { return URL(fileURLWithPath: dir) }
+        return URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent(".build/debug")
+    }
+
+    /// Generates the sample title with `stowage-origin sample` (real ffmpeg).
+    func makeSample(seconds: Int) throws {
+        let (status, out) = try run("stowage-origin", ["sample", media.path, "--seconds", "\(seconds)"])
+        #expect(status == 0, "sample generation failed: \(out)")
+    }
+
+    /// Starts the origin on a free port and waits for its "listening" line.
+    func startOrigin(latencyMilliseconds: Int = 0) throws {
+        let out = root.appendingPathComponent("origin.out")
+        let p = try spawn("origin", "stowage-origin", ["serve", "--root", media.path, "--port", "0", "--latency-ms", "\(latencyMilliseconds)",
+                                                       "--access-log", root.appendingPathComponent("access.log").path], stdout: out)
+        _ = p
+        try waitUntil(timeout: 20, "origin ready") {
+            (try? String(contentsOf: out, encoding: .utf8))?.contains("listening") == true
+        }
+        let line = try String(contentsOf: out, encoding: .utf8)
+        originURL = String(line.split(separator: " ")[1].trimmingCharacters(in: .whitespacesAndNewlines))
+    }
+
+    /// Starts a named process from the bin directory with STOWAGE_HOME set.
+    @discardableResult
+    func spawn(_ name: String, _ executable: String, _ arguments: [String], stdout: URL? = nil) throws -> Process {
+        let p = Process()
+        p.executableURL = bin.appendingPathComponent(executable)
+        p.arguments = arguments
+        var env = ProcessInfo.processInfo.environment
+        env["STOWAGE_HOME"] = home.path
+        env["STOWAGE_SCHEDULER"] = nil
+        p.environment = env
+        let log = root.appendingPathComponent("\(name).log")
+        FileManager.default.createFile(atPath: log.path, contents: nil)
+        let logHandle = try FileHandle(forWritingTo: log)
+        logHandle.seekToEndOfFile()
+        p.standardError = logHandle
+        if let stdout {
+            FileManager.default.createFile(atPath: stdout.path, contents: nil)
+            p.standardOutput = try FileHandle(forWritingTo: stdout)
+        } else {
+            p.standardOutput = logHandle
+        }
+        try p.run()
+        processes[name] = p
+        return p
+    }
+
+    func startScheduler(_ extra: [String] = []) throws { try spawn("scheduler", "stowage-scheduler", extra) }
+    func startWorker(_ kind: String, name: String? = nil) throws { try spawn(name ?? kind, "stowage-\(kind)-worker", []) }
+
+    func startPipeline(schedulerArguments: [String] = []) throws {
+        try startScheduler(schedulerArguments)
+        try startWorker("license")
+        try startWorker("download")
+        try startWorker("integrity")
+        try waitUntil(timeout: 20, "three workers registered") { (try? self.workers().count) == 3 }
+    }
+
+    func kill9(_ name: String) {
+        guard let p = processes[name] else { return }
+        kill(p.processIdentifier, SIGKILL)
+        p.waitUntilExit()
+    }
+
+    func terminate(_ name: String) -> Int32? {
+        guard let p = processes[name] else { return nil }
+        kill(p.processIdentifier, SIGTERM)
+        p.waitUntilExit()
+        return p.terminationStatus
+    }
+
+    func isRunning(_ name: String) -> Bool { processes[name]?.isRunning == true }
+
+    /// Runs an executable to completion; returns its exit status and stdout.
+    func run(_ executable: String, _ arguments: [String]) throws -> (Int32, String) {
+        let p = Process()
+        p.executableURL = bin.appendingPathComponent(executable)
+        p.arguments = arguments
+        var env = ProcessInfo.processInfo.environment
+        env["STOWAGE_HOME"] = home.path
+        p.environment = env
+        let out = Pipe()
+        p.standardOutput = out
+        p.standardError = FileHandle.nullDevice
+        try p.run()
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        return (p.terminationStatus, String(decoding: data, as: UTF8.self))
+    }
+
+    func stowctl(_ arguments: [String]) throws -> (Int32, String) { try run("stowctl", arguments) }
+
+    func status(_ token: String) throws -> TitleStatus {
+        let (code, out) = try stowctl(["status", token, "--json"])
+        guard code == 0 else { throw HarnessError("stowctl status exited \(code): \(out)") }
+        return try JSONDecoder().decode(TitleStatus.self, from: Data(out.utf8))
+    }
+
+    func workers() throws -> [WorkerInfo] {
+        let (code, out) = try stowctl(["workers", "--json"])
+        guard code == 0 else { throw HarnessError("stowctl workers exited \(code)") }
+        return try JSONDecoder().decode([WorkerInfo].self, from: Data(out.utf8))
+    }
+
+    func submit(_ path: String, _ extra: [String] = []) throws -> String {
+        let (code, out) = try stowctl(["submit", originURL + path] + extra)
+        guard code == 0, let token = out.split(separator: "\n").last else { throw HarnessError("submit exited \(code): \(out)") }
+        return String(token)
+    }
+
+    func waitForFinal(_ token: String, timeout: Double = 120) throws -> TitleStatus {
+        var last: TitleStatus?
+        try waitUntil(timeout: timeout, "title \(token) to end") {
+            last = try? self.status(token)
+            return last?.state.isFinal == true
+        }
+        return last!
+    }
+
+    func waitUntil(timeout: Double, _ what: String, _ condition: () throws -> Bool) throws {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            if try condition() { return }
+            usleep(100_000)
+        }
+        throw HarnessError("timed out after \(timeout) s waiting for \(what); logs in \(root.path)")
+    }
+
+    /// Number of GET requests the origin logged for a path suffix.
+    func originRequests(matching suffix: String) -> Int {
+        let log = (try? String(contentsOf: root.appendingPathComponent("access.log"), encoding: .utf8)) ?? ""
+        return log.split(separator: "\n").filter { $0.split(separator: " ").count > 2 && $0.split(separator: " ")[2].hasSuffix(suffix) }.count
+    }
+}
+
+struct HarnessError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}

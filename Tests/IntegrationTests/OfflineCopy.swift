@@ -1,0 +1,41 @@
+import Foundation
+import Testing
+
+/// Compares an offline copy with the origin's files, byte for byte, rendition by rendition.
+enum OfflineCopy {
+    /// The URI lines of a media playlist, in order.
+    static func uris(_ playlist: URL) throws -> [String] {
+        try String(contentsOf: playlist, encoding: .utf8).split(separator: "\n")
+            .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty && !$0.hasPrefix("#") }
+    }
+
+    /// For each local media playlist, finds the origin playlist it came from (matching `sources`) and
+    /// checks every segment file is identical. Returns the number of files compared.
+    static func compare(localMedia: URL, originMedia: URL) throws -> Int {
+        let local = try uris(localMedia)
+        let origin = try uris(originMedia)
+        #expect(local.count == origin.count, "\(localMedia.path) has \(local.count) segments, origin \(origin.count)")
+        var compared = 0
+        for (l, o) in zip(local, origin) {
+            let a = try Data(contentsOf: localMedia.deletingLastPathComponent().appendingPathComponent(l))
+            let b = try Data(contentsOf: originMedia.deletingLastPathComponent().appendingPathComponent(o))
+            #expect(a == b, "\(l) differs from origin \(o)")
+            compared += 1
+        }
+        return compared
+    }
+
+    /// `ffmpeg -map 0:<stream> -f framemd5` of a playlist, without comment lines.
+    static func framemd5(_ playlist: String, stream: String = "v") throws -> String {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        p.arguments = ["ffmpeg", "-v", "error", "-i", playlist, "-map", "0:\(stream)", "-f", "framemd5", "-"]
+        let out = Pipe()
+        p.standardOutput = out
+        p.standardError = FileHandle.nullDevice
+        try p.run()
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        return String(decoding: data, as: UTF8.self).split(separator: "\n").filter { !$0.hasPrefix("#") }.joined(separator: "\n")
+    }
+}
