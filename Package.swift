@@ -80,7 +80,8 @@ let package = Package(
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "stowctl", dependencies: [
-            "StowageRuntime", "StowageProtocol", "ZeroMQ",
+            "StowageRuntime", "StowageProtocol", "ZeroMQ", "StowageFetch", "StowageHLS",
+            .product(name: "Logging", package: "swift-log"),
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "stowage-origin", dependencies: [

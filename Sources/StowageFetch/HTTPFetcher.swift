@@ -53,6 +53,24 @@ public final class HTTPFetcher: Sendable {
         return TaskFailure(code: .network, message: "\(url): \(error)", retryable: true)
     }
 
+    /// The size of a resource from a HEAD request (Content-Length), for exact estimates.
+    public func contentLength(_ url: String, headers: [Header]) async throws(TaskFailure) -> Int64 {
+        var req = try request(url, headers: headers)
+        req.method = .HEAD
+        do {
+            let response = try await client.execute(req, timeout: .seconds(30), logger: logger)
+            guard (200..<300).contains(response.status.code) else { throw Self.failure(status: response.status, url: url) }
+            guard let length = response.headers.first(name: "Content-Length").flatMap({ Int64($0) }) else {
+                throw TaskFailure(code: .httpStatus, message: "\(url) sent no Content-Length", retryable: false)
+            }
+            return length
+        } catch let f as TaskFailure {
+            throw f
+        } catch {
+            throw Self.networkFailure(error, url: url)
+        }
+    }
+
     /// Fetches a text resource (a playlist). Returns the text and the final URL after redirects.
     public func fetchText(_ url: String, headers: [Header]) async throws(TaskFailure) -> (text: String, finalURL: String) {
         let req = try request(url, headers: headers)

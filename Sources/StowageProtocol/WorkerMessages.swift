@@ -98,3 +98,7 @@ public struct TaskFailure: Codable, Sendable, Equatable, Error {
         self.retryable = retryable
     }
 }
+
+extension TaskFailure: CustomStringConvertible {
+    public var description: String { "[\(code.rawValue)] \(message)" }
+}

@@ -117,6 +117,19 @@ extension SchedulerService {
         }
     }
 
+    /// Whether a title of `need` bytes fits beside what active titles were promised (the reservation ledger).
+    func diskRefusal(_ token: String, need: Int64) throws -> String? {
+        var info = statvfs()
+        guard statvfs(options.home.titlesRoot.path, &info) == 0 else { return nil }
+        let free = Int64(info.f_bavail) * Int64(info.f_frsize)
+        let progress = try store.progressByTitle()
+        let active: Set<TitleState> = [.requested, .licensing, .licensed, .downloading, .verifying, .suspended]
+        let others = try store.titles().filter { $0.token != token && active.contains($0.titleState) }.map {
+            DiskLedger.Reservation(estimate: $0.bytesEstimate ?? 0, stored: progress[$0.token]?.bytesVerified ?? 0)
+        }
+        return DiskLedger(cushion: options.diskCushion).refusal(need: need, free: free, others: others)
+    }
+
     /// Ends a title with an error; work still out is called back.
     func fail(_ token: String, _ error: TitleError) throws {
         stopWork(token)

@@ -101,6 +101,9 @@ extension SchedulerService {
             guard !plan.resources.isEmpty else {
                 return try fail(token, TitleError(code: .playlist, message: "\(title.url): the selected renditions have no segments"))
             }
+            if let refusal = try diskRefusal(token, need: plan.bytesEstimate ?? 0) {
+                return try fail(token, TitleError(code: .diskFull, message: "\(title.url): \(refusal)"))
+            }
             try store.savePlan(token: token, plan: plan)
             try store.appendEvent(token: token, kind: "planned", detail: "\(plan.resources.count) files in \(plan.renditions.count) playlists")
             try transition(token, to: .licensing)

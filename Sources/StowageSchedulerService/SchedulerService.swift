@@ -16,6 +16,8 @@ public final class SchedulerService {
         public var limits: Limits
         /// Fetch attempts per resource before the title fails.
         public var maxAttempts = 8
+        /// Free space always kept on the titles' filesystem (bytes).
+        public var diskCushion: Int64 = 1 << 30
 
         public init(home: StowageHome, binds: [String], limits: Limits) {
             self.home = home

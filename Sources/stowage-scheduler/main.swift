@@ -24,6 +24,8 @@ struct SchedulerCommand: ParsableCommand {
     var titles: Int?
     @Option(name: .customLong("per-title"), help: "Segment fetches in flight per title (default 6).")
     var perTitle: Int?
+    @Option(name: .customLong("disk-cushion"), help: "Bytes always kept free where titles are stored (default 1073741824 = 1 GiB).")
+    var diskCushion: Int64?
     @Option(help: "Write this process's pid to FILE.")
     var pidfile: String?
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error, critical.")
@@ -36,8 +38,10 @@ struct SchedulerCommand: ParsableCommand {
         let binds = bind.isEmpty ? (environmentOption("bind").map { [$0] } ?? []) : bind
         let limits = Limits(titlesAtOnce: intOption(titles, "titles", default: 2), perTitle: intOption(perTitle, "per-title", default: 6))
         let shutdown = ShutdownSignal()
+        var options = SchedulerService.Options(home: home, binds: binds, limits: limits)
+        options.diskCushion = diskCushion ?? environmentOption("disk-cushion").flatMap { Int64($0) } ?? options.diskCushion
         do {
-            let service = try SchedulerService(options: .init(home: home, binds: binds, limits: limits), shutdown: shutdown, logger: logger)
+            let service = try SchedulerService(options: options, shutdown: shutdown, logger: logger)
             writePidFile(pidfile ?? environmentOption("pidfile"))
             try service.run()
         } catch {

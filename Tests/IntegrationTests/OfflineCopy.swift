@@ -18,7 +18,8 @@ enum OfflineCopy {
         var compared = 0
         for (l, o) in zip(local, origin) {
             let a = try Data(contentsOf: localMedia.deletingLastPathComponent().appendingPathComponent(l))
-            let b = try Data(contentsOf: originMedia.deletingLastPathComponent().appendingPathComponent(o))
+            let originName = String(o.split(separator: "?", maxSplits: 1)[0]).removingPercentEncoding ?? o
+            let b = try Data(contentsOf: originMedia.deletingLastPathComponent().appendingPathComponent(originName))
             #expect(a == b, "\(l) differs from origin \(o)")
             compared += 1
         }
@@ -29,7 +30,8 @@ enum OfflineCopy {
     static func framemd5(_ playlist: String, stream: String = "v") throws -> String {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        p.arguments = ["ffmpeg", "-v", "error", "-i", playlist, "-map", "0:\(stream)", "-f", "framemd5", "-"]
+        p.arguments = ["ffmpeg", "-v", "error", "-allowed_extensions", "ALL", "-protocol_whitelist", "file,http,tcp,crypto,data",
+                       "-i", playlist, "-map", "0:\(stream)", "-f", "framemd5", "-"]
         let out = Pipe()
         p.standardOutput = out
         p.standardError = FileHandle.nullDevice

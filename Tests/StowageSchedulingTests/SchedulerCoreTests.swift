@@ -106,3 +106,17 @@ struct SchedulerCoreTests {
         #expect(c.assign(now: 0).count == 3)
     }
 }
+
+@Suite("Disk ledger")
+struct DiskLedgerTests {
+    @Test func countsPromisedSpaceAndCushion() {
+        let ledger = DiskLedger(cushion: 100)
+        #expect(ledger.refusal(need: 500, free: 1_000, others: []) == nil)
+        let others = [DiskLedger.Reservation(estimate: 400, stored: 100), DiskLedger.Reservation(estimate: 50, stored: 80)]
+        // 500 + 300 outstanding + 100 cushion = 900 ≤ 1000.
+        #expect(ledger.refusal(need: 500, free: 1_000, others: others) == nil)
+        let refusal = ledger.refusal(need: 700, free: 1_000, others: others)
+        #expect(refusal?.contains("300 B of it promised to 1 title(s)") == true)
+        #expect(refusal?.contains("--disk-cushion") == true)
+    }
+}

@@ -1,0 +1,88 @@
+import ArgumentParser
+import Foundation
+import Logging
+import StowageFetch
+import StowageHLS
+import StowageProtocol
+
+/// One rendition of a master playlist, as `variants --json` shows it.
+struct VariantInfo: Codable, Sendable {
+    var index: Int
+    var uri: String
+    var bandwidth: Int
+    var averageBandwidth: Int?
+    var resolution: String?
+    var codecs: String?
+    var frameRate: Double?
+    var audioGroup: String?
+    var subtitlesGroup: String?
+    var hasVideo: Bool
+}
+
+struct MediaInfo: Codable, Sendable {
+    var type: String
+    var groupID: String
+    var name: String
+    var language: String?
+    var isDefault: Bool
+    var uri: String?
+}
+
+struct VariantsReport: Codable, Sendable {
+    var url: String
+    var isMaster: Bool
+    var variants: [VariantInfo]
+    var renditions: [MediaInfo]
+}
+
+struct Variants: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "List the renditions of an HLS playlist: bandwidth, resolution, codecs, groups, languages.")
+
+    @Argument(help: "URL of the HLS master (or media) playlist.")
+    var url: String
+    @Option(name: .customLong("header"), help: "An HTTP header, 'Name: value' (repeatable).")
+    var headers: [String] = []
+    @Flag(help: "Machine-readable JSON output.")
+    var json = false
+
+    func run() throws {
+        let url = self.url
+        let headers = self.headers.compactMap(Header.init(parsing:))
+        let report = try blocking { () async throws -> VariantsReport in
+            let fetcher = HTTPFetcher(logger: Logger(label: "stowctl"))
+            defer { fetcher.syncShutdownDetached() }
+            let (text, finalURL) = try await fetcher.fetchText(url, headers: headers)
+            guard PlaylistLines.isMaster(text) else {
+                _ = try MediaPlaylist(text: text, url: finalURL)
+                return VariantsReport(url: finalURL, isMaster: false, variants: [], renditions: [])
+            }
+            let master = try MasterPlaylist(text: text, url: finalURL)
+            return VariantsReport(url: finalURL, isMaster: true, variants: master.variants.enumerated().map { i, v in
+                VariantInfo(index: i, uri: v.uri, bandwidth: v.bandwidth, averageBandwidth: v.averageBandwidth,
+                            resolution: v.resolution.map { "\($0.width)x\($0.height)" }, codecs: v.codecs, frameRate: v.frameRate,
+                            audioGroup: v.audioGroup, subtitlesGroup: v.subtitlesGroup, hasVideo: v.hasVideo)
+            }, renditions: master.renditions.map {
+                MediaInfo(type: $0.type, groupID: $0.groupID, name: $0.name, language: $0.language, isDefault: $0.isDefault, uri: $0.uri)
+            })
+        }
+        if json { printJSON(report); return }
+        guard report.isMaster else { print("\(report.url) is a media playlist: one rendition"); return }
+        print("variants:")
+        for v in report.variants {
+            let kbps = "\(v.bandwidth / 1000) kb/s".padding(toLength: 11, withPad: " ", startingAt: 0)
+            print("  [\(v.index)] \(kbps) \((v.resolution ?? (v.hasVideo ? "?" : "audio")).padding(toLength: 10, withPad: " ", startingAt: 0)) \(v.codecs ?? "-")  audio=\(v.audioGroup ?? "-") subtitles=\(v.subtitlesGroup ?? "-")  \(v.uri)")
+        }
+        if !report.renditions.isEmpty { print("renditions:") }
+        for r in report.renditions {
+            print("  \(r.type.padding(toLength: 15, withPad: " ", startingAt: 0)) group=\(r.groupID) lang=\(r.language ?? "-") name=\"\(r.name)\"\(r.isDefault ? " DEFAULT" : "")  \(r.uri ?? "(in the variant)")")
+        }
+    }
+}
+
+extension HTTPFetcher {
+    /// Shuts the client down without blocking an event loop thread.
+    func syncShutdownDetached() {
+        Thread.detachNewThread { self.syncShutdown() }
+    }
+}

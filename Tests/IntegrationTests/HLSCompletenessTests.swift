@@ -1,0 +1,105 @@
+import Foundation
+import StowageProtocol
+import Testing
+
+/// Real packager output (ffmpeg, openssl) through the whole pipeline: the offline copy must be the same
+/// media, frame for frame, as the origin's rendition.
+@Suite("HLS completeness", .serialized)
+struct HLSCompletenessTests {
+    func run(_ name: String, _ make: (URL) throws -> Void, schedulerArguments: [String] = []) throws -> Harness {
+        let h = try Harness(name: name)
+        try make(h.media)
+        try h.startOrigin()
+        try h.startPipeline(schedulerArguments: schedulerArguments)
+        return h
+    }
+
+    func submitAndWait(_ h: Harness, _ path: String, _ options: [String]) throws -> TitleStatus {
+        let (code, out) = try h.stowctl(["submit", h.originURL + path, "--wait"] + options)
+        let token = try #require(out.split(separator: "\n").last.map(String.init))
+        let status = try h.status(token)
+        #expect(code == 0, "\(String(describing: status.error))")
+        #expect(status.state == .completed)
+        return status
+    }
+
+    @Test func selectsVariantAudioAndSubtitles() throws {
+        let h = try run("multi") { try TestMedia.multiLanguage(into: $0) }
+        let status = try submitAndWait(h, "master.m3u8", ["--bitrate", "600000", "--audio", "de", "--subtitles", "en"])
+        let master = try #require(status.localPlaylist)
+        let dir = URL(fileURLWithPath: master).deletingLastPathComponent()
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted() == ["audio-de", "master.m3u8", "subtitles-en", "video"])
+        _ = try OfflineCopy.compare(localMedia: dir.appendingPathComponent("video/index.m3u8"), originMedia: h.media.appendingPathComponent("mid/index.m3u8"))
+        _ = try OfflineCopy.compare(localMedia: dir.appendingPathComponent("audio-de/index.m3u8"), originMedia: h.media.appendingPathComponent("ade/index.m3u8"))
+        _ = try OfflineCopy.compare(localMedia: dir.appendingPathComponent("subtitles-en/index.m3u8"), originMedia: h.media.appendingPathComponent("subs-en/index.m3u8"))
+        #expect(h.originRequests(matching: "subs-fr/part0.vtt") == 0)
+        #expect(h.originRequests(matching: "aen/seg000.ts") == 0)
+        #expect(try OfflineCopy.framemd5(master, stream: "v") == OfflineCopy.framemd5(h.originURL + "mid/index.m3u8", stream: "v"))
+        #expect(try OfflineCopy.framemd5(dir.appendingPathComponent("audio-de/index.m3u8").path, stream: "a")
+                == OfflineCopy.framemd5(h.originURL + "ade/index.m3u8", stream: "a"))
+        let text = try String(contentsOfFile: master, encoding: .utf8)
+        #expect(text.contains("LANGUAGE=\"de\"") && !text.contains("LANGUAGE=\"en\",URI=\"audio"))
+        #expect(text.contains("SUBTITLES=\"subs\""))
+    }
+
+    @Test func fragmentedMP4WithInitSection() throws {
+        let h = try run("fmp4") { try TestMedia.fmp4(into: $0, singleFile: false) }
+        let status = try submitAndWait(h, "index.m3u8", [])
+        let local = try #require(status.localPlaylist)
+        _ = try OfflineCopy.compare(localMedia: URL(fileURLWithPath: local), originMedia: h.media.appendingPathComponent("index.m3u8"))
+        #expect(h.originRequests(matching: "init.mp4") == 1, "the shared init section is fetched once")
+        for stream in ["v", "a"] {
+            #expect(try OfflineCopy.framemd5(local, stream: stream) == OfflineCopy.framemd5(h.originURL + "index.m3u8", stream: stream))
+        }
+    }
+
+    @Test func singleFileByteRanges() throws {
+        let h = try run("range") { try TestMedia.fmp4(into: $0, singleFile: true) }
+        let status = try submitAndWait(h, "index.m3u8", [])
+        let local = URL(fileURLWithPath: try #require(status.localPlaylist))
+        // The ranges tile the origin's file: their concatenation is the file, byte for byte.
+        let text = try String(contentsOf: local, encoding: .utf8)
+        let initName = try #require(text.split(separator: "\n").first { $0.hasPrefix("#EXT-X-MAP") }.flatMap { $0.split(separator: "\"").dropFirst().first })
+        var joined = try Data(contentsOf: local.deletingLastPathComponent().appendingPathComponent(String(initName)))
+        for name in try OfflineCopy.uris(local) { joined += try Data(contentsOf: local.deletingLastPathComponent().appendingPathComponent(name)) }
+        #expect(joined == (try Data(contentsOf: h.media.appendingPathComponent("index.m4s"))))
+        for stream in ["v", "a"] {
+            #expect(try OfflineCopy.framemd5(local.path, stream: stream) == OfflineCopy.framemd5(h.originURL + "index.m3u8", stream: stream))
+        }
+    }
+
+    @Test func aes128WithExplicitIV() throws {
+        let h = try run("aes1") { try TestMedia.aesExplicitIV(into: $0) }
+        let status = try submitAndWait(h, "index.m3u8", [])
+        let local = URL(fileURLWithPath: try #require(status.localPlaylist))
+        _ = try OfflineCopy.compare(localMedia: local, originMedia: h.media.appendingPathComponent("index.m3u8"))
+        let files = try FileManager.default.subpathsOfDirectory(atPath: local.deletingLastPathComponent().path)
+        #expect(!files.contains { $0.hasSuffix(".key") || $0.hasSuffix(".bin") }, "keys are never written next to the media: \(files)")
+        #expect(try OfflineCopy.framemd5(local.path) == OfflineCopy.framemd5(h.originURL + "index.m3u8"))
+    }
+
+    @Test func aes128RotatingKeysWithoutIVAndQueryStrings() throws {
+        let h = try run("aes2") { try TestMedia.aesRotatingNoIV(into: $0) }
+        let status = try submitAndWait(h, "index.m3u8", [])
+        let local = URL(fileURLWithPath: try #require(status.localPlaylist))
+        _ = try OfflineCopy.compare(localMedia: local, originMedia: h.media.appendingPathComponent("index.m3u8"))
+        let text = try String(contentsOf: local, encoding: .utf8)
+        #expect(text.contains("#EXT-X-MEDIA-SEQUENCE:7"))
+        #expect(text.components(separatedBy: "#EXT-X-KEY").count - 1 == 2)
+        let origin = try OfflineCopy.framemd5(h.originURL + "index.m3u8")
+        #expect(!origin.isEmpty)
+        #expect(try OfflineCopy.framemd5(local.path) == origin)
+    }
+
+    @Test func refusesATitleThatDoesNotFitOnDisk() throws {
+        let h = try run("disk", { try TestMedia.fmp4(into: $0, singleFile: false) },
+                        schedulerArguments: ["--disk-cushion", "\(Int64(1) << 60)"])
+        let (code, out) = try h.stowctl(["submit", h.originURL + "index.m3u8", "--wait"])
+        #expect(code == 1)
+        let token = try #require(out.split(separator: "\n").last.map(String.init))
+        let status = try h.status(token)
+        #expect(status.error?.code == .diskFull)
+        #expect(status.error?.message.contains("--disk-cushion") == true)
+        #expect(h.originRequests(matching: ".m4s") == 0, "nothing was fetched")
+    }
+}
