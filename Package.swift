@@ -40,6 +40,7 @@ let package = Package(
             .product(name: "GRDB", package: "GRDB.swift"),
         ]),
         .target(name: "StowageScheduling", dependencies: ["StowageProtocol"]),
+        .target(name: "StowageLicensing", dependencies: [.product(name: "Crypto", package: "swift-crypto")]),
         .target(name: "StowageFetch", dependencies: [
             "StowageProtocol", "StowageHLS",
             .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -51,7 +52,7 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ]),
         .target(name: "StowageSchedulerService", dependencies: [
-            "ZeroMQ", "StowageProtocol", "StowageStore", "StowageScheduling", "StowageRuntime",
+            "ZeroMQ", "StowageProtocol", "StowageStore", "StowageScheduling", "StowageRuntime", "StowageLicensing",
             .product(name: "Logging", package: "swift-log"),
         ]),
         .target(name: "StowageOrigin", dependencies: [
@@ -68,7 +69,7 @@ let package = Package(
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "stowage-license-worker", dependencies: [
-            "StowageRuntime", "StowageProtocol",
+            "StowageRuntime", "StowageProtocol", "StowageFetch",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "stowage-download-worker", dependencies: [
@@ -80,7 +81,8 @@ let package = Package(
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "stowctl", dependencies: [
-            "StowageRuntime", "StowageProtocol", "ZeroMQ", "StowageFetch", "StowageHLS",
+            "StowageRuntime", "StowageProtocol", "ZeroMQ", "StowageFetch", "StowageHLS", "StowageOrigin",
+            .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
@@ -98,6 +100,7 @@ let package = Package(
         .testTarget(name: "StowageIntegrityTests", dependencies: ["StowageIntegrity"]),
         .testTarget(name: "StowageStoreTests", dependencies: ["StowageStore", "StowageProtocol"]),
         .testTarget(name: "StowageSchedulingTests", dependencies: ["StowageScheduling", "StowageProtocol"]),
+        .testTarget(name: "StowageLicensingTests", dependencies: ["StowageLicensing"]),
         .testTarget(name: "IntegrationTests", dependencies: ["ZeroMQ", "StowageProtocol"]),
     ]
 )

@@ -23,6 +23,11 @@ public struct OfflinePlanner: Sendable {
     private var resources: [PlannedResource] = []
     private var byKey: [String: Int] = [:]
     private var renditions: [PlannedRendition] = []
+    private var keys: [PlannedKey] = []
+    private var keyIndex: [String: Int] = [:]
+
+    /// The local path under which `stowctl play` serves key `n`.
+    public static func keyPath(_ n: Int) -> String { "/keys/\(n)" }
 
     public init() {}
 
@@ -39,7 +44,8 @@ public struct OfflinePlanner: Sendable {
         } else {
             text = ""
         }
-        return ResolvedPlan(masterPlaylist: text, renditions: planner.renditions, resources: planner.resources, bytesEstimate: estimate)
+        return ResolvedPlan(masterPlaylist: text, renditions: planner.renditions, resources: planner.resources, bytesEstimate: estimate,
+                            keys: planner.keys)
     }
 
     private mutating func add(_ input: Input) throws(PlaylistError) {
@@ -89,7 +95,7 @@ public struct OfflinePlanner: Sendable {
         return suggested
     }
 
-    private func offlineMediaText(_ playlist: MediaPlaylist, lineTarget: [Int: String]) throws(PlaylistError) -> String {
+    private mutating func offlineMediaText(_ playlist: MediaPlaylist, lineTarget: [Int: String]) throws(PlaylistError) -> String {
         var out: [String] = []
         for (i, line) in playlist.lines.enumerated() {
             let number = i + 1
@@ -97,11 +103,21 @@ public struct OfflinePlanner: Sendable {
             if let target = lineTarget[number] {
                 if line.hasPrefix("#EXT-X-MAP") { out.append("#EXT-X-MAP:URI=\"\(target)\"") } else { out.append(target) }
             } else if let key = playlist.keyLines[number], let uri = key.uri {
-                // Keys stay with the license worker; until local key delivery exists the offline playlist
-                // names the key by its absolute origin URL (never a key file next to the media).
+                // Keys are acquired by the license worker and kept (wrapped) in the store, never next to the
+                // media; offline, key n is served at /keys/n by `stowctl play` while the license allows.
                 let (_, value) = PlaylistLines.tag(line)
                 var attrs = (try? AttributeList(parsing: value)) ?? AttributeList()
-                attrs.setQuoted("URI", try URIResolver.resolve(uri, against: playlist.url, line: number))
+                let absolute = try URIResolver.resolve(uri, against: playlist.url, line: number)
+                if key.keyFormat == nil || key.keyFormat == "identity" {
+                    let n = keyIndex[absolute] ?? keys.count
+                    if n == keys.count {
+                        keys.append(PlannedKey(uri: absolute, method: key.method))
+                        keyIndex[absolute] = n
+                    }
+                    attrs.setQuoted("URI", Self.keyPath(n))
+                } else {
+                    attrs.setQuoted("URI", absolute) // a DRM system's key: left to that system
+                }
                 out.append("#EXT-X-KEY:" + attrs.text)
             } else if !line.hasPrefix("#") && !line.allSatisfy(\.isWhitespace) {
                 continue // a GAP segment's URI: nothing stored for it

@@ -33,6 +33,9 @@ final class FileHandler: ChannelInboundHandler, @unchecked Sendable {
         guard request.method == .GET || request.method == .HEAD else {
             return send(context, request, status: .methodNotAllowed, body: Data("only GET and HEAD\n".utf8))
         }
+        if let provider = server.keyProvider, request.uri.hasPrefix("/keys/") {
+            return serveKey(context, request, provider)
+        }
         guard let url = server.file(for: request.uri), let data = try? Data(contentsOf: url, options: .mappedIfSafe) else {
             return send(context, request, status: .notFound, body: Data("not found\n".utf8))
         }
@@ -72,6 +75,30 @@ final class FileHandler: ChannelInboundHandler, @unchecked Sendable {
             done.whenComplete { _ in channel.close(promise: nil) }
         }
         server.log?.record("\(Date().timeIntervalSince1970) \(request.method.rawValue) \(request.uri) \(status.code) \(request.method == .HEAD ? 0 : body.count)")
+    }
+
+    /// Asks the key provider off the event loop (it talks to the scheduler), then answers on it.
+    private func serveKey(_ context: ChannelHandlerContext, _ request: HTTPRequestHead, _ provider: @escaping OriginServer.KeyProvider) {
+        let path = request.uri.split(separator: "?").first.map(String.init) ?? ""
+        guard let index = Int(path.dropFirst("/keys/".count)), index >= 0 else {
+            return send(context, request, status: .notFound, body: Data("no such key\n".utf8))
+        }
+        let loop = context.eventLoop
+        let bound = NIOLoopBound(context, eventLoop: loop)
+        DispatchQueue.global().async {
+            let result = provider(index)
+            loop.execute {
+                var headers = HTTPHeaders()
+                headers.add(name: "Cache-Control", value: "no-store")
+                switch result {
+                case .success(let key):
+                    headers.add(name: "Content-Type", value: "application/octet-stream")
+                    self.send(bound.value, request, status: .ok, body: Data(key), headers: headers)
+                case .failure(let refusal):
+                    self.send(bound.value, request, status: .forbidden, body: Data((refusal.reason + "\n").utf8), headers: headers)
+                }
+            }
+        }
     }
 
     /// `bytes=a-b`, `bytes=a-`, `bytes=-n` (one range only).

@@ -5,9 +5,18 @@ import NIOHTTP1
 import NIOPosix
 import NIOConcurrencyHelpers
 
-/// A development HLS origin: serves a directory over HTTP/1.1 with keep-alive and byte ranges.
-/// For tests and benchmarks it can add latency to every answer and log every request.
+/// Serves a directory over HTTP/1.1 with keep-alive and byte ranges: the development HLS origin
+/// (`stowage-origin serve`, which can add latency and log every request) and the offline playback server
+/// (`stowctl play`, which also answers `/keys/<n>` through a key provider that asks the scheduler).
 public final class OriginServer: Sendable {
+    /// Answers a content key request: the 16 key bytes, or why it is refused.
+    public typealias KeyProvider = @Sendable (Int) -> Result<[UInt8], KeyRefusal>
+
+    public struct KeyRefusal: Error, Sendable {
+        public let reason: String
+        public init(_ reason: String) { self.reason = reason }
+    }
+
     public struct Options: Sendable {
         public var root: URL
         public var host: String
@@ -29,10 +38,12 @@ public final class OriginServer: Sendable {
     let options: Options
     let logger: Logger
     let log: AccessLog?
+    let keyProvider: KeyProvider?
 
-    public init(options: Options, logger: Logger) {
+    public init(options: Options, logger: Logger, keyProvider: KeyProvider? = nil) {
         self.options = options
         self.logger = logger
+        self.keyProvider = keyProvider
         log = options.accessLog.map(AccessLog.init(path:))
     }
 

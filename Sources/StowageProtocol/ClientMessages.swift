@@ -20,6 +20,29 @@ public enum ClientOperation: Codable, Sendable, Equatable {
     /// A subscription lapses unless renewed within three heartbeat periods.
     case subscribe(tokens: [String])
     case unsubscribe
+    /// Whether the title can be played offline now (answers `.playable`).
+    case playable(token: String)
+    /// Authorise one play: checks playability, counts the play (answers `.play`).
+    case play(token: String)
+    /// Release content key `index` of a title, only while it is playable (answers `.key`). Never logged.
+    case key(token: String, index: Int)
+}
+
+/// The answer to `playable` and `play`.
+public struct PlayAuthorization: Codable, Sendable, Equatable {
+    public var playable: Bool
+    /// Why not, when not playable.
+    public var reason: String?
+    /// The title directory and its entry playlist (relative), when playable.
+    public var directory: String?
+    public var entryPlaylist: String?
+
+    public init(playable: Bool, reason: String?, directory: String?, entryPlaylist: String?) {
+        self.playable = playable
+        self.reason = reason
+        self.directory = directory
+        self.entryPlaylist = entryPlaylist
+    }
 }
 
 public struct SubmitRequest: Codable, Sendable, Equatable {
@@ -54,6 +77,9 @@ public enum ReplyBody: Codable, Sendable, Equatable {
     case title(TitleStatus)
     case titles([TitleStatus])
     case workers([WorkerInfo])
+    case play(PlayAuthorization)
+    /// A content key, base64.
+    case key(String)
     case ok
     case error(TitleError)
 }

@@ -7,12 +7,29 @@ public struct ResolvedPlan: Codable, Sendable, Equatable {
     public var resources: [PlannedResource]
     /// Estimated bytes (bandwidth × duration), nil when unknown.
     public var bytesEstimate: Int64?
+    /// Content keys the media needs (`EXT-X-KEY` AES-128 / SAMPLE-AES, identity format), index = position.
+    /// Offline playlists name key `n` as `/keys/n`, served only by `stowctl play` while the license allows.
+    public var keys: [PlannedKey]
 
-    public init(masterPlaylist: String, renditions: [PlannedRendition], resources: [PlannedResource], bytesEstimate: Int64?) {
+    public init(masterPlaylist: String, renditions: [PlannedRendition], resources: [PlannedResource], bytesEstimate: Int64?,
+                keys: [PlannedKey] = []) {
         self.masterPlaylist = masterPlaylist
         self.renditions = renditions
         self.resources = resources
         self.bytesEstimate = bytesEstimate
+        self.keys = keys
+    }
+}
+
+/// A content key to acquire from its key server.
+public struct PlannedKey: Codable, Sendable, Equatable {
+    /// Absolute key URI (with its query string).
+    public var uri: String
+    public var method: String
+
+    public init(uri: String, method: String) {
+        self.uri = uri
+        self.method = method
     }
 }
 

@@ -161,10 +161,13 @@ public struct VerifyReport: Codable, Sendable, Equatable {
 public struct LicenseGrant: Codable, Sendable, Equatable {
     public var kind: LicenseKind
     public var expiresAt: Double?
+    /// Content keys, in the order of `LicenseWork.keyURIs`, base64. Never logged.
+    public var keys: [String]
 
-    public init(kind: LicenseKind, expiresAt: Double? = nil) {
+    public init(kind: LicenseKind, expiresAt: Double? = nil, keys: [String] = []) {
         self.kind = kind
         self.expiresAt = expiresAt
+        self.keys = keys
     }
 }
 

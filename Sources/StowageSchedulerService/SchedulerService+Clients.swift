@@ -50,6 +50,13 @@ extension SchedulerService {
         case .unsubscribe:
             subscribers[identity] = nil
             return .ok
+        case .playable(let token):
+            guard let title = try store.title(token) else { throw unknown(token) }
+            return .play(try playability(title))
+        case .play(let token):
+            return .play(try authorizePlay(token))
+        case .key(let token, let index):
+            return .key(try releaseKey(token, index: index))
         }
     }
 
@@ -99,8 +106,7 @@ extension SchedulerService {
                                  expiresAt: iso8601(title.licenseExpiresAt), expired: expired)
         }
         let local = title.localPlaylist.map { options.home.titleDirectory(title.token).appendingPathComponent($0).path }
-        let playable = title.titleState == .completed && !(license?.expired ?? false)
-            && local.map { FileManager.default.fileExists(atPath: $0) } == true
+        let playable = title.titleState == .completed && ((try? playability(title, thorough: false))?.playable ?? false)
         let error = title.errorCode.map { TitleError(code: ErrorCode(rawValue: $0) ?? .internal, message: title.errorMessage ?? "") }
         return TitleStatus(token: title.token, url: title.url, name: title.name, state: title.titleState, progress: fraction,
                            bytesDownloaded: done, bytesExpected: expected, segmentsDone: progress.verified,

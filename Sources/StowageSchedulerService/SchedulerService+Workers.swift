@@ -1,4 +1,5 @@
 import Foundation
+import StowageLicensing
 import StowageProtocol
 import StowageRuntime
 import StowageScheduling
@@ -80,7 +81,7 @@ extension SchedulerService {
             let selection = decode(Selection.self, title.selection) ?? Selection()
             return .resolve(ResolveWork(url: title.url, headers: headers, selection: selection))
         case .license:
-            return .license(LicenseWork(url: title.url, headers: headers, keyURIs: []))
+            return .license(LicenseWork(url: title.url, headers: headers, keyURIs: try store.keys(token: item.token).map(\.uri)))
         case .fetch(let id):
             guard let r = try store.resource(id: id) else { return nil }
             return .fetch(FetchWork(url: r.url, headers: headers, rangeOffset: r.rangeOffset, rangeLength: r.rangeLength,
@@ -109,6 +110,18 @@ extension SchedulerService {
             try transition(token, to: .licensing)
             core.enqueue(WorkItem(token: token, kind: .license))
         case (.license, .licensed(let grant)):
+            let expected = try store.keys(token: token)
+            guard grant.keys.count == expected.count else {
+                return try fail(token, TitleError(code: .license, message: "license worker returned \(grant.keys.count) keys for \(expected.count) key URIs"))
+            }
+            var wrapped: [Int: Data] = [:]
+            for (i, text) in grant.keys.enumerated() {
+                guard let raw = Data(base64Encoded: text), raw.count == 16 else {
+                    return try fail(token, TitleError(code: .license, message: "key \(i) is not a 16-byte AES-128 key"))
+                }
+                wrapped[i] = try vault.wrap(Array(raw), token: token, index: i)
+            }
+            try store.saveWrappedKeys(token: token, wrapped)
             title = try store.title(token) ?? title
             title.licenseKind = grant.kind.rawValue
             title.licenseRequestedAt = lease.issuedAt

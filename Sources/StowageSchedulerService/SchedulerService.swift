@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import StowageLicensing
 import StowageProtocol
 import StowageRuntime
 import StowageScheduling
@@ -34,6 +35,7 @@ public final class SchedulerService {
     let options: Options
     let logger: Logger
     let store: Store
+    let vault: KeyVault
     var core: SchedulerCore
     let context: Context
     let socket: Socket
@@ -57,6 +59,7 @@ public final class SchedulerService {
         self.shutdown = shutdown
         try options.home.prepare()
         store = try Store(path: options.home.storePath)
+        vault = KeyVault(masterKey: try KeyVault.loadMasterKey(home: options.home.root))
         let prefix = String(UInt64.random(in: 0...UInt64.max), radix: 36)
         core = SchedulerCore(limits: options.limits, idPrefix: prefix)
         context = try Context()

@@ -1,3 +1,4 @@
+import Foundation
 import GRDB
 import StowageProtocol
 
@@ -28,6 +29,9 @@ public struct TitleRecord: Codable, Sendable, Equatable, FetchableRecord, Persis
     public var licenseExpiresAt: Double?
     /// Whether the plan (renditions and resources) is stored.
     public var planned: Bool
+    /// Plays authorised so far, and when the first one was.
+    public var playCount: Int = 0
+    public var firstPlayedAt: Double?
 
     public init(token: String, url: String, name: String?, state: TitleState, priority: Int, selection: String,
                 headers: String, requestedAt: Double) {
@@ -118,4 +122,22 @@ public struct EventRecord: Codable, Sendable, Equatable, FetchableRecord, Mutabl
     }
 
     public mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
+}
+
+/// A content key of a title, wrapped with the master key (never stored in the clear).
+public struct ContentKeyRecord: Codable, Sendable, Equatable, FetchableRecord, PersistableRecord {
+    public static let databaseTableName = "contentKey"
+    public var token: String
+    public var position: Int
+    public var uri: String
+    public var method: String
+    public var wrapped: Data?
+
+    public init(token: String, position: Int, uri: String, method: String, wrapped: Data?) {
+        self.token = token
+        self.position = position
+        self.uri = uri
+        self.method = method
+        self.wrapped = wrapped
+    }
 }

@@ -67,6 +67,21 @@ enum Schema {
                 t.column("detail", .text).notNull()
             }
         }
+        migrator.registerMigration("v2-keys-and-plays") { db in
+            try db.create(table: "contentKey") { t in
+                t.column("token", .text).notNull().references("title", onDelete: .cascade)
+                t.column("position", .integer).notNull()
+                t.column("uri", .text).notNull()
+                t.column("method", .text).notNull()
+                /// AES-GCM wrapped key; NULL until the license worker acquired it.
+                t.column("wrapped", .blob)
+                t.primaryKey(["token", "position"])
+            }
+            try db.alter(table: "title") { t in
+                t.add(column: "playCount", .integer).notNull().defaults(to: 0)
+                t.add(column: "firstPlayedAt", .double)
+            }
+        }
         return migrator
     }
 }

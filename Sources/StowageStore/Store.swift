@@ -101,6 +101,10 @@ public final class Store: @unchecked Sendable {
                                             bytes: nil, sha256: nil, contentLength: nil, lastError: nil)
                 try record.insert(db)
             }
+            try ContentKeyRecord.filter(Column("token") == token).deleteAll(db)
+            for (i, k) in plan.keys.enumerated() {
+                try ContentKeyRecord(token: token, position: i, uri: k.uri, method: k.method, wrapped: nil).insert(db)
+            }
             title.planned = true
             title.bytesEstimate = plan.bytesEstimate
             title.masterPlaylist = plan.masterPlaylist
@@ -205,6 +209,22 @@ extension Store {
                 if let state = ResourceState(rawValue: row["state"]) { out[state] = row["n"] }
             }
             return out
+        }
+    }
+}
+
+extension Store {
+    /// The content keys of a title, in order.
+    public func keys(token: String) throws -> [ContentKeyRecord] {
+        try db.read { try ContentKeyRecord.filter(Column("token") == token).order(Column("position")).fetchAll($0) }
+    }
+
+    /// Stores wrapped keys (position -> wrapped bytes) in one transaction.
+    public func saveWrappedKeys(token: String, _ wrapped: [Int: Data]) throws {
+        try db.write { db in
+            for (position, data) in wrapped {
+                try db.execute(sql: "UPDATE contentKey SET wrapped = ? WHERE token = ? AND position = ?", arguments: [data, token, position])
+            }
         }
     }
 }

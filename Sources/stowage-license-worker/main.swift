@@ -1,19 +1,28 @@
 import ArgumentParser
 import Foundation
 import Logging
+import StowageFetch
 import StowageProtocol
 import StowageRuntime
 
-/// Answers license tasks. Clear titles need no license; acquisition from license servers builds on this.
+/// Answers license tasks: a clear title needs no license; an AES-128 title's content keys are fetched
+/// from its key URIs (HLS key delivery) and handed to the scheduler, which wraps them at rest.
 struct LicenseHandler: TaskHandler {
+    let fetcher: HTTPFetcher
+
     func handle(_ task: TaskAssignment, progress: @escaping @Sendable (Int64) -> Void) async -> Outcome {
         guard case .license(let work) = task.work else {
             return .failed(TaskFailure(code: .internal, message: "license worker got a \(task.work.workerKind) task", retryable: false))
         }
-        guard work.keyURIs.isEmpty else {
-            return .failed(TaskFailure(code: .license, message: "\(work.url) is encrypted and this license worker acquires no keys yet", retryable: false))
+        do {
+            var keys: [String] = []
+            for uri in work.keyURIs {
+                keys.append(Data(try await fetcher.fetchKey(uri, headers: work.headers)).base64EncodedString())
+            }
+            return .licensed(LicenseGrant(kind: .none, expiresAt: nil, keys: keys))
+        } catch {
+            return .failed(error)
         }
-        return .licensed(LicenseGrant(kind: .none, expiresAt: nil))
     }
 }
 
@@ -42,8 +51,10 @@ struct LicenseWorkerCommand: ParsableCommand {
         do {
             try checkEndpoint(endpoint)
             writePidFile(pidfile ?? environmentOption("pidfile"))
+            let fetcher = HTTPFetcher(logger: logger)
+            defer { fetcher.syncShutdown() }
             let runtime = try WorkerRuntime(options: .init(kind: .license, capacity: intOption(concurrency, "concurrency", default: 4), endpoint: endpoint),
-                                            handler: LicenseHandler(), shutdown: ShutdownSignal(), logger: logger)
+                                            handler: LicenseHandler(fetcher: fetcher), shutdown: ShutdownSignal(), logger: logger)
             try runtime.run()
         } catch {
             logger.critical("license worker cannot run: \(error)")

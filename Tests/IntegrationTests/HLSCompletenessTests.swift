@@ -68,27 +68,48 @@ struct HLSCompletenessTests {
         }
     }
 
-    @Test func aes128WithExplicitIV() throws {
-        let h = try run("aes1") { try TestMedia.aesExplicitIV(into: $0) }
-        let status = try submitAndWait(h, "index.m3u8", [])
-        let local = URL(fileURLWithPath: try #require(status.localPlaylist))
-        _ = try OfflineCopy.compare(localMedia: local, originMedia: h.media.appendingPathComponent("index.m3u8"))
-        let files = try FileManager.default.subpathsOfDirectory(atPath: local.deletingLastPathComponent().path)
-        #expect(!files.contains { $0.hasSuffix(".key") || $0.hasSuffix(".bin") }, "keys are never written next to the media: \(files)")
-        #expect(try OfflineCopy.framemd5(local.path) == OfflineCopy.framemd5(h.originURL + "index.m3u8"))
-    }
-
-    @Test func aes128RotatingKeysWithoutIVAndQueryStrings() throws {
-        let h = try run("aes2") { try TestMedia.aesRotatingNoIV(into: $0) }
+    /// An encrypted title: same bytes as the origin, keys only in the store (wrapped), and the same frames
+    /// through `stowctl play` with the origin stopped.
+    func checkEncrypted(_ h: Harness, keyFiles: [String], expectedKeyTags: Int) throws {
+        let originFrames = try OfflineCopy.framemd5(h.originURL + "index.m3u8")
+        #expect(!originFrames.isEmpty)
         let status = try submitAndWait(h, "index.m3u8", [])
         let local = URL(fileURLWithPath: try #require(status.localPlaylist))
         _ = try OfflineCopy.compare(localMedia: local, originMedia: h.media.appendingPathComponent("index.m3u8"))
         let text = try String(contentsOf: local, encoding: .utf8)
-        #expect(text.contains("#EXT-X-MEDIA-SEQUENCE:7"))
-        #expect(text.components(separatedBy: "#EXT-X-KEY").count - 1 == 2)
-        let origin = try OfflineCopy.framemd5(h.originURL + "index.m3u8")
-        #expect(!origin.isEmpty)
-        #expect(try OfflineCopy.framemd5(local.path) == origin)
+        #expect(text.components(separatedBy: "#EXT-X-KEY").count - 1 == expectedKeyTags)
+        #expect(text.contains("URI=\"/keys/0\"") && !text.contains("http"))
+        let files = try FileManager.default.subpathsOfDirectory(atPath: local.deletingLastPathComponent().path)
+        #expect(!files.contains { $0.hasSuffix(".key") || $0.hasSuffix(".bin") }, "keys are never written next to the media: \(files)")
+        // No key is in the clear in the store file or in any log.
+        let store = try Data(contentsOf: h.home.appendingPathComponent("stowage.sqlite"))
+            + ((try? Data(contentsOf: h.home.appendingPathComponent("stowage.sqlite-wal"))) ?? Data())
+        var logs = Data()
+        for name in try FileManager.default.contentsOfDirectory(atPath: h.root.path) where name.hasSuffix(".log") {
+            logs += try Data(contentsOf: h.root.appendingPathComponent(name))
+        }
+        for keyFile in keyFiles {
+            let key = try Data(contentsOf: h.media.appendingPathComponent(keyFile))
+            #expect(key.count == 16)
+            #expect(store.range(of: key) == nil, "\(keyFile) is not in the store unwrapped")
+            #expect(logs.range(of: key) == nil && !String(decoding: logs, as: UTF8.self).contains(key.base64EncodedString()))
+        }
+        #expect(h.terminate("origin") != nil)
+        let url = try h.startPlay(status.token)
+        #expect(try OfflineCopy.framemd5(url) == originFrames, "offline playback with the origin stopped is the same media")
+    }
+
+    @Test func aes128WithExplicitIV() throws {
+        let h = try run("aes1") { try TestMedia.aesExplicitIV(into: $0) }
+        try checkEncrypted(h, keyFiles: ["key.bin"], expectedKeyTags: 1)
+    }
+
+    @Test func aes128RotatingKeysWithoutIVAndQueryStrings() throws {
+        let h = try run("aes2") { try TestMedia.aesRotatingNoIV(into: $0) }
+        try checkEncrypted(h, keyFiles: ["k0.key", "k1.key"], expectedKeyTags: 2)
+        let local = try String(contentsOf: h.home.appendingPathComponent("titles").appendingPathComponent(
+            try FileManager.default.contentsOfDirectory(atPath: h.home.appendingPathComponent("titles").path)[0]).appendingPathComponent("video/index.m3u8"), encoding: .utf8)
+        #expect(local.contains("#EXT-X-MEDIA-SEQUENCE:7"))
     }
 
     @Test func refusesATitleThatDoesNotFitOnDisk() throws {

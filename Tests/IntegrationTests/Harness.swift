@@ -88,6 +88,18 @@ final class Harness: @unchecked Sendable {
         try waitUntil(timeout: 20, "three workers registered") { (try? self.workers().count) == 3 }
     }
 
+    /// `stowctl play TOKEN` in the background; returns the URL it prints.
+    func startPlay(_ token: String) throws -> String {
+        let out = root.appendingPathComponent("play-\(token).out")
+        try spawn("play-\(token)", "stowctl", ["play", token], stdout: out)
+        var url = ""
+        try waitUntil(timeout: 20, "stowctl play to print its URL") {
+            url = ((try? String(contentsOf: out, encoding: .utf8)) ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+            return url.hasPrefix("http://")
+        }
+        return url
+    }
+
     func kill9(_ name: String) {
         guard let p = processes[name] else { return }
         kill(p.processIdentifier, SIGKILL)

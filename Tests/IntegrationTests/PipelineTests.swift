@@ -38,7 +38,12 @@ struct PipelineTests {
         // The offline playlists reference only local files; the media is the same frame for frame.
         let text = try String(contentsOfFile: master, encoding: .utf8)
         #expect(!text.contains("http"))
-        #expect(try OfflineCopy.framemd5(master) == OfflineCopy.framemd5(h.media.appendingPathComponent("v480p/index.m3u8").path))
+        let originFrames = try OfflineCopy.framemd5(h.originURL + "v480p/index.m3u8")
+        #expect(try OfflineCopy.framemd5(master) == originFrames)
+        // Played through `stowctl play` with the origin stopped: the same frames.
+        #expect(h.terminate("origin") != nil)
+        #expect(try h.stowctl(["playable", token]).0 == 0)
+        #expect(try OfflineCopy.framemd5(h.startPlay(token)) == originFrames)
         // list --json is an array of the same objects.
         let (listCode, listOut) = try h.stowctl(["list", "--json"])
         #expect(listCode == 0)

@@ -1,0 +1,36 @@
+import AsyncHTTPClient
+import Foundation
+import StowageProtocol
+
+extension HTTPFetcher {
+    /// Fetches an HLS AES-128 content key from its key URI (with the title's headers, cookies and query
+    /// tokens). A refusal (401/403) is a final license failure; 5xx and network faults may be retried.
+    public func fetchKey(_ url: String, headers: [Header]) async throws(TaskFailure) -> [UInt8] {
+        let req = try request(url, headers: headers)
+        do {
+            let response = try await client.execute(req, timeout: .seconds(30), logger: logger)
+            let code = Int(response.status.code)
+            guard (200..<300).contains(code) else {
+                let retryable = code >= 500 || code == 408 || code == 429
+                throw TaskFailure(code: .license, message: "key server \(Self.redacted(url)) answered HTTP \(code)", retryable: retryable)
+            }
+            let body = try await response.body.collect(upTo: 1024)
+            guard body.readableBytes == 16 else {
+                throw TaskFailure(code: .license, message: "key server \(Self.redacted(url)) sent \(body.readableBytes) bytes; an AES-128 key is 16", retryable: false)
+            }
+            return Array(body.readableBytesView)
+        } catch let f as TaskFailure {
+            throw f
+        } catch {
+            var f = Self.networkFailure(error, url: Self.redacted(url))
+            f.code = f.code == .canceled ? .canceled : .license
+            throw f
+        }
+    }
+
+    /// A URL without its query string (which may carry tokens), for messages and logs.
+    public static func redacted(_ url: String) -> String {
+        guard let q = url.firstIndex(of: "?") else { return url }
+        return String(url[..<q]) + "?…"
+    }
+}

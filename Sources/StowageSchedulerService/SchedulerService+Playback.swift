@@ -1,0 +1,54 @@
+import Foundation
+import StowageLicensing
+import StowageProtocol
+import StowageRuntime
+import StowageStore
+
+extension SchedulerService {
+    /// The playability verdict for a title right now. `thorough` checks every file (play, playable);
+    /// otherwise only the entry playlist (status and list, which must stay cheap for many titles).
+    func playability(_ title: TitleRecord, thorough: Bool = true) throws -> PlayAuthorization {
+        let dir = options.home.titleDirectory(title.token)
+        let entry = title.localPlaylist
+        var filesPresent = entry.map { FileManager.default.fileExists(atPath: dir.appendingPathComponent($0).path) } ?? false
+        if thorough, filesPresent, title.titleState == .completed {
+            filesPresent = try store.resources(token: title.token).allSatisfy {
+                FileManager.default.fileExists(atPath: dir.appendingPathComponent($0.localPath).path)
+            }
+        }
+        let keysPresent = try store.keys(token: title.token).allSatisfy { $0.wrapped != nil }
+        let facts = PlaybackPolicy.Facts(completed: title.titleState == .completed, expiresAt: title.licenseExpiresAt,
+                                         filesPresent: filesPresent, keysPresent: keysPresent, now: now())
+        if let reason = PlaybackPolicy.refusal(facts) {
+            return PlayAuthorization(playable: false, reason: reason, directory: nil, entryPlaylist: nil)
+        }
+        return PlayAuthorization(playable: true, reason: nil, directory: dir.path, entryPlaylist: entry)
+    }
+
+    /// `play`: authorise and count one play.
+    func authorizePlay(_ token: String) throws -> PlayAuthorization {
+        guard var title = try store.title(token) else { throw unknownTitle(token) }
+        let verdict = try playability(title)
+        guard verdict.playable else { return verdict }
+        title.playCount += 1
+        title.firstPlayedAt = title.firstPlayedAt ?? now()
+        try store.update(title)
+        try store.appendEvent(token: token, kind: "play", detail: "play \(title.playCount) authorised")
+        return verdict
+    }
+
+    /// `key`: a content key, released only while the title is playable.
+    func releaseKey(_ token: String, index: Int) throws -> String {
+        guard let title = try store.title(token) else { throw unknownTitle(token) }
+        let verdict = try playability(title)
+        guard verdict.playable else { throw TitleError(code: .license, message: "key refused: \(verdict.reason ?? "not playable")") }
+        guard let record = try store.keys(token: token).first(where: { $0.position == index }), let wrapped = record.wrapped else {
+            throw TitleError(code: .license, message: "title \(token) has no key \(index)")
+        }
+        return Data(try vault.unwrap(wrapped, token: token, index: index)).base64EncodedString()
+    }
+
+    func unknownTitle(_ token: String) -> TitleError {
+        TitleError(code: .internal, message: "no title with token '\(token.prefix(64))'; `stowctl list` shows the tokens")
+    }
+}

@@ -1,0 +1,84 @@
+import ArgumentParser
+import Foundation
+import Logging
+import NIOCore
+import StowageOrigin
+import StowageProtocol
+import StowageRuntime
+import ZeroMQ
+
+struct Playable: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Exit 0 if the title can be played offline now, else 1 with the reason.")
+
+    @OptionGroup var connection: ConnectionOptions
+    @Argument(help: "The title's token.")
+    var token: String
+
+    func run() throws {
+        guard case .play(let verdict) = try connection.client().request(.playable(token: token)).checked() else {
+            throw Failure(description: "unexpected reply")
+        }
+        if connection.json { printJSON(verdict) } else { print(verdict.playable ? "playable" : "not playable: \(verdict.reason ?? "")") }
+        if !verdict.playable { throw ExitCode(1) }
+    }
+}
+
+struct Play: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Authorise one play and serve the offline copy on 127.0.0.1.",
+        discussion: """
+        Counts the play, then serves the title (byte ranges supported) until stopped with Ctrl-C or SIGTERM.
+        Prints the URL of its master playlist; any HLS player (ffplay, VLC, hls.js) can open it. Content keys
+        are released at /keys/N only while the license allows.
+        """)
+
+    @OptionGroup var connection: ConnectionOptions
+    @Argument(help: "The title's token.")
+    var token: String
+    @Option(help: "Port to serve on (default: any free port).")
+    var port: Int = 0
+
+    func run() throws {
+        let client = LockedClient(try connection.client())
+        guard case .play(let auth) = try client.request(.play(token: token)).checked() else { throw Failure(description: "unexpected reply") }
+        guard auth.playable, let directory = auth.directory, let entry = auth.entryPlaylist else {
+            throw Failure(description: "cannot play \(token): \(auth.reason ?? "not playable")")
+        }
+        let token = self.token
+        let server = OriginServer(options: .init(root: URL(fileURLWithPath: directory), host: "127.0.0.1", port: port),
+                                  logger: Logger(label: "stowctl.play")) { index in
+            do {
+                guard case .key(let text) = try client.request(.key(token: token, index: index)).checked(),
+                      let data = Data(base64Encoded: text) else { return .failure(.init("unexpected reply")) }
+                return .success(Array(data))
+            } catch {
+                return .failure(.init("\(error)"))
+            }
+        }
+        let (channel, bound) = try server.start()
+        let url = "http://127.0.0.1:\(bound)/\(entry)"
+        // Written unbuffered: scripts wait for this line while the server keeps running.
+        let line = connection.json ? "{\"token\":\"\(token)\",\"url\":\"\(url)\"}" : url
+        FileHandle.standardOutput.write(Data((line + "\n").utf8))
+        let shutdown = ShutdownSignal()
+        let waker = Waker()
+        shutdown.notify(waker)
+        while !shutdown.isRequested { _ = try? Poller.poll([.fileDescriptor(waker.fd, .readable)], timeoutMilliseconds: 1000) }
+        try? channel.close().wait()
+    }
+}
+
+/// The scheduler client shared by the playback server's key requests (one at a time).
+final class LockedClient: @unchecked Sendable {
+    private let client: SchedulerClient
+    private let lock = NSLock()
+
+    init(_ client: SchedulerClient) { self.client = client }
+
+    func request(_ operation: ClientOperation) throws -> ReplyBody {
+        lock.lock()
+        defer { lock.unlock() }
+        return try client.request(operation)
+    }
+}
