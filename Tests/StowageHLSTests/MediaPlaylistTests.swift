@@ -1,3 +1,4 @@
+import StowageProtocol
 import Testing
 @testable import StowageHLS
 
@@ -94,6 +95,41 @@ struct MediaPlaylistTests {
                 _ = try? OfflinePlanner.plan(master: nil, choice: nil, inputs: [.init(kind: .video, playlist: p, rendition: nil)])
             }
         }
+    }
+}
+
+@Suite("Master playlist fuzz")
+struct MasterFuzzTests {
+    @Test func mutatedMastersNeverCrash() {
+        let seed = """
+        #EXTM3U
+        #EXT-X-MEDIA:TYPE=AUDIO,GROUP-ID="aud",NAME="English",LANGUAGE="en",DEFAULT=YES,URI="a/en.m3u8"
+        #EXT-X-MEDIA:TYPE=SUBTITLES,GROUP-ID="subs",NAME="English",LANGUAGE="en",URI="s/en.m3u8"
+        #EXT-X-STREAM-INF:BANDWIDTH=800000,RESOLUTION=640x360,CODECS="avc1.4d401e,mp4a.40.2",AUDIO="aud",SUBTITLES="subs"
+        low/index.m3u8
+        #EXT-X-STREAM-INF:BANDWIDTH=2000000,RESOLUTION=1280x720,AUDIO="aud"
+        mid/index.m3u8
+        """
+        var generator = SplitMix(seed: 7)
+        let bytes = Array(seed.utf8)
+        var parsed = 0
+        for _ in 0..<3_000 {
+            var m = bytes
+            for _ in 0..<Int(generator.next() % 6 + 1) {
+                let i = Int(generator.next() % UInt64(m.count))
+                switch generator.next() % 3 {
+                case 0: m[i] = UInt8(truncatingIfNeeded: generator.next())
+                case 1: m.remove(at: i)
+                default: m.insert(Array("\",=x:#\n".utf8)[Int(generator.next() % 7)], at: i)
+                }
+                if m.isEmpty { m = [0x23] }
+            }
+            if let master = try? MasterPlaylist(text: String(decoding: m, as: UTF8.self), url: "http://o.test/m.m3u8") {
+                parsed += 1
+                _ = try? RenditionSelector.select(master, .init(bitrate: 1_000_000, audio: ["en"], subtitles: ["all"]))
+            }
+        }
+        #expect(parsed > 0)
     }
 }
 
