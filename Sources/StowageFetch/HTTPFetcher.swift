@@ -41,11 +41,28 @@ public final class HTTPFetcher: Sendable {
         return request
     }
 
-    /// Maps an HTTP status to a failure: 5xx / 408 / 429 retryable; other 4xx final.
-    static func failure(status: HTTPResponseStatus, url: String) -> TaskFailure {
+    /// Maps an HTTP status to a failure: 5xx / 408 / 429 retryable; other 4xx final. 429 and 503 carry
+    /// the host and `Retry-After` (seconds or an HTTP date) so the scheduler can slow that host down.
+    static func failure(status: HTTPResponseStatus, url: String, headers: HTTPHeaders = HTTPHeaders()) -> TaskFailure {
         let code = Int(status.code)
         let retryable = code >= 500 || code == 408 || code == 429
-        return TaskFailure(code: .httpStatus, message: "\(url) answered HTTP \(code) \(status.reasonPhrase)", retryable: retryable)
+        var failure = TaskFailure(code: .httpStatus, message: "\(url) answered HTTP \(code) \(status.reasonPhrase)", retryable: retryable)
+        if code == 429 || code == 503 {
+            failure.host = URL(string: url)?.host
+            failure.retryAfter = headers.first(name: "Retry-After").flatMap(Self.retryAfterSeconds) ?? 1
+        }
+        return failure
+    }
+
+    /// `Retry-After: 120` or `Retry-After: Fri, 31 Dec 1999 23:59:59 GMT`, as seconds from now (capped at 10 min).
+    static func retryAfterSeconds(_ value: String) -> Double? {
+        if let s = Double(value.trimmingCharacters(in: .whitespaces)), s >= 0 { return min(s, 600) }
+        let f = DateFormatter()
+        f.locale = Locale(identifier: "en_US_POSIX")
+        f.timeZone = TimeZone(identifier: "GMT")
+        f.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
+        guard let date = f.date(from: value) else { return nil }
+        return min(max(0, date.timeIntervalSinceNow), 600)
     }
 
     static func networkFailure(_ error: Error, url: String) -> TaskFailure {
@@ -80,7 +97,7 @@ public final class HTTPFetcher: Sendable {
                 if response.status.code == 404 || response.status.code == 410 {
                     throw TaskFailure(code: .sourceGone, message: "\(url) answered HTTP \(response.status.code): the playlist is gone", retryable: false)
                 }
-                throw Self.failure(status: response.status, url: url)
+                throw Self.failure(status: response.status, url: url, headers: response.headers)
             }
             let body = try await response.body.collect(upTo: Self.maxPlaylistBytes)
             let text = String(decoding: body.readableBytesView, as: UTF8.self)

@@ -38,7 +38,7 @@ extension HTTPFetcher {
             if range != nil && status == 200 {
                 throw TaskFailure(code: .httpStatus, message: "\(work.url) ignored the byte range request (HTTP 200 instead of 206)", retryable: false)
             }
-            guard (200..<300).contains(status) else { throw Self.failure(status: response.status, url: work.url) }
+            guard (200..<300).contains(status) else { throw Self.failure(status: response.status, url: work.url, headers: response.headers) }
             contentLength = response.headers.first(name: "Content-Length").flatMap { Int64($0) }
             var lastReport = written
             for try await buffer in response.body {

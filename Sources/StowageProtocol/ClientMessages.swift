@@ -20,12 +20,35 @@ public enum ClientOperation: Codable, Sendable, Equatable {
     /// A subscription lapses unless renewed within three heartbeat periods.
     case subscribe(tokens: [String])
     case unsubscribe
+    /// Suspend a title; work in flight stops, bytes on disk are kept.
+    case pause(token: String)
+    /// Continue a suspended or failed title from what is on disk.
+    case resume(token: String)
+    /// Remove a title's files and record.
+    case delete(token: String)
+    /// Read (nil) or change the live limits (answers `.limits`).
+    case limits(LimitsInfo?)
     /// Whether the title can be played offline now (answers `.playable`).
     case playable(token: String)
     /// Authorise one play: checks playability, counts the play (answers `.play`).
     case play(token: String)
     /// Release content key `index` of a title, only while it is playable (answers `.key`). Never logged.
     case key(token: String, index: Int)
+}
+
+/// The scheduler's concurrency limits (nil fields: unchanged).
+public struct LimitsInfo: Codable, Sendable, Equatable {
+    public var titles: Int?
+    public var perTitle: Int?
+    public var perHost: Int?
+    public var licenses: Int?
+
+    public init(titles: Int? = nil, perTitle: Int? = nil, perHost: Int? = nil, licenses: Int? = nil) {
+        self.titles = titles
+        self.perTitle = perTitle
+        self.perHost = perHost
+        self.licenses = licenses
+    }
 }
 
 /// The answer to `playable` and `play`.
@@ -78,6 +101,7 @@ public enum ReplyBody: Codable, Sendable, Equatable {
     case titles([TitleStatus])
     case workers([WorkerInfo])
     case play(PlayAuthorization)
+    case limits(LimitsInfo)
     /// A content key, base64.
     case key(String)
     case ok

@@ -91,11 +91,17 @@ public struct TaskFailure: Codable, Sendable, Equatable, Error {
     public var message: String
     /// Whether trying again later may succeed (network faults, 5xx, short bodies).
     public var retryable: Bool
+    /// Seconds the origin asked us to wait (`Retry-After` on 429/503); the host is slowed down too.
+    public var retryAfter: Double?
+    /// The origin host that failed, when the failure is the host's (for adaptive per-host concurrency).
+    public var host: String?
 
-    public init(code: ErrorCode, message: String, retryable: Bool) {
+    public init(code: ErrorCode, message: String, retryable: Bool, retryAfter: Double? = nil, host: String? = nil) {
         self.code = code
         self.message = message
         self.retryable = retryable
+        self.retryAfter = retryAfter
+        self.host = host
     }
 }
 

@@ -50,6 +50,28 @@ extension SchedulerService {
         case .unsubscribe:
             subscribers[identity] = nil
             return .ok
+        case .pause(let token):
+            guard let title = try store.title(token) else { throw unknown(token) }
+            guard !title.titleState.isFinal else {
+                throw TitleError(code: .refused, message: "title \(token) is \(title.state): only unfinished titles can be paused")
+            }
+            if title.titleState != .suspended { try pause(token) }
+            return .title(try status(of: store.title(token)!, progress: store.progress(token: token)))
+        case .resume(let token):
+            guard let title = try store.title(token) else { throw unknown(token) }
+            guard [.suspended, .failed].contains(title.titleState) else {
+                throw TitleError(code: .refused, message: "title \(token) is \(title.state): only suspended or failed titles can be resumed")
+            }
+            try resume(token)
+            return .title(try status(of: store.title(token)!, progress: store.progress(token: token)))
+        case .delete(let token):
+            guard try store.title(token) != nil else { throw unknown(token) }
+            try delete(token)
+            return .ok
+        case .limits(let change):
+            if let change { try applyLimits(change) }
+            let l = core.limits
+            return .limits(LimitsInfo(titles: l.titlesAtOnce, perTitle: l.perTitle, perHost: l.perHost, licenses: l.licenses))
         case .playable(let token):
             guard let title = try store.title(token) else { throw unknown(token) }
             return .play(try playability(title))
@@ -58,6 +80,19 @@ extension SchedulerService {
         case .key(let token, let index):
             return .key(try releaseKey(token, index: index))
         }
+    }
+
+    private func applyLimits(_ change: LimitsInfo) throws {
+        for (name, value) in [("titles", change.titles), ("per-title", change.perTitle), ("per-host", change.perHost), ("licenses", change.licenses)] {
+            if let value, value < 1 || value > 10_000 { throw TitleError(code: .refused, message: "--\(name) must be between 1 and 10000") }
+        }
+        var l = core.limits
+        l.titlesAtOnce = change.titles ?? l.titlesAtOnce
+        l.perTitle = change.perTitle ?? l.perTitle
+        l.perHost = change.perHost ?? l.perHost
+        l.licenses = change.licenses ?? l.licenses
+        core.limits = l
+        logger.info("limits changed", metadata: ["titles": "\(l.titlesAtOnce)", "perTitle": "\(l.perTitle)", "perHost": "\(l.perHost)", "licenses": "\(l.licenses)"])
     }
 
     private func unknown(_ token: String) -> TitleError {
@@ -80,7 +115,7 @@ extension SchedulerService {
         try store.insert(record)
         try store.appendEvent(token: token, kind: "state", detail: "requested \(submit.url)")
         core.addTitle(token, priority: submit.priority, requestedAt: record.requestedAt)
-        core.enqueue(WorkItem(token: token, kind: .resolve))
+        core.enqueue(resolveItem(record))
         logger.info("title requested", metadata: ["token": "\(token)", "url": "\(submit.url)"])
         publish(token, kind: "state")
         return token

@@ -12,27 +12,40 @@ extension SchedulerService {
         var resumed = 0
         for title in try store.titles() where !title.titleState.isFinal && title.titleState != .suspended {
             core.addTitle(title.token, priority: title.priority, requestedAt: title.requestedAt)
-            switch title.titleState {
-            case .requested:
-                core.enqueue(WorkItem(token: title.token, kind: title.planned ? .license : .resolve))
-            case .licensing:
-                core.enqueue(WorkItem(token: title.token, kind: .license))
-            case .downloading, .verifying:
-                try queueSegmentWork(title.token)
-                try checkComplete(title.token)
-            default:
-                continue
-            }
+            try queueWork(for: title)
             resumed += 1
         }
         logger.info("recovered", metadata: ["titles": "\(resumed)", "leasesReissued": "\(reset)"])
+    }
+
+    /// Queues what a title needs next, from what the store says of it.
+    func queueWork(for title: TitleRecord) throws {
+        switch title.titleState {
+        case .requested:
+            core.enqueue(title.planned ? WorkItem(token: title.token, kind: .license) : resolveItem(title))
+        case .licensing:
+            core.enqueue(WorkItem(token: title.token, kind: .license))
+        case .downloading, .verifying:
+            try queueSegmentWork(title.token)
+            try checkComplete(title.token)
+        default:
+            break
+        }
+    }
+
+    func resolveItem(_ title: TitleRecord) -> WorkItem {
+        WorkItem(token: title.token, kind: .resolve, host: URL(string: title.url)?.host)
+    }
+
+    func fetchItem(_ r: ResourceRecord) -> WorkItem {
+        WorkItem(token: r.token, kind: .fetch(resource: r.id!), host: URL(string: r.url)?.host)
     }
 
     /// Queues a fetch for every pending resource and a verification for every fetched one.
     func queueSegmentWork(_ token: String) throws {
         for r in try store.resources(token: token) {
             switch r.resourceState {
-            case .pending, .fetching: core.enqueue(WorkItem(token: token, kind: .fetch(resource: r.id!)))
+            case .pending, .fetching: core.enqueue(fetchItem(r))
             case .fetched, .verifying: core.enqueue(WorkItem(token: token, kind: .verify(resource: r.id!)))
             case .verified: continue
             }
@@ -142,6 +155,42 @@ extension SchedulerService {
         try transition(token, to: .canceled, error: TitleError(code: .canceled, message: "canceled by the operator"))
         try? FileManager.default.removeItem(at: options.home.titleDirectory(token))
         try store.resetResources(token: token)
+    }
+
+    /// Pause: work in flight is called back (bytes on disk are kept), the title waits in `suspended`,
+    /// also across restarts, until resumed.
+    func pause(_ token: String, reason: TitleError? = nil) throws {
+        stopWork(token)
+        try transition(token, to: .suspended, error: reason)
+    }
+
+    /// Resume a suspended (or failed) title from what is on disk: verified files are kept.
+    func resume(_ token: String) throws {
+        guard var title = try store.title(token) else { return }
+        let next: TitleState
+        if !title.planned {
+            next = .requested
+        } else if try store.keys(token: token).contains(where: { $0.wrapped == nil }) || title.licenseKind == nil {
+            next = .licensing
+        } else {
+            next = .downloading
+        }
+        title.errorCode = nil
+        title.errorMessage = nil
+        title.endedAt = nil
+        try store.update(title)
+        try store.resetAttempts(token: token)
+        try transition(token, to: next)
+        core.addTitle(token, priority: title.priority, requestedAt: title.requestedAt)
+        try queueWork(for: try store.title(token)!)
+    }
+
+    /// Delete: files and record are removed.
+    func delete(_ token: String) throws {
+        stopWork(token)
+        try? FileManager.default.removeItem(at: options.home.titleDirectory(token))
+        try store.delete(token: token)
+        logger.info("title deleted", metadata: ["token": "\(token)"])
     }
 
     private func stopWork(_ token: String) {

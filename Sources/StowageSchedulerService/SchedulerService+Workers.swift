@@ -156,7 +156,12 @@ extension SchedulerService {
         case (.fetch(let id), .failed(let failure)):
             guard let r = try store.resource(id: id) else { return }
             if !failure.retryable { return try fail(token, TitleError(code: failure.code, message: failure.message)) }
-            try retry(r, reason: failure.message, code: failure.code)
+            if let host = failure.host, let wait = failure.retryAfter {
+                let t = now()
+                core.slowDown(host: host, resumeAt: t + wait, recoverAt: t + wait + 30)
+                logger.info("origin asked to slow down", metadata: ["host": "\(host)", "retryAfter": "\(wait)"])
+            }
+            try retry(r, reason: failure.message, code: failure.code, retryAfter: failure.retryAfter)
         case (.verify, .failed(let failure)):
             logger.warning("verification could not run; trying again", metadata: ["token": "\(token)", "error": "\(failure.message)"])
             delayed.append((now() + 1, lease.item))
@@ -164,7 +169,7 @@ extension SchedulerService {
             let n = (attempts[lease.item] ?? 0) + 1
             attempts[lease.item] = n
             if failure.retryable && n < options.maxAttempts {
-                delayed.append((now() + backoff(n), lease.item))
+                delayed.append((now() + max(backoff(n), failure.retryAfter ?? 0), lease.item))
             } else {
                 try fail(token, TitleError(code: failure.code, message: failure.message))
             }
@@ -174,7 +179,7 @@ extension SchedulerService {
     }
 
     /// Counts a failed attempt and queues the resource again, or fails the title past the limit.
-    private func retry(_ resource: ResourceRecord, reason: String, code: ErrorCode) throws {
+    private func retry(_ resource: ResourceRecord, reason: String, code: ErrorCode, retryAfter: Double? = nil) throws {
         var r = resource
         r.attempts += 1
         r.lastError = reason
@@ -183,7 +188,7 @@ extension SchedulerService {
         guard r.attempts < options.maxAttempts else {
             return try fail(r.token, TitleError(code: code, message: "\(r.url): \(reason) (after \(r.attempts) attempts)"))
         }
-        delayed.append((now() + backoff(r.attempts), WorkItem(token: r.token, kind: .fetch(resource: r.id!))))
+        delayed.append((now() + max(backoff(r.attempts), retryAfter ?? 0), fetchItem(r)))
     }
 
     /// Exponential backoff with jitter: 0.5 s, 1 s, 2 s … capped at 30 s.

@@ -32,6 +32,16 @@ public struct SchedulerCore: Sendable {
     /// Titles holding a "downloading at once" slot.
     public private(set) var admitted: Set<String> = []
     private var titles: [String: TitleQueue] = [:]
+    /// Requests in flight per origin host.
+    public private(set) var hostInFlight: [String: Int] = [:]
+    /// A host that asked us to slow down (429/503): lower concurrency until a time, no new work before `resumeAt`.
+    public struct HostBackoff: Sendable, Equatable {
+        public var limit: Int
+        public var resumeAt: Double
+        public var until: Double
+    }
+    public private(set) var hostBackoff: [String: HostBackoff] = [:]
+    private var licensesInFlight = 0
     private let idPrefix: String
     private var counter: UInt64 = 0
 
@@ -80,6 +90,7 @@ public struct SchedulerCore: Sendable {
         guard let lease = leases.removeValue(forKey: taskID) else { return nil }
         workers[lease.worker]?.leases.remove(taskID)
         titles[lease.item.token]?.inFlight[lease.item.kind.lane.rawValue] -= 1
+        released(lease.item)
         if titles[lease.item.token] != nil { enqueue(lease.item, front: true) }
         return lease.item
     }
@@ -119,6 +130,7 @@ public struct SchedulerCore: Sendable {
         for lease in out {
             leases[lease.taskID] = nil
             workers[lease.worker]?.leases.remove(lease.taskID)
+            released(lease.item)
         }
         return out
     }
@@ -133,7 +145,35 @@ public struct SchedulerCore: Sendable {
         leases[taskID] = nil
         workers[worker]?.leases.remove(taskID)
         titles[lease.item.token]?.inFlight[lease.item.kind.lane.rawValue] -= 1
+        released(lease.item)
         return lease
+    }
+
+    private mutating func released(_ item: WorkItem) {
+        if let host = item.host { hostInFlight[host] = max(0, (hostInFlight[host] ?? 1) - 1) }
+        if item.kind == .license { licensesInFlight = max(0, licensesInFlight - 1) }
+    }
+
+    /// A host answered 429/503: no new requests to it before `resumeAt`, and at most half of what was
+    /// in flight (at least one) until `recoverAt`.
+    public mutating func slowDown(host: String, resumeAt: Double, recoverAt: Double) {
+        let current = max(hostInFlight[host] ?? 1, 1)
+        let limit = max(1, min(hostBackoff[host]?.limit ?? limits.perHost, current) / 2)
+        hostBackoff[host] = HostBackoff(limit: limit, resumeAt: resumeAt, until: max(recoverAt, resumeAt))
+    }
+
+    private mutating func hostAllows(_ host: String?, now: Double) -> Bool {
+        guard let host else { return true }
+        var limit = limits.perHost
+        if let b = hostBackoff[host] {
+            if now >= b.until {
+                hostBackoff[host] = nil
+            } else {
+                if now < b.resumeAt { return false }
+                limit = min(limit, b.limit)
+            }
+        }
+        return (hostInFlight[host] ?? 0) < limit
     }
 
     /// Hands out as much queued work as the workers' free capacity and the limits allow.
@@ -154,6 +194,8 @@ public struct SchedulerCore: Sendable {
                 while let item = peek(token, lane) {
                     let kind = item.kind.workerKind
                     guard let worker = pickWorker(kind, &free) else { break }
+                    guard hostAllows(item.host, now: now) else { break }
+                    if item.kind == .license && licensesInFlight >= limits.licenses { break }
                     if item.kind.needsTitleSlot {
                         if !admitted.contains(token) {
                             guard admitted.count < limits.titlesAtOnce else { break }
@@ -168,6 +210,8 @@ public struct SchedulerCore: Sendable {
                     leases[lease.taskID] = lease
                     workers[worker]!.leases.insert(lease.taskID)
                     titles[token]!.inFlight[lane.rawValue] += 1
+                    if let host = item.host { hostInFlight[host, default: 0] += 1 }
+                    if item.kind == .license { licensesInFlight += 1 }
                     if workers[worker]!.free == 0 { free[kind]?.removeAll { $0 == worker } }
                     out.append(lease)
                 }

@@ -41,10 +41,13 @@ public struct WorkItem: Hashable, Sendable, CustomStringConvertible {
 
     public var token: String
     public var kind: Kind
+    /// The origin host it talks to (fetch and resolve work), for the per-host connection limit.
+    public var host: String?
 
-    public init(token: String, kind: Kind) {
+    public init(token: String, kind: Kind, host: String? = nil) {
         self.token = token
         self.kind = kind
+        self.host = host
     }
 
     public var description: String { "\(token)/\(kind)" }
@@ -65,10 +68,16 @@ public struct Limits: Sendable, Equatable {
     public var titlesAtOnce: Int
     /// Segment fetches (and, separately, verifications) in flight per title.
     public var perTitle: Int
+    /// Requests in flight to one origin host, across all workers.
+    public var perHost: Int
+    /// License requests in flight at once.
+    public var licenses: Int
 
-    public init(titlesAtOnce: Int = 2, perTitle: Int = 6) {
+    public init(titlesAtOnce: Int = 2, perTitle: Int = 6, perHost: Int = 8, licenses: Int = 4) {
         self.titlesAtOnce = titlesAtOnce
         self.perTitle = perTitle
+        self.perHost = perHost
+        self.licenses = licenses
     }
 }
 

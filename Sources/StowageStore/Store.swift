@@ -228,3 +228,10 @@ extension Store {
         }
     }
 }
+
+extension Store {
+    /// Clears the failed-attempt counters of a title (on resume).
+    public func resetAttempts(token: String) throws {
+        try db.write { try $0.execute(sql: "UPDATE resource SET attempts = 0 WHERE token = ?", arguments: [token]) }
+    }
+}

@@ -24,6 +24,10 @@ struct SchedulerCommand: ParsableCommand {
     var titles: Int?
     @Option(name: .customLong("per-title"), help: "Segment fetches in flight per title (default 6).")
     var perTitle: Int?
+    @Option(name: .customLong("per-host"), help: "Requests in flight to one origin host across all workers (default 8).")
+    var perHost: Int?
+    @Option(help: "License requests in flight at once (default 4).")
+    var licenses: Int?
     @Option(name: .customLong("disk-cushion"), help: "Bytes always kept free where titles are stored (default 1073741824 = 1 GiB).")
     var diskCushion: Int64?
     @Option(help: "Write this process's pid to FILE.")
@@ -36,7 +40,8 @@ struct SchedulerCommand: ParsableCommand {
         let logger = Logger(label: "stowage.scheduler")
         let home = StowageHome(option: home)
         let binds = bind.isEmpty ? (environmentOption("bind").map { [$0] } ?? []) : bind
-        let limits = Limits(titlesAtOnce: intOption(titles, "titles", default: 2), perTitle: intOption(perTitle, "per-title", default: 6))
+        let limits = Limits(titlesAtOnce: intOption(titles, "titles", default: 2), perTitle: intOption(perTitle, "per-title", default: 6),
+                            perHost: intOption(perHost, "per-host", default: 8), licenses: intOption(licenses, "licenses", default: 4))
         let shutdown = ShutdownSignal()
         var options = SchedulerService.Options(home: home, binds: binds, limits: limits)
         options.diskCushion = diskCushion ?? environmentOption("disk-cushion").flatMap { Int64($0) } ?? options.diskCushion

@@ -120,3 +120,51 @@ struct DiskLedgerTests {
         #expect(refusal?.contains("--disk-cushion") == true)
     }
 }
+
+@Suite("Per-host and license limits")
+struct HostLimitTests {
+    @Test func perHostLimitHoldsAcrossWorkersAndTitles() {
+        var c = SchedulerCore(limits: Limits(titlesAtOnce: 5, perTitle: 10, perHost: 3), workerTimeout: 3, idPrefix: "r")
+        c.register(id: "d1", info: Register(kind: .download, capacity: 10, host: "h", pid: 1), now: 0)
+        c.register(id: "d2", info: Register(kind: .download, capacity: 10, host: "h", pid: 2), now: 0)
+        for (i, token) in ["a", "b"].enumerated() {
+            c.addTitle(token, priority: 0, requestedAt: Double(i))
+            for r in 0..<5 { c.enqueue(WorkItem(token: token, kind: .fetch(resource: Int64(i * 10 + r)), host: "cdn.test")) }
+        }
+        c.addTitle("other", priority: 0, requestedAt: 5)
+        c.enqueue(WorkItem(token: "other", kind: .fetch(resource: 99), host: "elsewhere.test"))
+        let leases = c.assign(now: 0)
+        #expect(leases.filter { $0.item.host == "cdn.test" }.count == 3)
+        #expect(leases.filter { $0.item.host == "elsewhere.test" }.count == 1)
+        #expect(c.hostInFlight["cdn.test"] == 3)
+        _ = c.complete(taskID: leases[0].taskID, from: leases[0].worker)
+        #expect(c.assign(now: 1).count == 1)
+    }
+
+    @Test func slowDownPausesThenHalvesTheHost() {
+        var c = SchedulerCore(limits: Limits(titlesAtOnce: 5, perTitle: 10, perHost: 8), workerTimeout: 100, idPrefix: "r")
+        c.register(id: "d1", info: Register(kind: .download, capacity: 50, host: "h", pid: 1), now: 0)
+        c.addTitle("a", priority: 0, requestedAt: 0)
+        for r in 0..<20 { c.enqueue(WorkItem(token: "a", kind: .fetch(resource: Int64(r)), host: "cdn.test")) }
+        let first = c.assign(now: 0)
+        #expect(first.count == 8)
+        for l in first { _ = c.complete(taskID: l.taskID, from: "d1") }
+        c.slowDown(host: "cdn.test", resumeAt: 10, recoverAt: 40)
+        // The host's limit was 8 with 1 in flight at most when throttled; nothing goes out before resumeAt.
+        #expect(c.assign(now: 5).isEmpty)
+        let later = c.assign(now: 11)
+        #expect(later.count >= 1 && later.count < 8)
+        for l in later { _ = c.complete(taskID: l.taskID, from: "d1") }
+        #expect(c.assign(now: 41).count == 8, "back to the full limit after recovery")
+    }
+
+    @Test func licenseRequestsAtOnce() {
+        var c = SchedulerCore(limits: Limits(licenses: 2), workerTimeout: 3, idPrefix: "r")
+        c.register(id: "l1", info: Register(kind: .license, capacity: 10, host: "h", pid: 1), now: 0)
+        for t in 0..<5 {
+            c.addTitle("t\(t)", priority: 0, requestedAt: Double(t))
+            c.enqueue(WorkItem(token: "t\(t)", kind: .license))
+        }
+        #expect(c.assign(now: 0).count == 2)
+    }
+}

@@ -1,0 +1,66 @@
+import ArgumentParser
+import Foundation
+import StowageProtocol
+
+/// One-token commands that answer with the title's status.
+private func titleCommand(_ connection: ConnectionOptions, _ operation: ClientOperation) throws {
+    guard case .title(let status) = try connection.client().request(operation).checked() else { throw Failure(description: "unexpected reply") }
+    if connection.json { printJSON(status) } else { print("\(status.token) \(status.state.rawValue)") }
+}
+
+struct Pause: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Suspend a title: fetches in flight stop, bytes on disk are kept; it stays paused across restarts.")
+    @OptionGroup var connection: ConnectionOptions
+    @Argument(help: "The title's token.") var token: String
+    func run() throws { try titleCommand(connection, .pause(token: token)) }
+}
+
+struct Resume: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Continue a suspended (or failed) title from what is on disk; verified files are not fetched again.")
+    @OptionGroup var connection: ConnectionOptions
+    @Argument(help: "The title's token.") var token: String
+    func run() throws { try titleCommand(connection, .resume(token: token)) }
+}
+
+struct Delete: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Remove a title's files, keys and record.")
+    @OptionGroup var connection: ConnectionOptions
+    @Argument(help: "The title's token.") var token: String
+    func run() throws {
+        _ = try connection.client().request(.delete(token: token)).checked()
+        if connection.json { printJSON(["token": token, "deleted": "true"]) } else { print("\(token) deleted") }
+    }
+}
+
+struct LimitsCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "limits",
+        abstract: "Show, or change live, the scheduler's concurrency limits.",
+        discussion: "Changes apply at once to new work and last until the scheduler restarts (set them as scheduler flags to keep them).")
+    @OptionGroup var connection: ConnectionOptions
+    @Option(help: "Titles downloading at once.") var titles: Int?
+    @Option(name: .customLong("per-title"), help: "Segment fetches in flight per title.") var perTitle: Int?
+    @Option(name: .customLong("per-host"), help: "Requests in flight to one origin host, across all workers.") var perHost: Int?
+    @Option(help: "License requests in flight at once.") var licenses: Int?
+
+    func validate() throws {
+        for (name, v) in [("titles", titles), ("per-title", perTitle), ("per-host", perHost), ("licenses", licenses)] {
+            if let v, v < 1 { throw ValidationError("--\(name) must be at least 1") }
+        }
+    }
+
+    func run() throws {
+        let change = LimitsInfo(titles: titles, perTitle: perTitle, perHost: perHost, licenses: licenses)
+        let any = titles != nil || perTitle != nil || perHost != nil || licenses != nil
+        guard case .limits(let l) = try connection.client().request(.limits(any ? change : nil)).checked() else {
+            throw Failure(description: "unexpected reply")
+        }
+        if connection.json { printJSON(l); return }
+        print("titles downloading at once:   \(l.titles ?? 0)")
+        print("fetches in flight per title:  \(l.perTitle ?? 0)")
+        print("requests in flight per host:  \(l.perHost ?? 0)")
+        print("license requests at once:     \(l.licenses ?? 0)")
+    }
+}

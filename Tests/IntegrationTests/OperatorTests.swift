@@ -1,0 +1,50 @@
+import Foundation
+import StowageProtocol
+import Testing
+
+/// Pause, resume, delete and live limits, through stowctl against the real processes.
+@Suite("Operator commands", .serialized)
+struct OperatorTests {
+    @Test func pauseSurvivesRestartAndResumeKeepsVerifiedFiles() throws {
+        let h = try Harness(name: "pause")
+        try h.makeSample(seconds: 30)
+        try h.startOrigin(latencyMilliseconds: 150)
+        try h.startPipeline(schedulerArguments: ["--per-title", "2"])
+        let token = try h.submit("master.m3u8")
+        try h.waitUntil(timeout: 60, "a few files verified") { (try? h.status(token).segmentsDone ?? 0) ?? 0 >= 4 }
+        let (code, _) = try h.stowctl(["pause", token])
+        #expect(code == 0)
+        #expect(try h.status(token).state == .suspended)
+        usleep(800_000)
+        let before = h.originRequests(matching: ".ts")
+        usleep(1_500_000)
+        #expect(h.originRequests(matching: ".ts") == before, "nothing is fetched while paused")
+        // Paused stays paused across a scheduler restart.
+        #expect(h.terminate("scheduler") == 0)
+        try h.startScheduler(["--per-title", "2"])
+        try h.waitUntil(timeout: 20, "workers back") { (try? h.workers().count) == 3 }
+        #expect(try h.status(token).state == .suspended)
+        let done = try h.status(token).segmentsDone
+        #expect(try h.stowctl(["resume", token]).0 == 0)
+        let final = try h.waitForFinal(token)
+        #expect(final.state == .completed)
+        let fetches = h.originRequests(matching: ".ts")
+        #expect(fetches <= final.segmentsTotal + 2, "verified files (\(done)) were not fetched again: \(fetches) fetches for \(final.segmentsTotal)")
+        // Delete removes files and record.
+        let dir = URL(fileURLWithPath: try #require(final.localPlaylist)).deletingLastPathComponent()
+        #expect(try h.stowctl(["delete", token]).0 == 0)
+        #expect(!FileManager.default.fileExists(atPath: dir.path))
+        #expect(try h.stowctl(["status", token]).0 == 1)
+    }
+
+    @Test func limitsChangeLive() throws {
+        let h = try Harness(name: "limits")
+        try FileManager.default.createDirectory(at: h.media, withIntermediateDirectories: true)
+        try h.startPipeline()
+        let (code, out) = try h.stowctl(["limits", "--titles", "3", "--per-host", "5", "--json"])
+        #expect(code == 0)
+        let limits = try JSONDecoder().decode(LimitsInfo.self, from: Data(out.utf8))
+        #expect(limits == LimitsInfo(titles: 3, perTitle: 6, perHost: 5, licenses: 4))
+        #expect(try h.stowctl(["limits", "--titles", "0"]).0 == 2)
+    }
+}
