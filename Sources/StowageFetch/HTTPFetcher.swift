@@ -37,7 +37,10 @@ public final class HTTPFetcher: Sendable {
         var request = HTTPClientRequest(url: url)
         for h in headers { request.headers.add(name: h.name, value: h.value) }
         request.headers.replaceOrAdd(name: "User-Agent", value: "Stowage/0.1")
-        if let range { request.headers.replaceOrAdd(name: "Range", value: "bytes=\(range.lowerBound)-\(range.upperBound)") }
+        if let range {
+            let end = range.upperBound == Int64.max ? "" : "\(range.upperBound)"
+            request.headers.replaceOrAdd(name: "Range", value: "bytes=\(range.lowerBound)-\(end)")
+        }
         return request
     }
 

@@ -8,44 +8,64 @@ import Glibc
 #endif
 
 extension HTTPFetcher {
-    /// Streams one resource to `<titlesRoot>/<work.path>`: into a `.part` file unique to this task, hashing
-    /// as bytes arrive, then renamed into place. Memory stays at one network buffer whatever the size.
+    /// Streams one resource to `<titlesRoot>/<work.path>` through `<path>.part`, hashing as bytes arrive,
+    /// then renames it into place. Memory stays at one network buffer whatever the size.
+    ///
+    /// Resumption: bytes already in the `.part` file (from a paused, failed or killed fetch) are kept; the
+    /// fetch continues with `Range` and `If-Range` on the validator (ETag, else Last-Modified) recorded in
+    /// `<path>.part.meta`. If the origin's copy changed, the file restarts from zero. An exclusive `flock`
+    /// on the `.part` file keeps two workers from ever writing the same file.
     public func download(_ work: FetchWork, taskID: String, titlesRoot: URL,
                          progress: @escaping @Sendable (Int64) -> Void) async throws(TaskFailure) -> FetchReport {
         guard let destination = Self.safeDestination(work.path, under: titlesRoot) else {
             throw TaskFailure(code: .refused, message: "destination '\(work.path.prefix(200))' is outside the titles directory", retryable: false)
         }
-        let range = work.rangeOffset.flatMap { off in work.rangeLength.map { off...(off + max($0, 1) - 1) } }
-        let req = try request(work.url, headers: work.headers, range: range)
-        let directory = destination.deletingLastPathComponent()
-        do { try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true) } catch {
-            throw TaskFailure(code: .io, message: "cannot create \(directory.path): \(error.localizedDescription)", retryable: true)
+        do { try FileManager.default.createDirectory(at: destination.deletingLastPathComponent(), withIntermediateDirectories: true) } catch {
+            throw TaskFailure(code: .io, message: "cannot create \(destination.deletingLastPathComponent().path): \(error.localizedDescription)", retryable: true)
         }
-        let part = destination.path + ".\(taskID).part"
-        let fd = open(part, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw Self.ioFailure(errno, path: part) }
-        var closed = false
-        defer {
-            if !closed { close(fd) }
-            unlink(part) // no-op after a successful rename
-        }
+        var part = try PartFile(path: destination.path + ".part")
+        defer { part.close() }
+        let meta = PartMeta.load(part.metaPath)
+        var resumeFrom: Int64 = 0
         var hasher = SHA256()
-        var written: Int64 = 0
+        if part.size > 0, let meta, meta.url == work.url, meta.rangeOffset == work.rangeOffset, meta.validator != nil {
+            resumeFrom = try part.rehash(into: &hasher)
+        } else {
+            try part.truncate()
+        }
+        let base = work.rangeOffset ?? 0
+        var range: ClosedRange<Int64>?
+        if let length = work.rangeLength {
+            range = (base + resumeFrom)...(base + max(length, 1) - 1)
+        } else if resumeFrom > 0 {
+            range = resumeFrom...Int64.max
+        }
+        var req = try request(work.url, headers: work.headers, range: range)
+        if resumeFrom > 0, let validator = meta?.validator { req.headers.replaceOrAdd(name: "If-Range", value: validator) }
+        var written = resumeFrom
         var contentLength: Int64?
         do {
             let response = try await client.execute(req, timeout: .seconds(600), logger: logger)
             let status = response.status.code
-            if range != nil && status == 200 {
-                throw TaskFailure(code: .httpStatus, message: "\(work.url) ignored the byte range request (HTTP 200 instead of 206)", retryable: false)
-            }
             guard (200..<300).contains(status) else { throw Self.failure(status: response.status, url: work.url, headers: response.headers) }
-            contentLength = response.headers.first(name: "Content-Length").flatMap { Int64($0) }
+            if range != nil && status == 200 {
+                // Either the origin ignores ranges, or If-Range found the copy changed: start this file over.
+                try part.truncate()
+                PartMeta.remove(part.metaPath)
+                let why = resumeFrom > 0 ? "changed since the partial download (validator differs); restarting it" : "ignored the byte range request (HTTP 200 instead of 206)"
+                throw TaskFailure(code: .httpStatus, message: "\(work.url) \(why)", retryable: resumeFrom > 0)
+            }
+            let validator = response.headers.first(name: "ETag") ?? response.headers.first(name: "Last-Modified")
+            if resumeFrom == 0 {
+                PartMeta(url: work.url, rangeOffset: work.rangeOffset, validator: validator).save(part.metaPath)
+            }
+            contentLength = response.headers.first(name: "Content-Length").flatMap { Int64($0) }.map { $0 + resumeFrom }
             var lastReport = written
             for try await buffer in response.body {
                 try Task.checkCancellation()
                 try buffer.withUnsafeReadableBytes { bytes throws(TaskFailure) in
                     hasher.update(bufferPointer: bytes)
-                    try Self.writeAll(fd, bytes, path: part)
+                    try part.append(bytes)
                 }
                 written += Int64(buffer.readableBytes)
                 if written - lastReport >= 1 << 20 {
@@ -64,24 +84,10 @@ extension HTTPFetcher {
         if let expected = work.rangeLength, expected != written {
             throw TaskFailure(code: .network, message: "\(work.url): got \(written) bytes of a \(expected)-byte range", retryable: true)
         }
-        guard fsync(fd) == 0 else { throw Self.ioFailure(errno, path: part) }
-        close(fd)
-        closed = true
-        guard rename(part, destination.path) == 0 else { throw Self.ioFailure(errno, path: destination.path) }
+        try part.commit(to: destination.path)
+        PartMeta.remove(part.metaPath)
         let digest = hasher.finalize().map { String(format: "%02x", $0) }.joined()
         return FetchReport(bytes: written, sha256: digest, contentLength: contentLength)
-    }
-
-    static func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer, path: String) throws(TaskFailure) {
-        var offset = 0
-        while offset < bytes.count {
-            let n = write(fd, bytes.baseAddress! + offset, bytes.count - offset)
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw ioFailure(errno, path: path)
-            }
-            offset += n
-        }
     }
 
     static func ioFailure(_ code: Int32, path: String) -> TaskFailure {
@@ -99,4 +105,22 @@ extension HTTPFetcher {
         guard !parts.contains(where: { $0 == ".." || $0 == "." || $0.isEmpty }) else { return nil }
         return root.appendingPathComponent(path)
     }
+}
+
+/// What a `.part` file was fetched from, so a later fetch can resume it only if the source is unchanged.
+struct PartMeta: Codable {
+    var url: String
+    var rangeOffset: Int64?
+    var validator: String?
+
+    static func load(_ path: String) -> PartMeta? {
+        guard let data = FileManager.default.contents(atPath: path) else { return nil }
+        return try? JSONDecoder().decode(PartMeta.self, from: data)
+    }
+
+    func save(_ path: String) {
+        if let data = try? JSONEncoder().encode(self) { try? data.write(to: URL(fileURLWithPath: path), options: .atomic) }
+    }
+
+    static func remove(_ path: String) { unlink(path) }
 }

@@ -44,9 +44,13 @@ final class FileHandler: ChannelInboundHandler, @unchecked Sendable {
         var headers = HTTPHeaders()
         headers.add(name: "Content-Type", value: Self.contentType(url.pathExtension))
         headers.add(name: "Accept-Ranges", value: "bytes")
-        headers.add(name: "ETag", value: "\"\(data.count)-\(Int(modified.timeIntervalSince1970))\"")
+        let etag = "\"\(data.count)-\(Int(modified.timeIntervalSince1970))\""
+        headers.add(name: "ETag", value: etag)
         headers.add(name: "Last-Modified", value: Self.httpDate(modified))
-        if let range = request.headers.first(name: "Range") {
+        // If-Range: the range only if the validator still matches, else the whole (changed) file.
+        let ifRange = request.headers.first(name: "If-Range")
+        let rangeApplies = ifRange == nil || ifRange == etag || ifRange == Self.httpDate(modified)
+        if rangeApplies, let range = request.headers.first(name: "Range") {
             guard let (start, end) = Self.parseRange(range, size: data.count) else {
                 headers.add(name: "Content-Range", value: "bytes */\(data.count)")
                 return send(context, request, status: .rangeNotSatisfiable, body: Data(), headers: headers)
@@ -64,17 +68,41 @@ final class FileHandler: ChannelInboundHandler, @unchecked Sendable {
         let keepAlive = request.isKeepAlive
         headers.replaceOrAdd(name: "Connection", value: keepAlive ? "keep-alive" : "close")
         context.write(wrapOutboundOut(.head(HTTPResponseHead(version: request.version, status: status, headers: headers))), promise: nil)
+        server.log?.record("\(Date().timeIntervalSince1970) \(request.method.rawValue) \(request.uri) \(status.code) \(request.method == .HEAD ? 0 : body.count) \(request.headers.first(name: "Range")?.replacingOccurrences(of: " ", with: "") ?? "-")")
+        let rate = server.options.throttleBytesPerSecond
+        if rate > 0 && request.method != .HEAD && !body.isEmpty {
+            context.flush()
+            sendThrottled(context, body[...], rate: rate, keepAlive: keepAlive)
+            return
+        }
         if request.method != .HEAD && !body.isEmpty {
             var buffer = context.channel.allocator.buffer(capacity: body.count)
             buffer.writeBytes(body)
             context.write(wrapOutboundOut(.body(.byteBuffer(buffer))), promise: nil)
         }
+        finish(context, keepAlive: keepAlive)
+    }
+
+    private func finish(_ context: ChannelHandlerContext, keepAlive: Bool) {
         let done = context.writeAndFlush(wrapOutboundOut(.end(nil)))
         if !keepAlive {
             let channel = context.channel
             done.whenComplete { _ in channel.close(promise: nil) }
         }
-        server.log?.record("\(Date().timeIntervalSince1970) \(request.method.rawValue) \(request.uri) \(status.code) \(request.method == .HEAD ? 0 : body.count)")
+    }
+
+    /// Sends the body in 16 KiB chunks paced to `rate` bytes/s (a slow origin, for tests and demos).
+    private func sendThrottled(_ context: ChannelHandlerContext, _ rest: Data.SubSequence, rate: Int, keepAlive: Bool) {
+        guard context.channel.isActive else { return }
+        let chunk = rest.prefix(16 * 1024)
+        var buffer = context.channel.allocator.buffer(capacity: chunk.count)
+        buffer.writeBytes(chunk)
+        context.writeAndFlush(wrapOutboundOut(.body(.byteBuffer(buffer))), promise: nil)
+        let remaining = rest.dropFirst(chunk.count)
+        if remaining.isEmpty { return finish(context, keepAlive: keepAlive) }
+        let bound = NIOLoopBound(context, eventLoop: context.eventLoop)
+        let delay = Int64(chunk.count) * 1_000_000 / Int64(rate)
+        context.eventLoop.scheduleTask(in: .microseconds(delay)) { self.sendThrottled(bound.value, remaining, rate: rate, keepAlive: keepAlive) }
     }
 
     /// Asks the key provider off the event loop (it talks to the scheduler), then answers on it.

@@ -23,15 +23,19 @@ public final class OriginServer: Sendable {
         public var port: Int
         /// Milliseconds to wait before answering each request (makes titles take a while).
         public var latencyMilliseconds: Int
-        /// Append one line per request here: `<epoch> <method> <path> <status> <bytes>`.
+        /// Append one line per request here: `<epoch> <method> <path> <status> <bytes> <range or ->`.
         public var accessLog: String?
+        /// Send bodies at most this fast per response (bytes/s, 0 = unlimited), in 16 KiB chunks.
+        public var throttleBytesPerSecond: Int
 
-        public init(root: URL, host: String = "127.0.0.1", port: Int = 8080, latencyMilliseconds: Int = 0, accessLog: String? = nil) {
+        public init(root: URL, host: String = "127.0.0.1", port: Int = 8080, latencyMilliseconds: Int = 0, accessLog: String? = nil,
+                    throttleBytesPerSecond: Int = 0) {
             self.root = root
             self.host = host
             self.port = port
             self.latencyMilliseconds = latencyMilliseconds
             self.accessLog = accessLog
+            self.throttleBytesPerSecond = throttleBytesPerSecond
         }
     }
 

@@ -27,11 +27,14 @@ struct Serve: ParsableCommand {
     var latencyMs = 0
     @Option(name: .customLong("access-log"), help: "Append a line per request to this file.")
     var accessLog: String?
+    @Option(name: .customLong("throttle-bps"), help: "Send each body at most this many bytes per second (0 = unlimited).")
+    var throttleBps = 0
 
     func run() throws {
         LoggingSystem.bootstrap(StreamLogHandler.standardError)
         let server = OriginServer(options: .init(root: URL(fileURLWithPath: root), host: host, port: port,
-                                                 latencyMilliseconds: latencyMs, accessLog: accessLog),
+                                                 latencyMilliseconds: latencyMs, accessLog: accessLog,
+                                                 throttleBytesPerSecond: throttleBps),
                                   logger: Logger(label: "stowage.origin"))
         let (channel, bound) = try server.start()
         FileHandle.standardOutput.write(Data("listening http://\(host):\(bound)/\n".utf8))

@@ -39,9 +39,10 @@ final class Harness: @unchecked Sendable {
     }
 
     /// Starts the origin on a free port and waits for its "listening" line.
-    func startOrigin(latencyMilliseconds: Int = 0) throws {
+    func startOrigin(latencyMilliseconds: Int = 0, throttleBytesPerSecond: Int = 0) throws {
         let out = root.appendingPathComponent("origin.out")
         let p = try spawn("origin", "stowage-origin", ["serve", "--root", media.path, "--port", "0", "--latency-ms", "\(latencyMilliseconds)",
+                                                       "--throttle-bps", "\(throttleBytesPerSecond)",
                                                        "--access-log", root.appendingPathComponent("access.log").path], stdout: out)
         _ = p
         try waitUntil(timeout: 20, "origin ready") {
@@ -168,6 +169,12 @@ final class Harness: @unchecked Sendable {
             usleep(100_000)
         }
         throw HarnessError("timed out after \(timeout) s waiting for \(what); logs in \(root.path)")
+    }
+
+    /// The origin's access log lines (`<epoch> <method> <path> <status> <bytes> <range>`).
+    func originLog() -> [[Substring]] {
+        let log = (try? String(contentsOf: root.appendingPathComponent("access.log"), encoding: .utf8)) ?? ""
+        return log.split(separator: "\n").map { $0.split(separator: " ") }
     }
 
     /// Number of GET requests the origin logged for a path suffix.

@@ -37,6 +37,33 @@ struct OperatorTests {
         #expect(try h.stowctl(["status", token]).0 == 1)
     }
 
+    @Test func resumeContinuesAPartialFileWithRange() throws {
+        let h = try Harness(name: "range")
+        try h.makeSample(seconds: 8)
+        try h.startOrigin(throttleBytesPerSecond: 120_000)
+        try h.startPipeline(schedulerArguments: ["--per-title", "1"])
+        let token = try h.submit("master.m3u8", ["--bitrate", "2000000"])
+        let video = h.home.appendingPathComponent("titles/\(token)/video")
+        func partSize() -> Int {
+            let names = (try? FileManager.default.contentsOfDirectory(atPath: video.path)) ?? []
+            return names.filter { $0.hasSuffix(".part") }.compactMap {
+                (try? FileManager.default.attributesOfItem(atPath: video.appendingPathComponent($0).path)[.size] as? Int) ?? nil
+            }.max() ?? 0
+        }
+        try h.waitUntil(timeout: 60, "a partial file of 60 KB") { partSize() >= 60_000 }
+        #expect(try h.stowctl(["pause", token]).0 == 0)
+        usleep(300_000)
+        #expect(partSize() >= 60_000, "partial bytes are kept while paused")
+        #expect(try h.stowctl(["resume", token]).0 == 0)
+        let final = try h.waitForFinal(token, timeout: 180)
+        #expect(final.state == .completed, "\(String(describing: final.error))")
+        let dir = URL(fileURLWithPath: try #require(final.localPlaylist)).deletingLastPathComponent()
+        _ = try OfflineCopy.compare(localMedia: dir.appendingPathComponent("video/index.m3u8"), originMedia: h.media.appendingPathComponent("v720p/index.m3u8"))
+        let resumed = h.originLog().filter { $0.count > 5 && $0[2].hasSuffix(".ts") && $0[5].hasPrefix("bytes=") && !$0[5].hasPrefix("bytes=0-") }
+        #expect(!resumed.isEmpty, "the paused file continued with a Range request")
+        #expect(resumed.allSatisfy { $0[3] == "206" })
+    }
+
     @Test func limitsChangeLive() throws {
         let h = try Harness(name: "limits")
         try FileManager.default.createDirectory(at: h.media, withIntermediateDirectories: true)
