@@ -130,11 +130,30 @@ extension SchedulerService {
         }
     }
 
-    /// Whether a title of `need` bytes fits beside what active titles were promised (the reservation ledger).
-    func diskRefusal(_ token: String, need: Int64) throws -> String? {
+    /// Free bytes on the filesystem holding the titles.
+    func freeBytes() -> Int64? {
         var info = statvfs()
         guard statvfs(options.home.titlesRoot.path, &info) == 0 else { return nil }
-        let free = Int64(info.f_bavail) * Int64(info.f_frsize)
+        return Int64(info.f_bavail) * Int64(info.f_frsize)
+    }
+
+    /// Titles suspended because the disk was full carry on once there is room again: the cushion plus
+    /// what the title still needs (at least 1 MiB, at most 8 MiB, so a large title restarts and fills up
+    /// in steps rather than waiting for all of its space).
+    func resumeAfterDiskFull() {
+        guard let waiting = try? store.titles(state: .suspended).filter({ $0.errorCode == ErrorCode.diskFull.rawValue }),
+              !waiting.isEmpty, let free = freeBytes(), let progress = try? store.progressByTitle() else { return }
+        for title in waiting {
+            let outstanding = max(0, (title.bytesEstimate ?? 0) - (progress[title.token]?.bytesVerified ?? 0))
+            guard free >= options.diskCushion + min(8 << 20, max(1 << 20, outstanding)) else { continue }
+            logger.info("space is back: resuming", metadata: ["token": "\(title.token)", "free": "\(free)"])
+            try? resume(title.token)
+        }
+    }
+
+    /// Whether a title of `need` bytes fits beside what active titles were promised (the reservation ledger).
+    func diskRefusal(_ token: String, need: Int64) throws -> String? {
+        guard let free = freeBytes() else { return nil }
         let progress = try store.progressByTitle()
         let active: Set<TitleState> = [.requested, .licensing, .licensed, .downloading, .verifying, .suspended]
         let others = try store.titles().filter { $0.token != token && active.contains($0.titleState) }.map {

@@ -153,6 +153,9 @@ extension SchedulerService {
                 try? FileManager.default.removeItem(at: options.home.titleDirectory(token).appendingPathComponent(r.localPath))
                 try retry(r, reason: "integrity: \(report.reason ?? "check failed")", code: .integrity)
             }
+        case (.fetch, .failed(let failure)) where failure.code == .diskFull:
+            logger.warning("disk full: suspending the title until space returns", metadata: ["token": "\(token)"])
+            try pause(token, reason: TitleError(code: .diskFull, message: "\(failure.message); suspended until space returns"))
         case (.fetch(let id), .failed(let failure)):
             guard let r = try store.resource(id: id) else { return }
             if !failure.retryable { return try fail(token, TitleError(code: failure.code, message: failure.message)) }

@@ -50,6 +50,7 @@ public final class SchedulerService {
     var attempts: [WorkItem: Int] = [:]
     var lastProgressEvent: [String: Double] = [:]
     var nextHeartbeat = 0.0
+    var nextDiskCheck = 0.0
     /// Messages dropped because they were malformed.
     public private(set) var droppedMessages = 0
 
@@ -154,6 +155,10 @@ public final class SchedulerService {
             for id in core.workers.keys { send(Array(id.utf8), FrameCodec.encode(.heartbeat)) }
             subscribers = subscribers.filter { $0.value.expires > t }
             nextHeartbeat = t + Double(WireProtocol.heartbeatMilliseconds) / 1000
+        }
+        if t >= nextDiskCheck {
+            nextDiskCheck = t + 2
+            resumeAfterDiskFull()
         }
         dispatch(now: t)
     }
