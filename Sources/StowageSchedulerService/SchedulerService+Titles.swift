@@ -15,7 +15,23 @@ extension SchedulerService {
             try queueWork(for: title)
             resumed += 1
         }
+        try reportMissingFiles()
         logger.info("recovered", metadata: ["titles": "\(resumed)", "leasesReissued": "\(reset)"])
+    }
+
+    /// Completed titles whose offline copy is gone are reported once (an event and `status.error`);
+    /// they never show as playable.
+    private func reportMissingFiles() throws {
+        for var title in try store.titles(state: .completed) where title.errorCode == nil {
+            let entry = options.home.titleDirectory(title.token).appendingPathComponent(title.localPlaylist ?? "master.m3u8")
+            guard !FileManager.default.fileExists(atPath: entry.path) else { continue }
+            let message = "files of the completed title are missing from \(options.home.titleDirectory(title.token).path)"
+            title.errorCode = ErrorCode.integrity.rawValue
+            title.errorMessage = message
+            try store.update(title)
+            try store.appendEvent(token: title.token, kind: "unrecoverable", detail: message)
+            logger.warning("unrecoverable at start-up", metadata: ["token": "\(title.token)", "reason": "\(message)"])
+        }
     }
 
     /// Queues what a title needs next, from what the store says of it.

@@ -64,6 +64,27 @@ struct OperatorTests {
         #expect(resumed.allSatisfy { $0[3] == "206" })
     }
 
+    @Test func missingFilesOfACompletedTitleAreReportedAtStartUp() throws {
+        let h = try Harness(name: "gone")
+        try h.makeSample(seconds: 4)
+        try h.startOrigin()
+        try h.startPipeline()
+        let (code, out) = try h.stowctl(["submit", h.originURL + "master.m3u8", "--wait"])
+        #expect(code == 0)
+        let token = try #require(out.split(separator: "\n").last.map(String.init))
+        #expect(h.terminate("scheduler") == 0)
+        try FileManager.default.removeItem(at: h.home.appendingPathComponent("titles/\(token)"))
+        try h.startScheduler()
+        try h.waitUntil(timeout: 20, "scheduler back") { (try? h.status(token)) != nil }
+        let status = try h.status(token)
+        #expect(!status.playableOffline)
+        #expect(status.error?.code == .integrity)
+        #expect(status.error?.message.contains("missing") == true)
+        let (playable, reason) = try h.stowctl(["playable", token])
+        #expect(playable == 1 && reason.contains("missing"))
+        #expect(try h.stowctl(["play", token]).0 == 1)
+    }
+
     @Test func limitsChangeLive() throws {
         let h = try Harness(name: "limits")
         try FileManager.default.createDirectory(at: h.media, withIntermediateDirectories: true)
