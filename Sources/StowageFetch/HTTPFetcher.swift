@@ -15,6 +15,8 @@ public final class HTTPFetcher: Sendable {
     public static let maxPlaylistBytes = 32 * 1024 * 1024
     let client: HTTPClient
     let logger: Logger
+    /// This worker's share of the global bandwidth cap.
+    public let rateLimiter = RateLimiter()
 
     public init(logger: Logger, connectionsPerHost: Int = 8) {
         var config = HTTPClient.Configuration(redirectConfiguration: .follow(max: 5, allowCycles: false),

@@ -68,6 +68,7 @@ extension HTTPFetcher {
                     try part.append(bytes)
                 }
                 written += Int64(buffer.readableBytes)
+                await rateLimiter.consume(buffer.readableBytes)
                 if written - lastReport >= 1 << 20 {
                     progress(written)
                     lastReport = written

@@ -42,12 +42,15 @@ public struct LimitsInfo: Codable, Sendable, Equatable {
     public var perTitle: Int?
     public var perHost: Int?
     public var licenses: Int?
+    /// Global download rate cap in bytes/s (0 = none).
+    public var bandwidth: Int64?
 
-    public init(titles: Int? = nil, perTitle: Int? = nil, perHost: Int? = nil, licenses: Int? = nil) {
+    public init(titles: Int? = nil, perTitle: Int? = nil, perHost: Int? = nil, licenses: Int? = nil, bandwidth: Int64? = nil) {
         self.titles = titles
         self.perTitle = perTitle
         self.perHost = perHost
         self.licenses = licenses
+        self.bandwidth = bandwidth
     }
 }
 

@@ -22,6 +22,7 @@ public enum Command: String, Sendable, CaseIterable {
     case reregister = "REREGISTER"
     case task = "TASK"
     case cancelTask = "CANCEL"
+    case limits = "LIMITS"
     case result = "RESULT"
     case progress = "PROGRESS"
     case bye = "BYE"

@@ -44,6 +44,14 @@ public struct TaskAssignment: Codable, Sendable, Equatable {
     }
 }
 
+/// `LIMITS`: this worker's share of the global limits (the scheduler splits the bandwidth cap across the
+/// download workers and sends it again whenever the cap or the set of workers changes).
+public struct WorkerLimits: Codable, Sendable, Equatable {
+    /// Bytes per second this worker may receive across all its fetches; nil = unlimited.
+    public var bytesPerSecond: Int64?
+    public init(bytesPerSecond: Int64?) { self.bytesPerSecond = bytesPerSecond }
+}
+
 /// `CANCEL`: stop working on a task (its title was canceled); no result is expected.
 public struct CancelTask: Codable, Sendable, Equatable {
     public var taskID: String

@@ -8,6 +8,12 @@ import ZeroMQ
 public protocol TaskHandler: Sendable {
     /// Carries out one task. `progress` may be called with bytes done so far (throttle it).
     func handle(_ task: TaskAssignment, progress: @escaping @Sendable (Int64) -> Void) async -> Outcome
+    /// The scheduler sent this worker's share of the global limits.
+    func apply(_ limits: WorkerLimits)
+}
+
+extension TaskHandler {
+    public func apply(_ limits: WorkerLimits) {}
 }
 
 /// The worker side of the protocol (Paranoid Pirate): register, heartbeat, detect a dead scheduler and
@@ -136,6 +142,10 @@ public final class WorkerRuntime: @unchecked Sendable {
         case .task:
             guard !stopping, let task = try? FrameCodec.body(TaskAssignment.self, from: envelope) else { return }
             start(task)
+        case .limits:
+            guard let limits = try? FrameCodec.body(WorkerLimits.self, from: envelope) else { return }
+            handler.apply(limits)
+            logger.info("limits", metadata: ["bytesPerSecond": "\(limits.bytesPerSecond.map(String.init) ?? "unlimited")"])
         case .cancelTask:
             guard let cancel = try? FrameCodec.body(CancelTask.self, from: envelope) else { return }
             running.withLock { $0[cancel.taskID]?.cancel() }

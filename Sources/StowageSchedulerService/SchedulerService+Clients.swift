@@ -71,7 +71,7 @@ extension SchedulerService {
         case .limits(let change):
             if let change { try applyLimits(change) }
             let l = core.limits
-            return .limits(LimitsInfo(titles: l.titlesAtOnce, perTitle: l.perTitle, perHost: l.perHost, licenses: l.licenses))
+            return .limits(LimitsInfo(titles: l.titlesAtOnce, perTitle: l.perTitle, perHost: l.perHost, licenses: l.licenses, bandwidth: bandwidth ?? 0))
         case .playable(let token):
             guard let title = try store.title(token) else { throw unknown(token) }
             return .play(try playability(title))
@@ -92,6 +92,11 @@ extension SchedulerService {
         l.perHost = change.perHost ?? l.perHost
         l.licenses = change.licenses ?? l.licenses
         core.limits = l
+        if let cap = change.bandwidth {
+            guard cap >= 0 else { throw TitleError(code: .refused, message: "--bandwidth must be 0 (none) or a positive number of bytes/s") }
+            bandwidth = cap > 0 ? cap : nil
+            shareBandwidth()
+        }
         logger.info("limits changed", metadata: ["titles": "\(l.titlesAtOnce)", "perTitle": "\(l.perTitle)", "perHost": "\(l.perHost)", "licenses": "\(l.licenses)"])
     }
 

@@ -19,6 +19,8 @@ public final class SchedulerService {
         public var maxAttempts = 8
         /// Free space always kept on the titles' filesystem (bytes).
         public var diskCushion: Int64 = 1 << 30
+        /// Global download rate cap, bytes/s (nil = none), split across the download workers.
+        public var bandwidth: Int64?
 
         public init(home: StowageHome, binds: [String], limits: Limits) {
             self.home = home
@@ -51,6 +53,9 @@ public final class SchedulerService {
     var lastProgressEvent: [String: Double] = [:]
     var nextHeartbeat = 0.0
     var nextDiskCheck = 0.0
+    /// The bandwidth cap in force (live-changeable) and the share last sent to each download worker.
+    lazy var bandwidth: Int64? = options.bandwidth
+    var sentShare: [String: Int64] = [:]
     /// Messages dropped because they were malformed.
     public private(set) var droppedMessages = 0
 
@@ -154,6 +159,7 @@ public final class SchedulerService {
         if t >= nextHeartbeat {
             for id in core.workers.keys { send(Array(id.utf8), FrameCodec.encode(.heartbeat)) }
             subscribers = subscribers.filter { $0.value.expires > t }
+            shareBandwidth()
             nextHeartbeat = t + Double(WireProtocol.heartbeatMilliseconds) / 1000
         }
         if t >= nextDiskCheck {
@@ -161,5 +167,19 @@ public final class SchedulerService {
             resumeAfterDiskFull()
         }
         dispatch(now: t)
+    }
+}
+
+extension SchedulerService {
+    /// Sends each download worker its share of the bandwidth cap when the cap or the workers change.
+    func shareBandwidth() {
+        let downloaders = core.workers.values.filter { $0.info.kind == .download }.map(\.id)
+        let share: Int64 = bandwidth.map { $0 > 0 ? max(1, $0 / Int64(max(1, downloaders.count))) : 0 } ?? 0
+        for id in downloaders where sentShare[id] != share {
+            if send(Array(id.utf8), FrameCodec.encode(.limits, WorkerLimits(bytesPerSecond: share > 0 ? share : nil))) {
+                sentShare[id] = share
+            }
+        }
+        sentShare = sentShare.filter { downloaders.contains($0.key) }
     }
 }

@@ -24,6 +24,8 @@ struct DownloadHandler: TaskHandler {
             return .failed(error)
         }
     }
+
+    func apply(_ limits: WorkerLimits) { fetcher.rateLimiter.setRate(limits.bytesPerSecond) }
 }
 
 struct DownloadWorkerCommand: ParsableCommand {

@@ -28,6 +28,8 @@ struct SchedulerCommand: ParsableCommand {
     var perHost: Int?
     @Option(help: "License requests in flight at once (default 4).")
     var licenses: Int?
+    @Option(help: "Global download rate cap in bytes/s, split across download workers (default: none).")
+    var bandwidth: Int64?
     @Option(name: .customLong("disk-cushion"), help: "Bytes always kept free where titles are stored (default 1073741824 = 1 GiB).")
     var diskCushion: Int64?
     @Option(help: "Write this process's pid to FILE.")
@@ -44,6 +46,7 @@ struct SchedulerCommand: ParsableCommand {
                             perHost: intOption(perHost, "per-host", default: 8), licenses: intOption(licenses, "licenses", default: 4))
         let shutdown = ShutdownSignal()
         var options = SchedulerService.Options(home: home, binds: binds, limits: limits)
+        options.bandwidth = (bandwidth ?? environmentOption("bandwidth").flatMap { Int64($0) }).flatMap { $0 > 0 ? $0 : nil }
         options.diskCushion = diskCushion ?? environmentOption("disk-cushion").flatMap { Int64($0) } ?? options.diskCushion
         do {
             let service = try SchedulerService(options: options, shutdown: shutdown, logger: logger)

@@ -44,16 +44,18 @@ struct LimitsCommand: ParsableCommand {
     @Option(name: .customLong("per-title"), help: "Segment fetches in flight per title.") var perTitle: Int?
     @Option(name: .customLong("per-host"), help: "Requests in flight to one origin host, across all workers.") var perHost: Int?
     @Option(help: "License requests in flight at once.") var licenses: Int?
+    @Option(help: "Global download rate cap in bytes/s (0 = none).") var bandwidth: Int64?
 
     func validate() throws {
         for (name, v) in [("titles", titles), ("per-title", perTitle), ("per-host", perHost), ("licenses", licenses)] {
             if let v, v < 1 { throw ValidationError("--\(name) must be at least 1") }
         }
+        if let bandwidth, bandwidth < 0 { throw ValidationError("--bandwidth must be 0 (none) or positive") }
     }
 
     func run() throws {
-        let change = LimitsInfo(titles: titles, perTitle: perTitle, perHost: perHost, licenses: licenses)
-        let any = titles != nil || perTitle != nil || perHost != nil || licenses != nil
+        let change = LimitsInfo(titles: titles, perTitle: perTitle, perHost: perHost, licenses: licenses, bandwidth: bandwidth)
+        let any = titles != nil || perTitle != nil || perHost != nil || licenses != nil || bandwidth != nil
         guard case .limits(let l) = try connection.client().request(.limits(any ? change : nil)).checked() else {
             throw Failure(description: "unexpected reply")
         }
@@ -62,5 +64,6 @@ struct LimitsCommand: ParsableCommand {
         print("fetches in flight per title:  \(l.perTitle ?? 0)")
         print("requests in flight per host:  \(l.perHost ?? 0)")
         print("license requests at once:     \(l.licenses ?? 0)")
+        print("bandwidth cap:                \((l.bandwidth ?? 0) > 0 ? "\(TitleFormatter.bytes(l.bandwidth))/s" : "none")")
     }
 }

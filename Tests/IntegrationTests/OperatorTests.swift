@@ -85,6 +85,24 @@ struct OperatorTests {
         #expect(try h.stowctl(["play", token]).0 == 1)
     }
 
+    @Test func bandwidthCapHolds() throws {
+        let h = try Harness(name: "rate")
+        try h.makeSample(seconds: 8)
+        try h.startOrigin()
+        try h.startPipeline()
+        let cap: Int64 = 400_000
+        #expect(try h.stowctl(["limits", "--bandwidth", "\(cap)"]).0 == 0)
+        usleep(1_500_000) // the share reaches the worker with the next heartbeat
+        let started = Date()
+        let (code, out) = try h.stowctl(["submit", h.originURL + "master.m3u8", "--bitrate", "2000000", "--wait"])
+        let elapsed = Date().timeIntervalSince(started)
+        #expect(code == 0)
+        let status = try h.status(try #require(out.split(separator: "\n").last.map(String.init)))
+        let floor = Double(status.bytesDownloaded) / Double(cap) - 1.5   // the bucket allows a one-second burst
+        print("[measure] \(status.bytesDownloaded) bytes under a \(cap) B/s cap took \(String(format: "%.2f", elapsed)) s (floor \(String(format: "%.2f", floor)) s)")
+        #expect(elapsed >= floor, "the cap held")
+    }
+
     @Test func limitsChangeLive() throws {
         let h = try Harness(name: "limits")
         try FileManager.default.createDirectory(at: h.media, withIntermediateDirectories: true)
@@ -92,7 +110,7 @@ struct OperatorTests {
         let (code, out) = try h.stowctl(["limits", "--titles", "3", "--per-host", "5", "--json"])
         #expect(code == 0)
         let limits = try JSONDecoder().decode(LimitsInfo.self, from: Data(out.utf8))
-        #expect(limits == LimitsInfo(titles: 3, perTitle: 6, perHost: 5, licenses: 4))
+        #expect(limits == LimitsInfo(titles: 3, perTitle: 6, perHost: 5, licenses: 4, bandwidth: 0))
         #expect(try h.stowctl(["limits", "--titles", "0"]).0 == 2)
     }
 }
