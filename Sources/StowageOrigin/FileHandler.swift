@@ -10,7 +10,28 @@ final class FileHandler: ChannelInboundHandler, @unchecked Sendable {
     private let server: OriginServer
     private var head: HTTPRequestHead?
 
+    private var serving = false
+    private var servingTitle: String?
+
     init(server: OriginServer) { self.server = server }
+
+    func channelActive(context: ChannelHandlerContext) {
+        server.stats.connectionOpened()
+        context.fireChannelActive()
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        server.stats.connectionClosed()
+        ended()
+        context.fireChannelInactive()
+    }
+
+    /// The request being served ended (answered, or its connection closed).
+    private func ended() {
+        if serving { server.stats.requestEnded(title: servingTitle) }
+        serving = false
+        servingTitle = nil
+    }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         switch unwrapInboundIn(data) {
@@ -19,6 +40,32 @@ final class FileHandler: ChannelInboundHandler, @unchecked Sendable {
         case .end:
             guard let head else { return }
             self.head = nil
+            if head.uri == "/__stats" {
+                let body = (try? JSONEncoder().encode(server.stats.snapshot)) ?? Data()
+                return send(context, head, status: .ok, body: body)
+            }
+            ended()
+            serving = true
+            servingTitle = OriginStats.title(of: head.uri)
+            server.stats.requestStarted(title: servingTitle)
+            if let fault = server.faults.draw(for: head.uri) {
+                server.stats.fault(fault.rawValue)
+                server.log?.record("\(Date().timeIntervalSince1970) \(head.method.rawValue) \(head.uri) FAULT-\(fault.rawValue) 0 -")
+                switch fault {
+                case .reset:
+                    return context.close(promise: nil)
+                case .truncate:
+                    return truncate(context, head)
+                case .unavailable:
+                    var headers = HTTPHeaders()
+                    headers.add(name: "Retry-After", value: "1")
+                    return send(context, head, status: .serviceUnavailable, body: Data("try again\n".utf8), headers: headers, logged: false)
+                case .stall:
+                    let bound = NIOLoopBound(context, eventLoop: context.eventLoop)
+                    context.eventLoop.scheduleTask(in: .seconds(3)) { self.respond(bound.value, head) }
+                    return
+                }
+            }
             let delay = server.options.latencyMilliseconds
             if delay > 0 {
                 let loopContext = NIOLoopBound(context, eventLoop: context.eventLoop)
@@ -61,14 +108,27 @@ final class FileHandler: ChannelInboundHandler, @unchecked Sendable {
         send(context, request, status: .ok, body: data, headers: headers)
     }
 
+    /// Promises the whole file, sends half of it, and closes: a truncated body.
+    private func truncate(_ context: ChannelHandlerContext, _ request: HTTPRequestHead) {
+        guard let url = server.file(for: request.uri), let data = try? Data(contentsOf: url, options: .mappedIfSafe) else {
+            return send(context, request, status: .notFound, body: Data("not found\n".utf8))
+        }
+        var headers = HTTPHeaders()
+        headers.add(name: "Content-Length", value: "\(data.count)")
+        context.write(wrapOutboundOut(.head(HTTPResponseHead(version: request.version, status: .ok, headers: headers))), promise: nil)
+        var buffer = context.channel.allocator.buffer(capacity: data.count / 2)
+        buffer.writeBytes(data.prefix(data.count / 2))
+        context.writeAndFlush(wrapOutboundOut(.body(.byteBuffer(buffer)))).whenComplete { _ in context.close(promise: nil) }
+    }
+
     private func send(_ context: ChannelHandlerContext, _ request: HTTPRequestHead, status: HTTPResponseStatus, body: Data,
-                      headers: HTTPHeaders = HTTPHeaders()) {
+                      headers: HTTPHeaders = HTTPHeaders(), logged: Bool = true) {
         var headers = headers
         headers.replaceOrAdd(name: "Content-Length", value: "\(body.count)")
         let keepAlive = request.isKeepAlive
         headers.replaceOrAdd(name: "Connection", value: keepAlive ? "keep-alive" : "close")
         context.write(wrapOutboundOut(.head(HTTPResponseHead(version: request.version, status: status, headers: headers))), promise: nil)
-        server.log?.record("\(Date().timeIntervalSince1970) \(request.method.rawValue) \(request.uri) \(status.code) \(request.method == .HEAD ? 0 : body.count) \(request.headers.first(name: "Range")?.replacingOccurrences(of: " ", with: "") ?? "-")")
+        if logged { server.log?.record("\(Date().timeIntervalSince1970) \(request.method.rawValue) \(request.uri) \(status.code) \(request.method == .HEAD ? 0 : body.count) \(request.headers.first(name: "Range")?.replacingOccurrences(of: " ", with: "") ?? "-")") }
         let rate = server.options.throttleBytesPerSecond
         if rate > 0 && request.method != .HEAD && !body.isEmpty {
             context.flush()
@@ -84,6 +144,7 @@ final class FileHandler: ChannelInboundHandler, @unchecked Sendable {
     }
 
     private func finish(_ context: ChannelHandlerContext, keepAlive: Bool) {
+        ended()
         let done = context.writeAndFlush(wrapOutboundOut(.end(nil)))
         if !keepAlive {
             let channel = context.channel

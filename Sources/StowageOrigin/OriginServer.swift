@@ -27,6 +27,9 @@ public final class OriginServer: Sendable {
         public var accessLog: String?
         /// Send bodies at most this fast per response (bytes/s, 0 = unlimited), in 16 KiB chunks.
         public var throttleBytesPerSecond: Int
+        /// Probability of a fault on each media request (0 = none), and the seed of the draw.
+        public var faultProbability: Double = 0
+        public var faultSeed: UInt64 = 1
 
         public init(root: URL, host: String = "127.0.0.1", port: Int = 8080, latencyMilliseconds: Int = 0, accessLog: String? = nil,
                     throttleBytesPerSecond: Int = 0) {
@@ -43,11 +46,15 @@ public final class OriginServer: Sendable {
     let logger: Logger
     let log: AccessLog?
     let keyProvider: KeyProvider?
+    /// What this server observed (served at `/__stats`).
+    public let stats = OriginStats()
+    let faults: FaultInjector
 
     public init(options: Options, logger: Logger, keyProvider: KeyProvider? = nil) {
         self.options = options
         self.logger = logger
         self.keyProvider = keyProvider
+        faults = FaultInjector(probability: options.faultProbability, seed: options.faultSeed)
         log = options.accessLog.map(AccessLog.init(path:))
     }
 

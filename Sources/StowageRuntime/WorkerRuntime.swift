@@ -113,6 +113,7 @@ public final class WorkerRuntime: @unchecked Sendable {
                     _ = try Poller.poll([.fileDescriptor(outbox.waker.fd, .readable)], timeoutMilliseconds: 100)
                 }
                 backoff = min(backoff * 2, Double(WireProtocol.reconnectMaxMilliseconds) / 1000)
+                abandonTasks()
                 socket = try openSocket()
                 register(socket)
                 lastHeard = monotonic()
@@ -136,6 +137,7 @@ public final class WorkerRuntime: @unchecked Sendable {
             logger.info("registered")
         case .reregister:
             logger.info("scheduler asked to register again")
+            abandonTasks()
             register(socket)
         case .heartbeat:
             break
@@ -152,6 +154,14 @@ public final class WorkerRuntime: @unchecked Sendable {
         default:
             logger.debug("ignored \(envelope.command.rawValue)")
         }
+    }
+
+    /// Tasks leased by a scheduler that no longer knows us are stale: stop them (a fetch keeps its
+    /// partial bytes for the next attempt) so they do not run beside the work the new lease-holder hands out.
+    private func abandonTasks() {
+        let stale = running.withLock { $0.values }
+        if !stale.isEmpty { logger.info("abandoning stale tasks", metadata: ["tasks": "\(stale.count)"]) }
+        for task in stale { task.cancel() }
     }
 
     private func start(_ task: TaskAssignment) {

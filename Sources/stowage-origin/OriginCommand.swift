@@ -29,12 +29,18 @@ struct Serve: ParsableCommand {
     var accessLog: String?
     @Option(name: .customLong("throttle-bps"), help: "Send each body at most this many bytes per second (0 = unlimited).")
     var throttleBps = 0
+    @Option(help: "Probability (0…1) of a fault on each media request: reset, truncated body, 503 + Retry-After, stall.")
+    var faults = 0.0
+    @Option(help: "Seed of the fault draw.")
+    var seed: UInt64 = 1
 
     func run() throws {
         LoggingSystem.bootstrap(StreamLogHandler.standardError)
-        let server = OriginServer(options: .init(root: URL(fileURLWithPath: root), host: host, port: port,
-                                                 latencyMilliseconds: latencyMs, accessLog: accessLog,
-                                                 throttleBytesPerSecond: throttleBps),
+        var options = OriginServer.Options(root: URL(fileURLWithPath: root), host: host, port: port,
+                                           latencyMilliseconds: latencyMs, accessLog: accessLog, throttleBytesPerSecond: throttleBps)
+        options.faultProbability = faults
+        options.faultSeed = seed
+        let server = OriginServer(options: options,
                                   logger: Logger(label: "stowage.origin"))
         let (channel, bound) = try server.start()
         FileHandle.standardOutput.write(Data("listening http://\(host):\(bound)/\n".utf8))

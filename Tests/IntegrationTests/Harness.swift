@@ -39,10 +39,10 @@ final class Harness: @unchecked Sendable {
     }
 
     /// Starts the origin on a free port and waits for its "listening" line.
-    func startOrigin(latencyMilliseconds: Int = 0, throttleBytesPerSecond: Int = 0) throws {
+    func startOrigin(latencyMilliseconds: Int = 0, throttleBytesPerSecond: Int = 0, extra: [String] = []) throws {
         let out = root.appendingPathComponent("origin.out")
         let p = try spawn("origin", "stowage-origin", ["serve", "--root", media.path, "--port", "0", "--latency-ms", "\(latencyMilliseconds)",
-                                                       "--throttle-bps", "\(throttleBytesPerSecond)",
+                                                       "--throttle-bps", "\(throttleBytesPerSecond)"] + extra + [
                                                        "--access-log", root.appendingPathComponent("access.log").path], stdout: out)
         _ = p
         try waitUntil(timeout: 20, "origin ready") {

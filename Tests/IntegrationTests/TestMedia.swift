@@ -20,6 +20,21 @@ enum TestMedia {
         return text
     }
 
+    /// Runs a command and returns (status, stdout) without throwing on failure.
+    static func shOutput(_ command: String, in directory: URL) throws -> (Int32, String) {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/bin/bash")
+        p.arguments = ["-c", command]
+        p.currentDirectoryURL = directory
+        let out = Pipe()
+        p.standardOutput = out
+        p.standardError = FileHandle.nullDevice
+        try p.run()
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        return (p.terminationStatus, String(decoding: data, as: UTF8.self))
+    }
+
     static let source = "-f lavfi -i testsrc2=size=640x360:rate=25 -f lavfi -i sine=frequency=440:sample_rate=48000"
 
     /// Three TS variants (low/mid/high), two audio languages (en default, de), WebVTT subtitles (en, fr)

@@ -1,0 +1,80 @@
+import Foundation
+import StowageProtocol
+import Testing
+
+/// Many titles through a fault-injecting origin while the scheduler and the workers are killed with
+/// `kill -9` and restarted. Sized by STOWAGE_CHAOS_TITLES / STOWAGE_CHAOS_ROUNDS (CI runs the small
+/// default; Benchmarks/chaos.sh runs a big one).
+@Suite("Chaos", .serialized)
+struct ChaosTests {
+    struct OriginSnapshot: Decodable {
+        var maxConnections: Int
+        var maxInFlight: Int
+        var maxTitlesAtOnce: Int
+        var requests: Int
+        var faults: [String: Int]
+    }
+
+    @Test func everyTitleCompletesThroughFaultsAndKills() throws {
+        let env = ProcessInfo.processInfo.environment
+        let titles = Int(env["STOWAGE_CHAOS_TITLES"] ?? "") ?? 10
+        let rounds = Int(env["STOWAGE_CHAOS_ROUNDS"] ?? "") ?? 8
+        let seconds = Int(env["STOWAGE_CHAOS_SECONDS"] ?? "") ?? 6
+        let h = try Harness(name: "chaos")
+        try h.makeSample(seconds: seconds)
+        for t in 0..<titles {
+            _ = try TestMedia.sh("mkdir -p t\(t) && cp -r v360p vEnglish master.m3u8 t\(t)/", in: h.media)
+        }
+        try h.startOrigin(latencyMilliseconds: 60, extra: ["--faults", "0.15", "--seed", "7"])
+        let perHost = 4, titlesAtOnce = 2
+        let schedulerArgs = ["--per-host", "\(perHost)", "--titles", "\(titlesAtOnce)", "--per-title", "3"]
+        try h.startScheduler(schedulerArgs)
+        try h.startWorker("license")
+        try h.startWorker("integrity")
+        try h.startWorker("download", name: "download-a")
+        try h.startWorker("download", name: "download-b")
+        try h.waitUntil(timeout: 20, "workers registered") { (try? h.workers().count) == 4 }
+        var tokens: [String] = []
+        for t in 0..<titles { tokens.append(try h.submit("t\(t)/master.m3u8", ["--name", "chaos-\(t)"])) }
+
+        var kills = 0
+        var generation = 0
+        for round in 0..<rounds {
+            usleep(700_000)
+            if round % 3 == 2 {
+                h.kill9("scheduler")
+                try h.startScheduler(schedulerArgs)
+            } else {
+                let name = round % 2 == 0 ? "download-a" : "download-b"
+                h.kill9(name)
+                generation += 1
+                try h.startWorker("download", name: name)
+            }
+            kills += 1
+            if round % 4 == 3 {
+                h.kill9("integrity")
+                try h.startWorker("integrity")
+                kills += 1
+            }
+        }
+        var finals: [TitleStatus] = []
+        for token in tokens { finals.append(try h.waitForFinal(token, timeout: 300)) }
+        for (t, status) in finals.enumerated() {
+            #expect(status.state == .completed, "chaos-\(t): \(String(describing: status.error))")
+            guard let playlist = status.localPlaylist else { continue }
+            let dir = URL(fileURLWithPath: playlist).deletingLastPathComponent()
+            _ = try OfflineCopy.compare(localMedia: dir.appendingPathComponent("video/index.m3u8"),
+                                        originMedia: h.media.appendingPathComponent("t\(t)/v360p/index.m3u8"))
+            _ = try OfflineCopy.compare(localMedia: dir.appendingPathComponent("audio-en/index.m3u8"),
+                                        originMedia: h.media.appendingPathComponent("t\(t)/vEnglish/index.m3u8"))
+        }
+        let (_, statsText) = try TestMedia.shOutput("curl -s \(h.originURL)__stats", in: h.root)
+        let stats = try JSONDecoder().decode(OriginSnapshot.self, from: Data(statsText.utf8))
+        let files = finals.reduce(0) { $0 + $1.segmentsTotal }
+        let complete = h.originLog().filter { $0.count > 3 && $0[2].hasSuffix(".ts") && ($0[3] == "200" || $0[3] == "206") }.count
+        print("[measure] chaos: \(titles) titles, \(files) files, \(kills) kills, faults \(stats.faults), \(complete) complete answers, origin max connections \(stats.maxConnections), max requests in flight \(stats.maxInFlight), max titles at once \(stats.maxTitlesAtOnce)")
+        #expect(stats.maxInFlight <= perHost, "requests in flight at the origin never exceed --per-host")
+        #expect(stats.maxTitlesAtOnce <= titlesAtOnce, "titles downloading at once never exceed --titles")
+        #expect(complete - files <= kills * perHost, "files fetched again are at most those in flight at the kills")
+    }
+}
