@@ -77,10 +77,14 @@ extension HTTPFetcher {
         } catch let f as TaskFailure {
             throw f
         } catch {
-            throw Self.networkFailure(error, url: work.url)
+            var f = Self.networkFailure(error, url: work.url)
+            f.madeProgress = written > resumeFrom
+            throw f
         }
         if let contentLength, contentLength != written {
-            throw TaskFailure(code: .network, message: "\(work.url): body ended after \(written) of \(contentLength) bytes", retryable: true)
+            var f = TaskFailure(code: .network, message: "\(work.url): body ended after \(written) of \(contentLength) bytes", retryable: true)
+            f.madeProgress = written > resumeFrom
+            throw f
         }
         if let expected = work.rangeLength, expected != written {
             throw TaskFailure(code: .network, message: "\(work.url): got \(written) bytes of a \(expected)-byte range", retryable: true)

@@ -103,6 +103,8 @@ public struct TaskFailure: Codable, Sendable, Equatable, Error {
     public var retryAfter: Double?
     /// The origin host that failed, when the failure is the host's (for adaptive per-host concurrency).
     public var host: String?
+    /// The attempt stored new bytes before failing (kept for the next attempt): the retry counter is reset.
+    public var madeProgress: Bool?
 
     public init(code: ErrorCode, message: String, retryable: Bool, retryAfter: Double? = nil, host: String? = nil) {
         self.code = code

@@ -164,7 +164,9 @@ extension SchedulerService {
                 core.slowDown(host: host, resumeAt: t + wait, recoverAt: t + wait + 30)
                 logger.info("origin asked to slow down", metadata: ["host": "\(host)", "retryAfter": "\(wait)"])
             }
-            try retry(r, reason: failure.message, code: failure.code, retryAfter: failure.retryAfter)
+            var counted = r
+            if failure.madeProgress == true { counted.attempts = 0 } // progress was made: the counter starts over
+            try retry(counted, reason: failure.message, code: failure.code, retryAfter: failure.retryAfter)
         case (.verify, .failed(let failure)):
             logger.warning("verification could not run; trying again", metadata: ["token": "\(token)", "error": "\(failure.message)"])
             delayed.append((now() + 1, lease.item))

@@ -118,6 +118,13 @@ struct PipelineTests {
         #expect(live.error?.message.contains("live playlist") == true)
         let gone = try h.waitForFinal(try h.submit("missing.m3u8"))
         #expect(gone.error?.code == .sourceGone)
+        // A permanent error on a segment (404) fails the title, naming the URL and the status.
+        try "#EXTM3U\n#EXT-X-TARGETDURATION:2\n#EXTINF:2,\nnot-there.ts\n#EXT-X-ENDLIST\n"
+            .write(to: h.media.appendingPathComponent("hole.m3u8"), atomically: true, encoding: .utf8)
+        let hole = try h.waitForFinal(try h.submit("hole.m3u8"))
+        #expect(hole.state == .failed)
+        #expect(hole.error?.code == .httpStatus)
+        #expect(hole.error?.message.contains("not-there.ts") == true && hole.error?.message.contains("404") == true)
         // Usage errors exit 2.
         #expect(try h.stowctl(["submit", "ftp://x/y.m3u8"]).0 == 2)
     }
