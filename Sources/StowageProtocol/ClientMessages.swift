@@ -28,6 +28,13 @@ public enum ClientOperation: Codable, Sendable, Equatable {
     case delete(token: String)
     /// Read (nil) or change the live limits (answers `.limits`).
     case limits(LimitsInfo?)
+    /// Renew a title's license without re-downloading (new terms / license URL optional). Answers `.title`
+    /// at once; the renewal's end shows in `status.license` (or `licenseError` in `license`).
+    case renew(token: String, terms: RequestedTerms?, licenseURL: String?)
+    /// License terms and state of a title (answers `.license`).
+    case license(token: String)
+    /// Media actually played (seconds of segments served by `stowctl play`), for total-play-time limits.
+    case played(token: String, seconds: Double)
     /// Whether the title can be played offline now (answers `.playable`).
     case playable(token: String)
     /// Authorise one play: checks playability, counts the play (answers `.play`).
@@ -77,13 +84,21 @@ public struct SubmitRequest: Codable, Sendable, Equatable {
     public var priority: Int
     public var headers: [Header]
     public var selection: Selection
+    public var terms: RequestedTerms?
+    public var licenseURL: String?
+    /// `preload`: acquire the license only; a later submit of the same URL downloads.
+    public var preloadOnly: Bool
 
-    public init(url: String, name: String?, priority: Int, headers: [Header], selection: Selection) {
+    public init(url: String, name: String?, priority: Int, headers: [Header], selection: Selection,
+                terms: RequestedTerms? = nil, licenseURL: String? = nil, preloadOnly: Bool = false) {
         self.url = url
         self.name = name
         self.priority = priority
         self.headers = headers
         self.selection = selection
+        self.terms = terms
+        self.licenseURL = licenseURL
+        self.preloadOnly = preloadOnly
     }
 }
 
@@ -104,6 +119,7 @@ public enum ReplyBody: Codable, Sendable, Equatable {
     case titles([TitleStatus])
     case workers([WorkerInfo])
     case play(PlayAuthorization)
+    case license(LicenseReport)
     case limits(LimitsInfo)
     /// A content key, base64.
     case key(String)
@@ -145,5 +161,31 @@ public struct WorkerInfo: Codable, Sendable, Equatable {
         self.tasksInHand = tasksInHand
         self.lastSeenSecondsAgo = lastSeenSecondsAgo
         self.alive = alive
+    }
+}
+
+/// `stowctl license`: the terms in force, and the last renewal error if any.
+public struct LicenseReport: Codable, Sendable, Equatable {
+    public var token: String
+    public var license: LicenseStatus?
+    public var licenseURL: String?
+    public var forceExpired: Bool
+    public var renewalSuggested: Bool
+    public var renewing: Bool
+    public var lastError: String?
+    public var playable: Bool
+    public var reason: String?
+
+    public init(token: String, license: LicenseStatus?, licenseURL: String?, forceExpired: Bool, renewalSuggested: Bool,
+                renewing: Bool, lastError: String?, playable: Bool, reason: String?) {
+        self.token = token
+        self.license = license
+        self.licenseURL = licenseURL
+        self.forceExpired = forceExpired
+        self.renewalSuggested = renewalSuggested
+        self.renewing = renewing
+        self.lastError = lastError
+        self.playable = playable
+        self.reason = reason
     }
 }

@@ -79,11 +79,69 @@ public struct LicenseWork: Codable, Sendable, Equatable {
     public var headers: [Header]
     /// Key URIs the plan references (empty for a clear title).
     public var keyURIs: [String]
+    /// What the user asked for (nil: no terms, a clear or unrestricted title).
+    public var terms: RequestedTerms?
+    /// A JSON license API to ask (identity and authorisation in its query string).
+    public var licenseURL: String?
+    /// A renewal of a license already held.
+    public var renewal: Bool
 
-    public init(url: String, headers: [Header], keyURIs: [String]) {
+    public init(url: String, headers: [Header], keyURIs: [String], terms: RequestedTerms? = nil, licenseURL: String? = nil, renewal: Bool = false) {
         self.url = url
         self.headers = headers
         self.keyURIs = keyURIs
+        self.terms = terms
+        self.licenseURL = licenseURL
+        self.renewal = renewal
+    }
+}
+
+/// License terms as requested (`--purchase`, `--rental`, `--play-duration`, `--play-count`, `--play-time`).
+public struct RequestedTerms: Codable, Sendable, Equatable {
+    public var kind: LicenseKind
+    public var rentalSeconds: Double?
+    public var playDurationSeconds: Double?
+    public var playCount: Int?
+    public var playTimeSeconds: Double?
+
+    public init(kind: LicenseKind, rentalSeconds: Double? = nil, playDurationSeconds: Double? = nil, playCount: Int? = nil, playTimeSeconds: Double? = nil) {
+        self.kind = kind
+        self.rentalSeconds = rentalSeconds
+        self.playDurationSeconds = playDurationSeconds
+        self.playCount = playCount
+        self.playTimeSeconds = playTimeSeconds
+    }
+}
+
+/// License terms as granted; `expiresAt` is absolute (seconds since 1970).
+public struct GrantedTerms: Codable, Sendable, Equatable {
+    public var kind: LicenseKind
+    public var requestedAt: Double
+    public var expiresAt: Double?
+    public var playDurationSeconds: Double?
+    public var playCount: Int?
+    public var playTimeSeconds: Double?
+    public var forceExpired: Bool
+    public var renewalSuggested: Bool
+
+    public init(kind: LicenseKind, requestedAt: Double, expiresAt: Double? = nil, playDurationSeconds: Double? = nil, playCount: Int? = nil,
+                playTimeSeconds: Double? = nil, forceExpired: Bool = false, renewalSuggested: Bool = false) {
+        self.kind = kind
+        self.requestedAt = requestedAt
+        self.expiresAt = expiresAt
+        self.playDurationSeconds = playDurationSeconds
+        self.playCount = playCount
+        self.playTimeSeconds = playTimeSeconds
+        self.forceExpired = forceExpired
+        self.renewalSuggested = renewalSuggested
+    }
+
+    /// The terms a request gets when no license server decides (the operator's own policy).
+    public init(requested: RequestedTerms?, at requestedAt: Double) {
+        self.init(kind: requested?.kind ?? .none, requestedAt: requestedAt,
+                  expiresAt: requested?.rentalSeconds.map { requestedAt + $0 },
+                  playDurationSeconds: requested?.playDurationSeconds, playCount: requested?.playCount,
+                  playTimeSeconds: requested?.playTimeSeconds)
     }
 }
 
@@ -157,16 +215,14 @@ public struct VerifyReport: Codable, Sendable, Equatable {
     }
 }
 
-/// What the license worker granted.
+/// What the license worker obtained.
 public struct LicenseGrant: Codable, Sendable, Equatable {
-    public var kind: LicenseKind
-    public var expiresAt: Double?
+    public var terms: GrantedTerms
     /// Content keys, in the order of `LicenseWork.keyURIs`, base64. Never logged.
     public var keys: [String]
 
-    public init(kind: LicenseKind, expiresAt: Double? = nil, keys: [String] = []) {
-        self.kind = kind
-        self.expiresAt = expiresAt
+    public init(terms: GrantedTerms, keys: [String] = []) {
+        self.terms = terms
         self.keys = keys
     }
 }

@@ -72,6 +72,17 @@ extension SchedulerService {
             if let change { try applyLimits(change) }
             let l = core.limits
             return .limits(LimitsInfo(titles: l.titlesAtOnce, perTitle: l.perTitle, perHost: l.perHost, licenses: l.licenses, bandwidth: bandwidth ?? 0))
+        case .renew(let token, let terms, let licenseURL):
+            try renew(token, terms: terms, licenseURL: licenseURL)
+            return .title(try status(of: store.title(token)!, progress: store.progress(token: token)))
+        case .license(let token):
+            return .license(try licenseReport(token))
+        case .played(let token, let seconds):
+            guard var title = try store.title(token) else { throw unknown(token) }
+            guard seconds.isFinite, seconds >= 0, seconds < 86_400 else { throw TitleError(code: .refused, message: "played seconds out of range") }
+            title.playedSeconds += seconds
+            try store.update(title)
+            return .ok
         case .playable(let token):
             guard let title = try store.title(token) else { throw unknown(token) }
             return .play(try playability(title))
@@ -108,8 +119,15 @@ extension SchedulerService {
         guard let url = URL(string: submit.url), let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme), url.host != nil else {
             throw TitleError(code: .refused, message: "'\(submit.url.prefix(200))' is not an http(s) URL of an HLS playlist")
         }
-        if let existing = try store.liveTitle(url: submit.url) {
+        if var existing = try store.liveTitle(url: submit.url) {
             logger.info("submit reuses the existing title", metadata: ["token": "\(existing.token)"])
+            if existing.titleState == .licensed && !submit.preloadOnly {
+                // Preloaded: the license is there; now download.
+                existing.preloadOnly = false
+                try store.update(existing)
+                core.addTitle(existing.token, priority: existing.priority, requestedAt: existing.requestedAt)
+                try startDownloading(existing.token)
+            }
             return existing.token
         }
         let token = Self.newToken()
@@ -117,7 +135,11 @@ extension SchedulerService {
         let record = TitleRecord(token: token, url: submit.url, name: submit.name, state: .requested, priority: submit.priority,
                                  selection: String(decoding: try encoder.encode(submit.selection), as: UTF8.self),
                                  headers: String(decoding: try encoder.encode(submit.headers), as: UTF8.self), requestedAt: now())
-        try store.insert(record)
+        var stored = record
+        stored.requestedTerms = try submit.terms.map { String(decoding: try encoder.encode($0), as: UTF8.self) }
+        stored.licenseURL = submit.licenseURL
+        stored.preloadOnly = submit.preloadOnly
+        try store.insert(stored)
         try store.appendEvent(token: token, kind: "state", detail: "requested \(submit.url)")
         core.addTitle(token, priority: submit.priority, requestedAt: record.requestedAt)
         core.enqueue(resolveItem(record))
@@ -140,11 +162,7 @@ extension SchedulerService {
         let expected: Int64? = title.titleState == .completed ? progress.bytesVerified : title.bytesEstimate
         var fraction = progress.total > 0 ? Double(progress.verified) / Double(progress.total) : 0
         if title.titleState == .completed { fraction = 1 }
-        let license: LicenseStatus? = title.licenseKind.map { kind in
-            let expired = title.licenseExpiresAt.map { $0 <= now() } ?? false
-            return LicenseStatus(kind: LicenseKind(rawValue: kind) ?? .none, requestedAt: iso8601(title.licenseRequestedAt),
-                                 expiresAt: iso8601(title.licenseExpiresAt), expired: expired)
-        }
+        let license = licenseStatus(title)
         let local = title.localPlaylist.map { options.home.titleDirectory(title.token).appendingPathComponent($0).path }
         let playable = title.titleState == .completed && ((try? playability(title, thorough: false))?.playable ?? false)
         let error = title.errorCode.map { TitleError(code: ErrorCode(rawValue: $0) ?? .internal, message: title.errorMessage ?? "") }

@@ -7,7 +7,7 @@ import StowageStore
 extension SchedulerService {
     /// The playability verdict for a title right now. `thorough` checks every file (play, playable);
     /// otherwise only the entry playlist (status and list, which must stay cheap for many titles).
-    func playability(_ title: TitleRecord, thorough: Bool = true) throws -> PlayAuthorization {
+    func playability(_ title: TitleRecord, thorough: Bool = true, startingPlay: Bool = false) throws -> PlayAuthorization {
         let dir = options.home.titleDirectory(title.token)
         let entry = title.localPlaylist
         var filesPresent = entry.map { FileManager.default.fileExists(atPath: dir.appendingPathComponent($0).path) } ?? false
@@ -17,9 +17,13 @@ extension SchedulerService {
             }
         }
         let keysPresent = try store.keys(token: title.token).allSatisfy { $0.wrapped != nil }
-        let facts = PlaybackPolicy.Facts(completed: title.titleState == .completed, expiresAt: title.licenseExpiresAt,
+        let facts = PlaybackPolicy.Facts(completed: title.titleState == .completed, expiresAt: nil,
                                          filesPresent: filesPresent, keysPresent: keysPresent, now: now())
-        if let reason = PlaybackPolicy.refusal(facts) {
+        var refusal = PlaybackPolicy.refusal(facts)
+        if refusal == nil, let t = terms(of: title) {
+            refusal = LicensePolicy.refusal(t, usage(of: title), now: now(), clockRolledBack: clockRolledBack(for: title), startingPlay: startingPlay)
+        }
+        if let reason = refusal {
             return PlayAuthorization(playable: false, reason: reason, directory: nil, entryPlaylist: nil)
         }
         return PlayAuthorization(playable: true, reason: nil, directory: dir.path, entryPlaylist: entry)
@@ -28,7 +32,7 @@ extension SchedulerService {
     /// `play`: authorise and count one play.
     func authorizePlay(_ token: String) throws -> PlayAuthorization {
         guard var title = try store.title(token) else { throw unknownTitle(token) }
-        let verdict = try playability(title)
+        let verdict = try playability(title, startingPlay: true)
         guard verdict.playable else { return verdict }
         title.playCount += 1
         title.firstPlayedAt = title.firstPlayedAt ?? now()

@@ -81,7 +81,9 @@ extension SchedulerService {
             let selection = decode(Selection.self, title.selection) ?? Selection()
             return .resolve(ResolveWork(url: title.url, headers: headers, selection: selection))
         case .license:
-            return .license(LicenseWork(url: title.url, headers: headers, keyURIs: try store.keys(token: item.token).map(\.uri)))
+            return .license(LicenseWork(url: title.url, headers: headers, keyURIs: try store.keys(token: item.token).map(\.uri),
+                                        terms: title.requestedTerms.flatMap { decode(RequestedTerms.self, $0) },
+                                        licenseURL: title.licenseURL, renewal: title.licenseTerms != nil))
         case .fetch(let id):
             guard let r = try store.resource(id: id) else { return nil }
             return .fetch(FetchWork(url: r.url, headers: headers, rangeOffset: r.rangeOffset, rangeLength: r.rangeLength,
@@ -96,7 +98,9 @@ extension SchedulerService {
     /// Carries out what a finished task means for its title.
     private func apply(_ outcome: Outcome, of lease: Lease) throws {
         let token = lease.item.token
-        guard var title = try store.title(token), !title.titleState.isFinal else { return }
+        guard let title = try store.title(token) else { return }
+        let renewalOfCompleted = lease.item.kind == .license && title.titleState == .completed
+        guard !title.titleState.isFinal || renewalOfCompleted else { return }
         switch (lease.item.kind, outcome) {
         case (.resolve, .resolved(let plan)):
             guard !plan.resources.isEmpty else {
@@ -110,24 +114,11 @@ extension SchedulerService {
             try transition(token, to: .licensing)
             core.enqueue(WorkItem(token: token, kind: .license))
         case (.license, .licensed(let grant)):
-            let expected = try store.keys(token: token)
-            guard grant.keys.count == expected.count else {
-                return try fail(token, TitleError(code: .license, message: "license worker returned \(grant.keys.count) keys for \(expected.count) key URIs"))
+            do { try applyLicense(grant, token: token) } catch let error as TitleError {
+                try licenseFailed(TaskFailure(code: error.code, message: error.message, retryable: false), lease: lease)
             }
-            var wrapped: [Int: Data] = [:]
-            for (i, text) in grant.keys.enumerated() {
-                guard let raw = Data(base64Encoded: text), raw.count == 16 else {
-                    return try fail(token, TitleError(code: .license, message: "key \(i) is not a 16-byte AES-128 key"))
-                }
-                wrapped[i] = try vault.wrap(Array(raw), token: token, index: i)
-            }
-            try store.saveWrappedKeys(token: token, wrapped)
-            title = try store.title(token) ?? title
-            title.licenseKind = grant.kind.rawValue
-            title.licenseRequestedAt = lease.issuedAt
-            title.licenseExpiresAt = grant.expiresAt
-            try store.update(title)
-            try startDownloading(token)
+        case (.license, .failed(let failure)):
+            try licenseFailed(failure, lease: lease)
         case (.fetch(let id), .fetched(let report)):
             guard var r = try store.resource(id: id) else { return }
             if let expected = r.rangeLength, expected != report.bytes {

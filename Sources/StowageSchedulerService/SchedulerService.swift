@@ -21,6 +21,8 @@ public final class SchedulerService {
         public var diskCushion: Int64 = 1 << 30
         /// Global download rate cap, bytes/s (nil = none), split across the download workers.
         public var bandwidth: Int64?
+        /// Renew licenses automatically this many seconds before they end (nil = never).
+        public var autoRenewBefore: Double?
 
         public init(home: StowageHome, binds: [String], limits: Limits) {
             self.home = home
@@ -56,6 +58,11 @@ public final class SchedulerService {
     /// The bandwidth cap in force (live-changeable) and the share last sent to each download worker.
     lazy var bandwidth: Int64? = options.bandwidth
     var sentShare: [String: Int64] = [:]
+    /// Titles with a license renewal queued or running.
+    var renewing: Set<String> = []
+    /// Bumped each time the wall clock is seen going back (persisted).
+    lazy var clockEpoch: Int = (try? store.setting("clock.epoch")).flatMap { $0.flatMap(Int.init) } ?? 0
+    var nextClockCheck = 0.0
     /// Messages dropped because they were malformed.
     public private(set) var droppedMessages = 0
 
@@ -87,6 +94,7 @@ public final class SchedulerService {
 
     /// Serves until SIGTERM.
     public func run() throws {
+        checkClock()
         try recover()
         while !shutdown.isRequested {
             let ready = try Poller.poll([.socket(socket, .readable), .fileDescriptor(waker.fd, .readable)], timeoutMilliseconds: 100)
@@ -161,6 +169,11 @@ public final class SchedulerService {
             subscribers = subscribers.filter { $0.value.expires > t }
             shareBandwidth()
             nextHeartbeat = t + Double(WireProtocol.heartbeatMilliseconds) / 1000
+        }
+        if t >= nextClockCheck {
+            nextClockCheck = t + 10
+            checkClock()
+            autoRenew()
         }
         if t >= nextDiskCheck {
             nextDiskCheck = t + 2

@@ -32,6 +32,19 @@ public struct TitleRecord: Codable, Sendable, Equatable, FetchableRecord, Persis
     /// Plays authorised so far, and when the first one was.
     public var playCount: Int = 0
     public var firstPlayedAt: Double?
+    /// JSON of the granted terms in force (nil until licensed).
+    public var licenseTerms: String?
+    /// JSON of the terms the user asked for.
+    public var requestedTerms: String?
+    public var licenseURL: String?
+    /// The last renewal's failure (the title keeps its state).
+    public var licenseError: String?
+    /// The clock epoch when the license was granted (a clock rollback starts a new epoch).
+    public var licenseEpoch: Int = 0
+    /// Media actually played, seconds.
+    public var playedSeconds: Double = 0
+    /// Preloaded: license only until a submit of the same URL.
+    public var preloadOnly: Bool = false
 
     public init(token: String, url: String, name: String?, state: TitleState, priority: Int, selection: String,
                 headers: String, requestedAt: Double) {

@@ -82,6 +82,21 @@ enum Schema {
                 t.add(column: "firstPlayedAt", .double)
             }
         }
+        migrator.registerMigration("v3-license-terms") { db in
+            try db.alter(table: "title") { t in
+                t.add(column: "licenseTerms", .text)
+                t.add(column: "requestedTerms", .text)
+                t.add(column: "licenseURL", .text)
+                t.add(column: "licenseError", .text)
+                t.add(column: "licenseEpoch", .integer).notNull().defaults(to: 0)
+                t.add(column: "playedSeconds", .double).notNull().defaults(to: 0)
+                t.add(column: "preloadOnly", .boolean).notNull().defaults(to: false)
+            }
+            try db.create(table: "setting") { t in
+                t.primaryKey("key", .text)
+                t.column("value", .text).notNull()
+            }
+        }
         return migrator
     }
 }

@@ -235,3 +235,15 @@ extension Store {
         try db.write { try $0.execute(sql: "UPDATE resource SET attempts = 0 WHERE token = ?", arguments: [token]) }
     }
 }
+
+extension Store {
+    /// A persisted setting (the clock guard's last time seen and epoch).
+    public func setting(_ key: String) throws -> String? {
+        try db.read { try String.fetchOne($0, sql: "SELECT value FROM setting WHERE key = ?", arguments: [key]) }
+    }
+
+    public func setSetting(_ key: String, _ value: String) throws {
+        try db.write { try $0.execute(sql: "INSERT INTO setting(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                                      arguments: [key, value]) }
+    }
+}

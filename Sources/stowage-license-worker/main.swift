@@ -5,8 +5,8 @@ import StowageFetch
 import StowageProtocol
 import StowageRuntime
 
-/// Answers license tasks: a clear title needs no license; an AES-128 title's content keys are fetched
-/// from its key URIs (HLS key delivery) and handed to the scheduler, which wraps them at rest.
+/// Answers license tasks: grants the requested terms, or asks the title's license API; fetches the
+/// AES-128 content keys from their key URIs (HLS key delivery) unless the license API sent them.
 struct LicenseHandler: TaskHandler {
     let fetcher: HTTPFetcher
 
@@ -15,11 +15,7 @@ struct LicenseHandler: TaskHandler {
             return .failed(TaskFailure(code: .internal, message: "license worker got a \(task.work.workerKind) task", retryable: false))
         }
         do {
-            var keys: [String] = []
-            for uri in work.keyURIs {
-                keys.append(Data(try await fetcher.fetchKey(uri, headers: work.headers)).base64EncodedString())
-            }
-            return .licensed(LicenseGrant(kind: .none, expiresAt: nil, keys: keys))
+            return .licensed(try await fetcher.acquireLicense(work))
         } catch {
             return .failed(error)
         }

@@ -32,6 +32,8 @@ struct SchedulerCommand: ParsableCommand {
     var bandwidth: Int64?
     @Option(name: .customLong("disk-cushion"), help: "Bytes always kept free where titles are stored (default 1073741824 = 1 GiB).")
     var diskCushion: Int64?
+    @Option(name: .customLong("auto-renew-before"), help: "Renew time-limited licenses automatically this many seconds before they end (default: never).")
+    var autoRenewBefore: Double?
     @Option(help: "Write this process's pid to FILE.")
     var pidfile: String?
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error, critical.")
@@ -47,6 +49,7 @@ struct SchedulerCommand: ParsableCommand {
         let shutdown = ShutdownSignal()
         var options = SchedulerService.Options(home: home, binds: binds, limits: limits)
         options.bandwidth = (bandwidth ?? environmentOption("bandwidth").flatMap { Int64($0) }).flatMap { $0 > 0 ? $0 : nil }
+        options.autoRenewBefore = autoRenewBefore ?? environmentOption("auto-renew-before").flatMap { Double($0) }
         options.diskCushion = diskCushion ?? environmentOption("disk-cushion").flatMap { Int64($0) } ?? options.diskCushion
         do {
             let service = try SchedulerService(options: options, shutdown: shutdown, logger: logger)

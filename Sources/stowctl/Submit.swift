@@ -32,6 +32,7 @@ struct Submit: ParsableCommand {
     var priority: Int = 0
     @Flag(help: "Wait until the title ends; exit 0 only if it completed.")
     var wait = false
+    @OptionGroup var license: LicenseOptions
 
     func validate() throws {
         guard let parsed = URL(string: url), let scheme = parsed.scheme?.lowercased(), ["http", "https"].contains(scheme) else {
@@ -45,7 +46,8 @@ struct Submit: ParsableCommand {
     func run() throws {
         let list = { (s: String?) in s.map { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty } } }
         let selection = Selection(bitrate: bitrate, maxHeight: maxHeight, audio: list(audio), subtitles: list(subtitles))
-        let request = SubmitRequest(url: url, name: name, priority: priority, headers: headers.compactMap(Header.init(parsing:)), selection: selection)
+        let request = SubmitRequest(url: url, name: name, priority: priority, headers: headers.compactMap(Header.init(parsing:)), selection: selection,
+                                    terms: license.terms, licenseURL: license.licenseURL)
         let client = try connection.client()
         guard case .submitted(let token) = try client.request(.submit(request)).checked() else { throw Failure(description: "unexpected reply") }
         guard wait else {

@@ -46,3 +46,54 @@ struct KeyVaultTests {
 extension Optional {
     var isSome: Bool { self != nil }
 }
+
+@Suite("License policy")
+struct LicensePolicyTests {
+    @Test func purchaseNeverExpires() {
+        let t = LicenseTerms(kind: .purchase, requestedAt: 0)
+        #expect(LicensePolicy.refusal(t, LicenseUsage(), now: 1e9, clockRolledBack: false, startingPlay: true) == nil)
+        #expect(LicensePolicy.effectiveExpiry(t, LicenseUsage()) == nil)
+    }
+
+    @Test func rentalExpiresFromTheRequest() {
+        let t = LicenseTerms(kind: .rental, requestedAt: 100, expiresAt: 200)
+        #expect(LicensePolicy.refusal(t, LicenseUsage(), now: 199, clockRolledBack: false, startingPlay: true) == nil)
+        #expect(LicensePolicy.refusal(t, LicenseUsage(), now: 200, clockRolledBack: false, startingPlay: true) == "the rental expired")
+    }
+
+    @Test func dualExpiryStartsAtFirstPlay() {
+        let t = LicenseTerms(kind: .rental, requestedAt: 0, expiresAt: 10_000, playDurationSeconds: 60)
+        let unplayed = LicenseUsage()
+        #expect(LicensePolicy.effectiveExpiry(t, unplayed) == 10_000)
+        let played = LicenseUsage(playCount: 1, firstPlayedAt: 500)
+        #expect(LicensePolicy.effectiveExpiry(t, played) == 560)
+        #expect(LicensePolicy.refusal(t, played, now: 561, clockRolledBack: false, startingPlay: false)?.contains("play duration") == true)
+    }
+
+    @Test func playCountAndPlayTime() {
+        let t = LicenseTerms(kind: .purchase, requestedAt: 0, playCountLimit: 2, playTimeLimitSeconds: 100)
+        #expect(LicensePolicy.refusal(t, LicenseUsage(playCount: 1), now: 1, clockRolledBack: false, startingPlay: true) == nil)
+        #expect(LicensePolicy.refusal(t, LicenseUsage(playCount: 2), now: 1, clockRolledBack: false, startingPlay: true) == "all 2 plays are used")
+        // A play already started may continue (keys) even though it was the last one.
+        #expect(LicensePolicy.refusal(t, LicenseUsage(playCount: 2), now: 1, clockRolledBack: false, startingPlay: false) == nil)
+        #expect(LicensePolicy.refusal(t, LicenseUsage(playCount: 1, playedSeconds: 100), now: 1, clockRolledBack: false, startingPlay: false) != nil)
+        #expect(LicensePolicy.playsRemaining(t, LicenseUsage(playCount: 1)) == 1)
+    }
+
+    @Test func clockRollbackExpiresOnlyTimeLimitedLicenses() {
+        #expect(ClockGuard.rolledBack(now: 1000, lastSeen: 5000, tolerance: 300))
+        #expect(!ClockGuard.rolledBack(now: 4900, lastSeen: 5000, tolerance: 300))
+        let rental = LicenseTerms(kind: .rental, requestedAt: 0, expiresAt: 1e10)
+        let purchase = LicenseTerms(kind: .purchase, requestedAt: 0)
+        #expect(LicensePolicy.refusal(rental, LicenseUsage(), now: 1, clockRolledBack: true, startingPlay: true)?.contains("clock") == true)
+        #expect(LicensePolicy.refusal(purchase, LicenseUsage(), now: 1, clockRolledBack: true, startingPlay: true) == nil)
+    }
+
+    @Test func forcedExpiryAndRenewalDue() {
+        var t = LicenseTerms(kind: .purchase, requestedAt: 0, forceExpired: true)
+        #expect(LicensePolicy.refusal(t, LicenseUsage(), now: 1, clockRolledBack: false, startingPlay: true)?.contains("revoked") == true)
+        t = LicenseTerms(kind: .rental, requestedAt: 0, expiresAt: 1000)
+        #expect(LicensePolicy.renewalDue(t, LicenseUsage(), now: 950, lead: 100))
+        #expect(!LicensePolicy.renewalDue(t, LicenseUsage(), now: 800, lead: 100))
+    }
+}

@@ -1,0 +1,89 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import StowageProtocol
+
+/// The JSON-over-HTTP-POST license API: identity and authorisation ride in the license URL's query string,
+/// the requested terms in the body; the answer carries the granted terms (and, optionally, the keys).
+///
+/// Request body: `{"titleURL": …, "keyURIs": […], "requested": {kind, rentalSeconds, playDurationSeconds,
+/// playCount, playTimeSeconds}, "renewal": bool}`.
+/// Answer: `{"granted": {kind, rentalSeconds?, expiresAt?, playDurationSeconds?, playCount?, playTimeSeconds?,
+/// forceExpired?, renewalSuggested?}, "keys": [base64]?}`.
+public struct LicenseAPIRequest: Codable, Sendable {
+    public var titleURL: String
+    public var keyURIs: [String]
+    public var requested: RequestedTerms?
+    public var renewal: Bool
+}
+
+public struct LicenseAPIAnswer: Codable, Sendable {
+    public struct Granted: Codable, Sendable {
+        public var kind: LicenseKind
+        public var rentalSeconds: Double?
+        public var expiresAt: Double?
+        public var playDurationSeconds: Double?
+        public var playCount: Int?
+        public var playTimeSeconds: Double?
+        public var forceExpired: Bool?
+        public var renewalSuggested: Bool?
+    }
+    public var granted: Granted
+    public var keys: [String]?
+}
+
+extension HTTPFetcher {
+    /// Acquires (or renews) a title's license: asks the license API when there is one (else grants what
+    /// was requested), then fetches the content keys it did not send from their key URIs.
+    public func acquireLicense(_ work: LicenseWork) async throws(TaskFailure) -> LicenseGrant {
+        let requestedAt = Date().timeIntervalSince1970
+        var terms = GrantedTerms(requested: work.terms, at: requestedAt)
+        var keys: [String]?
+        if let url = work.licenseURL {
+            let answer = try await askLicenseAPI(url, work: work)
+            let g = answer.granted
+            terms = GrantedTerms(kind: g.kind, requestedAt: requestedAt,
+                                 expiresAt: g.expiresAt ?? g.rentalSeconds.map { requestedAt + $0 },
+                                 playDurationSeconds: g.playDurationSeconds, playCount: g.playCount, playTimeSeconds: g.playTimeSeconds,
+                                 forceExpired: g.forceExpired ?? false, renewalSuggested: g.renewalSuggested ?? false)
+            keys = answer.keys
+        }
+        if keys?.count != work.keyURIs.count {
+            var fetched: [String] = []
+            for uri in work.keyURIs { fetched.append(Data(try await fetchKey(uri, headers: work.headers)).base64EncodedString()) }
+            keys = fetched
+        }
+        return LicenseGrant(terms: terms, keys: keys ?? [])
+    }
+
+    private func askLicenseAPI(_ url: String, work: LicenseWork) async throws(TaskFailure) -> LicenseAPIAnswer {
+        var req = try request(url, headers: work.headers)
+        req.method = .POST
+        req.headers.replaceOrAdd(name: "Content-Type", value: "application/json")
+        let body = LicenseAPIRequest(titleURL: work.url, keyURIs: work.keyURIs, requested: work.terms, renewal: work.renewal)
+        req.body = .bytes(ByteBuffer(bytes: (try? JSONEncoder().encode(body)) ?? Data()))
+        let shown = Self.redacted(url)
+        do {
+            let response = try await client.execute(req, timeout: .seconds(30), logger: logger)
+            let data = try await response.body.collect(upTo: 1 << 20)
+            let code = Int(response.status.code)
+            guard (200..<300).contains(code) else {
+                let text = String(decoding: data.readableBytesView.prefix(200), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+                let retryable = code >= 500 || code == 408 || code == 429
+                throw TaskFailure(code: .license, message: "license server \(shown) \(retryable ? "failed" : "refused the license"): HTTP \(code)\(text.isEmpty ? "" : " (\(text))")",
+                                  retryable: retryable)
+            }
+            do {
+                return try JSONDecoder().decode(LicenseAPIAnswer.self, from: Data(data.readableBytesView))
+            } catch {
+                throw TaskFailure(code: .license, message: "license server \(shown) answered something that is not a license: \(error)", retryable: false)
+            }
+        } catch let f as TaskFailure {
+            throw f
+        } catch {
+            var f = Self.networkFailure(error, url: shown)
+            if f.code != .canceled { f.code = .license }
+            throw f
+        }
+    }
+}

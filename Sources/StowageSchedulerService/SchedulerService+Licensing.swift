@@ -1,0 +1,174 @@
+import Foundation
+import StowageLicensing
+import StowageProtocol
+import StowageRuntime
+import StowageScheduling
+import StowageStore
+
+extension SchedulerService {
+    /// Seconds the wall clock may go back before time-limited licenses count as expired.
+    static let clockTolerance: Double = 300
+
+    /// The granted terms in force for a title, if licensed.
+    func terms(of title: TitleRecord) -> LicenseTerms? {
+        title.licenseTerms.flatMap { decode(LicenseTerms.self, $0) }
+    }
+
+    func usage(of title: TitleRecord) -> LicenseUsage {
+        LicenseUsage(playCount: title.playCount, firstPlayedAt: title.firstPlayedAt, playedSeconds: title.playedSeconds)
+    }
+
+    /// Whether this title's license predates a clock rollback (and so counts as expired until renewed).
+    func clockRolledBack(for title: TitleRecord) -> Bool { title.licenseEpoch < clockEpoch }
+
+    /// The contract's license object.
+    func licenseStatus(_ title: TitleRecord) -> LicenseStatus? {
+        guard let t = terms(of: title) else { return nil }
+        let u = usage(of: title)
+        let expired = LicensePolicy.refusal(t, u, now: now(), clockRolledBack: clockRolledBack(for: title), startingPlay: false) != nil
+        return LicenseStatus(kind: LicenseKind(rawValue: t.kind.rawValue) ?? .none, requestedAt: iso8601(t.requestedAt),
+                             expiresAt: iso8601(LicensePolicy.effectiveExpiry(t, u)), playDurationSeconds: t.playDurationSeconds,
+                             playsRemaining: LicensePolicy.playsRemaining(t, u), playTimeRemainingSeconds: LicensePolicy.playTimeRemaining(t, u),
+                             expired: expired)
+    }
+
+    /// Records a granted license; keys are wrapped before they touch the store.
+    func recordLicense(_ grant: LicenseGrant, token: String) throws -> TitleRecord? {
+        let expected = try store.keys(token: token)
+        guard grant.keys.count == expected.count else {
+            throw TitleError(code: .license, message: "license worker returned \(grant.keys.count) keys for \(expected.count) key URIs")
+        }
+        var wrapped: [Int: Data] = [:]
+        for (i, text) in grant.keys.enumerated() {
+            guard let raw = Data(base64Encoded: text), raw.count == 16 else {
+                throw TitleError(code: .license, message: "key \(i) is not a 16-byte AES-128 key")
+            }
+            wrapped[i] = try vault.wrap(Array(raw), token: token, index: i)
+        }
+        try store.saveWrappedKeys(token: token, wrapped)
+        guard var title = try store.title(token) else { return nil }
+        let g = grant.terms
+        let terms = LicenseTerms(kind: LicenseTerms.Kind(rawValue: g.kind.rawValue) ?? .none, requestedAt: g.requestedAt, expiresAt: g.expiresAt,
+                                 playDurationSeconds: g.playDurationSeconds, playCountLimit: g.playCount, playTimeLimitSeconds: g.playTimeSeconds,
+                                 forceExpired: g.forceExpired, renewalSuggested: g.renewalSuggested)
+        title.licenseTerms = String(decoding: try JSONEncoder().encode(terms), as: UTF8.self)
+        title.licenseKind = g.kind.rawValue
+        title.licenseRequestedAt = g.requestedAt
+        title.licenseExpiresAt = g.expiresAt
+        title.licenseEpoch = clockEpoch
+        title.licenseError = nil
+        try store.update(title)
+        return title
+    }
+
+    /// A license result for a title that already had one (renewal) or that was only preloaded.
+    func applyLicense(_ grant: LicenseGrant, token: String) throws {
+        guard let before = try store.title(token) else { return }
+        let renewal = before.licenseTerms != nil
+        guard let title = try recordLicense(grant, token: token) else { return }
+        renewing.remove(token)
+        if title.titleState == .completed || (renewal && title.titleState == .licensed) {
+            _ = core.dropTitle(token)
+            try store.appendEvent(token: token, kind: "license", detail: "renewed: \(grant.terms.kind.rawValue), expires \(iso8601(grant.terms.expiresAt) ?? "never")")
+            publish(token, kind: "license")
+        } else if title.preloadOnly {
+            _ = core.dropTitle(token)
+            try transition(token, to: .licensed)
+        } else {
+            if let refusal = try expiresBeforeFinish(title) { return try fail(token, refusal) }
+            try startDownloading(token)
+        }
+    }
+
+    /// A license that would end before the download could finish refuses the download.
+    private func expiresBeforeFinish(_ title: TitleRecord) throws -> TitleError? {
+        guard let t = terms(of: title), let end = LicensePolicy.effectiveExpiry(t, usage(of: title)) else { return nil }
+        let rate = Double(bandwidth ?? 50_000_000)   // bytes/s: the cap, else an optimistic 50 MB/s
+        let finish = now() + Double(title.bytesEstimate ?? 0) / rate
+        guard end <= finish else { return nil }
+        return TitleError(code: .license, message: "the license ends at \(iso8601(end) ?? "?"), before the download could finish (about \(iso8601(finish) ?? "?")): renew it or ask for a longer rental")
+    }
+
+    /// A license failure: a first acquisition fails the title (after retries); a renewal keeps the title
+    /// and its media and records the error.
+    func licenseFailed(_ failure: TaskFailure, lease: Lease) throws {
+        let token = lease.item.token
+        guard var title = try store.title(token) else { return }
+        let n = (attempts[lease.item] ?? 0) + 1
+        attempts[lease.item] = n
+        if failure.retryable && n < options.maxAttempts {
+            delayed.append((now() + max(backoff(n), failure.retryAfter ?? 0), lease.item))
+            return
+        }
+        attempts[lease.item] = nil
+        if title.licenseTerms != nil {
+            renewing.remove(token)
+            title.licenseError = failure.message
+            try store.update(title)
+            try store.appendEvent(token: token, kind: "license-error", detail: failure.message)
+            if title.titleState == .completed || title.titleState == .licensed { _ = core.dropTitle(token) }
+            publish(token, kind: "license")
+            return
+        }
+        try fail(token, TitleError(code: .license, message: failure.message))
+    }
+
+    /// Queues a renewal (new terms and license URL optional); media is untouched.
+    func renew(_ token: String, terms: RequestedTerms?, licenseURL: String?) throws {
+        guard var title = try store.title(token) else { throw unknownTitle(token) }
+        guard title.planned, [.completed, .licensed, .downloading, .verifying, .suspended].contains(title.titleState) else {
+            throw TitleError(code: .refused, message: "title \(token) is \(title.state): only a licensed title can be renewed")
+        }
+        if let terms { title.requestedTerms = String(decoding: try JSONEncoder().encode(terms), as: UTF8.self) }
+        if let licenseURL { title.licenseURL = licenseURL }
+        title.licenseError = nil
+        try store.update(title)
+        guard !renewing.contains(token) else { return }
+        renewing.insert(token)
+        core.addTitle(token, priority: title.priority + 1_000, requestedAt: title.requestedAt)
+        core.enqueue(WorkItem(token: token, kind: .license))
+    }
+
+    /// The clock guard: persists the latest time seen; a jump back beyond the tolerance starts a new epoch.
+    func checkClock() {
+        let t = now()
+        let last = (try? store.setting("clock.lastSeen")).flatMap { $0.flatMap(Double.init) }
+        if ClockGuard.rolledBack(now: t, lastSeen: last, tolerance: Self.clockTolerance) {
+            clockEpoch += 1
+            try? store.setSetting("clock.epoch", "\(clockEpoch)")
+            logger.warning("the wall clock went back: time-limited licenses count as expired until renewed",
+                           metadata: ["lastSeen": "\(iso8601(last) ?? "?")", "now": "\(iso8601(t) ?? "?")"])
+            try? store.setSetting("clock.lastSeen", "\(t)")
+        } else if t > (last ?? 0) {
+            try? store.setSetting("clock.lastSeen", "\(t)")
+        }
+    }
+
+    /// Automatic renewal a configurable time before expiry (or when the server suggests it).
+    func autoRenew() {
+        guard let lead = options.autoRenewBefore, lead > 0, let titles = try? store.titles(state: .completed) else { return }
+        for title in titles where !renewing.contains(title.token) && title.licenseError == nil {
+            guard let t = terms(of: title), LicensePolicy.renewalDue(t, usage(of: title), now: now(), lead: lead) else { continue }
+            logger.info("renewing before expiry", metadata: ["token": "\(title.token)"])
+            try? renew(title.token, terms: nil, licenseURL: nil)
+        }
+    }
+
+    /// The `license` report.
+    func licenseReport(_ token: String) throws -> LicenseReport {
+        guard let title = try store.title(token) else { throw unknownTitle(token) }
+        let verdict = try playability(title)
+        let t = terms(of: title)
+        return LicenseReport(token: token, license: licenseStatus(title), licenseURL: title.licenseURL.map(HTTPRedaction.redact),
+                             forceExpired: t?.forceExpired ?? false, renewalSuggested: t?.renewalSuggested ?? false,
+                             renewing: renewing.contains(token), lastError: title.licenseError, playable: verdict.playable, reason: verdict.reason)
+    }
+}
+
+/// License URLs carry identity and authorisation in their query: never shown whole.
+enum HTTPRedaction {
+    static func redact(_ url: String) -> String {
+        guard let q = url.firstIndex(of: "?") else { return url }
+        return String(url[..<q]) + "?…"
+    }
+}

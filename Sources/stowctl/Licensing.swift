@@ -1,0 +1,111 @@
+import ArgumentParser
+import Foundation
+import StowageProtocol
+import StowageRuntime
+
+struct Preload: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Acquire a title's license ahead of time; prints the token. A later submit of the same URL downloads it.")
+    @OptionGroup var connection: ConnectionOptions
+    @Argument(help: "URL of the HLS master (or media) playlist.") var url: String
+    @OptionGroup var license: LicenseOptions
+    @Option(name: .customLong("header"), help: "An HTTP header, 'Name: value' (repeatable).") var headers: [String] = []
+
+    func run() throws {
+        let request = SubmitRequest(url: url, name: nil, priority: 0, headers: headers.compactMap(Header.init(parsing:)), selection: Selection(),
+                                    terms: license.terms, licenseURL: license.licenseURL, preloadOnly: true)
+        let client = try connection.client()
+        guard case .submitted(let token) = try client.request(.submit(request)).checked() else { throw Failure(description: "unexpected reply") }
+        let deadline = Date().addingTimeInterval(120)
+        while Date() < deadline {
+            guard case .title(let s) = try client.request(.status(token: token)).checked() else { break }
+            if s.state == .licensed || s.state == .downloading || s.state == .completed || s.state.isFinal {
+                if s.state == .failed { throw Failure(description: "preload of \(token) failed: [\(s.error?.code.rawValue ?? "")] \(s.error?.message ?? "")") }
+                break
+            }
+            usleep(200_000)
+        }
+        if connection.json { printJSON(["token": token]) } else { print(token) }
+    }
+}
+
+struct LicenseCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "license", abstract: "License terms, expiry and whether the title can be played now.")
+    @OptionGroup var connection: ConnectionOptions
+    @Argument(help: "The title's token.") var token: String
+
+    func run() throws {
+        guard case .license(let r) = try connection.client().request(.license(token: token)).checked() else { throw Failure(description: "unexpected reply") }
+        if connection.json { printJSON(r); return }
+        guard let l = r.license else { print("\(token): no license yet"); return }
+        print("kind:             \(l.kind.rawValue)")
+        print("requested:        \(l.requestedAt ?? "-")")
+        print("expires:          \(l.expiresAt ?? "never")\(l.expired ? " (EXPIRED)" : "")")
+        if let d = l.playDurationSeconds { print("play duration:    \(Int(d)) s after the first play") }
+        if let p = l.playsRemaining { print("plays remaining:  \(p)") }
+        if let t = l.playTimeRemainingSeconds { print("play time left:   \(Int(t)) s") }
+        if r.forceExpired { print("forced expiry:    yes") }
+        if r.renewalSuggested { print("renewal:          suggested by the server") }
+        if r.renewing { print("renewal:          in progress") }
+        if let e = r.lastError { print("last renewal:     FAILED: \(e)") }
+        print("playable now:     \(r.playable ? "yes" : "no: \(r.reason ?? "")")")
+    }
+}
+
+struct Renew: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Renew licenses without re-downloading: one title, --all, or --expired.",
+        discussion: "Bulk renewal shows each item (i of n, ok or error) and a summary; exit 1 if any failed.")
+    @OptionGroup var connection: ConnectionOptions
+    @Argument(help: "The title's token (or use --all / --expired).") var token: String?
+    @Flag(help: "Renew every licensed title.") var all = false
+    @Flag(help: "Renew every title whose license has expired.") var expired = false
+    @OptionGroup var license: LicenseOptions
+
+    func validate() throws {
+        if (token != nil ? 1 : 0) + (all ? 1 : 0) + (expired ? 1 : 0) != 1 { throw ValidationError("give exactly one of TOKEN, --all, --expired") }
+    }
+
+    func run() throws {
+        let client = try connection.client()
+        var tokens: [String] = []
+        if let token { tokens = [token] } else {
+            guard case .titles(let titles) = try client.request(.list(state: nil)).checked() else { throw Failure(description: "unexpected reply") }
+            tokens = titles.filter { $0.license != nil && (!expired || $0.license?.expired == true) && $0.state != .canceled && $0.state != .failed }.map(\.token)
+        }
+        var failures = 0
+        var results: [[String: String]] = []
+        for (i, t) in tokens.enumerated() {
+            let outcome = renewOne(client, t)
+            if outcome.error != nil { failures += 1 }
+            results.append(["token": t, "result": outcome.error == nil ? "ok" : "error", "detail": outcome.error ?? outcome.detail])
+            if !connection.json {
+                let line = "[\(i + 1)/\(tokens.count)] \(t) " + (outcome.error.map { "error: \($0)" } ?? "ok: \(outcome.detail)")
+                if tokens.count > 1 { FileHandle.standardError.write(Data((line + "\n").utf8)) } else { print(line) }
+            }
+        }
+        if connection.json { printJSON(results) } else if tokens.count != 1 {
+            print("renewed \(tokens.count - failures) of \(tokens.count)\(failures > 0 ? ", \(failures) failed" : "")")
+        }
+        if failures > 0 { throw ExitCode(1) }
+    }
+
+    /// Asks for the renewal, then waits until the license changes or the renewal fails.
+    private func renewOne(_ client: SchedulerClient, _ token: String) -> (error: String?, detail: String) {
+        do {
+            _ = try client.request(.renew(token: token, terms: license.terms, licenseURL: license.licenseURL)).checked()
+            let deadline = Date().addingTimeInterval(120)
+            while Date() < deadline {
+                usleep(150_000)
+                guard case .license(let now) = try client.request(.license(token: token)).checked() else { continue }
+                // The scheduler marks the renewal as running before it answers; it ends with new terms or an error.
+                if now.renewing { continue }
+                if let e = now.lastError { return (e, "") }
+                return (nil, "\(now.license?.kind.rawValue ?? "none"), expires \(now.license?.expiresAt ?? "never")")
+            }
+            return ("no answer from the license worker within 120 s", "")
+        } catch {
+            return ("\(error)", "")
+        }
+    }
+}
