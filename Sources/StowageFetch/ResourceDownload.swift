@@ -33,6 +33,12 @@ extension HTTPFetcher {
         } else {
             try part.truncate()
         }
+        if let length = work.rangeLength, resumeFrom >= length {
+            if resumeFrom == length { return try finish(&part, hasher: hasher, bytes: resumeFrom, contentLength: length, to: destination) }
+            try part.truncate()
+            resumeFrom = 0
+            hasher = SHA256()
+        }
         let base = work.rangeOffset ?? 0
         var range: ClosedRange<Int64>?
         if let length = work.rangeLength {
@@ -47,6 +53,15 @@ extension HTTPFetcher {
         do {
             let response = try await client.execute(req, timeout: .seconds(600), logger: logger)
             let status = response.status.code
+            if status == 416 && resumeFrom > 0 {
+                // Nothing after the bytes we have: the partial file may already be whole (a fetch that died
+                // between its last byte and the rename).
+                let total = response.headers.first(name: "Content-Range").flatMap { $0.split(separator: "/").last }.flatMap { Int64($0) }
+                if total == resumeFrom { return try finish(&part, hasher: hasher, bytes: resumeFrom, contentLength: total, to: destination) }
+                try part.truncate()
+                PartMeta.remove(part.metaPath)
+                throw TaskFailure(code: .network, message: "\(work.url): the partial file does not fit the origin's copy; restarting it", retryable: true)
+            }
             guard (200..<300).contains(status) else { throw Self.failure(status: response.status, url: work.url, headers: response.headers) }
             if range != nil && status == 200 {
                 // Either the origin ignores ranges, or If-Range found the copy changed: start this file over.
@@ -89,10 +104,15 @@ extension HTTPFetcher {
         if let expected = work.rangeLength, expected != written {
             throw TaskFailure(code: .network, message: "\(work.url): got \(written) bytes of a \(expected)-byte range", retryable: true)
         }
+        return try finish(&part, hasher: hasher, bytes: written, contentLength: contentLength, to: destination)
+    }
+
+    /// Renames the complete `.part` file into place and reports it.
+    private func finish(_ part: inout PartFile, hasher: SHA256, bytes: Int64, contentLength: Int64?, to destination: URL) throws(TaskFailure) -> FetchReport {
         try part.commit(to: destination.path)
         PartMeta.remove(part.metaPath)
         let digest = hasher.finalize().map { String(format: "%02x", $0) }.joined()
-        return FetchReport(bytes: written, sha256: digest, contentLength: contentLength)
+        return FetchReport(bytes: bytes, sha256: digest, contentLength: contentLength)
     }
 
     static func ioFailure(_ code: Int32, path: String) -> TaskFailure {

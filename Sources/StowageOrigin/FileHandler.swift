@@ -9,6 +9,7 @@ final class FileHandler: ChannelInboundHandler, @unchecked Sendable {
 
     private let server: OriginServer
     private var head: HTTPRequestHead?
+    private var body = Data()
 
     private var serving = false
     private var servingTitle: String?
@@ -35,11 +36,24 @@ final class FileHandler: ChannelInboundHandler, @unchecked Sendable {
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         switch unwrapInboundIn(data) {
-        case .head(let h): head = h
-        case .body: break
+        case .head(let h):
+            head = h
+            body.removeAll(keepingCapacity: true)
+        case .body(var chunk):
+            if body.count < 1 << 20, let bytes = chunk.readBytes(length: chunk.readableBytes) { body.append(contentsOf: bytes) }
         case .end:
             guard let head else { return }
             self.head = nil
+            if head.method == .POST, head.uri.hasPrefix("/license"), let licenses = server.licenses {
+                let (code, answer, delay) = licenses.answer(uri: head.uri, body: body)
+                let bound = NIOLoopBound(context, eventLoop: context.eventLoop)
+                var headers = HTTPHeaders()
+                headers.add(name: "Content-Type", value: code == 200 ? "application/json" : "text/plain")
+                context.eventLoop.scheduleTask(in: .milliseconds(Int64(delay))) {
+                    self.send(bound.value, head, status: HTTPResponseStatus(statusCode: code), body: answer, headers: headers)
+                }
+                return
+            }
             if head.uri == "/__stats" {
                 let body = (try? JSONEncoder().encode(server.stats.snapshot)) ?? Data()
                 return send(context, head, status: .ok, body: body)

@@ -46,14 +46,17 @@ public final class OriginServer: Sendable {
     let logger: Logger
     let log: AccessLog?
     let keyProvider: KeyProvider?
+    /// The reference license server (`POST /license`), when configured.
+    public let licenses: LicenseServer?
     /// What this server observed (served at `/__stats`).
     public let stats = OriginStats()
     let faults: FaultInjector
 
-    public init(options: Options, logger: Logger, keyProvider: KeyProvider? = nil) {
+    public init(options: Options, logger: Logger, keyProvider: KeyProvider? = nil, licenses: LicenseServer? = nil) {
         self.options = options
         self.logger = logger
         self.keyProvider = keyProvider
+        self.licenses = licenses
         faults = FaultInjector(probability: options.faultProbability, seed: options.faultSeed)
         log = options.accessLog.map(AccessLog.init(path:))
     }

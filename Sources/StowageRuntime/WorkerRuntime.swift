@@ -158,10 +158,15 @@ public final class WorkerRuntime: @unchecked Sendable {
 
     /// Tasks leased by a scheduler that no longer knows us are stale: stop them (a fetch keeps its
     /// partial bytes for the next attempt) so they do not run beside the work the new lease-holder hands out.
+    /// Waits (at most 5 s) until they have ended, so their requests are closed before new work arrives.
     private func abandonTasks() {
         let stale = running.withLock { $0.values }
-        if !stale.isEmpty { logger.info("abandoning stale tasks", metadata: ["tasks": "\(stale.count)"]) }
+        guard !stale.isEmpty else { return }
+        logger.info("abandoning stale tasks", metadata: ["tasks": "\(stale.count)"])
         for task in stale { task.cancel() }
+        let deadline = monotonic() + 5
+        while monotonic() < deadline && !running.withLock({ $0.isEmpty }) { usleep(10_000) }
+        _ = outbox.take() // their results are stale
     }
 
     private func start(_ task: TaskAssignment) {

@@ -85,7 +85,7 @@ extension SchedulerService {
             return .ok
         case .playable(let token):
             guard let title = try store.title(token) else { throw unknown(token) }
-            return .play(try playability(title))
+            return .play(try playability(title, startingPlay: true))
         case .play(let token):
             return .play(try authorizePlay(token))
         case .key(let token, let index):
@@ -164,7 +164,7 @@ extension SchedulerService {
         if title.titleState == .completed { fraction = 1 }
         let license = licenseStatus(title)
         let local = title.localPlaylist.map { options.home.titleDirectory(title.token).appendingPathComponent($0).path }
-        let playable = title.titleState == .completed && ((try? playability(title, thorough: false))?.playable ?? false)
+        let playable = title.titleState == .completed && ((try? playability(title, thorough: false, startingPlay: true))?.playable ?? false)
         let error = title.errorCode.map { TitleError(code: ErrorCode(rawValue: $0) ?? .internal, message: title.errorMessage ?? "") }
         return TitleStatus(token: title.token, url: title.url, name: title.name, state: title.titleState, progress: fraction,
                            bytesDownloaded: done, bytesExpected: expected, segmentsDone: progress.verified,

@@ -157,7 +157,7 @@ extension SchedulerService {
     /// The `license` report.
     func licenseReport(_ token: String) throws -> LicenseReport {
         guard let title = try store.title(token) else { throw unknownTitle(token) }
-        let verdict = try playability(title)
+        let verdict = try playability(title, startingPlay: true)
         let t = terms(of: title)
         return LicenseReport(token: token, license: licenseStatus(title), licenseURL: title.licenseURL.map(HTTPRedaction.redact),
                              forceExpired: t?.forceExpired ?? false, renewalSuggested: t?.renewalSuggested ?? false,

@@ -33,6 +33,10 @@ struct Serve: ParsableCommand {
     var faults = 0.0
     @Option(help: "Seed of the fault draw.")
     var seed: UInt64 = 1
+    @Option(name: .customLong("license-policy"), help: "Serve the reference license API at POST /license with this JSON policy (re-read on every request).")
+    var licensePolicy: String?
+    @Option(name: .customLong("grant-log"), help: "Append one JSON line per license granted to this file.")
+    var grantLog: String?
 
     func run() throws {
         LoggingSystem.bootstrap(StreamLogHandler.standardError)
@@ -40,8 +44,8 @@ struct Serve: ParsableCommand {
                                            latencyMilliseconds: latencyMs, accessLog: accessLog, throttleBytesPerSecond: throttleBps)
         options.faultProbability = faults
         options.faultSeed = seed
-        let server = OriginServer(options: options,
-                                  logger: Logger(label: "stowage.origin"))
+        let licenses: LicenseServer? = (licensePolicy != nil || grantLog != nil) ? LicenseServer(policyPath: licensePolicy, grantLogPath: grantLog) : nil
+        let server = OriginServer(options: options, logger: Logger(label: "stowage.origin"), licenses: licenses)
         let (channel, bound) = try server.start()
         FileHandle.standardOutput.write(Data("listening http://\(host):\(bound)/\n".utf8))
         signal(SIGTERM, SIG_IGN)

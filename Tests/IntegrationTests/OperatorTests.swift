@@ -64,6 +64,34 @@ struct OperatorTests {
         #expect(resumed.allSatisfy { $0[3] == "206" })
     }
 
+    @Test func aPartialFileThatIsAlreadyWholeIsFinishedWithoutRefetching() throws {
+        let h = try Harness(name: "whole")
+        try h.makeSample(seconds: 6)
+        try h.startOrigin(throttleBytesPerSecond: 100_000)
+        try h.startPipeline(schedulerArguments: ["--per-title", "1"])
+        let token = try h.submit("master.m3u8", ["--bitrate", "2000000"])
+        let video = h.home.appendingPathComponent("titles/\(token)/video")
+        var partName = ""
+        try h.waitUntil(timeout: 60, "a partial file") {
+            partName = ((try? FileManager.default.contentsOfDirectory(atPath: video.path)) ?? []).first { $0.hasSuffix(".ts.part") } ?? ""
+            return !partName.isEmpty
+        }
+        #expect(try h.stowctl(["pause", token]).0 == 0)
+        usleep(300_000)
+        // As if the fetch had received every byte and died before the rename.
+        let index = Int(partName.dropFirst("seg-".count).prefix(6))!
+        let origin = h.media.appendingPathComponent("v720p/seg\(String(format: "%03d", index)).ts")
+        try FileManager.default.removeItem(at: video.appendingPathComponent(partName))
+        try FileManager.default.copyItem(at: origin, to: video.appendingPathComponent(partName))
+        #expect(try h.stowctl(["resume", token]).0 == 0)
+        let final = try h.waitForFinal(token, timeout: 120)
+        #expect(final.state == .completed, "\(String(describing: final.error))")
+        let dir = URL(fileURLWithPath: try #require(final.localPlaylist)).deletingLastPathComponent()
+        _ = try OfflineCopy.compare(localMedia: dir.appendingPathComponent("video/index.m3u8"), originMedia: h.media.appendingPathComponent("v720p/index.m3u8"))
+        let answers = h.originLog().filter { $0.count > 3 && $0[2].hasSuffix("v720p/" + origin.lastPathComponent) }.map { String($0[3]) }
+        #expect(answers.last == "416", "the resumed fetch found nothing left to fetch: \(answers)")
+    }
+
     @Test func missingFilesOfACompletedTitleAreReportedAtStartUp() throws {
         let h = try Harness(name: "gone")
         try h.makeSample(seconds: 4)

@@ -1,0 +1,105 @@
+import Foundation
+import NIOConcurrencyHelpers
+
+/// The reference license server of `stowage-origin` (`POST /license?user=U&token=T`), speaking the JSON
+/// license API. Its policy file is read on every request, so a test or a demo can change it between
+/// acquisitions and renewals:
+///
+/// ```json
+/// {"auth": {"alice": "s3cret"},
+///  "default": {"grantKind": "rental", "maxRentalSeconds": 3600},
+///  "titles": {"/movie/master.m3u8": {"refuse": false, "playCount": 2, "playDurationSeconds": 60,
+///             "playTimeSeconds": 0, "forceExpired": false, "renewalSuggested": false,
+///             "failTimes": 2, "failStatus": 500, "delayMs": 0}}}
+/// ```
+/// Every grant is appended to the grant log as one JSON line.
+public final class LicenseServer: Sendable {
+    struct Rule: Codable {
+        var refuse: Bool?
+        var grantKind: String?
+        var maxRentalSeconds: Double?
+        var playCount: Int?
+        var playDurationSeconds: Double?
+        var playTimeSeconds: Double?
+        var forceExpired: Bool?
+        var renewalSuggested: Bool?
+        var failTimes: Int?
+        var failStatus: Int?
+        var delayMs: Int?
+    }
+    struct Policy: Codable {
+        var auth: [String: String]?
+        var `default`: Rule?
+        var titles: [String: Rule]?
+    }
+    struct Requested: Codable {
+        var kind: String?
+        var rentalSeconds: Double?
+        var playDurationSeconds: Double?
+        var playCount: Int?
+        var playTimeSeconds: Double?
+    }
+    struct Request: Codable {
+        var titleURL: String
+        var keyURIs: [String]?
+        var requested: Requested?
+        var renewal: Bool?
+    }
+
+    let policyPath: String?
+    let grantLog: AccessLog?
+    private let failures = NIOLockedValueBox([String: Int]())
+
+    public init(policyPath: String?, grantLogPath: String?) {
+        self.policyPath = policyPath
+        grantLog = grantLogPath.map(AccessLog.init(path:))
+    }
+
+    /// Answers one license request: (HTTP status, body, delay before answering in ms).
+    func answer(uri: String, body: Data) -> (Int, Data, Int) {
+        let policy = policyPath.flatMap { FileManager.default.contents(atPath: $0) }.flatMap { try? JSONDecoder().decode(Policy.self, from: $0) } ?? Policy()
+        guard let request = try? JSONDecoder().decode(Request.self, from: body) else {
+            return (400, Data("the body is not a license request\n".utf8), 0)
+        }
+        let query = URLComponents(string: uri)?.queryItems ?? []
+        let user = query.first { $0.name == "user" }?.value
+        if let auth = policy.auth, !auth.isEmpty {
+            guard let user, let token = query.first(where: { $0.name == "token" })?.value, auth[user] == token else {
+                return (403, Data("unknown user or bad token\n".utf8), 0)
+            }
+        }
+        let key = URL(string: request.titleURL)?.path ?? request.titleURL
+        let rule = policy.titles?[key] ?? policy.default ?? Rule()
+        let delay = rule.delayMs ?? 0
+        if let times = rule.failTimes, times > 0 {
+            let n = failures.withLockedValue { counts -> Int in
+                counts[key, default: 0] += 1
+                return counts[key]!
+            }
+            if n <= times { return (rule.failStatus ?? 500, Data("injected failure \(n) of \(times)\n".utf8), delay) }
+        }
+        if rule.refuse == true { return (403, Data("refused by the license policy\n".utf8), delay) }
+        let asked = request.requested
+        let kind = rule.grantKind ?? asked?.kind ?? "none"
+        var rental: Double? = asked?.rentalSeconds
+        if kind == "rental" {
+            if let cap = rule.maxRentalSeconds { rental = min(rental ?? cap, cap) }
+        } else {
+            rental = nil
+        }
+        func lower<T: Comparable>(_ a: T?, _ b: T?) -> T? { switch (a, b) { case let (x?, y?): min(x, y); case (let x?, nil): x; default: b } }
+        var granted: [String: Any] = ["kind": kind]
+        if let rental { granted["rentalSeconds"] = rental }
+        if let v = lower(rule.playCount, asked?.playCount) { granted["playCount"] = v }
+        if let v = lower(rule.playDurationSeconds, asked?.playDurationSeconds) { granted["playDurationSeconds"] = v }
+        if let v = lower(rule.playTimeSeconds, asked?.playTimeSeconds) { granted["playTimeSeconds"] = v }
+        if rule.forceExpired == true { granted["forceExpired"] = true }
+        if rule.renewalSuggested == true { granted["renewalSuggested"] = true }
+        let answer = (try? JSONSerialization.data(withJSONObject: ["granted": granted], options: [.sortedKeys])) ?? Data()
+        let logLine: [String: Any] = ["at": Date().timeIntervalSince1970, "title": key, "user": user ?? "", "renewal": request.renewal ?? false, "granted": granted]
+        if let line = try? JSONSerialization.data(withJSONObject: logLine, options: [.sortedKeys]) {
+            grantLog?.record(String(decoding: line, as: UTF8.self))
+        }
+        return (200, answer, delay)
+    }
+}

@@ -1,0 +1,161 @@
+import Foundation
+import StowageProtocol
+import Testing
+
+/// Licensing against the reference license server of `stowage-origin` (JSON license API) and HLS key delivery.
+@Suite("Licensing", .serialized)
+struct LicensingTests {
+    func setPolicy(_ h: Harness, _ json: String) throws {
+        try json.write(to: h.root.appendingPathComponent("policy.json"), atomically: true, encoding: .utf8)
+    }
+
+    func start(_ name: String, _ make: (URL) throws -> Void, policy: String) throws -> Harness {
+        let h = try Harness(name: name)
+        try make(h.media)
+        try setPolicy(h, policy)
+        try h.startOrigin(extra: ["--license-policy", h.root.appendingPathComponent("policy.json").path,
+                                  "--grant-log", h.root.appendingPathComponent("grants.log").path])
+        try h.startPipeline()
+        return h
+    }
+
+    func license(_ h: Harness, _ token: String) throws -> LicenseReport {
+        let (code, out) = try h.stowctl(["license", token, "--json"])
+        guard code == 0 else { throw HarnessError("license exited \(code)") }
+        return try JSONDecoder().decode(LicenseReport.self, from: Data(out.utf8))
+    }
+
+    func iso(_ text: String?) -> Double? { text.flatMap { ISO8601DateFormatter().date(from: $0)?.timeIntervalSince1970 } }
+
+    func stopPlay(_ h: Harness, _ token: String) { _ = h.terminate("play-\(token)") }
+
+    @Test func jsonLicenseAPIGrantsLessThanAskedAndPlayCountHolds() throws {
+        let h = try start("lic-api", { try TestMedia.aesExplicitIV(into: $0) },
+                          policy: #"{"auth": {"alice": "s3cret"}, "default": {"grantKind": "rental", "maxRentalSeconds": 3600, "playCount": 2}}"#)
+        let licenseURL = h.originURL + "license?user=alice&token=s3cret"
+        let (bad, _) = try h.stowctl(["submit", h.originURL + "index.m3u8", "--license-url", h.originURL + "license?user=alice&token=wrong", "--wait"])
+        #expect(bad == 1, "a bad token is refused")
+        try h.stowctl(["list", "--json"]).1.split(separator: "\"token\" : \"").dropFirst().forEach { part in
+            _ = try? h.stowctl(["delete", String(part.prefix(16))])
+        }
+        let (code, out) = try h.stowctl(["submit", h.originURL + "index.m3u8", "--rental", "24h", "--play-count", "5",
+                                         "--license-url", licenseURL, "--wait", "--json"])
+        #expect(code == 0, "\(out)")
+        let token = try #require(out.split(separator: "\n").last.map(String.init))
+        let report = try license(h, token)
+        let l = try #require(report.license)
+        #expect(l.kind == .rental)
+        let requested = try #require(iso(l.requestedAt)), expires = try #require(iso(l.expiresAt))
+        #expect(abs(expires - requested - 3600) < 2, "the server granted 1 h of the 24 h asked")
+        #expect(l.playsRemaining == 2)
+        #expect(!report.licenseURL!.contains("s3cret"), "authorisation is not echoed")
+        // Two plays, then the third is refused with the reason.
+        for _ in 0..<2 {
+            let url = try h.startPlay(token)
+            #expect(!(try OfflineCopy.framemd5(url)).isEmpty)
+            stopPlay(h, token)
+        }
+        let (third, reason) = try h.run("stowctl", ["playable", token])
+        #expect(third == 1 && reason.contains("plays are used"), "\(reason)")
+        #expect(try h.stowctl(["play", token]).0 == 1)
+        let grants = try String(contentsOf: h.root.appendingPathComponent("grants.log"), encoding: .utf8)
+        #expect(grants.contains("\"user\":\"alice\""))
+        // No key bytes in any JSON output.
+        let key = try Data(contentsOf: h.media.appendingPathComponent("key.bin"))
+        for args in [["status", token, "--json"], ["license", token, "--json"], ["list", "--json"]] {
+            let text = try h.stowctl(args).1
+            #expect(!text.contains(key.base64EncodedString()) && !text.contains(key.map { String(format: "%02x", $0) }.joined()))
+        }
+    }
+
+    @Test func refusalTransientFailuresRenewalAndBulkRenewal() throws {
+        let h = try start("lic-renew", { try TestMedia.fmp4(into: $0, singleFile: false, seconds: 4) },
+                          policy: #"{"default": {"grantKind": "rental", "maxRentalSeconds": 600}}"#)
+        // Refused: fails with a license error and no segment is fetched.
+        try setPolicy(h, #"{"titles": {"/index.m3u8": {"refuse": true}}}"#)
+        let (refused, out) = try h.stowctl(["submit", h.originURL + "index.m3u8", "--license-url", h.originURL + "license", "--wait"])
+        #expect(refused == 1)
+        let refusedStatus = try h.status(try #require(out.split(separator: "\n").last.map(String.init)))
+        #expect(refusedStatus.error?.code == .license && refusedStatus.error?.message.contains("403") == true)
+        #expect(h.originRequests(matching: ".m4s") == 0, "no segment fetched for a refused title")
+        // Transient: two 500s, retried with backoff, then granted.
+        try setPolicy(h, #"{"titles": {"/index.m3u8": {"grantKind": "rental", "maxRentalSeconds": 600, "failTimes": 2, "failStatus": 500}}}"#)
+        let (ok, out2) = try h.stowctl(["submit", h.originURL + "index.m3u8", "--rental", "1h", "--license-url", h.originURL + "license", "--wait"])
+        #expect(ok == 0)
+        let token = try #require(out2.split(separator: "\n").last.map(String.init))
+        let first = try #require(try license(h, token).license)
+        // Renewal with changed terms: the expiry moves, the media is untouched (same inode, same bytes).
+        let segment = try #require(try FileManager.default.subpathsOfDirectory(atPath: h.home.appendingPathComponent("titles/\(token)").path).first { $0.hasSuffix(".m4s") })
+        let path = h.home.appendingPathComponent("titles/\(token)/\(segment)").path
+        let inode = try FileManager.default.attributesOfItem(atPath: path)[.systemFileNumber] as? Int
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+        try setPolicy(h, #"{"titles": {"/index.m3u8": {"grantKind": "rental", "maxRentalSeconds": 7200}}}"#)
+        sleep(1)
+        let (renewed, renewOut) = try h.stowctl(["renew", token, "--rental", "2h"])
+        #expect(renewed == 0, "\(renewOut)")
+        let second = try #require(try license(h, token).license)
+        #expect(try #require(iso(second.expiresAt)) > (try #require(iso(first.expiresAt))) + 3000)
+        #expect(try FileManager.default.attributesOfItem(atPath: path)[.systemFileNumber] as? Int == inode)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == bytes)
+        #expect(try h.status(token).state == .completed)
+        // Bulk renewal with one failing item: a second title, then the server refuses the first one.
+        try FileManager.default.createDirectory(at: h.media.appendingPathComponent("b"), withIntermediateDirectories: true)
+        _ = try TestMedia.sh("cp index.m3u8 *.m4s init.mp4 b/ 2>/dev/null || cp index.m3u8 *.m4s b/", in: h.media)
+        #expect(try h.stowctl(["submit", h.originURL + "b/index.m3u8", "--rental", "1h", "--license-url", h.originURL + "license", "--wait"]).0 == 0)
+        try setPolicy(h, #"{"titles": {"/index.m3u8": {"refuse": true}}, "default": {"grantKind": "rental", "maxRentalSeconds": 600}}"#)
+        let (bulk, summary) = try h.stowctl(["renew", "--all"])
+        #expect(bulk == 1)
+        #expect(summary.contains("renewed 1 of 2, 1 failed"), "\(summary)")
+        #expect(try license(h, token).lastError?.contains("403") == true)
+        #expect(try h.status(token).state == .completed, "a failed renewal keeps the title and its media")
+    }
+
+    @Test func expiryDualExpiryAndClockRollback() throws {
+        let h = try start("lic-clock", { try TestMedia.fmp4(into: $0, singleFile: false, seconds: 4) }, policy: "{}")
+        _ = try TestMedia.sh("for d in p r d; do mkdir -p $d; cp index.m3u8 *.m4s $d/; cp init.mp4 $d/ 2>/dev/null || true; done", in: h.media)
+        func submit(_ path: String, _ options: [String]) throws -> String {
+            let (code, out) = try h.stowctl(["submit", h.originURL + path, "--wait"] + options)
+            #expect(code == 0, "\(out)")
+            return try #require(out.split(separator: "\n").last.map(String.init))
+        }
+        let purchase = try submit("p/index.m3u8", ["--purchase"])
+        let rental = try submit("r/index.m3u8", ["--rental", "3s"])
+        let dual = try submit("d/index.m3u8", ["--rental", "1h", "--play-duration", "2s"])
+        let p = try #require(try license(h, purchase).license)
+        #expect(p.kind == .purchase && p.expiresAt == nil && !p.expired)
+        #expect(try h.stowctl(["license", "0000000000000000"]).0 == 1, "a missing title is an error")
+        // Dual expiry: the play duration starts at the first play.
+        #expect(try h.stowctl(["playable", dual]).0 == 0)
+        _ = try h.startPlay(dual)
+        stopPlay(h, dual)
+        sleep(4)
+        let (dualCode, dualReason) = try h.run("stowctl", ["playable", dual])
+        #expect(dualCode == 1 && dualReason.contains("play duration"), "\(dualReason)")
+        let (rentalCode, rentalReason) = try h.run("stowctl", ["playable", rental])
+        #expect(rentalCode == 1 && rentalReason.contains("rental expired"), "\(rentalReason)")
+        #expect(try license(h, rental).license?.expired == true)
+        #expect(try h.stowctl(["playable", purchase]).0 == 0)
+        // The clock goes back: the last time seen is an hour ahead of now.
+        let fresh = try submit("r/index.m3u8", []) // reuses the rental title's token
+        #expect(fresh == rental)
+        #expect(h.terminate("scheduler") == 0)
+        let ahead = Date().timeIntervalSince1970 + 3600
+        _ = try TestMedia.sh("sqlite3 '\(h.home.appendingPathComponent("stowage.sqlite").path)' \"UPDATE setting SET value='\(ahead)' WHERE key='clock.lastSeen'\"", in: h.root)
+        try h.startScheduler()
+        try h.waitUntil(timeout: 20, "scheduler back") { (try? h.workers().count) == 3 }
+        try h.waitUntil(timeout: 10, "rollback noticed") { (try? h.license(dual_or: rental, h)) == true }
+        let (pc, _) = try h.run("stowctl", ["playable", purchase])
+        #expect(pc == 0, "a purchase does not depend on the clock")
+        #expect(try h.stowctl(["renew", rental, "--rental", "1h"]).0 == 0)
+        #expect(try h.stowctl(["playable", rental]).0 == 0, "renewed online: playable again")
+    }
+}
+
+extension Harness {
+    /// Whether `token`'s license currently reads as expired.
+    func license(dual_or token: String, _ h: Harness) throws -> Bool {
+        let (code, out) = try stowctl(["license", token, "--json"])
+        guard code == 0 else { return false }
+        return try JSONDecoder().decode(LicenseReport.self, from: Data(out.utf8)).license?.expired == true
+    }
+}
