@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Installs what is missing and runs the whole test suite (unit + multi-process integration tests).
+# Installs what is missing and runs the whole test suite (unit + multi-process integration tests), one
+# test at a time: the integration tests start whole pipelines and measure limits at the origin.
 cd "$(dirname "$0")/.."
 source Deploy/lib.sh
 
@@ -7,5 +8,5 @@ ensure_packages
 build
 export STOWAGE_BIN="$BIN"
 log "running tests"
-swift test -c "$STOWAGE_CONFIGURATION" 2>&1 | tee /tmp/stowage-test-output.txt | grep -vE '^\[[0-9]+/[0-9]+\] (Compiling|Emitting|Linking|Write|Build|Planning)'
+swift test -c "$STOWAGE_CONFIGURATION" --no-parallel 2>&1 | tee /tmp/stowage-test-output.txt | grep -vE '^\[[0-9]+/[0-9]+\] (Compiling|Emitting|Linking|Write|Build|Planning)'
 exit "${PIPESTATUS[0]}"
