@@ -49,11 +49,34 @@ extension HTTPFetcher {
             keys = answer.keys
         }
         if keys?.count != work.keyURIs.count {
-            var fetched: [String] = []
-            for uri in work.keyURIs { fetched.append(Data(try await fetchKey(uri, headers: work.headers)).base64EncodedString()) }
-            keys = fetched
+            keys = try await fetchKeys(work)
         }
         return LicenseGrant(terms: terms, keys: keys ?? [])
+    }
+
+    /// Every content key of the title: Clear Key ones from their license servers (one request per server),
+    /// the others from their key URIs.
+    private func fetchKeys(_ work: LicenseWork) async throws(TaskFailure) -> [String] {
+        let described = work.keys ?? work.keyURIs.map { PlannedKey(uri: $0, method: "AES-128") }
+        var clear: [String: [String]] = [:]
+        for k in described where k.keyFormat == "org.w3.clearkey" {
+            guard let id = k.keyID else { throw TaskFailure(code: .license, message: "a Clear Key #EXT-X-KEY has no KEYID", retryable: false) }
+            clear[k.uri, default: []].append(id)
+        }
+        var fromServers: [String: [UInt8]] = [:]
+        for (server, ids) in clear.sorted(by: { $0.key < $1.key }) {
+            let got = try await clearKeys(server: server, keyIDs: ids, headers: work.headers)
+            for (id, key) in got { fromServers["\(server)#\(id)"] = key }
+        }
+        var out: [String] = []
+        for k in described {
+            if k.keyFormat == "org.w3.clearkey", let key = fromServers["\(k.uri)#\(k.keyID ?? "")"] {
+                out.append(Data(key).base64EncodedString())
+            } else {
+                out.append(Data(try await fetchKey(k.uri, headers: work.headers)).base64EncodedString())
+            }
+        }
+        return out
     }
 
     private func askLicenseAPI(_ url: String, work: LicenseWork) async throws(TaskFailure) -> LicenseAPIAnswer {

@@ -6,7 +6,12 @@ public struct MediaPlaylist: Sendable {
         public var uri: String?
         public var iv: String?
         public var keyFormat: String?
+        /// `KEYID` (hex), used by W3C Clear Key.
+        public var keyID: String?
         public var isEncrypted: Bool { method != "NONE" }
+        /// Key formats Stowage can acquire and deliver offline: HLS key delivery and W3C Clear Key.
+        public var isDeliverable: Bool { keyFormat == nil || keyFormat == "identity" || keyFormat == Self.clearKey }
+        public static let clearKey = "org.w3.clearkey"
     }
     /// `EXT-X-MAP` in force for a segment.
     public struct InitSection: Sendable, Equatable {
@@ -105,8 +110,8 @@ public struct MediaPlaylist: Sendable {
                     }
                     if method != "NONE" && attrs["URI"] == nil { throw fail("#EXT-X-KEY METHOD=\(method) needs a URI") }
                     if let iv = attrs["IV"], !Self.isValidIV(iv) { throw fail("#EXT-X-KEY IV '\(iv.prefix(40))' is not a 128-bit hex number") }
-                    let k = Key(method: method, uri: attrs["URI"], iv: attrs["IV"], keyFormat: attrs["KEYFORMAT"])
-                    if k.keyFormat == nil || k.keyFormat == "identity" { key = k.isEncrypted ? k : nil }
+                    let k = Key(method: method, uri: attrs["URI"], iv: attrs["IV"], keyFormat: attrs["KEYFORMAT"], keyID: attrs["KEYID"])
+                    if k.isDeliverable { key = k.isEncrypted ? k : nil }
                     keyLines[number] = k
                 case "#EXT-X-MAP":
                     let attrs: AttributeList

@@ -108,13 +108,18 @@ public struct OfflinePlanner: Sendable {
                 let (_, value) = PlaylistLines.tag(line)
                 var attrs = (try? AttributeList(parsing: value)) ?? AttributeList()
                 let absolute = try URIResolver.resolve(uri, against: playlist.url, line: number)
-                if key.keyFormat == nil || key.keyFormat == "identity" {
-                    let n = keyIndex[absolute] ?? keys.count
+                if key.isDeliverable {
+                    let clearKey = key.keyFormat == MediaPlaylist.Key.clearKey
+                    let id = clearKey ? "\(absolute)#\(key.keyID ?? "")" : absolute
+                    let n = keyIndex[id] ?? keys.count
                     if n == keys.count {
-                        keys.append(PlannedKey(uri: absolute, method: key.method))
-                        keyIndex[absolute] = n
+                        keys.append(PlannedKey(uri: absolute, method: key.method, keyFormat: clearKey ? MediaPlaylist.Key.clearKey : nil,
+                                               keyID: key.keyID))
+                        keyIndex[id] = n
                     }
                     attrs.setQuoted("URI", Self.keyPath(n))
+                    // Offline the raw key is served at /keys/n: the key system's own attributes no longer apply.
+                    for name in ["KEYFORMAT", "KEYFORMATVERSIONS", "KEYID"] { attrs.remove(name) }
                 } else {
                     attrs.setQuoted("URI", absolute) // a DRM system's key: left to that system
                 }

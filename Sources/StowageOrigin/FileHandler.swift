@@ -44,8 +44,10 @@ final class FileHandler: ChannelInboundHandler, @unchecked Sendable {
         case .end:
             guard let head else { return }
             self.head = nil
-            if head.method == .POST, head.uri.hasPrefix("/license"), let licenses = server.licenses {
-                let (code, answer, delay) = licenses.answer(uri: head.uri, body: body)
+            if head.method == .POST, let licenses = server.licenses,
+               head.uri.hasPrefix("/license") || (head.uri.split(separator: "?").first ?? "").hasSuffix("/clearkey") {
+                let clearKey = (head.uri.split(separator: "?").first ?? "").hasSuffix("/clearkey")
+                let (code, answer, delay) = clearKey ? licenses.clearKey(body: body) : licenses.answer(uri: head.uri, body: body)
                 let bound = NIOLoopBound(context, eventLoop: context.eventLoop)
                 var headers = HTTPHeaders()
                 headers.add(name: "Content-Type", value: code == 200 ? "application/json" : "text/plain")

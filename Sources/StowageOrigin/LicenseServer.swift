@@ -28,6 +28,8 @@ public final class LicenseServer: Sendable {
         var delayMs: Int?
     }
     struct Policy: Codable {
+        /// W3C Clear Key: key ID (hex) -> key (hex), served at `POST …/clearkey`.
+        var clearkeys: [String: String]?
         var auth: [String: String]?
         var `default`: Rule?
         var titles: [String: Rule]?
@@ -53,6 +55,47 @@ public final class LicenseServer: Sendable {
     public init(policyPath: String?, grantLogPath: String?) {
         self.policyPath = policyPath
         grantLog = grantLogPath.map(AccessLog.init(path:))
+    }
+
+    /// W3C Clear Key: `{"kids": [b64url], "type"}` -> `{"keys": [{"kty": "oct", "kid", "k"}], "type"}`.
+    func clearKey(body: Data) -> (Int, Data, Int) {
+        let policy = policyPath.flatMap { FileManager.default.contents(atPath: $0) }.flatMap { try? JSONDecoder().decode(Policy.self, from: $0) } ?? Policy()
+        struct Req: Codable { var kids: [String]; var type: String? }
+        guard let req = try? JSONDecoder().decode(Req.self, from: body) else { return (400, Data("not a Clear Key request\n".utf8), 0) }
+        if policy.default?.refuse == true { return (403, Data("refused by the license policy\n".utf8), 0) }
+        var keys: [[String: String]] = []
+        for kid in req.kids {
+            guard let raw = Self.b64urlDecode(kid), let key = policy.clearkeys?[raw.map { String(format: "%02x", $0) }.joined()],
+                  let keyBytes = Self.hex(key) else { continue }
+            keys.append(["kty": "oct", "kid": kid, "k": Self.b64url(keyBytes)])
+        }
+        let answer = (try? JSONSerialization.data(withJSONObject: ["keys": keys, "type": req.type ?? "temporary"], options: [.sortedKeys])) ?? Data()
+        grantLog?.record("{\"clearkey\":\(keys.count)}")
+        return (200, answer, 0)
+    }
+
+    static func hex(_ text: String) -> [UInt8]? {
+        let t = text.hasPrefix("0x") ? String(text.dropFirst(2)) : text
+        guard t.count % 2 == 0 else { return nil }
+        var out: [UInt8] = []
+        var i = t.startIndex
+        while i < t.endIndex {
+            let j = t.index(i, offsetBy: 2)
+            guard let b = UInt8(t[i..<j], radix: 16) else { return nil }
+            out.append(b)
+            i = j
+        }
+        return out
+    }
+
+    static func b64url(_ bytes: [UInt8]) -> String {
+        Data(bytes).base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+    }
+
+    static func b64urlDecode(_ text: String) -> [UInt8]? {
+        var s = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        while s.count % 4 != 0 { s += "=" }
+        return Data(base64Encoded: s).map(Array.init)
     }
 
     /// Answers one license request: (HTTP status, body, delay before answering in ms).

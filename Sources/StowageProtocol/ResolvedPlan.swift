@@ -21,15 +21,21 @@ public struct ResolvedPlan: Codable, Sendable, Equatable {
     }
 }
 
-/// A content key to acquire from its key server.
+/// A content key to acquire: from its key URI (HLS key delivery), or from a W3C Clear Key license
+/// server at that URI (`keyFormat` "org.w3.clearkey", with its `keyID`).
 public struct PlannedKey: Codable, Sendable, Equatable {
     /// Absolute key URI (with its query string).
     public var uri: String
     public var method: String
+    public var keyFormat: String?
+    /// `KEYID` as in the playlist (hex, `0x…`).
+    public var keyID: String?
 
-    public init(uri: String, method: String) {
+    public init(uri: String, method: String, keyFormat: String? = nil, keyID: String? = nil) {
         self.uri = uri
         self.method = method
+        self.keyFormat = keyFormat
+        self.keyID = keyID
     }
 }
 

@@ -85,6 +85,8 @@ public struct LicenseWork: Codable, Sendable, Equatable {
     public var licenseURL: String?
     /// A renewal of a license already held.
     public var renewal: Bool
+    /// Per key (same order as `keyURIs`): its key system, nil for HLS key delivery.
+    public var keys: [PlannedKey]?
 
     public init(url: String, headers: [Header], keyURIs: [String], terms: RequestedTerms? = nil, licenseURL: String? = nil, renewal: Bool = false) {
         self.url = url

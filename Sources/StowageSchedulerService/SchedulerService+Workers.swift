@@ -81,9 +81,12 @@ extension SchedulerService {
             let selection = decode(Selection.self, title.selection) ?? Selection()
             return .resolve(ResolveWork(url: title.url, headers: headers, selection: selection))
         case .license:
-            return .license(LicenseWork(url: title.url, headers: headers, keyURIs: try store.keys(token: item.token).map(\.uri),
-                                        terms: title.requestedTerms.flatMap { decode(RequestedTerms.self, $0) },
-                                        licenseURL: title.licenseURL, renewal: title.licenseTerms != nil))
+            let keys = try store.keys(token: item.token)
+            var work = LicenseWork(url: title.url, headers: headers, keyURIs: keys.map(\.uri),
+                                   terms: title.requestedTerms.flatMap { decode(RequestedTerms.self, $0) },
+                                   licenseURL: title.licenseURL, renewal: title.licenseTerms != nil)
+            work.keys = keys.map { PlannedKey(uri: $0.uri, method: $0.method, keyFormat: $0.keyFormat, keyID: $0.keyID) }
+            return .license(work)
         case .fetch(let id):
             guard let r = try store.resource(id: id) else { return nil }
             return .fetch(FetchWork(url: r.url, headers: headers, rangeOffset: r.rangeOffset, rangeLength: r.rangeLength,

@@ -145,12 +145,16 @@ public struct ContentKeyRecord: Codable, Sendable, Equatable, FetchableRecord, P
     public var uri: String
     public var method: String
     public var wrapped: Data?
+    public var keyFormat: String?
+    public var keyID: String?
 
-    public init(token: String, position: Int, uri: String, method: String, wrapped: Data?) {
+    public init(token: String, position: Int, uri: String, method: String, wrapped: Data?, keyFormat: String? = nil, keyID: String? = nil) {
         self.token = token
         self.position = position
         self.uri = uri
         self.method = method
         self.wrapped = wrapped
+        self.keyFormat = keyFormat
+        self.keyID = keyID
     }
 }

@@ -97,6 +97,12 @@ enum Schema {
                 t.column("value", .text).notNull()
             }
         }
+        migrator.registerMigration("v4-key-systems") { db in
+            try db.alter(table: "contentKey") { t in
+                t.add(column: "keyFormat", .text)
+                t.add(column: "keyID", .text)
+            }
+        }
         return migrator
     }
 }

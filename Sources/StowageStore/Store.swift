@@ -103,7 +103,7 @@ public final class Store: @unchecked Sendable {
             }
             try ContentKeyRecord.filter(Column("token") == token).deleteAll(db)
             for (i, k) in plan.keys.enumerated() {
-                try ContentKeyRecord(token: token, position: i, uri: k.uri, method: k.method, wrapped: nil).insert(db)
+                try ContentKeyRecord(token: token, position: i, uri: k.uri, method: k.method, wrapped: nil, keyFormat: k.keyFormat, keyID: k.keyID).insert(db)
             }
             title.planned = true
             title.bytesEstimate = plan.bytesEstimate

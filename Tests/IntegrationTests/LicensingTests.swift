@@ -68,6 +68,21 @@ struct LicensingTests {
         }
     }
 
+    @Test func w3cClearKeyLicenseServer() throws {
+        let h = try start("lic-ck", { try TestMedia.clearKey(into: $0) }, policy: "{}")
+        try FileManager.default.removeItem(at: h.root.appendingPathComponent("policy.json"))
+        try FileManager.default.copyItem(at: h.media.appendingPathComponent("clearkey-policy.json"), to: h.root.appendingPathComponent("policy.json"))
+        let (code, out) = try h.stowctl(["submit", h.originURL + "index.m3u8", "--purchase", "--wait"])
+        #expect(code == 0, "\(out)")
+        let token = try #require(out.split(separator: "\n").last.map(String.init))
+        let local = try String(contentsOf: URL(fileURLWithPath: try #require(try h.status(token).localPlaylist)), encoding: .utf8)
+        #expect(local.contains("URI=\"/keys/0\"") && !local.contains("KEYFORMAT"))
+        let clearFrames = try OfflineCopy.framemd5(h.originURL + "clear/index.m3u8")
+        #expect(h.terminate("origin") != nil)
+        #expect(try OfflineCopy.framemd5(h.startPlay(token)) == clearFrames, "the Clear Key-protected copy plays offline")
+        #expect(try license(h, token).license?.kind == .purchase)
+    }
+
     @Test func refusalTransientFailuresRenewalAndBulkRenewal() throws {
         let h = try start("lic-renew", { try TestMedia.fmp4(into: $0, singleFile: false, seconds: 4) },
                           policy: #"{"default": {"grantKind": "rental", "maxRentalSeconds": 600}}"#)

@@ -104,4 +104,27 @@ enum TestMedia {
         rm -r clear
         """, in: dir)
     }
+
+    /// AES-128 whose key is delivered by a W3C Clear Key license server (`KEYFORMAT="org.w3.clearkey"`,
+    /// `KEYID`). Leaves the clear segments in `clear/` (for comparison) and the server's key table in
+    /// `clearkey-policy.json`.
+    static func clearKey(into dir: URL, seconds: Int = 6) throws {
+        try sh("""
+        mkdir -p clear
+        ffmpeg -v error -y \(source) -t \(seconds) -c:v libx264 -preset ultrafast -g 50 -sc_threshold 0 -c:a aac -b:a 64k \
+          -f hls -hls_time 2 -hls_playlist_type vod -hls_segment_filename 'clear/seg%03d.ts' clear/index.m3u8
+        key=$(openssl rand -hex 16); kid=$(openssl rand -hex 16); iv=$(openssl rand -hex 16)
+        {
+          echo '#EXTM3U'; echo '#EXT-X-VERSION:5'; echo '#EXT-X-TARGETDURATION:3'; echo '#EXT-X-PLAYLIST-TYPE:VOD'
+          echo "#EXT-X-KEY:METHOD=AES-128,URI=\"/clearkey\",KEYFORMAT=\"org.w3.clearkey\",KEYFORMATVERSIONS=\"1\",KEYID=0x$kid,IV=0x$iv"
+          for f in $(grep -v '^#' clear/index.m3u8); do
+            openssl enc -aes-128-cbc -K "$key" -iv "$iv" -in clear/$f -out ck-$f
+            grep -B1 -x "$f" clear/index.m3u8 | head -n 1
+            echo "ck-$f"
+          done
+          echo '#EXT-X-ENDLIST'
+        } > index.m3u8
+        printf '{"clearkeys": {"%s": "%s"}}' "$kid" "$key" > clearkey-policy.json
+        """, in: dir)
+    }
 }

@@ -1,0 +1,84 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import StowageProtocol
+
+/// W3C Clear Key (EME): `POST {"kids": [b64url], "type": "persistent-license"}` to the license server,
+/// answered `{"keys": [{"kty": "oct", "kid": b64url, "k": b64url}], "type": …}`.
+extension HTTPFetcher {
+    struct ClearKeyRequest: Codable { var kids: [String]; var type: String }
+    struct ClearKeyAnswer: Codable {
+        struct Key: Codable { var kty: String?; var kid: String; var k: String }
+        var keys: [Key]
+        var type: String?
+    }
+
+    /// Keys for these key IDs (hex, `0x…`) from a Clear Key license server, by key ID.
+    public func clearKeys(server url: String, keyIDs: [String], headers: [Header]) async throws(TaskFailure) -> [String: [UInt8]] {
+        let shown = Self.redacted(url)
+        var kids: [String: String] = [:]   // b64url -> hex as given
+        for id in keyIDs {
+            guard let bytes = Self.hexBytes(id), bytes.count == 16 else {
+                throw TaskFailure(code: .license, message: "KEYID '\(id.prefix(40))' is not a 16-byte hex key ID", retryable: false)
+            }
+            kids[Self.base64url(bytes)] = id
+        }
+        var req = try request(url, headers: headers)
+        req.method = .POST
+        req.headers.replaceOrAdd(name: "Content-Type", value: "application/json")
+        let body = (try? JSONEncoder().encode(ClearKeyRequest(kids: Array(kids.keys).sorted(), type: "persistent-license"))) ?? Data()
+        req.body = .bytes(ByteBuffer(bytes: body))
+        do {
+            let response = try await client.execute(req, timeout: .seconds(30), logger: logger)
+            let data = try await response.body.collect(upTo: 1 << 20)
+            let code = Int(response.status.code)
+            guard (200..<300).contains(code) else {
+                let retryable = code >= 500 || code == 408 || code == 429
+                throw TaskFailure(code: .license, message: "Clear Key server \(shown) \(retryable ? "failed" : "refused the keys"): HTTP \(code)", retryable: retryable)
+            }
+            guard let answer = try? JSONDecoder().decode(ClearKeyAnswer.self, from: Data(data.readableBytesView)) else {
+                throw TaskFailure(code: .license, message: "Clear Key server \(shown) did not answer with a JSON Web Key set", retryable: false)
+            }
+            var out: [String: [UInt8]] = [:]
+            for key in answer.keys {
+                guard let id = kids[key.kid], let k = Self.base64urlDecode(key.k), k.count == 16 else { continue }
+                out[id] = k
+            }
+            guard out.count == kids.count else {
+                throw TaskFailure(code: .license, message: "Clear Key server \(shown) sent \(out.count) of \(kids.count) keys", retryable: false)
+            }
+            return out
+        } catch let f as TaskFailure {
+            throw f
+        } catch {
+            var f = Self.networkFailure(error, url: shown)
+            if f.code != .canceled { f.code = .license }
+            throw f
+        }
+    }
+
+    static func hexBytes(_ text: String) -> [UInt8]? {
+        var hex = Substring(text)
+        if hex.hasPrefix("0x") || hex.hasPrefix("0X") { hex = hex.dropFirst(2) }
+        guard hex.count % 2 == 0, hex.allSatisfy(\.isHexDigit) else { return nil }
+        var out: [UInt8] = []
+        var i = hex.startIndex
+        while i < hex.endIndex {
+            let j = hex.index(i, offsetBy: 2)
+            out.append(UInt8(hex[i..<j], radix: 16)!)
+            i = j
+        }
+        return out
+    }
+
+    static func base64url(_ bytes: [UInt8]) -> String {
+        Data(bytes).base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+            .replacingOccurrences(of: "=", with: "")
+    }
+
+    static func base64urlDecode(_ text: String) -> [UInt8]? {
+        var s = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        while s.count % 4 != 0 { s += "=" }
+        return Data(base64Encoded: s).map(Array.init)
+    }
+}
