@@ -10,6 +10,7 @@ final class FileHandler: ChannelInboundHandler, @unchecked Sendable {
     private let server: OriginServer
     private var head: HTTPRequestHead?
     private var body = Data()
+    private var servedBytes = 0
 
     private var serving = false
     private var servingTitle: String?
@@ -99,9 +100,15 @@ final class FileHandler: ChannelInboundHandler, @unchecked Sendable {
         if let provider = server.keyProvider, request.uri.hasPrefix("/keys/") {
             return serveKey(context, request, provider)
         }
+        if let reason = server.refused {
+            return send(context, request, status: .forbidden, body: Data((reason + "\n").utf8))
+        }
         guard let url = server.file(for: request.uri), let data = try? Data(contentsOf: url, options: .mappedIfSafe) else {
             return send(context, request, status: .notFound, body: Data("not found\n".utf8))
         }
+        let path = request.uri.split(separator: "?").first.map(String.init) ?? request.uri
+        defer { if request.method == .GET { server.onServed?(path, servedBytes, data.count) } }
+        servedBytes = data.count
         let attributes = try? FileManager.default.attributesOfItem(atPath: url.path)
         let modified = (attributes?[.modificationDate] as? Date) ?? Date(timeIntervalSince1970: 0)
         var headers = HTTPHeaders()
@@ -116,9 +123,11 @@ final class FileHandler: ChannelInboundHandler, @unchecked Sendable {
         if rangeApplies, let range = request.headers.first(name: "Range") {
             guard let (start, end) = Self.parseRange(range, size: data.count) else {
                 headers.add(name: "Content-Range", value: "bytes */\(data.count)")
+                servedBytes = 0
                 return send(context, request, status: .rangeNotSatisfiable, body: Data(), headers: headers)
             }
             headers.add(name: "Content-Range", value: "bytes \(start)-\(end)/\(data.count)")
+            servedBytes = end - start + 1
             return send(context, request, status: .partialContent, body: data[start...end], headers: headers)
         }
         send(context, request, status: .ok, body: data, headers: headers)

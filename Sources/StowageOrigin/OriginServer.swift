@@ -48,12 +48,23 @@ public final class OriginServer: Sendable {
     let keyProvider: KeyProvider?
     /// The reference license server (`POST /license`), when configured.
     public let licenses: LicenseServer?
+    /// Called after each file answer: (path, bytes sent, file size). `stowctl play` turns it into play time.
+    public typealias ServedHook = @Sendable (String, Int, Int) -> Void
+    let onServed: ServedHook?
+    private let refusal = NIOLockedValueBox<String?>(nil)
+
+    /// From now on, answer every file request with 403 and this reason (the license no longer allows playing).
+    public func refuse(_ reason: String) { refusal.withLockedValue { $0 = reason } }
+    var refused: String? { refusal.withLockedValue { $0 } }
+
     /// What this server observed (served at `/__stats`).
     public let stats = OriginStats()
     let faults: FaultInjector
 
-    public init(options: Options, logger: Logger, keyProvider: KeyProvider? = nil, licenses: LicenseServer? = nil) {
+    public init(options: Options, logger: Logger, keyProvider: KeyProvider? = nil, licenses: LicenseServer? = nil,
+                onServed: ServedHook? = nil) {
         self.options = options
+        self.onServed = onServed
         self.logger = logger
         self.keyProvider = keyProvider
         self.licenses = licenses

@@ -46,8 +46,8 @@ struct Play: ParsableCommand {
             throw Failure(description: "cannot play \(token): \(auth.reason ?? "not playable")")
         }
         let token = self.token
-        let server = OriginServer(options: .init(root: URL(fileURLWithPath: directory), host: "127.0.0.1", port: port),
-                                  logger: Logger(label: "stowctl.play")) { index in
+        let meter = PlayMeter(durations: PlayMeter.segmentDurations(in: URL(fileURLWithPath: directory)))
+        let keys: OriginServer.KeyProvider = { index in
             do {
                 guard case .key(let text) = try client.request(.key(token: token, index: index)).checked(),
                       let data = Data(base64Encoded: text) else { return .failure(.init("unexpected reply")) }
@@ -56,6 +56,9 @@ struct Play: ParsableCommand {
                 return .failure(.init("\(error)"))
             }
         }
+        let server = OriginServer(options: .init(root: URL(fileURLWithPath: directory), host: "127.0.0.1", port: port),
+                                  logger: Logger(label: "stowctl.play"), keyProvider: keys,
+                                  onServed: { path, sent, size in meter.served(path, sent: sent, size: size) })
         let (channel, bound) = try server.start()
         let url = "http://127.0.0.1:\(bound)/\(entry)"
         // Written unbuffered: scripts wait for this line while the server keeps running.
@@ -64,7 +67,11 @@ struct Play: ParsableCommand {
         let shutdown = ShutdownSignal()
         let waker = Waker()
         shutdown.notify(waker)
-        while !shutdown.isRequested { _ = try? Poller.poll([.fileDescriptor(waker.fd, .readable)], timeoutMilliseconds: 1000) }
+        while !shutdown.isRequested {
+            _ = try? Poller.poll([.fileDescriptor(waker.fd, .readable)], timeoutMilliseconds: 1000)
+            meter.report(to: client, token: token, server: server)
+        }
+        meter.report(to: client, token: token, server: server)
         try? channel.close().wait()
     }
 }
@@ -80,5 +87,55 @@ final class LockedClient: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         return try client.request(operation)
+    }
+}
+
+/// Accounts the media actually served (segment durations, in proportion for byte ranges) and reports it
+/// to the scheduler; when the license no longer allows playing, the server stops serving.
+final class PlayMeter: @unchecked Sendable {
+    private let durations: [String: Double]
+    private var pending = 0.0
+    private let lock = NSLock()
+
+    init(durations: [String: Double]) { self.durations = durations }
+
+    func served(_ path: String, sent: Int, size: Int) {
+        guard let duration = durations[path], size > 0 else { return }
+        lock.lock()
+        pending += duration * Double(sent) / Double(size)
+        lock.unlock()
+    }
+
+    func report(to client: LockedClient, token: String, server: OriginServer) {
+        lock.lock()
+        let seconds = pending
+        pending = 0
+        lock.unlock()
+        guard seconds > 0 else { return }
+        _ = try? client.request(.played(token: token, seconds: seconds))
+        if case .license(let report)? = try? client.request(.license(token: token)), report.license?.expired == true {
+            server.refuse("the license no longer allows playing")
+        }
+    }
+
+    /// `/<media playlist folder>/<segment>` -> EXTINF duration, from the offline media playlists.
+    static func segmentDurations(in directory: URL) -> [String: Double] {
+        var out: [String: Double] = [:]
+        // Media time is counted once: on the video rendition when there is one (audio and subtitles run beside it).
+        let all = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
+        let folders = all.contains("video") ? ["video"] : all
+        for folder in folders {
+            guard let text = try? String(contentsOf: directory.appendingPathComponent(folder).appendingPathComponent("index.m3u8"), encoding: .utf8) else { continue }
+            var duration: Double?
+            for line in text.split(separator: "\n") {
+                if line.hasPrefix("#EXTINF:") {
+                    duration = Double(line.dropFirst(8).split(separator: ",").first ?? "")
+                } else if !line.hasPrefix("#"), let d = duration {
+                    out["/\(folder)/\(line)"] = d
+                    duration = nil
+                }
+            }
+        }
+        return out
     }
 }

@@ -83,6 +83,39 @@ struct LicensingTests {
         #expect(try license(h, token).license?.kind == .purchase)
     }
 
+    @Test func totalPlayTimeIsCountedFromServedMedia() throws {
+        let h = try start("lic-time", { _ in }, policy: "{}")
+        try h.makeSample(seconds: 8)
+        let (code, out) = try h.stowctl(["submit", h.originURL + "master.m3u8", "--purchase", "--play-time", "5s", "--wait"])
+        #expect(code == 0)
+        let token = try #require(out.split(separator: "\n").last.map(String.init))
+        #expect(try license(h, token).license?.playTimeRemainingSeconds == 5)
+        let url = try h.startPlay(token)
+        #expect(!(try OfflineCopy.framemd5(url)).isEmpty)   // 8 s of media served
+        try h.waitUntil(timeout: 10, "the play time to be used up") { (try? self.license(h, token).license?.playTimeRemainingSeconds) == 0 }
+        let (playable, reason) = try h.run("stowctl", ["playable", token])
+        #expect(playable == 1 && reason.contains("play time"), "\(reason)")
+        // The running play server stops serving media once the license ends.
+        let refused = try TestMedia.shOutput("curl -s -o /dev/null -w '%{http_code}' '\(url.replacingOccurrences(of: "master.m3u8", with: "video/seg-000000.ts"))'", in: h.root).1
+        #expect(refused == "403")
+    }
+
+    @Test func preloadThenSubmitReusesTheToken() throws {
+        let h = try start("lic-pre", { try TestMedia.aesExplicitIV(into: $0, seconds: 4) },
+                          policy: #"{"default": {"grantKind": "rental", "maxRentalSeconds": 3600}}"#)
+        let (code, out) = try h.stowctl(["preload", h.originURL + "index.m3u8", "--rental", "2h", "--license-url", h.originURL + "license"])
+        #expect(code == 0)
+        let token = try #require(out.split(separator: "\n").last.map(String.init))
+        let preloaded = try h.status(token)
+        #expect(preloaded.state == .licensed)
+        #expect(preloaded.license?.kind == .rental)
+        #expect(h.originRequests(matching: ".ts") == 0, "preload fetches no segment")
+        let (submitted, out2) = try h.stowctl(["submit", h.originURL + "index.m3u8", "--wait"])
+        #expect(submitted == 0)
+        #expect(out2.split(separator: "\n").last.map(String.init) == token, "submit reuses the preloaded token")
+        #expect(try h.status(token).state == .completed)
+    }
+
     @Test func refusalTransientFailuresRenewalAndBulkRenewal() throws {
         let h = try start("lic-renew", { try TestMedia.fmp4(into: $0, singleFile: false, seconds: 4) },
                           policy: #"{"default": {"grantKind": "rental", "maxRentalSeconds": 600}}"#)
