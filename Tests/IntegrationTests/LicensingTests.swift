@@ -100,6 +100,18 @@ struct LicensingTests {
         #expect(refused == "403")
     }
 
+    @Test func aLicenseEndingBeforeTheDownloadCouldFinishRefusesIt() throws {
+        let h = try start("lic-short", { _ in }, policy: "{}")
+        try h.makeSample(seconds: 8)
+        #expect(try h.stowctl(["limits", "--bandwidth", "100000"]).0 == 0)
+        let (code, out) = try h.stowctl(["submit", h.originURL + "master.m3u8", "--rental", "3s", "--wait"])
+        #expect(code == 1)
+        let status = try h.status(try #require(out.split(separator: "\n").last.map(String.init)))
+        #expect(status.error?.code == .license)
+        #expect(status.error?.message.contains("before the download could finish") == true)
+        #expect(h.originRequests(matching: ".ts") == 0)
+    }
+
     @Test func preloadThenSubmitReusesTheToken() throws {
         let h = try start("lic-pre", { try TestMedia.aesExplicitIV(into: $0, seconds: 4) },
                           policy: #"{"default": {"grantKind": "rental", "maxRentalSeconds": 3600}}"#)
