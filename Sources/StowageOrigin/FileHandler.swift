@@ -107,6 +107,9 @@ final class FileHandler: ChannelInboundHandler, @unchecked Sendable {
             return send(context, request, status: .notFound, body: Data("not found\n".utf8))
         }
         let path = request.uri.split(separator: "?").first.map(String.init) ?? request.uri
+        if let licenses = server.licenses, let (code, answer, _) = licenses.keyDelivery(path: path, uri: request.uri) {
+            return send(context, request, status: HTTPResponseStatus(statusCode: code), body: answer)
+        }
         defer { if request.method == .GET { server.onServed?(path, servedBytes, data.count) } }
         servedBytes = data.count
         let attributes = try? FileManager.default.attributesOfItem(atPath: url.path)

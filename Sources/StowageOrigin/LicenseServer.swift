@@ -57,6 +57,24 @@ public final class LicenseServer: Sendable {
         grantLog = grantLogPath.map(AccessLog.init(path:))
     }
 
+    /// HLS key delivery: a GET of a key file whose path has a rule in the policy obeys it (refuse, failures,
+    /// delay) and is logged as a grant. nil when no rule applies (the file is served as it is).
+    func keyDelivery(path: String, uri: String) -> (Int, Data, Int)? {
+        let policy = policyPath.flatMap { FileManager.default.contents(atPath: $0) }.flatMap { try? JSONDecoder().decode(Policy.self, from: $0) } ?? Policy()
+        guard let rule = policy.titles?[path] else { return nil }
+        let delay = rule.delayMs ?? 0
+        if let times = rule.failTimes, times > 0 {
+            let n = failures.withLockedValue { counts -> Int in
+                counts[path, default: 0] += 1
+                return counts[path]!
+            }
+            if n <= times { return (rule.failStatus ?? 500, Data("injected failure \(n) of \(times)\n".utf8), delay) }
+        }
+        if rule.refuse == true { return (403, Data("key refused by the license policy\n".utf8), delay) }
+        grantLog?.record("{\"key\":\"\(path)\"}")
+        return nil
+    }
+
     /// W3C Clear Key: `{"kids": [b64url], "type"}` -> `{"keys": [{"kty": "oct", "kid", "k"}], "type"}`.
     func clearKey(body: Data) -> (Int, Data, Int) {
         let policy = policyPath.flatMap { FileManager.default.contents(atPath: $0) }.flatMap { try? JSONDecoder().decode(Policy.self, from: $0) } ?? Policy()

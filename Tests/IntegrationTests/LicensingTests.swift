@@ -33,6 +33,14 @@ struct LicensingTests {
         let h = try start("lic-api", { try TestMedia.aesExplicitIV(into: $0) },
                           policy: #"{"auth": {"alice": "s3cret"}, "default": {"grantKind": "rental", "maxRentalSeconds": 3600, "playCount": 2}}"#)
         let licenseURL = h.originURL + "license?user=alice&token=s3cret"
+        // HLS key delivery refused by the key server: a license error, nothing fetched.
+        try setPolicy(h, #"{"auth": {"alice": "s3cret"}, "titles": {"/key.bin": {"refuse": true}}, "default": {"grantKind": "rental", "maxRentalSeconds": 3600, "playCount": 2}}"#)
+        let (keyRefused, keyOut) = try h.stowctl(["submit", h.originURL + "index.m3u8", "--wait"])
+        #expect(keyRefused == 1)
+        let keyStatus = try h.status(try #require(keyOut.split(separator: "\n").last.map(String.init)))
+        #expect(keyStatus.error?.code == .license && keyStatus.error?.message.contains("403") == true)
+        #expect(h.originRequests(matching: ".ts") == 0)
+        try setPolicy(h, #"{"auth": {"alice": "s3cret"}, "default": {"grantKind": "rental", "maxRentalSeconds": 3600, "playCount": 2}}"#)
         let (bad, _) = try h.stowctl(["submit", h.originURL + "index.m3u8", "--license-url", h.originURL + "license?user=alice&token=wrong", "--wait"])
         #expect(bad == 1, "a bad token is refused")
         try h.stowctl(["list", "--json"]).1.split(separator: "\"token\" : \"").dropFirst().forEach { part in
