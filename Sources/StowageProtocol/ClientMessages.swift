@@ -35,6 +35,10 @@ public enum ClientOperation: Codable, Sendable, Equatable {
     case license(token: String)
     /// Media actually played (seconds of segments served by `stowctl play`), for total-play-time limits.
     case played(token: String, seconds: Double)
+    /// Re-check every file of a completed title at rest; with `repair`, fetch again only what is bad.
+    case verify(token: String, repair: Bool)
+    /// Remove what the store does not know under `titles/` (answers `.removed`).
+    case gc
     /// Whether the title can be played offline now (answers `.playable`).
     case playable(token: String)
     /// Authorise one play: checks playability, counts the play (answers `.play`).
@@ -120,6 +124,7 @@ public enum ReplyBody: Codable, Sendable, Equatable {
     case workers([WorkerInfo])
     case play(PlayAuthorization)
     case license(LicenseReport)
+    case removed([String])
     case limits(LimitsInfo)
     /// A content key, base64.
     case key(String)

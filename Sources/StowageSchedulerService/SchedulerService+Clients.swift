@@ -83,6 +83,11 @@ extension SchedulerService {
             title.playedSeconds += seconds
             try store.update(title)
             return .ok
+        case .verify(let token, let repair):
+            try startVerify(token, repair: repair)
+            return .title(try status(of: store.title(token)!, progress: store.progress(token: token)))
+        case .gc:
+            return .removed(try collectGarbage())
         case .playable(let token):
             guard let title = try store.title(token) else { throw unknown(token) }
             return .play(try playability(title, startingPlay: true))

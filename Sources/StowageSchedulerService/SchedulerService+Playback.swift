@@ -20,6 +20,9 @@ extension SchedulerService {
         let facts = PlaybackPolicy.Facts(completed: title.titleState == .completed, expiresAt: nil,
                                          filesPresent: filesPresent, keysPresent: keysPresent, now: now())
         var refusal = PlaybackPolicy.refusal(facts)
+        if refusal == nil, title.errorCode == ErrorCode.integrity.rawValue {
+            refusal = title.errorMessage ?? "files of the offline copy failed verification"
+        }
         if refusal == nil, let t = terms(of: title) {
             refusal = LicensePolicy.refusal(t, usage(of: title), now: now(), clockRolledBack: clockRolledBack(for: title), startingPlay: startingPlay)
         }

@@ -119,6 +119,7 @@ extension SchedulerService {
         try store.update(title)
         _ = core.dropTitle(token)
         liveBytes[token] = nil
+        verifyRuns[token] = nil
         try transition(token, to: .completed)
     }
 

@@ -136,12 +136,14 @@ extension SchedulerService {
             try updateVerifyingState(token)
         case (.verify(let id), .verified(let report)):
             guard var r = try store.resource(id: id) else { return }
+            if try recordVerifyResult(r, ok: report.ok, reason: report.reason) { return }
             if report.ok {
                 r.state = ResourceState.verified.rawValue
                 r.lastError = nil
                 try store.update(r)
                 publishProgress(token, throttled: true)
                 try checkComplete(token)
+                try finishVerifyIfDone(token)
             } else {
                 logger.warning("integrity check failed; fetching again", metadata: ["token": "\(token)", "file": "\(r.localPath)", "reason": "\(report.reason ?? "")"])
                 try? FileManager.default.removeItem(at: options.home.titleDirectory(token).appendingPathComponent(r.localPath))

@@ -58,6 +58,8 @@ public final class SchedulerService {
     /// The bandwidth cap in force (live-changeable) and the share last sent to each download worker.
     lazy var bandwidth: Int64? = options.bandwidth
     var sentShare: [String: Int64] = [:]
+    /// Verifications of completed titles in progress.
+    var verifyRuns: [String: VerifyRun] = [:]
     /// Titles with a license renewal queued or running.
     var renewing: Set<String> = []
     /// Bumped each time the wall clock is seen going back (persisted).
