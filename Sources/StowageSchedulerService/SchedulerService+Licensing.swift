@@ -149,7 +149,7 @@ extension SchedulerService {
         guard let lead = options.autoRenewBefore, lead > 0, let titles = try? store.titles(state: .completed) else { return }
         for title in titles where !renewing.contains(title.token) && title.licenseError == nil {
             guard let t = terms(of: title), LicensePolicy.renewalDue(t, usage(of: title), now: now(), lead: lead),
-                  now() - t.requestedAt >= 60 else { continue }   // at most one automatic renewal a minute per title
+                  now() - t.requestedAt >= min(60, lead / 4) else { continue }   // not again right after a renewal
             logger.info("renewing before expiry", metadata: ["token": "\(title.token)"])
             try? renew(title.token, terms: nil, licenseURL: nil)
         }

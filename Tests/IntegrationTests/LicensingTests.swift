@@ -120,6 +120,19 @@ struct LicensingTests {
         #expect(h.originRequests(matching: ".ts") == 0)
     }
 
+    @Test func renewsAutomaticallyBeforeExpiry() throws {
+        let h = try Harness(name: "lic-auto")
+        try h.makeSample(seconds: 4)
+        try h.startOrigin()
+        try h.startPipeline(schedulerArguments: ["--auto-renew-before", "20"])
+        let (code, out) = try h.stowctl(["submit", h.originURL + "master.m3u8", "--rental", "15s", "--wait"])
+        #expect(code == 0)
+        let token = try #require(out.split(separator: "\n").last.map(String.init))
+        let first = try #require(try license(h, token).license?.requestedAt)
+        try h.waitUntil(timeout: 40, "an automatic renewal") { (try? self.license(h, token).license?.requestedAt) != first }
+        #expect(try license(h, token).license?.expired == false)
+    }
+
     @Test func preloadThenSubmitReusesTheToken() throws {
         let h = try start("lic-pre", { try TestMedia.aesExplicitIV(into: $0, seconds: 4) },
                           policy: #"{"default": {"grantKind": "rental", "maxRentalSeconds": 3600}}"#)
