@@ -50,12 +50,14 @@ let package = Package(
         .target(name: "StowageRuntime", dependencies: [
             "ZeroMQ", "StowageProtocol",
             .product(name: "Logging", package: "swift-log"),
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .target(name: "StowageSchedulerService", dependencies: [
             "ZeroMQ", "StowageProtocol", "StowageStore", "StowageScheduling", "StowageRuntime", "StowageLicensing",
             .product(name: "Logging", package: "swift-log"),
         ]),
         .target(name: "StowageOrigin", dependencies: [
+            "StowageProtocol",
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "NIOHTTP1", package: "swift-nio"),

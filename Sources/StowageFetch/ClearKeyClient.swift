@@ -18,10 +18,10 @@ extension HTTPFetcher {
         let shown = Self.redacted(url)
         var kids: [String: String] = [:]   // b64url -> hex as given
         for id in keyIDs {
-            guard let bytes = Self.hexBytes(id), bytes.count == 16 else {
+            guard let bytes = KeyEncoding.hex(id), bytes.count == 16 else {
                 throw TaskFailure(code: .license, message: "KEYID '\(id.prefix(40))' is not a 16-byte hex key ID", retryable: false)
             }
-            kids[Self.base64url(bytes)] = id
+            kids[KeyEncoding.base64url(bytes)] = id
         }
         var req = try request(url, headers: headers)
         req.method = .POST
@@ -41,7 +41,7 @@ extension HTTPFetcher {
             }
             var out: [String: [UInt8]] = [:]
             for key in answer.keys {
-                guard let id = kids[key.kid], let k = Self.base64urlDecode(key.k), k.count == 16 else { continue }
+                guard let id = kids[key.kid], let k = KeyEncoding.base64urlDecode(key.k), k.count == 16 else { continue }
                 out[id] = k
             }
             guard out.count == kids.count else {
@@ -55,30 +55,5 @@ extension HTTPFetcher {
             if f.code != .canceled { f.code = .license }
             throw f
         }
-    }
-
-    static func hexBytes(_ text: String) -> [UInt8]? {
-        var hex = Substring(text)
-        if hex.hasPrefix("0x") || hex.hasPrefix("0X") { hex = hex.dropFirst(2) }
-        guard hex.count % 2 == 0, hex.allSatisfy(\.isHexDigit) else { return nil }
-        var out: [UInt8] = []
-        var i = hex.startIndex
-        while i < hex.endIndex {
-            let j = hex.index(i, offsetBy: 2)
-            out.append(UInt8(hex[i..<j], radix: 16)!)
-            i = j
-        }
-        return out
-    }
-
-    static func base64url(_ bytes: [UInt8]) -> String {
-        Data(bytes).base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
-    }
-
-    static func base64urlDecode(_ text: String) -> [UInt8]? {
-        var s = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        while s.count % 4 != 0 { s += "=" }
-        return Data(base64Encoded: s).map(Array.init)
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import NIOConcurrencyHelpers
+import StowageProtocol
 
 /// The reference license server of `stowage-origin` (`POST /license?user=U&token=T`), speaking the JSON
 /// license API. Its policy file is read on every request, so a test or a demo can change it between
@@ -60,16 +61,11 @@ public final class LicenseServer: Sendable {
     /// HLS key delivery: a GET of a key file whose path has a rule in the policy obeys it (refuse, failures,
     /// delay) and is logged as a grant. nil when no rule applies (the file is served as it is).
     func keyDelivery(path: String, uri: String) -> (Int, Data, Int)? {
-        let policy = policyPath.flatMap { FileManager.default.contents(atPath: $0) }.flatMap { try? JSONDecoder().decode(Policy.self, from: $0) } ?? Policy()
+        guard !path.hasSuffix(".m3u8") else { return nil }   // playlists are keyed by title, not as key files
+        let policy = loadPolicy()
         guard let rule = policy.titles?[path] else { return nil }
         let delay = rule.delayMs ?? 0
-        if let times = rule.failTimes, times > 0 {
-            let n = failures.withLockedValue { counts -> Int in
-                counts[path, default: 0] += 1
-                return counts[path]!
-            }
-            if n <= times { return (rule.failStatus ?? 500, Data("injected failure \(n) of \(times)\n".utf8), delay) }
-        }
+        if let failure = injectedFailure(rule, key: path) { return (failure.0, failure.1, delay) }
         if rule.refuse == true { return (403, Data("key refused by the license policy\n".utf8), delay) }
         grantLog?.record("{\"key\":\"\(path)\"}")
         return nil
@@ -77,48 +73,38 @@ public final class LicenseServer: Sendable {
 
     /// W3C Clear Key: `{"kids": [b64url], "type"}` -> `{"keys": [{"kty": "oct", "kid", "k"}], "type"}`.
     func clearKey(body: Data) -> (Int, Data, Int) {
-        let policy = policyPath.flatMap { FileManager.default.contents(atPath: $0) }.flatMap { try? JSONDecoder().decode(Policy.self, from: $0) } ?? Policy()
+        let policy = loadPolicy()
         struct Req: Codable { var kids: [String]; var type: String? }
         guard let req = try? JSONDecoder().decode(Req.self, from: body) else { return (400, Data("not a Clear Key request\n".utf8), 0) }
         if policy.default?.refuse == true { return (403, Data("refused by the license policy\n".utf8), 0) }
         var keys: [[String: String]] = []
         for kid in req.kids {
-            guard let raw = Self.b64urlDecode(kid), let key = policy.clearkeys?[raw.map { String(format: "%02x", $0) }.joined()],
-                  let keyBytes = Self.hex(key) else { continue }
-            keys.append(["kty": "oct", "kid": kid, "k": Self.b64url(keyBytes)])
+            guard let raw = KeyEncoding.base64urlDecode(kid), let key = policy.clearkeys?[KeyEncoding.hexString(raw)],
+                  let keyBytes = KeyEncoding.hex(key) else { continue }
+            keys.append(["kty": "oct", "kid": kid, "k": KeyEncoding.base64url(keyBytes)])
         }
         let answer = (try? JSONSerialization.data(withJSONObject: ["keys": keys, "type": req.type ?? "temporary"], options: [.sortedKeys])) ?? Data()
         grantLog?.record("{\"clearkey\":\(keys.count)}")
         return (200, answer, 0)
     }
 
-    static func hex(_ text: String) -> [UInt8]? {
-        let t = text.hasPrefix("0x") ? String(text.dropFirst(2)) : text
-        guard t.count % 2 == 0 else { return nil }
-        var out: [UInt8] = []
-        var i = t.startIndex
-        while i < t.endIndex {
-            let j = t.index(i, offsetBy: 2)
-            guard let b = UInt8(t[i..<j], radix: 16) else { return nil }
-            out.append(b)
-            i = j
+    /// The rule's first `failTimes` requests for `key` fail with `failStatus` (default 500).
+    private func injectedFailure(_ rule: Rule, key: String) -> (Int, Data)? {
+        guard let times = rule.failTimes, times > 0 else { return nil }
+        let n = failures.withLockedValue { counts -> Int in
+            counts[key, default: 0] += 1
+            return counts[key]!
         }
-        return out
+        return n <= times ? (rule.failStatus ?? 500, Data("injected failure \(n) of \(times)\n".utf8)) : nil
     }
 
-    static func b64url(_ bytes: [UInt8]) -> String {
-        Data(bytes).base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
-    }
-
-    static func b64urlDecode(_ text: String) -> [UInt8]? {
-        var s = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        while s.count % 4 != 0 { s += "=" }
-        return Data(base64Encoded: s).map(Array.init)
+    private func loadPolicy() -> Policy {
+        policyPath.flatMap { FileManager.default.contents(atPath: $0) }.flatMap { try? JSONDecoder().decode(Policy.self, from: $0) } ?? Policy()
     }
 
     /// Answers one license request: (HTTP status, body, delay before answering in ms).
     func answer(uri: String, body: Data) -> (Int, Data, Int) {
-        let policy = policyPath.flatMap { FileManager.default.contents(atPath: $0) }.flatMap { try? JSONDecoder().decode(Policy.self, from: $0) } ?? Policy()
+        let policy = loadPolicy()
         guard let request = try? JSONDecoder().decode(Request.self, from: body) else {
             return (400, Data("the body is not a license request\n".utf8), 0)
         }
@@ -132,13 +118,7 @@ public final class LicenseServer: Sendable {
         let key = URL(string: request.titleURL)?.path ?? request.titleURL
         let rule = policy.titles?[key] ?? policy.default ?? Rule()
         let delay = rule.delayMs ?? 0
-        if let times = rule.failTimes, times > 0 {
-            let n = failures.withLockedValue { counts -> Int in
-                counts[key, default: 0] += 1
-                return counts[key]!
-            }
-            if n <= times { return (rule.failStatus ?? 500, Data("injected failure \(n) of \(times)\n".utf8), delay) }
-        }
+        if let failure = injectedFailure(rule, key: key) { return (failure.0, failure.1, delay) }
         if rule.refuse == true { return (403, Data("refused by the license policy\n".utf8), delay) }
         let asked = request.requested
         let kind = rule.grantKind ?? asked?.kind ?? "none"

@@ -37,36 +37,13 @@ struct DownloadWorkerCommand: ParsableCommand {
         segment in memory. Connects to the scheduler (default ipc://$STOWAGE_HOME/run/scheduler.ipc).
         """)
 
-    @Option(help: "Stowage home. Default: $STOWAGE_HOME or ~/.stowage.")
-    var home: String?
-    @Option(help: "Scheduler endpoint, e.g. tcp://host:7700. Default: the ipc socket in $STOWAGE_HOME/run.")
-    var scheduler: String?
-    @Option(help: "Fetches this worker runs at once (default 8).")
-    var concurrency: Int?
-    @Option(help: "Write this process's pid to FILE.")
-    var pidfile: String?
-    @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error, critical.")
-    var logLevel: String?
+    @OptionGroup var options: WorkerOptions
 
     func run() throws {
-        LogSetup.bootstrap(level: logLevel)
-        let logger = Logger(label: "stowage.download-worker")
-        let home = StowageHome(option: home)
-        let endpoint = home.schedulerEndpoint(option: scheduler)
-        do {
-            try checkEndpoint(endpoint)
+        try options.runWorker(kind: .download, defaultConcurrency: 8) { home, capacity, logger in
             try FileManager.default.createDirectory(at: home.titlesRoot, withIntermediateDirectories: true)
-            writePidFile(pidfile ?? environmentOption("pidfile"))
-            let capacity = intOption(concurrency, "concurrency", default: 8)
             let fetcher = HTTPFetcher(logger: logger, connectionsPerHost: capacity)
-            let runtime = try WorkerRuntime(options: .init(kind: .download, capacity: capacity, endpoint: endpoint),
-                                            handler: DownloadHandler(fetcher: fetcher, titlesRoot: home.titlesRoot),
-                                            shutdown: ShutdownSignal(), logger: logger)
-            defer { fetcher.syncShutdown() }
-            try runtime.run()
-        } catch {
-            logger.critical("download worker cannot run: \(error)")
-            throw ExitCode(1)
+            return (DownloadHandler(fetcher: fetcher, titlesRoot: home.titlesRoot), { fetcher.syncShutdown() })
         }
     }
 }

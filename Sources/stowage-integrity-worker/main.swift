@@ -30,31 +30,11 @@ struct IntegrityWorkerCommand: ParsableCommand {
         abstract: "Verifies what Stowage fetched and what is at rest: length, container sanity, SHA-256.",
         discussion: "Stateless; run any number. Connects to the scheduler (default ipc://$STOWAGE_HOME/run/scheduler.ipc).")
 
-    @Option(help: "Stowage home. Default: $STOWAGE_HOME or ~/.stowage.")
-    var home: String?
-    @Option(help: "Scheduler endpoint, e.g. tcp://host:7700. Default: the ipc socket in $STOWAGE_HOME/run.")
-    var scheduler: String?
-    @Option(help: "Files verified at once (default 2).")
-    var concurrency: Int?
-    @Option(help: "Write this process's pid to FILE.")
-    var pidfile: String?
-    @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error, critical.")
-    var logLevel: String?
+    @OptionGroup var options: WorkerOptions
 
     func run() throws {
-        LogSetup.bootstrap(level: logLevel)
-        let logger = Logger(label: "stowage.integrity-worker")
-        let home = StowageHome(option: home)
-        let endpoint = home.schedulerEndpoint(option: scheduler)
-        do {
-            try checkEndpoint(endpoint)
-            writePidFile(pidfile ?? environmentOption("pidfile"))
-            let runtime = try WorkerRuntime(options: .init(kind: .integrity, capacity: intOption(concurrency, "concurrency", default: 2), endpoint: endpoint),
-                                            handler: IntegrityHandler(titlesRoot: home.titlesRoot), shutdown: ShutdownSignal(), logger: logger)
-            try runtime.run()
-        } catch {
-            logger.critical("integrity worker cannot run: \(error)")
-            throw ExitCode(1)
+        try options.runWorker(kind: .integrity, defaultConcurrency: 2) { home, capacity, logger in
+            (IntegrityHandler(titlesRoot: home.titlesRoot), {})
         }
     }
 }

@@ -28,33 +28,12 @@ struct LicenseWorkerCommand: ParsableCommand {
         abstract: "Acquires, renews and releases the licenses and content keys of Stowage titles.",
         discussion: "Connects to the scheduler (default ipc://$STOWAGE_HOME/run/scheduler.ipc). SIGTERM stops it gracefully.")
 
-    @Option(help: "Stowage home. Default: $STOWAGE_HOME or ~/.stowage.")
-    var home: String?
-    @Option(help: "Scheduler endpoint, e.g. tcp://host:7700. Default: the ipc socket in $STOWAGE_HOME/run.")
-    var scheduler: String?
-    @Option(help: "License requests this worker runs at once (default 4).")
-    var concurrency: Int?
-    @Option(help: "Write this process's pid to FILE.")
-    var pidfile: String?
-    @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error, critical.")
-    var logLevel: String?
+    @OptionGroup var options: WorkerOptions
 
     func run() throws {
-        LogSetup.bootstrap(level: logLevel)
-        let logger = Logger(label: "stowage.license-worker")
-        let home = StowageHome(option: home)
-        let endpoint = home.schedulerEndpoint(option: scheduler)
-        do {
-            try checkEndpoint(endpoint)
-            writePidFile(pidfile ?? environmentOption("pidfile"))
+        try options.runWorker(kind: .license, defaultConcurrency: 4) { home, capacity, logger in
             let fetcher = HTTPFetcher(logger: logger)
-            defer { fetcher.syncShutdown() }
-            let runtime = try WorkerRuntime(options: .init(kind: .license, capacity: intOption(concurrency, "concurrency", default: 4), endpoint: endpoint),
-                                            handler: LicenseHandler(fetcher: fetcher), shutdown: ShutdownSignal(), logger: logger)
-            try runtime.run()
-        } catch {
-            logger.critical("license worker cannot run: \(error)")
-            throw ExitCode(1)
+            return (LicenseHandler(fetcher: fetcher), { fetcher.syncShutdown() })
         }
     }
 }

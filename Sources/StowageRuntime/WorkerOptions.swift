@@ -1,0 +1,44 @@
+import ArgumentParser
+import Foundation
+import Logging
+import StowageProtocol
+
+/// The options every worker executable takes.
+public struct WorkerOptions: ParsableArguments {
+    @Option(help: "Stowage home. Default: $STOWAGE_HOME or ~/.stowage.")
+    public var home: String?
+    @Option(help: "Scheduler endpoint, e.g. tcp://host:7700. Default: $STOWAGE_SCHEDULER or the ipc socket in $STOWAGE_HOME/run.")
+    public var scheduler: String?
+    @Option(help: "Tasks this worker runs at once.")
+    public var concurrency: Int?
+    @Option(help: "Write this process's pid to FILE.")
+    public var pidfile: String?
+    @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error, critical.")
+    public var logLevel: String?
+
+    public init() {}
+
+    /// Wires a worker process: logging, home, endpoint, pid file, then the worker loop until SIGTERM.
+    /// `makeHandler` gets the home and the concurrency in force; `cleanup` runs after the loop ends.
+    public func runWorker(kind: WorkerKind, defaultConcurrency: Int,
+                          makeHandler: (StowageHome, Int, Logger) throws -> (TaskHandler, () -> Void)) throws {
+        LogSetup.bootstrap(level: logLevel)
+        let logger = Logger(label: "stowage.\(kind.rawValue)-worker")
+        let home = StowageHome(option: home)
+        let endpoint = home.schedulerEndpoint(option: scheduler)
+        do {
+            try checkEndpoint(endpoint)
+            let capacity = intOption(concurrency, "concurrency", default: defaultConcurrency)
+            guard (1...1_000).contains(capacity) else { throw RuntimeError("--concurrency must be between 1 and 1000") }
+            writePidFile(pidfile ?? environmentOption("pidfile"))
+            let (handler, cleanup) = try makeHandler(home, capacity, logger)
+            defer { cleanup() }
+            let runtime = try WorkerRuntime(options: .init(kind: kind, capacity: capacity, endpoint: endpoint),
+                                            handler: handler, shutdown: ShutdownSignal(), logger: logger)
+            try runtime.run()
+        } catch {
+            logger.critical("\(kind.rawValue) worker cannot run: \(error)")
+            throw ExitCode(1)
+        }
+    }
+}
