@@ -107,8 +107,8 @@ public struct OfflinePlanner: Sendable {
                 // media; offline, key n is served at /keys/n by `stowctl play` while the license allows.
                 let (_, value) = PlaylistLines.tag(line)
                 var attrs = (try? AttributeList(parsing: value)) ?? AttributeList()
-                let absolute = try URIResolver.resolve(uri, against: playlist.url, line: number)
                 if key.isDeliverable {
+                    let absolute = try URIResolver.resolve(uri, against: playlist.url, line: number)
                     let clearKey = key.keyFormat == MediaPlaylist.Key.clearKey
                     let id = clearKey ? "\(absolute)#\(key.keyID ?? "")" : absolute
                     let n = keyIndex[id] ?? keys.count
@@ -120,9 +120,9 @@ public struct OfflinePlanner: Sendable {
                     attrs.setQuoted("URI", Self.keyPath(n))
                     // Offline the raw key is served at /keys/n: the key system's own attributes no longer apply.
                     for name in ["KEYFORMAT", "KEYFORMATVERSIONS", "KEYID"] { attrs.remove(name) }
-                } else {
-                    attrs.setQuoted("URI", absolute) // a DRM system's key: left to that system
-                }
+                } else if let absolute = try? URIResolver.resolve(uri, against: playlist.url, line: number) {
+                    attrs.setQuoted("URI", absolute) // a DRM system's key (http): left to that system
+                }                                    // (skd://, data: … stay as they are)
                 out.append("#EXT-X-KEY:" + attrs.text)
             } else if !line.hasPrefix("#") && !line.allSatisfy(\.isWhitespace) {
                 continue // a GAP segment's URI: nothing stored for it
@@ -166,8 +166,9 @@ public struct OfflinePlanner: Sendable {
     }
 
     static func container(kind: PlannedRendition.Kind, ext: String?, hasMap: Bool) -> Container {
+        // fMP4 first: subtitles may be fMP4 too (wvtt / stpp in ISO BMFF).
+        if hasMap || ["m4s", "mp4", "m4a", "m4v", "cmfv", "cmfa", "cmft", "fmp4"].contains(ext ?? "") { return .fmp4 }
         if kind == .subtitles || ext == "vtt" || ext == "webvtt" { return .webVTT }
-        if hasMap || ["m4s", "mp4", "m4a", "m4v", "cmfv", "cmfa", "fmp4"].contains(ext ?? "") { return .fmp4 }
         if ext == "ts" || ext == nil { return .mpegTS }
         return .other
     }

@@ -35,6 +35,7 @@ public enum ContainerCheck {
             switch kind {
             case .mpegTS:
                 if offset == 0 { return "MPEG-TS file is empty" }
+                if packedAudio { return nil }
                 if offset % 188 != 0 { return "MPEG-TS length \(offset) is not a multiple of 188 bytes (truncated?)" }
             case .fmp4:
                 if offset == 0 { return "fMP4 file is empty" }
@@ -53,7 +54,16 @@ public enum ContainerCheck {
 
         private var lastBoxStart: Int64 = 0
 
+        private var packedAudio = false
+
         private mutating func feedTS(_ chunk: UnsafeRawBufferPointer) {
+            // Extensionless URIs are assumed to be TS; packed audio (ID3 tag or ADTS sync first) is not, and
+            // has no packet structure to check.
+            if offset == 0, chunk.count >= 3, chunk[0] != 0x47,
+               (chunk[0] == 0x49 && chunk[1] == 0x44 && chunk[2] == 0x33) || (chunk[0] == 0xFF && chunk[1] & 0xF0 == 0xF0) {
+                packedAudio = true
+            }
+            if packedAudio { return }
             // The sync byte 0x47 starts every 188-byte packet.
             var position = (188 - Int(offset % 188)) % 188
             while position < chunk.count {

@@ -96,3 +96,24 @@ struct SelectionAndPlanTests {
         #expect { try MasterPlaylist(text: text, url: masterURL) } throws: { ($0 as? PlaylistError)?.line == 2 }
     }
 }
+
+@Suite("Key systems and subtitle containers")
+struct KeySystemTests {
+    @Test func drmKeysStayAsTheyAreAndFMP4SubtitlesAreFMP4() throws {
+        let media = try MediaPlaylist(text: """
+        #EXTM3U
+        #EXT-X-TARGETDURATION:4
+        #EXT-X-MAP:URI="init.mp4"
+        #EXT-X-KEY:METHOD=SAMPLE-AES,URI="skd://key-id-1",KEYFORMAT="com.apple.streamingkeydelivery",KEYFORMATVERSIONS="1"
+        #EXTINF:4,
+        s1.m4s
+        #EXT-X-ENDLIST
+        """, url: "http://o.test/v/index.m3u8")
+        let plan = try OfflinePlanner.plan(master: nil, choice: nil, inputs: [.init(kind: .video, playlist: media, rendition: nil)])
+        #expect(plan.keys.isEmpty)
+        #expect(plan.renditions[0].playlist.contains("URI=\"skd://key-id-1\""))
+        let subs = try MediaPlaylist(text: "#EXTM3U\n#EXT-X-MAP:URI=\"init.mp4\"\n#EXTINF:4,\nsub1.m4s\n#EXT-X-ENDLIST\n", url: "http://o.test/s/index.m3u8")
+        let subPlan = try OfflinePlanner.plan(master: nil, choice: nil, inputs: [.init(kind: .subtitles, playlist: subs, rendition: nil)])
+        #expect(subPlan.resources.allSatisfy { $0.container == .fmp4 })
+    }
+}

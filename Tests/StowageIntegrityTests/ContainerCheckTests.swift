@@ -61,3 +61,13 @@ struct ContainerCheckTests {
         #expect(FileVerifier.verify(path: path + ".missing", expectedBytes: nil, expectedSHA256: nil, container: .other).problem == "file is missing")
     }
 }
+
+@Suite("Packed audio and DRM keys")
+struct PackedAudioTests {
+    @Test func packedAudioBehindAnExtensionlessURIIsNotCheckedAsTS() {
+        var c = ContainerCheck.Checker(kind: .mpegTS)
+        let id3: [UInt8] = Array("ID3".utf8) + [4, 0, 0, 0, 0, 0, 10] + [UInt8](repeating: 0, count: 10) + [0xFF, 0xF1, 0x50, 0x80]
+        id3.withUnsafeBytes { c.feed($0) }
+        #expect(c.finish() == nil)
+    }
+}
