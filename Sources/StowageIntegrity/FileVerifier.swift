@@ -16,7 +16,7 @@ public enum FileVerifier {
 
     /// Checks `path`. `expectedBytes`/`expectedSHA256` nil skip those checks.
     public static func verify(path: String, expectedBytes: Int64?, expectedSHA256: String?,
-                              container: ContainerCheck.Kind, chunkSize: Int = 1 << 20) -> Verdict {
+                              container: ContainerCheck.Kind, chunkSize: Int = 1 << 20, bytesPerSecond: Int64? = nil) -> Verdict {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else {
             let reason = errno == ENOENT ? "file is missing" : "cannot open: \(String(cString: strerror(errno)))"
@@ -39,6 +39,7 @@ public enum FileVerifier {
             hasher.update(bufferPointer: chunk)
             checker.feed(chunk)
             total += Int64(n)
+            if let rate = bytesPerSecond, rate > 0 { usleep(UInt32(min(1_000_000, Int64(n) * 1_000_000 / rate))) }
         }
         let digest = hex(hasher.finalize())
         if let expectedBytes, expectedBytes != total {

@@ -196,6 +196,8 @@ public struct VerifyWork: Codable, Sendable, Equatable {
     public var container: Container
     /// Encrypted segments are opaque: only length and hash are checked.
     public var encrypted: Bool
+    /// Read at most this fast (background scrub's I/O budget); nil = as fast as the disk allows.
+    public var bytesPerSecond: Int64?
 
     public init(path: String, expectedBytes: Int64, sha256: String, container: Container, encrypted: Bool) {
         self.path = path

@@ -234,6 +234,7 @@ extension SchedulerService {
             send(Array(lease.worker.utf8), FrameCodec.encode(.cancelTask, CancelTask(taskID: lease.taskID)))
         }
         delayed.removeAll { $0.item.token == token }
+        verifyRuns[token] = nil
         attempts = attempts.filter { $0.key.token != token }
         liveBytes[token] = nil
     }

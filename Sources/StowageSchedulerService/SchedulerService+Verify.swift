@@ -10,10 +10,29 @@ extension SchedulerService {
     struct VerifyRun {
         var repair: Bool
         var bad: [String] = []
+        /// A background scrub (I/O budget applies).
+        var scrub = false
+    }
+
+    /// Background scrub: one completed title at a time, the one verified longest ago, once per interval.
+    func scrub() {
+        guard let interval = options.scrubInterval, interval > 0, !verifyRuns.values.contains(where: \.scrub),
+              let titles = try? store.titles(state: .completed) else { return }
+        let t = now()
+        let due = titles.filter { $0.errorCode == nil && t - (lastScrubbed[$0.token] ?? $0.endedAt ?? 0) >= interval }
+        guard let title = due.min(by: { (lastScrubbed[$0.token] ?? $0.endedAt ?? 0) < (lastScrubbed[$1.token] ?? $1.endedAt ?? 0) }) else { return }
+        lastScrubbed[title.token] = t
+        logger.info("scrub: verifying at rest", metadata: ["token": "\(title.token)"])
+        do {
+            try startVerify(title.token, repair: false, scrub: true)
+        } catch {
+            logger.warning("scrub could not start", metadata: ["token": "\(title.token)", "error": "\(error)"])
+        }
     }
 
     /// `verify`: every file goes back to the integrity workers; with `repair`, bad ones are fetched again.
-    func startVerify(_ token: String, repair: Bool) throws {
+    /// A scrub leaves the title `completed` (and playable) while it runs.
+    func startVerify(_ token: String, repair: Bool, scrub: Bool = false) throws {
         guard let title = try store.title(token) else { throw unknownTitle(token) }
         guard title.titleState == .completed else {
             throw TitleError(code: .refused, message: "title \(token) is \(title.state): only completed titles are verified at rest")
@@ -21,6 +40,14 @@ extension SchedulerService {
         if repair, let t = terms(of: title),
            let reason = LicensePolicy.refusal(t, usage(of: title), now: now(), clockRolledBack: clockRolledBack(for: title), startingPlay: false) {
             throw TitleError(code: .license, message: "cannot repair: \(reason)")
+        }
+        if scrub {
+            verifyRuns[token] = VerifyRun(repair: false, scrub: true)
+            core.addTitle(token, priority: title.priority - 1_000, requestedAt: title.requestedAt)
+            for r in try store.resources(token: token) where r.bytes != nil {
+                core.enqueue(WorkItem(token: token, kind: .verify(resource: r.id!)))
+            }
+            return
         }
         var record = title
         record.errorCode = nil
@@ -50,7 +77,14 @@ extension SchedulerService {
     /// the bad files (and so not playable).
     func finishVerifyIfDone(_ token: String) throws {
         guard let run = verifyRuns[token], !core.hasWork(token) else { return }
-        if run.bad.isEmpty { return } // checkComplete completes it
+        if run.bad.isEmpty {
+            if run.scrub {   // a clean scrub: nothing changes but the record of it
+                verifyRuns[token] = nil
+                _ = core.dropTitle(token)
+                try store.appendEvent(token: token, kind: "scrub", detail: "every file verified at rest")
+            }
+            return // a verify run: checkComplete completes it
+        }
         verifyRuns[token] = nil
         _ = core.dropTitle(token)
         guard var title = try store.title(token) else { return }

@@ -93,8 +93,10 @@ extension SchedulerService {
                                     path: "\(r.token)/\(r.localPath)"))
         case .verify(let id):
             guard let r = try store.resource(id: id), let bytes = r.bytes, let sha = r.sha256 else { return nil }
-            return .verify(VerifyWork(path: "\(r.token)/\(r.localPath)", expectedBytes: bytes, sha256: sha,
-                                      container: Container(rawValue: r.container) ?? .other, encrypted: r.encrypted))
+            var work = VerifyWork(path: "\(r.token)/\(r.localPath)", expectedBytes: bytes, sha256: sha,
+                                  container: Container(rawValue: r.container) ?? .other, encrypted: r.encrypted)
+            if verifyRuns[r.token]?.scrub == true { work.bytesPerSecond = options.scrubBytesPerSecond }
+            return .verify(work)
         }
     }
 
@@ -103,7 +105,8 @@ extension SchedulerService {
         let token = lease.item.token
         guard let title = try store.title(token) else { return }
         let renewalOfCompleted = lease.item.kind == .license && title.titleState == .completed
-        guard !title.titleState.isFinal || renewalOfCompleted else { return }
+        let scrubOfCompleted = verifyRuns[token]?.scrub == true && title.titleState == .completed
+        guard !title.titleState.isFinal || renewalOfCompleted || scrubOfCompleted else { return }
         switch (lease.item.kind, outcome) {
         case (.resolve, .resolved(let plan)):
             guard !plan.resources.isEmpty else {

@@ -23,6 +23,10 @@ public final class SchedulerService {
         public var bandwidth: Int64?
         /// Renew licenses automatically this many seconds before they end (nil = never).
         public var autoRenewBefore: Double?
+        /// Re-verify completed titles at rest this often (seconds; nil = never), reading at most
+        /// `scrubBytesPerSecond` per file check.
+        public var scrubInterval: Double?
+        public var scrubBytesPerSecond: Int64?
 
         public init(home: StowageHome, binds: [String], limits: Limits) {
             self.home = home
@@ -58,8 +62,9 @@ public final class SchedulerService {
     /// The bandwidth cap in force (live-changeable) and the share last sent to each download worker.
     lazy var bandwidth: Int64? = options.bandwidth
     var sentShare: [String: Int64] = [:]
-    /// Verifications of completed titles in progress.
+    /// Verifications of completed titles in progress, and when the scrub last checked each title.
     var verifyRuns: [String: VerifyRun] = [:]
+    var lastScrubbed: [String: Double] = [:]
     /// Titles with a license renewal queued or running.
     var renewing: Set<String> = []
     /// Bumped each time the wall clock is seen going back (persisted).
@@ -176,6 +181,7 @@ public final class SchedulerService {
             nextClockCheck = t + 10
             checkClock()
             autoRenew()
+            scrub()
         }
         if t >= nextDiskCheck {
             nextDiskCheck = t + 2

@@ -34,6 +34,10 @@ struct SchedulerCommand: ParsableCommand {
     var diskCushion: Int64?
     @Option(name: .customLong("auto-renew-before"), help: "Renew time-limited licenses automatically this many seconds before they end (default: never).")
     var autoRenewBefore: Double?
+    @Option(name: .customLong("scrub-interval"), help: "Re-verify completed titles at rest this often, in seconds (default: never).")
+    var scrubInterval: Double?
+    @Option(name: .customLong("scrub-budget"), help: "Bytes per second the background scrub may read (default: no limit).")
+    var scrubBudget: Int64?
     @Option(help: "Write this process's pid to FILE.")
     var pidfile: String?
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error, critical.")
@@ -50,6 +54,8 @@ struct SchedulerCommand: ParsableCommand {
         var options = SchedulerService.Options(home: home, binds: binds, limits: limits)
         options.bandwidth = (bandwidth ?? environmentOption("bandwidth").flatMap { Int64($0) }).flatMap { $0 > 0 ? $0 : nil }
         options.autoRenewBefore = autoRenewBefore ?? environmentOption("auto-renew-before").flatMap { Double($0) }
+        options.scrubInterval = scrubInterval ?? environmentOption("scrub-interval").flatMap { Double($0) }
+        options.scrubBytesPerSecond = scrubBudget ?? environmentOption("scrub-budget").flatMap { Int64($0) }
         options.diskCushion = diskCushion ?? environmentOption("disk-cushion").flatMap { Int64($0) } ?? options.diskCushion
         do {
             let service = try SchedulerService(options: options, shutdown: shutdown, logger: logger)

@@ -48,4 +48,23 @@ struct AtRestTests {
         #expect(!FileManager.default.fileExists(atPath: orphan.path) && !FileManager.default.fileExists(atPath: stray.path))
         #expect(try h.stowctl(["verify", token]).0 == 0)
     }
+
+    @Test func backgroundScrubFindsDamageWhileTheTitleStaysCompleted() throws {
+        let h = try Harness(name: "scrub")
+        try h.makeSample(seconds: 4)
+        try h.startOrigin()
+        try h.startPipeline(schedulerArguments: ["--scrub-interval", "1", "--scrub-budget", "50000000"])
+        let (code, out) = try h.stowctl(["submit", h.originURL + "master.m3u8", "--wait"])
+        #expect(code == 0)
+        let token = try #require(out.split(separator: "\n").last.map(String.init))
+        let master = try #require(try h.status(token).localPlaylist)
+        let segment = URL(fileURLWithPath: master).deletingLastPathComponent().appendingPathComponent("audio-en/seg-000000.ts")
+        var bytes = try Data(contentsOf: segment)
+        bytes[bytes.count - 7] ^= 0x01
+        try bytes.write(to: segment)
+        try h.waitUntil(timeout: 45, "the scrub to find the damaged file") { (try? h.status(token).error?.code) == .integrity }
+        let status = try h.status(token)
+        #expect(status.state == .completed && !status.playableOffline)
+        #expect(status.error?.message.contains("audio-en/seg-000000.ts") == true)
+    }
 }
