@@ -11,7 +11,7 @@ struct OperatorTests {
         try h.startOrigin(latencyMilliseconds: 150)
         try h.startPipeline(schedulerArguments: ["--per-title", "2"])
         let token = try h.submit("master.m3u8")
-        try h.waitUntil(timeout: 60, "a few files verified") { (try? h.status(token).segmentsDone ?? 0) ?? 0 >= 4 }
+        try h.waitUntil(timeout: 60, "a few files verified") { ((try? h.status(token))?.segmentsDone ?? 0) >= 4 }
         let (code, _) = try h.stowctl(["pause", token])
         #expect(code == 0)
         #expect(try h.status(token).state == .suspended)

@@ -58,7 +58,7 @@ struct PipelineTests {
         try h.startOrigin(latencyMilliseconds: 150)
         try h.startPipeline(schedulerArguments: ["--per-title", "2"])
         let token = try h.submit("master.m3u8")
-        try h.waitUntil(timeout: 60, "a few files verified") { (try? h.status(token).segmentsDone ?? 0) ?? 0 >= 4 }
+        try h.waitUntil(timeout: 60, "a few files verified") { ((try? h.status(token))?.segmentsDone ?? 0) >= 4 }
         h.kill9("download")
         let atKill = try h.status(token)
         #expect(atKill.state != .completed)
@@ -82,7 +82,7 @@ struct PipelineTests {
         try h.startOrigin(latencyMilliseconds: 150)
         try h.startPipeline(schedulerArguments: ["--per-title", "2"])
         let token = try h.submit("master.m3u8")
-        try h.waitUntil(timeout: 60, "a few files verified") { (try? h.status(token).segmentsDone ?? 0) ?? 0 >= 4 }
+        try h.waitUntil(timeout: 60, "a few files verified") { ((try? h.status(token))?.segmentsDone ?? 0) >= 4 }
         h.kill9("scheduler")
         let restart = Date()
         try h.startScheduler(["--per-title", "2"])
