@@ -11,8 +11,9 @@ struct SchedulerCommand: ParsableCommand {
         commandName: "stowage-scheduler",
         abstract: "Owns Stowage's store, limits, leases and recovery; workers and stowctl connect to it over ZeroMQ.",
         discussion: """
-        Binds ipc://$STOWAGE_HOME/run/scheduler.ipc, plus any --bind endpoint (e.g. tcp://0.0.0.0:7700 for
+        Binds ipc://$STOWAGE_HOME/run/scheduler.ipc, plus any --bind endpoint (e.g. tcp://0.0.0.0:7700 for \
         workers on other hosts). Every option may also come from STOWAGE_<OPTION> (flags win).
+
         SIGTERM stops it gracefully; a restart (even after kill -9) resumes every unfinished title.
         """)
 

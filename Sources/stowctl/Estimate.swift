@@ -20,25 +20,14 @@ struct Estimate: ParsableCommand {
 
     @Argument(help: "URL of the HLS master (or media) playlist.")
     var url: String
-    @Option(help: "Highest variant bandwidth (bits/s) to accept.")
-    var bitrate: Int?
-    @Option(name: .customLong("max-height"), help: "Ignore variants taller than this many pixels.")
-    var maxHeight: Int?
-    @Option(help: "Audio languages, comma-separated (default: the DEFAULT rendition).")
-    var audio: String?
-    @Option(help: "Subtitle languages, comma-separated, or 'all' or 'none'.")
-    var subtitles: String?
-    @Option(name: .customLong("header"), help: "An HTTP header, 'Name: value' (repeatable).")
-    var headers: [String] = []
+    @OptionGroup var select: SelectionOptions
     @Flag(help: "Sum the real sizes (one HEAD request per file).")
     var exact = false
     @Flag(help: "Machine-readable JSON output.")
     var json = false
 
     func run() throws {
-        let list = { (s: String?) in s.map { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } } }
-        let work = ResolveWork(url: url, headers: headers.compactMap(Header.init(parsing:)),
-                               selection: Selection(bitrate: bitrate, maxHeight: maxHeight, audio: list(audio), subtitles: list(subtitles)))
+        let work = ResolveWork(url: url, headers: select.parsedHeaders, selection: select.selection)
         let exact = self.exact
         let report = try blocking { () async throws -> EstimateReport in
             let fetcher = HTTPFetcher(logger: Logger(label: "stowctl"))

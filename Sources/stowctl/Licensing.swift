@@ -9,10 +9,10 @@ struct Preload: ParsableCommand {
     @OptionGroup var connection: ConnectionOptions
     @Argument(help: "URL of the HLS master (or media) playlist.") var url: String
     @OptionGroup var license: LicenseOptions
-    @Option(name: .customLong("header"), help: "An HTTP header, 'Name: value' (repeatable).") var headers: [String] = []
+    @OptionGroup var select: SelectionOptions
 
     func run() throws {
-        let request = SubmitRequest(url: url, name: nil, priority: 0, headers: headers.compactMap(Header.init(parsing:)), selection: Selection(),
+        let request = SubmitRequest(url: url, name: nil, priority: 0, headers: select.parsedHeaders, selection: select.selection,
                                     terms: license.terms, licenseURL: license.licenseURL, preloadOnly: true)
         let client = try connection.client()
         guard case .submitted(let token) = try client.request(.submit(request)).checked() else { throw Failure(description: "unexpected reply") }

@@ -28,8 +28,8 @@ struct Play: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Authorise one play and serve the offline copy on 127.0.0.1.",
         discussion: """
-        Counts the play, then serves the title (byte ranges supported) until stopped with Ctrl-C or SIGTERM.
-        Prints the URL of its master playlist; any HLS player (ffplay, VLC, hls.js) can open it. Content keys
+        Counts the play, then serves the title (byte ranges supported) until stopped with Ctrl-C or SIGTERM. \
+        Prints the URL of its master playlist; any HLS player (ffplay, VLC, hls.js) can open it. Content keys \
         are released at /keys/N only while the license allows.
         """)
 

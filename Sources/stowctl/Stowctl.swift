@@ -10,8 +10,8 @@ struct Stowctl: ParsableCommand {
         commandName: "stowctl",
         abstract: "Queue, watch and manage Stowage's offline HLS downloads.",
         discussion: """
-        Every command talks to stowage-scheduler: by default over ipc in $STOWAGE_HOME/run (start one with
-        Deploy/start.sh), or over --scheduler tcp://HOST:PORT. Add --json for machine output.
+        Every command talks to stowage-scheduler: by default over ipc in $STOWAGE_HOME/run (start one with \
+        Deploy/start.sh), or over --scheduler tcp://HOST:PORT. Add --json for machine output. \
         Exit status: 0 ok, 1 failure, 2 usage error.
 
         Examples:

@@ -7,25 +7,17 @@ struct Submit: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Queue a download of an HLS master (or media) playlist.",
         discussion: """
-        Prints the title's token as the last line of stdout. With --wait, shows progress on stderr and
+        Prints the title's token as the last line of stdout. With --wait, shows progress on stderr and \
         returns when the title ends: exit 0 only if it completed.
-        Selection: --bitrate picks the highest variant not above it (none given: the lowest variant with
+
+        Selection: --bitrate picks the highest variant not above it (none given: the lowest variant with \
         video); --audio picks languages (default: the DEFAULT rendition); --subtitles LANG,...|all|none.
         """)
 
     @OptionGroup var connection: ConnectionOptions
     @Argument(help: "URL of the HLS master or media playlist.")
     var url: String
-    @Option(help: "Highest variant bandwidth (bits/s) to accept.")
-    var bitrate: Int?
-    @Option(name: .customLong("max-height"), help: "Ignore variants taller than this many pixels.")
-    var maxHeight: Int?
-    @Option(help: "Audio languages, comma-separated (default: the DEFAULT rendition).")
-    var audio: String?
-    @Option(help: "Subtitle languages, comma-separated, or 'all' or 'none' (default: none).")
-    var subtitles: String?
-    @Option(name: .customLong("header"), help: "An HTTP header for every request, 'Name: value' (repeatable).")
-    var headers: [String] = []
+    @OptionGroup var select: SelectionOptions
     @Option(help: "A display name for the title.")
     var name: String?
     @Option(help: "Higher runs first (default 0).")
@@ -38,15 +30,10 @@ struct Submit: ParsableCommand {
         guard let parsed = URL(string: url), let scheme = parsed.scheme?.lowercased(), ["http", "https"].contains(scheme) else {
             throw ValidationError("'\(url)' is not an http(s) URL")
         }
-        for h in headers where Header(parsing: h) == nil { throw ValidationError("--header '\(h)' is not 'Name: value'") }
-        if let bitrate, bitrate <= 0 { throw ValidationError("--bitrate must be positive") }
-        if let maxHeight, maxHeight <= 0 { throw ValidationError("--max-height must be positive") }
     }
 
     func run() throws {
-        let list = { (s: String?) in s.map { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty } } }
-        let selection = Selection(bitrate: bitrate, maxHeight: maxHeight, audio: list(audio), subtitles: list(subtitles))
-        let request = SubmitRequest(url: url, name: name, priority: priority, headers: headers.compactMap(Header.init(parsing:)), selection: selection,
+        let request = SubmitRequest(url: url, name: name, priority: priority, headers: select.parsedHeaders, selection: select.selection,
                                     terms: license.terms, licenseURL: license.licenseURL)
         let client = try connection.client()
         guard case .submitted(let token) = try client.request(.submit(request)).checked() else { throw Failure(description: "unexpected reply") }
