@@ -22,6 +22,8 @@ public final class HTTPFetcher: Sendable {
         var config = HTTPClient.Configuration(redirectConfiguration: .follow(max: 5, allowCycles: false),
                                               timeout: .init(connect: .seconds(10), read: .seconds(30)))
         config.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = connectionsPerHost
+        // Idle connections close soon, as the scheduler's per-host connection count assumes.
+        config.connectionPool.idleTimeout = .milliseconds(Int64(WireProtocol.connectionIdleMilliseconds))
         config.decompression = .disabled
         client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: config)
         self.logger = logger

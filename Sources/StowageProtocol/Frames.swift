@@ -8,6 +8,9 @@ public enum WireProtocol {
     public static let liveness = 3
     /// Largest message any socket facing another process accepts (`ZMQ_MAXMSGSIZE`).
     public static let maxMessageBytes: Int64 = 64 * 1024 * 1024
+    /// Workers close HTTP connections idle this long, so the scheduler can count the connections an origin
+    /// sees (requests in flight plus recently idle connections) against the per-host limit.
+    public static let connectionIdleMilliseconds = 1_000
     /// Reconnect backoff for workers and clients, milliseconds.
     public static let reconnectInitialMilliseconds = 1_000
     public static let reconnectMaxMilliseconds = 32_000

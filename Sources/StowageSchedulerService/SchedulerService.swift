@@ -82,6 +82,7 @@ public final class SchedulerService {
         vault = KeyVault(masterKey: try KeyVault.loadMasterKey(home: options.home.root))
         let prefix = String(UInt64.random(in: 0...UInt64.max), radix: 36)
         core = SchedulerCore(limits: options.limits, idPrefix: prefix)
+        core.holdHostWorkUntil = now() + core.connections.idleSeconds
         context = try Context()
         socket = try context.socket(.router)
         try socket.set(.routerMandatory(true))

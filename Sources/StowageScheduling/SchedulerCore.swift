@@ -42,6 +42,13 @@ public struct SchedulerCore: Sendable {
     }
     public private(set) var hostBackoff: [String: HostBackoff] = [:]
     private var licensesInFlight = 0
+    /// Connections open to each host, modelled (requests in flight plus recently idle ones).
+    public var connections = ConnectionModel(idleSeconds: Double(WireProtocol.connectionIdleMilliseconds) / 1000 + 0.5)
+    /// No host-bound work before this time: after a scheduler restart, connections opened under the previous
+    /// run are unknown to the model until they have idled out.
+    public var holdHostWorkUntil = 0.0
+    /// The latest time the core was told (releases happen between calls that carry a time).
+    private var lastNow = 0.0
     private let idPrefix: String
     private var counter: UInt64 = 0
 
@@ -64,6 +71,7 @@ public struct SchedulerCore: Sendable {
     /// Any message from a worker counts as a heartbeat. Returns false for an unknown worker (it must register).
     public mutating func touch(_ id: String, now: Double) -> Bool {
         guard workers[id] != nil else { return false }
+        lastNow = max(lastNow, now)
         workers[id]?.lastSeen = now
         return true
     }
@@ -77,6 +85,7 @@ public struct SchedulerCore: Sendable {
 
     /// Declares silent workers dead and takes back leases past their deadline.
     public mutating func expire(now: Double) -> (dead: [String], requeued: [WorkItem]) {
+        lastNow = max(lastNow, now)
         let dead = workers.values.filter { now - $0.lastSeen > workerTimeout }.map(\.id).sorted()
         var requeued: [WorkItem] = []
         for id in dead { requeued += removeWorker(id) }
@@ -90,7 +99,7 @@ public struct SchedulerCore: Sendable {
         guard let lease = leases.removeValue(forKey: taskID) else { return nil }
         workers[lease.worker]?.leases.remove(taskID)
         titles[lease.item.token]?.inFlight[lease.item.kind.lane.rawValue] -= 1
-        released(lease.item)
+        released(lease)
         if titles[lease.item.token] != nil { enqueue(lease.item, front: true) }
         return lease.item
     }
@@ -130,7 +139,7 @@ public struct SchedulerCore: Sendable {
         for lease in out {
             leases[lease.taskID] = nil
             workers[lease.worker]?.leases.remove(lease.taskID)
-            released(lease.item)
+            released(lease)
         }
         return out
     }
@@ -145,12 +154,16 @@ public struct SchedulerCore: Sendable {
         leases[taskID] = nil
         workers[worker]?.leases.remove(taskID)
         titles[lease.item.token]?.inFlight[lease.item.kind.lane.rawValue] -= 1
-        released(lease.item)
+        released(lease)
         return lease
     }
 
-    private mutating func released(_ item: WorkItem) {
-        if let host = item.host { hostInFlight[host] = max(0, (hostInFlight[host] ?? 1) - 1) }
+    private mutating func released(_ lease: Lease) {
+        let item = lease.item
+        if let host = item.host {
+            hostInFlight[host] = max(0, (hostInFlight[host] ?? 1) - 1)
+            connections.finish(host: host, process: lease.process, now: lastNow)
+        }
         if item.kind == .license { licensesInFlight = max(0, licensesInFlight - 1) }
     }
 
@@ -164,6 +177,7 @@ public struct SchedulerCore: Sendable {
 
     private mutating func hostAllows(_ host: String?, now: Double) -> Bool {
         guard let host else { return true }
+        if now < holdHostWorkUntil { return false }
         var limit = limits.perHost
         if let b = hostBackoff[host] {
             if now >= b.until {
@@ -179,6 +193,7 @@ public struct SchedulerCore: Sendable {
     /// Hands out as much queued work as the workers' free capacity and the limits allow.
     /// Order: priority (higher first), then request time, then queue order within a title.
     public mutating func assign(now: Double) -> [Lease] {
+        lastNow = max(lastNow, now)
         var out: [Lease] = []
         var free: [WorkerKind: [String]] = [:]
         for w in workers.values where w.free > 0 { free[w.info.kind, default: []].append(w.id) }
@@ -195,6 +210,8 @@ public struct SchedulerCore: Sendable {
                     let kind = item.kind.workerKind
                     guard let worker = pickWorker(kind, &free) else { break }
                     guard hostAllows(item.host, now: now) else { break }
+                    let process = workers[worker].map { "\($0.info.host)/\($0.info.pid)" } ?? worker
+                    if let host = item.host, !connections.allows(host: host, process: process, limit: limits.perHost, now: now) { break }
                     if item.kind == .license && licensesInFlight >= limits.licenses { break }
                     if item.kind.needsTitleSlot {
                         if !admitted.contains(token) {
@@ -206,11 +223,14 @@ public struct SchedulerCore: Sendable {
                     pop(token, lane)
                     counter += 1
                     let lease = Lease(taskID: "\(idPrefix)-\(counter)", item: item, worker: worker, issuedAt: now,
-                                      deadline: now + timeouts.timeout(for: item.kind))
+                                      deadline: now + timeouts.timeout(for: item.kind), process: process)
                     leases[lease.taskID] = lease
                     workers[worker]!.leases.insert(lease.taskID)
                     titles[token]!.inFlight[lane.rawValue] += 1
-                    if let host = item.host { hostInFlight[host, default: 0] += 1 }
+                    if let host = item.host {
+                        hostInFlight[host, default: 0] += 1
+                        connections.start(host: host, process: process, now: now)
+                    }
                     if item.kind == .license { licensesInFlight += 1 }
                     if workers[worker]!.free == 0 { free[kind]?.removeAll { $0 == worker } }
                     out.append(lease)

@@ -60,6 +60,8 @@ public struct Lease: Sendable, Equatable {
     public var worker: String
     public var issuedAt: Double
     public var deadline: Double
+    /// The worker process (`host/pid`): its HTTP connections outlive a reconnect of its socket.
+    public var process: String = ""
 }
 
 /// The scheduler's limits. Live-changeable.

@@ -74,6 +74,7 @@ struct ChaosTests {
         let complete = h.originLog().filter { $0.count > 3 && $0[2].hasSuffix(".ts") && ($0[3] == "200" || $0[3] == "206") }.count
         print("[measure] chaos: \(titles) titles, \(files) files, \(kills) kills, faults \(stats.faults), \(complete) complete answers, origin max connections \(stats.maxConnections), max requests in flight \(stats.maxInFlight), max titles at once \(stats.maxTitlesAtOnce)")
         #expect(stats.maxInFlight <= perHost, "requests in flight at the origin never exceed --per-host")
+        #expect(stats.maxConnections <= perHost, "connections open at the origin never exceed --per-host")
         #expect(stats.maxTitlesAtOnce <= titlesAtOnce, "titles downloading at once never exceed --titles")
         #expect(complete - files <= kills * perHost, "files fetched again are at most those in flight at the kills")
     }

@@ -168,3 +168,36 @@ struct HostLimitTests {
         #expect(c.assign(now: 0).count == 2)
     }
 }
+
+@Suite("Connection model")
+struct ConnectionModelTests {
+    @Test func idleConnectionsCountUntilTheyTimeOut() {
+        var m = ConnectionModel(idleSeconds: 1.5)
+        m.start(host: "h", process: "a", now: 0)
+        m.start(host: "h", process: "b", now: 0)
+        #expect(!m.allows(host: "h", process: "c", limit: 2, now: 0))
+        m.finish(host: "h", process: "a", now: 1)
+        // a's connection is idle but open: c may not open a third, a may reuse its own.
+        #expect(!m.allows(host: "h", process: "c", limit: 2, now: 2))
+        #expect(m.allows(host: "h", process: "a", limit: 2, now: 2))
+        #expect(m.open(host: "h", now: 2) == 2)
+        // After the idle timeout it is closed.
+        #expect(m.allows(host: "h", process: "c", limit: 2, now: 2.6))
+        #expect(m.open(host: "h", now: 2.6) == 1)
+    }
+
+    @Test func coreRoutesWorkWithinTheConnectionLimit() {
+        var c = SchedulerCore(limits: Limits(titlesAtOnce: 5, perTitle: 10, perHost: 2), workerTimeout: 100, idPrefix: "r")
+        c.register(id: "w1", info: Register(kind: .download, capacity: 5, host: "x", pid: 1), now: 0)
+        c.register(id: "w2", info: Register(kind: .download, capacity: 5, host: "x", pid: 2), now: 0)
+        c.addTitle("a", priority: 0, requestedAt: 0)
+        for r in 0..<6 { c.enqueue(WorkItem(token: "a", kind: .fetch(resource: Int64(r)), host: "cdn")) }
+        let first = c.assign(now: 0)
+        #expect(first.count == 2)
+        for l in first { _ = c.complete(taskID: l.taskID, from: l.worker) }
+        // Both connections are idle and reusable by their own processes: two more, never a third connection.
+        let second = c.assign(now: 0.5)
+        #expect(second.count == 2)
+        #expect(c.connections.open(host: "cdn", now: 0.5) == 2)
+    }
+}
