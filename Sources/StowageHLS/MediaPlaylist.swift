@@ -43,6 +43,10 @@ public struct MediaPlaylist: Sendable {
     public private(set) var byteRangeLines: Set<Int> = []
     /// Lines of `EXT-X-KEY` tags.
     public private(set) var keyLines: [Int: Key] = [:]
+    /// `EXT-X-DATERANGE` entries (ID, START-DATE, an optional label from X-TITLE / X-LABEL / CLASS).
+    public private(set) var dateRanges: [(id: String, start: String, label: String?)] = []
+    /// The first `EXT-X-PROGRAM-DATE-TIME` and the playlist time (seconds) at which it applies.
+    public private(set) var programDateTime: (date: String, at: Double)?
 
     public var totalDuration: Double { segments.reduce(0) { $0 + $1.duration } }
 
@@ -93,6 +97,14 @@ public struct MediaPlaylist: Sendable {
                     hasEndList = true
                 case "#EXT-X-GAP":
                     pendingGap = true
+                case "#EXT-X-PROGRAM-DATE-TIME":
+                    if programDateTime == nil {
+                        programDateTime = (String(value.trimmingCharacters(in: " ")), segments.reduce(0) { $0 + $1.duration })
+                    }
+                case "#EXT-X-DATERANGE":
+                    if let attrs = try? AttributeList(parsing: value), let id = attrs["ID"], let start = attrs["START-DATE"] {
+                        dateRanges.append((id, start, attrs["X-TITLE"] ?? attrs["X-LABEL"] ?? attrs["CLASS"]))
+                    }
                 case "#EXT-X-BYTERANGE":
                     do {
                         // Offset omitted (-1): resolved against the segment URI when it arrives.

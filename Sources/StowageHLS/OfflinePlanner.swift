@@ -1,3 +1,4 @@
+import Foundation
 import StowageProtocol
 
 /// Turns the chosen playlists into the offline plan: one local file per distinct resource
@@ -45,7 +46,7 @@ public struct OfflinePlanner: Sendable {
             text = ""
         }
         return ResolvedPlan(masterPlaylist: text, renditions: planner.renditions, resources: planner.resources, bytesEstimate: estimate,
-                            keys: planner.keys)
+                            keys: planner.keys, bookmarks: inputs.first.map { Self.indexBookmarks($0.playlist) } ?? [])
     }
 
     private mutating func add(_ input: Input) throws(PlaylistError) {
@@ -163,6 +164,26 @@ public struct OfflinePlanner: Sendable {
 
     private func relative(_ path: String, from folder: String) -> String {
         path.hasPrefix(folder + "/") ? String(path.dropFirst(folder.count + 1)) : "../" + path
+    }
+
+    /// Index bookmarks from `EXT-X-DATERANGE`s, placed on the `PROGRAM-DATE-TIME` timeline.
+    static func indexBookmarks(_ playlist: MediaPlaylist) -> [Bookmark] {
+        guard let pdt = playlist.programDateTime, let origin = Self.date(pdt.date) else { return [] }
+        let zero = origin.timeIntervalSince1970 - pdt.at
+        return playlist.dateRanges.compactMap { r in
+            guard let start = Self.date(r.start) else { return nil }
+            let position = start.timeIntervalSince1970 - zero
+            guard position >= 0, position <= playlist.totalDuration else { return nil }
+            return Bookmark(position: (position * 1000).rounded() / 1000, label: r.label ?? r.id, kind: .index)
+        }
+    }
+
+    static func date(_ text: String) -> Date? {
+        let f = ISO8601DateFormatter()
+        f.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        if let d = f.date(from: text) { return d }
+        f.formatOptions = [.withInternetDateTime]
+        return f.date(from: text)
     }
 
     static func container(kind: PlannedRendition.Kind, ext: String?, hasMap: Bool) -> Container {

@@ -35,6 +35,10 @@ public enum ClientOperation: Codable, Sendable, Equatable {
     case license(token: String)
     /// Media actually played (seconds of segments served by `stowctl play`), for total-play-time limits.
     case played(token: String, seconds: Double)
+    /// Bookmarks: add (replaces one at the same position), remove (user bookmarks only), list.
+    case bookmarkAdd(token: String, position: Double, label: String)
+    case bookmarkRemove(token: String, position: Double)
+    case bookmarks(token: String)
     /// Re-check every file of a completed title at rest; with `repair`, fetch again only what is bad.
     case verify(token: String, repair: Bool)
     /// Remove what the store does not know under `titles/` (answers `.removed`).
@@ -92,6 +96,8 @@ public struct SubmitRequest: Codable, Sendable, Equatable {
     public var licenseURL: String?
     /// `preload`: acquire the license only; a later submit of the same URL downloads.
     public var preloadOnly: Bool
+    /// A poster / thumbnail to fetch with the title.
+    public var posterURL: String?
 
     public init(url: String, name: String?, priority: Int, headers: [Header], selection: Selection,
                 terms: RequestedTerms? = nil, licenseURL: String? = nil, preloadOnly: Bool = false) {
@@ -125,6 +131,7 @@ public enum ReplyBody: Codable, Sendable, Equatable {
     case play(PlayAuthorization)
     case license(LicenseReport)
     case removed([String])
+    case bookmarks([Bookmark])
     case limits(LimitsInfo)
     /// A content key, base64.
     case key(String)

@@ -10,14 +10,31 @@ public struct ResolvedPlan: Codable, Sendable, Equatable {
     /// Content keys the media needs (`EXT-X-KEY` AES-128 / SAMPLE-AES, identity format), index = position.
     /// Offline playlists name key `n` as `/keys/n`, served only by `stowctl play` while the license allows.
     public var keys: [PlannedKey]
+    /// Index bookmarks that come with the source (`EXT-X-DATERANGE` with a `PROGRAM-DATE-TIME` timeline).
+    public var bookmarks: [Bookmark]
 
     public init(masterPlaylist: String, renditions: [PlannedRendition], resources: [PlannedResource], bytesEstimate: Int64?,
-                keys: [PlannedKey] = []) {
+                keys: [PlannedKey] = [], bookmarks: [Bookmark] = []) {
         self.masterPlaylist = masterPlaylist
         self.renditions = renditions
         self.resources = resources
         self.bytesEstimate = bytesEstimate
         self.keys = keys
+        self.bookmarks = bookmarks
+    }
+}
+
+/// A position in a title, seconds from its start.
+public struct Bookmark: Codable, Sendable, Equatable {
+    public enum Kind: String, Codable, Sendable { case user, index }
+    public var position: Double
+    public var label: String
+    public var kind: Kind
+
+    public init(position: Double, label: String, kind: Kind = .index) {
+        self.position = position
+        self.label = label
+        self.kind = kind
     }
 }
 
@@ -61,7 +78,7 @@ public struct PlannedRendition: Codable, Sendable, Equatable {
 
 /// One file of the offline copy.
 public struct PlannedResource: Codable, Sendable, Equatable {
-    public enum Kind: String, Codable, Sendable { case segment, initSection = "init", subtitle }
+    public enum Kind: String, Codable, Sendable { case segment, initSection = "init", subtitle, poster }
     public var kind: Kind
     public var rendition: Int
     public var url: String

@@ -83,6 +83,22 @@ extension SchedulerService {
             title.playedSeconds += seconds
             try store.update(title)
             return .ok
+        case .bookmarkAdd(let token, let position, let label):
+            guard try store.title(token) != nil else { throw unknown(token) }
+            guard position.isFinite, position >= 0 else { throw TitleError(code: .refused, message: "a bookmark position is seconds from the start (0 or more)") }
+            try store.putBookmark(BookmarkRecord(token: token, kind: "user", position: position, label: String(label.prefix(200))))
+            return .bookmarks(try bookmarks(token))
+        case .bookmarkRemove(let token, let position):
+            guard try store.title(token) != nil else { throw unknown(token) }
+            guard try store.removeBookmark(token: token, position: position) else {
+                let index = try store.bookmarks(token: token).contains { $0.kind == "index" && $0.position == position }
+                throw TitleError(code: .refused, message: index ? "the bookmark at \(position) s came with the source and cannot be removed"
+                                                                : "no user bookmark at \(position) s")
+            }
+            return .bookmarks(try bookmarks(token))
+        case .bookmarks(let token):
+            guard try store.title(token) != nil else { throw unknown(token) }
+            return .bookmarks(try bookmarks(token))
         case .verify(let token, let repair):
             try startVerify(token, repair: repair)
             return .title(try status(of: store.title(token)!, progress: store.progress(token: token)))
@@ -116,6 +132,10 @@ extension SchedulerService {
         logger.info("limits changed", metadata: ["titles": "\(l.titlesAtOnce)", "perTitle": "\(l.perTitle)", "perHost": "\(l.perHost)", "licenses": "\(l.licenses)"])
     }
 
+    private func bookmarks(_ token: String) throws -> [Bookmark] {
+        try store.bookmarks(token: token).map { Bookmark(position: $0.position, label: $0.label, kind: Bookmark.Kind(rawValue: $0.kind) ?? .user) }
+    }
+
     private func unknown(_ token: String) -> TitleError {
         TitleError(code: .internal, message: "no title with token '\(token.prefix(64))'; `stowctl list` shows the tokens")
     }
@@ -144,6 +164,7 @@ extension SchedulerService {
         stored.requestedTerms = try submit.terms.map { String(decoding: try encoder.encode($0), as: UTF8.self) }
         stored.licenseURL = submit.licenseURL
         stored.preloadOnly = submit.preloadOnly
+        stored.posterURL = submit.posterURL
         try store.insert(stored)
         try store.appendEvent(token: token, kind: "state", detail: "requested \(submit.url)")
         core.addTitle(token, priority: submit.priority, requestedAt: record.requestedAt)

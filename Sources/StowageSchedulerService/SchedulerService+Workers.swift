@@ -112,6 +112,12 @@ extension SchedulerService {
             guard !plan.resources.isEmpty else {
                 return try fail(token, TitleError(code: .playlist, message: "\(title.url): the selected renditions have no segments"))
             }
+            var plan = plan
+            if let poster = title.posterURL, let url = URL(string: poster), let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme) {
+                let ext = ["jpg", "jpeg", "png", "webp"].contains(url.pathExtension.lowercased()) ? url.pathExtension.lowercased() : "img"
+                plan.resources.append(PlannedResource(kind: .poster, rendition: 0, url: poster, rangeOffset: nil, rangeLength: nil,
+                                                      localPath: "poster.\(ext)", container: .other, encrypted: false, duration: 0))
+            }
             if let refusal = try diskRefusal(token, need: plan.bytesEstimate ?? 0) {
                 return try fail(token, TitleError(code: .diskFull, message: "\(title.url): \(refusal)"))
             }

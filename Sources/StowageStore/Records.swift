@@ -45,6 +45,8 @@ public struct TitleRecord: Codable, Sendable, Equatable, FetchableRecord, Persis
     public var playedSeconds: Double = 0
     /// Preloaded: license only until a submit of the same URL.
     public var preloadOnly: Bool = false
+    /// A poster / thumbnail fetched with the title.
+    public var posterURL: String?
 
     public init(token: String, url: String, name: String?, state: TitleState, priority: Int, selection: String,
                 headers: String, requestedAt: Double) {
@@ -156,5 +158,21 @@ public struct ContentKeyRecord: Codable, Sendable, Equatable, FetchableRecord, P
         self.wrapped = wrapped
         self.keyFormat = keyFormat
         self.keyID = keyID
+    }
+}
+
+/// A bookmark: the user's (changeable) or one that came with the source (index, read-only).
+public struct BookmarkRecord: Codable, Sendable, Equatable, FetchableRecord, PersistableRecord {
+    public static let databaseTableName = "bookmark"
+    public var token: String
+    public var kind: String
+    public var position: Double
+    public var label: String
+
+    public init(token: String, kind: String, position: Double, label: String) {
+        self.token = token
+        self.kind = kind
+        self.position = position
+        self.label = label
     }
 }

@@ -103,6 +103,16 @@ enum Schema {
                 t.add(column: "keyID", .text)
             }
         }
+        migrator.registerMigration("v5-library") { db in
+            try db.alter(table: "title") { t in t.add(column: "posterURL", .text) }
+            try db.create(table: "bookmark") { t in
+                t.column("token", .text).notNull().references("title", onDelete: .cascade)
+                t.column("kind", .text).notNull()        // user | index
+                t.column("position", .double).notNull()  // seconds from the start
+                t.column("label", .text).notNull()
+                t.primaryKey(["token", "kind", "position"])
+            }
+        }
         return migrator
     }
 }

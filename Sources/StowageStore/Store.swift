@@ -105,6 +105,10 @@ public final class Store: @unchecked Sendable {
             for (i, k) in plan.keys.enumerated() {
                 try ContentKeyRecord(token: token, position: i, uri: k.uri, method: k.method, wrapped: nil, keyFormat: k.keyFormat, keyID: k.keyID).insert(db)
             }
+            try BookmarkRecord.filter(Column("token") == token && Column("kind") == "index").deleteAll(db)
+            for b in plan.bookmarks {
+                try BookmarkRecord(token: token, kind: "index", position: b.position, label: b.label).insert(db, onConflict: .replace)
+            }
             title.planned = true
             title.bytesEstimate = plan.bytesEstimate
             title.masterPlaylist = plan.masterPlaylist
@@ -245,5 +249,23 @@ extension Store {
     public func setSetting(_ key: String, _ value: String) throws {
         try db.write { try $0.execute(sql: "INSERT INTO setting(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
                                       arguments: [key, value]) }
+    }
+}
+
+extension Store {
+    public func bookmarks(token: String) throws -> [BookmarkRecord] {
+        try db.read { try BookmarkRecord.filter(Column("token") == token).order(Column("position"), Column("kind")).fetchAll($0) }
+    }
+
+    /// Adds a user bookmark; one already at that position is replaced.
+    public func putBookmark(_ bookmark: BookmarkRecord) throws {
+        try db.write { try bookmark.insert($0, onConflict: .replace) }
+    }
+
+    /// Removes the user bookmark at `position`; returns whether there was one.
+    public func removeBookmark(token: String, position: Double) throws -> Bool {
+        try db.write { db in
+            try BookmarkRecord.filter(Column("token") == token && Column("kind") == "user" && Column("position") == position).deleteAll(db) > 0
+        }
     }
 }

@@ -20,6 +20,8 @@ struct Submit: ParsableCommand {
     @OptionGroup var select: SelectionOptions
     @Option(help: "A display name for the title.")
     var name: String?
+    @Option(help: "A poster / thumbnail image URL, fetched with the title (as poster.<ext> in its folder).")
+    var poster: String?
     @Option(help: "Higher runs first (default 0).")
     var priority: Int = 0
     @Flag(help: "Wait until the title ends; exit 0 only if it completed.")
@@ -30,11 +32,13 @@ struct Submit: ParsableCommand {
         guard let parsed = URL(string: url), let scheme = parsed.scheme?.lowercased(), ["http", "https"].contains(scheme) else {
             throw ValidationError("'\(url)' is not an http(s) URL")
         }
+        if let poster, !(poster.hasPrefix("http://") || poster.hasPrefix("https://")) { throw ValidationError("--poster must be an http(s) URL") }
     }
 
     func run() throws {
-        let request = SubmitRequest(url: url, name: name, priority: priority, headers: select.parsedHeaders, selection: select.selection,
+        var request = SubmitRequest(url: url, name: name, priority: priority, headers: select.parsedHeaders, selection: select.selection,
                                     terms: license.terms, licenseURL: license.licenseURL)
+        request.posterURL = poster
         let client = try connection.client()
         guard case .submitted(let token) = try client.request(.submit(request)).checked() else { throw Failure(description: "unexpected reply") }
         guard wait else {

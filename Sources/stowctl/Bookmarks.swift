@@ -1,0 +1,77 @@
+import ArgumentParser
+import Foundation
+import StowageProtocol
+
+/// `stowctl bookmark add|remove|list`.
+struct BookmarkCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "bookmark",
+        abstract: "User bookmarks (add, remove, list); bookmarks that came with the source are listed but read-only.",
+        subcommands: [Add.self, Remove.self, ListBookmarks.self])
+
+    /// `90`, `1:30`, `1:02:03` or `90s` as seconds.
+    static func seconds(_ text: String) -> Double? {
+        if let d = LicenseOptions.seconds(text) { return d }
+        let parts = text.split(separator: ":").map { Double($0) }
+        guard (2...3).contains(parts.count), parts.allSatisfy({ $0 != nil && $0! >= 0 }) else { return nil }
+        return parts.reduce(0) { $0 * 60 + $1! }
+    }
+
+    static func show(_ marks: [Bookmark], json: Bool) {
+        if json { printJSON(marks); return }
+        if marks.isEmpty { print("no bookmarks") }
+        for m in marks { print("\(TitleFormatter.duration(m.position).padding(toLength: 9, withPad: " ", startingAt: 0)) \(m.kind == .index ? "[source]" : "[user]  ") \(m.label)") }
+    }
+
+    struct Add: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Add a bookmark (one already at that position is replaced).")
+        @OptionGroup var connection: ConnectionOptions
+        @Argument(help: "The title's token.") var token: String
+        @Argument(help: "Position: seconds, M:SS or H:MM:SS.") var position: String
+        @Option(help: "A label.") var label: String = ""
+
+        func validate() throws {
+            if BookmarkCommand.seconds(position) == nil { throw ValidationError("'\(position)' is not a position like 90, 1:30 or 1:02:03") }
+        }
+
+        func run() throws {
+            guard case .bookmarks(let marks) = try connection.client().request(
+                .bookmarkAdd(token: token, position: BookmarkCommand.seconds(position)!, label: label)).checked() else {
+                throw Failure(description: "unexpected reply")
+            }
+            BookmarkCommand.show(marks, json: connection.json)
+        }
+    }
+
+    struct Remove: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Remove a user bookmark.")
+        @OptionGroup var connection: ConnectionOptions
+        @Argument(help: "The title's token.") var token: String
+        @Argument(help: "Position: seconds, M:SS or H:MM:SS.") var position: String
+
+        func validate() throws {
+            if BookmarkCommand.seconds(position) == nil { throw ValidationError("'\(position)' is not a position like 90, 1:30 or 1:02:03") }
+        }
+
+        func run() throws {
+            guard case .bookmarks(let marks) = try connection.client().request(
+                .bookmarkRemove(token: token, position: BookmarkCommand.seconds(position)!)).checked() else {
+                throw Failure(description: "unexpected reply")
+            }
+            BookmarkCommand.show(marks, json: connection.json)
+        }
+    }
+
+    struct ListBookmarks: ParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "list", abstract: "List a title's bookmarks.")
+        @OptionGroup var connection: ConnectionOptions
+        @Argument(help: "The title's token.") var token: String
+
+        func run() throws {
+            guard case .bookmarks(let marks) = try connection.client().request(.bookmarks(token: token)).checked() else {
+                throw Failure(description: "unexpected reply")
+            }
+            BookmarkCommand.show(marks, json: connection.json)
+        }
+    }
+}
