@@ -30,6 +30,11 @@ Deploy/start.sh --workers 1
 log "downloading $url"
 token="$("$BIN/stowctl" submit "$url" --bitrate 1000000 --name "Stowage sample" --wait | tail -n 1)"
 
+log "verifying every file at rest"
+"$BIN/stowctl" verify "$token"
+log "offline playability"
+"$BIN/stowctl" playable "$token"
+
 log "status"
 "$BIN/stowctl" status "$token"
 json="$("$BIN/stowctl" status "$token" --json)"
