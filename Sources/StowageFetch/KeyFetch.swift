@@ -29,8 +29,5 @@ extension HTTPFetcher {
     }
 
     /// A URL without its query string (which may carry tokens), for messages and logs.
-    public static func redacted(_ url: String) -> String {
-        guard let q = url.firstIndex(of: "?") else { return url }
-        return String(url[..<q]) + "?…"
-    }
+    public static func redacted(_ url: String) -> String { URLRedaction.redacted(url) }
 }

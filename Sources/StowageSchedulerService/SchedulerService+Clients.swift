@@ -23,13 +23,13 @@ extension SchedulerService {
         case .submit(let submit):
             return .submitted(token: try submitTitle(submit))
         case .status(let token):
-            guard let title = try store.title(token) else { throw unknown(token) }
+            guard let title = try store.title(token) else { throw unknownTitle(token) }
             return .title(try status(of: title, progress: store.progress(token: token)))
         case .list(let state):
             let progress = try store.progressByTitle()
             return .titles(try store.titles(state: state).map { try status(of: $0, progress: progress[$0.token] ?? .init()) })
         case .cancel(let token):
-            guard let title = try store.title(token) else { throw unknown(token) }
+            guard let title = try store.title(token) else { throw unknownTitle(token) }
             if !title.titleState.isFinal || title.titleState == .completed { try cancel(token) }
             return .title(try status(of: store.title(token)!, progress: store.progress(token: token)))
         case .workers:
@@ -51,21 +51,21 @@ extension SchedulerService {
             subscribers[identity] = nil
             return .ok
         case .pause(let token):
-            guard let title = try store.title(token) else { throw unknown(token) }
+            guard let title = try store.title(token) else { throw unknownTitle(token) }
             guard !title.titleState.isFinal else {
                 throw TitleError(code: .refused, message: "title \(token) is \(title.state): only unfinished titles can be paused")
             }
             if title.titleState != .suspended { try pause(token) }
             return .title(try status(of: store.title(token)!, progress: store.progress(token: token)))
         case .resume(let token):
-            guard let title = try store.title(token) else { throw unknown(token) }
+            guard let title = try store.title(token) else { throw unknownTitle(token) }
             guard [.suspended, .failed].contains(title.titleState) else {
                 throw TitleError(code: .refused, message: "title \(token) is \(title.state): only suspended or failed titles can be resumed")
             }
             try resume(token)
             return .title(try status(of: store.title(token)!, progress: store.progress(token: token)))
         case .delete(let token):
-            guard try store.title(token) != nil else { throw unknown(token) }
+            guard try store.title(token) != nil else { throw unknownTitle(token) }
             try delete(token)
             return .ok
         case .limits(let change):
@@ -78,18 +78,18 @@ extension SchedulerService {
         case .license(let token):
             return .license(try licenseReport(token))
         case .played(let token, let seconds):
-            guard var title = try store.title(token) else { throw unknown(token) }
+            guard var title = try store.title(token) else { throw unknownTitle(token) }
             guard seconds.isFinite, seconds >= 0, seconds < 86_400 else { throw TitleError(code: .refused, message: "played seconds out of range") }
             title.playedSeconds += seconds
             try store.update(title)
             return .ok
         case .bookmarkAdd(let token, let position, let label):
-            guard try store.title(token) != nil else { throw unknown(token) }
+            guard try store.title(token) != nil else { throw unknownTitle(token) }
             guard position.isFinite, position >= 0 else { throw TitleError(code: .refused, message: "a bookmark position is seconds from the start (0 or more)") }
             try store.putBookmark(BookmarkRecord(token: token, kind: "user", position: position, label: String(label.prefix(200))))
             return .bookmarks(try bookmarks(token))
         case .bookmarkRemove(let token, let position):
-            guard try store.title(token) != nil else { throw unknown(token) }
+            guard try store.title(token) != nil else { throw unknownTitle(token) }
             guard try store.removeBookmark(token: token, position: position) else {
                 let index = try store.bookmarks(token: token).contains { $0.kind == "index" && $0.position == position }
                 throw TitleError(code: .refused, message: index ? "the bookmark at \(position) s came with the source and cannot be removed"
@@ -97,7 +97,7 @@ extension SchedulerService {
             }
             return .bookmarks(try bookmarks(token))
         case .bookmarks(let token):
-            guard try store.title(token) != nil else { throw unknown(token) }
+            guard try store.title(token) != nil else { throw unknownTitle(token) }
             return .bookmarks(try bookmarks(token))
         case .verify(let token, let repair):
             try startVerify(token, repair: repair)
@@ -105,7 +105,7 @@ extension SchedulerService {
         case .gc:
             return .removed(try collectGarbage())
         case .playable(let token):
-            guard let title = try store.title(token) else { throw unknown(token) }
+            guard let title = try store.title(token) else { throw unknownTitle(token) }
             return .play(try playability(title, startingPlay: true))
         case .play(let token):
             return .play(try authorizePlay(token))
@@ -134,10 +134,6 @@ extension SchedulerService {
 
     private func bookmarks(_ token: String) throws -> [Bookmark] {
         try store.bookmarks(token: token).map { Bookmark(position: $0.position, label: $0.label, kind: Bookmark.Kind(rawValue: $0.kind) ?? .user) }
-    }
-
-    private func unknown(_ token: String) -> TitleError {
-        TitleError(code: .internal, message: "no title with token '\(token.prefix(64))'; `stowctl list` shows the tokens")
     }
 
     private func submitTitle(_ submit: SubmitRequest) throws -> String {

@@ -160,16 +160,8 @@ extension SchedulerService {
         guard let title = try store.title(token) else { throw unknownTitle(token) }
         let verdict = try playability(title, startingPlay: true)
         let t = terms(of: title)
-        return LicenseReport(token: token, license: licenseStatus(title), licenseURL: title.licenseURL.map(HTTPRedaction.redact),
+        return LicenseReport(token: token, license: licenseStatus(title), licenseURL: title.licenseURL.map(URLRedaction.redacted),
                              forceExpired: t?.forceExpired ?? false, renewalSuggested: t?.renewalSuggested ?? false,
                              renewing: renewing.contains(token), lastError: title.licenseError, playable: verdict.playable, reason: verdict.reason)
-    }
-}
-
-/// License URLs carry identity and authorisation in their query: never shown whole.
-enum HTTPRedaction {
-    static func redact(_ url: String) -> String {
-        guard let q = url.firstIndex(of: "?") else { return url }
-        return String(url[..<q]) + "?…"
     }
 }

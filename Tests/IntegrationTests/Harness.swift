@@ -124,13 +124,7 @@ final class Harness: @unchecked Sendable {
         var env = ProcessInfo.processInfo.environment
         env["STOWAGE_HOME"] = home.path
         p.environment = env
-        let out = Pipe()
-        p.standardOutput = out
-        p.standardError = FileHandle.nullDevice
-        try p.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        return (p.terminationStatus, String(decoding: data, as: UTF8.self))
+        return try runCapturingOutput(p)
     }
 
     func stowctl(_ arguments: [String]) throws -> (Int32, String) { try run("stowctl", arguments) }

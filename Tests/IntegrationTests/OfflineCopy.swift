@@ -32,12 +32,6 @@ enum OfflineCopy {
         p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         p.arguments = ["ffmpeg", "-v", "error", "-allowed_extensions", "ALL", "-protocol_whitelist", "file,http,tcp,crypto,data",
                        "-i", playlist, "-map", "0:\(stream)", "-f", "framemd5", "-"]
-        let out = Pipe()
-        p.standardOutput = out
-        p.standardError = FileHandle.nullDevice
-        try p.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        return String(decoding: data, as: UTF8.self).split(separator: "\n").filter { !$0.hasPrefix("#") }.joined(separator: "\n")
+        return try runCapturingOutput(p).1.split(separator: "\n").filter { !$0.hasPrefix("#") }.joined(separator: "\n")
     }
 }

@@ -26,13 +26,7 @@ enum TestMedia {
         p.executableURL = URL(fileURLWithPath: "/bin/bash")
         p.arguments = ["-c", command]
         p.currentDirectoryURL = directory
-        let out = Pipe()
-        p.standardOutput = out
-        p.standardError = FileHandle.nullDevice
-        try p.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        return (p.terminationStatus, String(decoding: data, as: UTF8.self))
+        return try runCapturingOutput(p)
     }
 
     static let source = "-f lavfi -i testsrc2=size=640x360:rate=25 -f lavfi -i sine=frequency=440:sample_rate=48000"
