@@ -95,6 +95,30 @@ public final class HTTPFetcher: Sendable {
         }
     }
 
+    /// Fetches a whole resource (or its byte range) into memory, at most `limit` bytes: what `stowctl play`
+    /// streams from the origin for a title still downloading. Nothing is written or counted.
+    public func fetchData(_ url: String, headers: [Header], offset: Int64? = nil, length: Int64? = nil,
+                          limit: Int = 256 << 20) async throws(TaskFailure) -> Data {
+        let range = offset.map { o in o...(length.map { o + $0 - 1 } ?? Int64.max) }
+        let req = try request(url, headers: headers, range: range)
+        do {
+            let response = try await client.execute(req, timeout: .seconds(60), logger: logger)
+            guard (200..<300).contains(response.status.code) else { throw Self.failure(status: response.status, url: url, headers: response.headers) }
+            if range != nil && response.status.code != 206 {
+                throw TaskFailure(code: .httpStatus, message: "\(url) ignored the byte range (HTTP \(response.status.code))", retryable: false)
+            }
+            let body = try await response.body.collect(upTo: limit)
+            if let length, body.readableBytes != Int(length) {
+                throw TaskFailure(code: .network, message: "\(url) sent \(body.readableBytes) bytes, expected \(length)", retryable: true)
+            }
+            return Data(body.readableBytesView)
+        } catch let f as TaskFailure {
+            throw f
+        } catch {
+            throw Self.networkFailure(error, url: url)
+        }
+    }
+
     /// Fetches a text resource (a playlist). Returns the text and the final URL after redirects.
     public func fetchText(_ url: String, headers: [Header]) async throws(TaskFailure) -> (text: String, finalURL: String) {
         let req = try request(url, headers: headers)

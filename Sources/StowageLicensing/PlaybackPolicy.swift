@@ -6,8 +6,12 @@ public enum PlaybackPolicy {
         public var filesPresent: Bool
         public var keysPresent: Bool
         public var now: Double
+        /// Still downloading, and the caller streams what is missing from the origin (`play` only):
+        /// then neither completion nor every file on disk is required.
+        public var streaming: Bool
 
-        public init(completed: Bool, expiresAt: Double?, filesPresent: Bool, keysPresent: Bool, now: Double) {
+        public init(completed: Bool, expiresAt: Double?, filesPresent: Bool, keysPresent: Bool, now: Double, streaming: Bool = false) {
+            self.streaming = streaming
             self.completed = completed
             self.expiresAt = expiresAt
             self.filesPresent = filesPresent
@@ -18,10 +22,10 @@ public enum PlaybackPolicy {
 
     /// nil when playable; otherwise why not, in words.
     public static func refusal(_ f: Facts) -> String? {
-        if !f.completed { return "the title is not completely downloaded" }
+        if !f.completed && !f.streaming { return "the title is not completely downloaded" }
         if let expiresAt = f.expiresAt, f.now >= expiresAt { return "the license expired" }
         if !f.keysPresent { return "a content key is missing from the store" }
-        if !f.filesPresent { return "files of the offline copy are missing" }
+        if !f.filesPresent && !f.streaming { return "files of the offline copy are missing" }
         return nil
     }
 }

@@ -103,19 +103,51 @@ final class FileHandler: ChannelInboundHandler, @unchecked Sendable {
         if let reason = server.refused {
             return send(context, request, status: .forbidden, body: Data((reason + "\n").utf8))
         }
+        let path = request.uri.split(separator: "?").first.map(String.init) ?? request.uri
         guard let url = server.file(for: request.uri), let data = try? Data(contentsOf: url, options: .mappedIfSafe) else {
+            if let provider = server.contentProvider, server.file(for: request.uri) != nil {
+                return serveProvided(context, request, path: path, provider)
+            }
             return send(context, request, status: .notFound, body: Data("not found\n".utf8))
         }
-        let path = request.uri.split(separator: "?").first.map(String.init) ?? request.uri
         if let licenses = server.licenses, let (code, answer, _) = licenses.keyDelivery(path: path, uri: request.uri) {
             return send(context, request, status: HTTPResponseStatus(statusCode: code), body: answer)
         }
-        defer { if request.method == .GET { server.onServed?(path, servedBytes, data.count) } }
-        servedBytes = data.count
         let attributes = try? FileManager.default.attributesOfItem(atPath: url.path)
         let modified = (attributes?[.modificationDate] as? Date) ?? Date(timeIntervalSince1970: 0)
+        serveData(context, request, path: path, data: data, modified: modified, contentType: Self.contentType(url.pathExtension))
+    }
+
+    /// A file that is not on disk, from the content provider (off the event loop, like keys).
+    private func serveProvided(_ context: ChannelHandlerContext, _ request: HTTPRequestHead, path: String,
+                               _ provider: @escaping OriginServer.ContentProvider) {
+        let loop = context.eventLoop
+        let bound = NIOLoopBound(context, eventLoop: loop)
+        let decoded = path.removingPercentEncoding ?? path
+        DispatchQueue.global().async {
+            let answer = provider(decoded)
+            loop.execute {
+                switch answer {
+                case nil:
+                    self.send(bound.value, request, status: .notFound, body: Data("not found\n".utf8))
+                case .success(let data)?:
+                    let ext = (decoded as NSString).pathExtension
+                    self.serveData(bound.value, request, path: path, data: data, modified: Date(timeIntervalSince1970: 0),
+                                   contentType: Self.contentType(ext))
+                case .failure(let refusal)?:
+                    self.send(bound.value, request, status: .badGateway, body: Data((refusal.reason + "\n").utf8))
+                }
+            }
+        }
+    }
+
+    /// Answers with `data` (whole, or the requested range), and reports what was served.
+    private func serveData(_ context: ChannelHandlerContext, _ request: HTTPRequestHead, path: String, data: Data, modified: Date,
+                           contentType: String) {
+        defer { if request.method == .GET { server.onServed?(path, servedBytes, data.count) } }
+        servedBytes = data.count
         var headers = HTTPHeaders()
-        headers.add(name: "Content-Type", value: Self.contentType(url.pathExtension))
+        headers.add(name: "Content-Type", value: contentType)
         headers.add(name: "Accept-Ranges", value: "bytes")
         let etag = "\"\(data.count)-\(Int(modified.timeIntervalSince1970))\""
         headers.add(name: "ETag", value: etag)

@@ -12,6 +12,11 @@ public final class OriginServer: Sendable {
     /// Answers a content key request: the 16 key bytes, or why it is refused.
     public typealias KeyProvider = @Sendable (Int) -> Result<[UInt8], KeyRefusal>
 
+    /// Answers a request for a file that is not on disk (`stowctl play` of a title still downloading): nil
+    /// when the path is unknown (404), else the file's bytes or why they could not be had (502). Called off
+    /// the event loop; it may block.
+    public typealias ContentProvider = @Sendable (String) -> Result<Data, KeyRefusal>?
+
     public struct KeyRefusal: Error, Sendable {
         public let reason: String
         public init(_ reason: String) { self.reason = reason }
@@ -46,6 +51,7 @@ public final class OriginServer: Sendable {
     let logger: Logger
     let log: AccessLog?
     let keyProvider: KeyProvider?
+    let contentProvider: ContentProvider?
     /// The reference license server (`POST /license`), when configured.
     public let licenses: LicenseServer?
     /// Called after each file answer: (path, bytes sent, file size). `stowctl play` turns it into play time.
@@ -62,8 +68,9 @@ public final class OriginServer: Sendable {
     let faults: FaultInjector
 
     public init(options: Options, logger: Logger, keyProvider: KeyProvider? = nil, licenses: LicenseServer? = nil,
-                onServed: ServedHook? = nil) {
+                onServed: ServedHook? = nil, contentProvider: ContentProvider? = nil) {
         self.options = options
+        self.contentProvider = contentProvider
         self.onServed = onServed
         self.logger = logger
         self.keyProvider = keyProvider

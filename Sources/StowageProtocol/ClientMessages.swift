@@ -77,12 +77,49 @@ public struct PlayAuthorization: Codable, Sendable, Equatable {
     /// The title directory and its entry playlist (relative), when playable.
     public var directory: String?
     public var entryPlaylist: String?
+    /// Set when the title is still downloading (`play` only): what is on disk is served from `directory`,
+    /// everything else comes from here — the offline playlists by relative path, and each file still
+    /// missing fetched on demand from its source (never written, never counted as downloaded).
+    public var streaming: StreamingPlan?
 
-    public init(playable: Bool, reason: String?, directory: String?, entryPlaylist: String?) {
+    public init(playable: Bool, reason: String?, directory: String?, entryPlaylist: String?, streaming: StreamingPlan? = nil) {
         self.playable = playable
         self.reason = reason
         self.directory = directory
         self.entryPlaylist = entryPlaylist
+        self.streaming = streaming
+    }
+}
+
+/// How `play` serves a title that is still downloading.
+public struct StreamingPlan: Codable, Sendable, Equatable {
+    /// The offline playlists (master and media), by path relative to the title directory.
+    public var playlists: [String: String]
+    /// Every file of the offline copy: where it comes from when it is not on disk yet.
+    public var sources: [PlaySource]
+    /// The request headers the title was submitted with (sent to the origin on demand).
+    public var headers: [Header]
+
+    public init(playlists: [String: String], sources: [PlaySource], headers: [Header]) {
+        self.playlists = playlists
+        self.sources = sources
+        self.headers = headers
+    }
+}
+
+/// One file of the offline copy and its source.
+public struct PlaySource: Codable, Sendable, Equatable {
+    /// Relative to the title directory, as named in the offline playlists.
+    public var localPath: String
+    public var url: String
+    public var rangeOffset: Int64?
+    public var rangeLength: Int64?
+
+    public init(localPath: String, url: String, rangeOffset: Int64?, rangeLength: Int64?) {
+        self.localPath = localPath
+        self.url = url
+        self.rangeOffset = rangeOffset
+        self.rangeLength = rangeLength
     }
 }
 

@@ -126,17 +126,24 @@ extension SchedulerService {
     private func writeOfflinePlaylists(_ title: TitleRecord) throws -> String {
         let dir = options.home.titleDirectory(title.token)
         removePartialFiles(in: dir)
-        let renditions = try store.renditions(token: title.token)
-        for r in renditions {
-            let url = dir.appendingPathComponent(r.localPath)
+        let playlists = try offlinePlaylists(title)
+        for (path, text) in playlists.files {
+            let url = dir.appendingPathComponent(path)
             try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-            try Data(r.playlist.utf8).write(to: url, options: .atomic)
+            try Data(text.utf8).write(to: url, options: .atomic)
         }
+        return playlists.entry
+    }
+
+    /// The offline playlists (relative path, text) and which of them is the entry point.
+    func offlinePlaylists(_ title: TitleRecord) throws -> (files: [(String, String)], entry: String) {
+        let renditions = try store.renditions(token: title.token)
+        var files = renditions.map { ($0.localPath, $0.playlist) }
         if let master = title.masterPlaylist, !master.isEmpty {
-            try Data(master.utf8).write(to: dir.appendingPathComponent("master.m3u8"), options: .atomic)
-            return "master.m3u8"
+            files.append(("master.m3u8", master))
+            return (files, "master.m3u8")
         }
-        return renditions.first?.localPath ?? "master.m3u8"
+        return (files, renditions.first?.localPath ?? "master.m3u8")
     }
 
     /// Partial downloads left by workers that died mid-fetch; once a title is complete nothing writes them.

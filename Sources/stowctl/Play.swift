@@ -29,6 +29,8 @@ struct Play: ParsableCommand {
         abstract: "Authorise one play and serve the offline copy on 127.0.0.1.",
         discussion: """
         Counts the play, then serves the title (byte ranges supported) until stopped with Ctrl-C or SIGTERM. \
+        A title still downloading can be played too: what is on disk is served from disk, the rest is fetched \
+        from the origin on demand (kept in memory, not counted as downloaded). \
         Prints the URL of its master playlist; any HLS player (ffplay, VLC, hls.js) can open it. Content keys \
         are released at /keys/N only while the license allows.
         """)
@@ -46,7 +48,11 @@ struct Play: ParsableCommand {
             throw Failure(description: "cannot play \(token): \(auth.reason ?? "not playable")")
         }
         let token = self.token
-        let meter = PlayMeter(durations: PlayMeter.segmentDurations(in: URL(fileURLWithPath: directory)))
+        let root = URL(fileURLWithPath: directory)
+        // Still downloading: what is not on disk yet is streamed from the origin.
+        let streaming = auth.streaming.map { StreamingSource(directory: root, plan: $0, logger: Logger(label: "stowctl.play")) }
+        defer { streaming?.shutdown() }
+        let meter = PlayMeter(durations: PlayMeter.segmentDurations(playlists: streaming?.playlists ?? PlayMeter.playlists(in: root)))
         let keys: OriginServer.KeyProvider = { index in
             do {
                 guard case .key(let text) = try client.request(.key(token: token, index: index)).checked(),
@@ -56,9 +62,12 @@ struct Play: ParsableCommand {
                 return .failure(.init("\(error)"))
             }
         }
-        let server = OriginServer(options: .init(root: URL(fileURLWithPath: directory), host: "127.0.0.1", port: port),
+        var provider: OriginServer.ContentProvider?
+        if let streaming { provider = { path in streaming.provide(path) } }
+        let server = OriginServer(options: .init(root: root, host: "127.0.0.1", port: port),
                                   logger: Logger(label: "stowctl.play"), keyProvider: keys,
-                                  onServed: { path, sent, size in meter.served(path, sent: sent, size: size) })
+                                  onServed: { path, sent, size in meter.served(path, sent: sent, size: size) },
+                                  contentProvider: provider)
         let (channel, bound) = try server.start()
         let url = "http://127.0.0.1:\(bound)/\(entry)"
         // Written unbuffered: scripts wait for this line while the server keeps running.
@@ -118,14 +127,25 @@ final class PlayMeter: @unchecked Sendable {
         }
     }
 
+    /// The offline media playlists of a stored title (folder/index.m3u8 -> text).
+    static func playlists(in directory: URL) -> [String: String] {
+        var out: [String: String] = [:]
+        for folder in (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? [] {
+            let path = "\(folder)/index.m3u8"
+            if let text = try? String(contentsOf: directory.appendingPathComponent(path), encoding: .utf8) { out[path] = text }
+        }
+        return out
+    }
+
     /// `/<media playlist folder>/<segment>` -> EXTINF duration, from the offline media playlists.
-    static func segmentDurations(in directory: URL) -> [String: Double] {
+    static func segmentDurations(playlists: [String: String]) -> [String: Double] {
         var out: [String: Double] = [:]
         // Media time is counted once: on the video rendition when there is one (audio and subtitles run beside it).
-        let all = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
-        let folders = all.contains("video") ? ["video"] : all
-        for folder in folders {
-            guard let text = try? String(contentsOf: directory.appendingPathComponent(folder).appendingPathComponent("index.m3u8"), encoding: .utf8) else { continue }
+        let media = playlists.filter { $0.key.hasSuffix("/index.m3u8") }
+        let folders = Set(media.keys.map { String($0.dropLast("/index.m3u8".count)) })
+        let counted = folders.contains("video") ? ["video"] : Array(folders)
+        for folder in counted {
+            guard let text = media["\(folder)/index.m3u8"] else { continue }
             var duration: Double?
             for line in text.split(separator: "\n") {
                 if line.hasPrefix("#EXTINF:") {

@@ -40,6 +40,12 @@ struct KeyVaultTests {
         f = ok
         f.completed = false
         #expect(PlaybackPolicy.refusal(f)?.contains("not completely") == true)
+        // Playing while downloading: files may be missing (streamed), keys may not.
+        f.streaming = true
+        f.filesPresent = false
+        #expect(PlaybackPolicy.refusal(f) == nil)
+        f.keysPresent = false
+        #expect(PlaybackPolicy.refusal(f)?.contains("content key") == true)
     }
 }
 
