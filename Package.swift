@@ -103,6 +103,7 @@ let package = Package(
         .testTarget(name: "StowageStoreTests", dependencies: ["StowageStore", "StowageProtocol"]),
         .testTarget(name: "StowageSchedulingTests", dependencies: ["StowageScheduling", "StowageProtocol"]),
         .testTarget(name: "StowageLicensingTests", dependencies: ["StowageLicensing"]),
+        .testTarget(name: "StowageRuntimeTests", dependencies: ["StowageRuntime", "ZeroMQ"]),
         .testTarget(name: "IntegrationTests", dependencies: ["ZeroMQ", "StowageProtocol"]),
     ]
 )

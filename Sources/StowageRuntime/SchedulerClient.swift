@@ -8,12 +8,14 @@ public final class SchedulerClient {
     private let socket: Socket
     public let endpoint: String
 
-    public init(endpoint: String) throws {
+    /// `curve` is required for a tcp endpoint (see ``CurveClientKeys/resolve(endpoint:keyFile:serverKey:)``).
+    public init(endpoint: String, curve: CurveClientKeys? = nil) throws {
         try checkEndpoint(endpoint)
         self.endpoint = endpoint
         context = try Context()
         socket = try context.socket(.dealer)
         try socket.set(.maxMessageSize(WireProtocol.maxMessageBytes))
+        try curve?.apply(to: socket)
         try socket.connect(endpoint)
     }
 

@@ -9,6 +9,10 @@ public struct WorkerOptions: ParsableArguments {
     public var home: String?
     @Option(help: "Scheduler endpoint, e.g. tcp://host:7700. Default: $STOWAGE_SCHEDULER or the ipc socket in $STOWAGE_HOME/run.")
     public var scheduler: String?
+    @Option(name: .customLong("curve-key"), help: "This worker's CURVE key file (from `stowctl keys generate`); required for a tcp:// scheduler.")
+    public var curveKey: String?
+    @Option(name: .customLong("curve-server-key"), help: "The scheduler's CURVE public key, or its .pub file; required for a tcp:// scheduler.")
+    public var curveServerKey: String?
     @Option(help: "Tasks this worker runs at once.")
     public var concurrency: Int?
     @Option(help: "Write this process's pid to FILE.")
@@ -33,7 +37,9 @@ public struct WorkerOptions: ParsableArguments {
             writePidFile(pidfile ?? environmentOption("pidfile"))
             let (handler, cleanup) = try makeHandler(home, capacity, logger)
             defer { cleanup() }
-            let runtime = try WorkerRuntime(options: .init(kind: kind, capacity: capacity, endpoint: endpoint),
+            var runtimeOptions = WorkerRuntime.Options(kind: kind, capacity: capacity, endpoint: endpoint)
+            runtimeOptions.curve = try CurveClientKeys.resolve(endpoint: endpoint, keyFile: curveKey, serverKey: curveServerKey)
+            let runtime = try WorkerRuntime(options: runtimeOptions,
                                             handler: handler, shutdown: ShutdownSignal(), logger: logger)
             try runtime.run()
         } catch {

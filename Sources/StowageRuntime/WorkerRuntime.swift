@@ -25,6 +25,8 @@ public final class WorkerRuntime: @unchecked Sendable {
         public var kind: WorkerKind
         public var capacity: Int
         public var endpoint: String
+        /// CURVE keys, required for a tcp endpoint.
+        public var curve: CurveClientKeys?
         /// Seconds to let tasks in flight finish after SIGTERM.
         public var gracePeriod: Double = 10
 
@@ -61,6 +63,7 @@ public final class WorkerRuntime: @unchecked Sendable {
         try socket.set(.sendHighWaterMark(10_000))
         try socket.set(.reconnectInterval(100))
         try socket.set(.reconnectIntervalMax(2_000))
+        try options.curve?.apply(to: socket)
         try socket.connect(options.endpoint)
         logger.info("connecting", metadata: ["endpoint": "\(options.endpoint)", "worker": "\(id)"])
         return socket
@@ -106,7 +109,9 @@ public final class WorkerRuntime: @unchecked Sendable {
                 nextHeartbeat = after + heartbeat
             }
             if after - lastHeard > deadAfter && stopDeadline == nil {
-                logger.warning("scheduler silent; reconnecting", metadata: ["after_s": "\(backoff)"])
+                logger.warning(options.curve == nil ? "scheduler silent; reconnecting"
+                               : "scheduler silent; reconnecting (over tcp: is this worker's public key on the scheduler's allow-list?)",
+                               metadata: ["after_s": "\(backoff)"])
                 socket.close(linger: 0)
                 let until = monotonic() + backoff
                 while monotonic() < until && !shutdown.isRequested {

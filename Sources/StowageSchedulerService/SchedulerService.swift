@@ -27,6 +27,10 @@ public final class SchedulerService {
         /// `scrubBytesPerSecond` per file check.
         public var scrubInterval: Double?
         public var scrubBytesPerSecond: Int64?
+        /// The scheduler's CURVE key pair and the allow-list of client keys: required for tcp endpoints,
+        /// which are always CURVE-encrypted and authenticated.
+        public var curveKey: CurveKeyPair?
+        public var allowList: AllowList?
 
         public init(home: StowageHome, binds: [String], limits: Limits) {
             self.home = home
@@ -49,6 +53,8 @@ public final class SchedulerService {
     let socket: Socket
     let shutdown: ShutdownSignal
     let waker = Waker()
+    /// Authenticates CURVE clients on the tcp endpoints (nil when only ipc is bound).
+    var zap: ZAPHandler?
     var subscribers: [[UInt8]: Subscriber] = [:]
     /// Bytes received so far by fetches in flight, per title and task (live progress only).
     var liveBytes: [String: [String: Int64]] = [:]
@@ -89,15 +95,36 @@ public final class SchedulerService {
         try socket.set(.maxMessageSize(WireProtocol.maxMessageBytes))
         try socket.set(.sendHighWaterMark(100_000))
         try socket.set(.receiveHighWaterMark(100_000))
-        for endpoint in [options.home.defaultEndpoint] + options.binds {
-            try checkEndpoint(endpoint)
-            if endpoint.hasPrefix("ipc://") { unlink(String(endpoint.dropFirst(6))) } // libzmq leaves stale files
-            do { try socket.bind(endpoint) } catch {
-                throw RuntimeError("cannot bind \(endpoint): \(error). Is another scheduler running for this STOWAGE_HOME?")
+        let endpoints = [options.home.defaultEndpoint] + options.binds
+        if let bad = endpoints.first(where: { !$0.hasPrefix("ipc://") && !$0.hasPrefix("tcp://") }) {
+            throw RuntimeError("cannot bind \(bad): the scheduler binds ipc:// and tcp:// endpoints only")
+        }
+        // ipc first, without security (the socket lives in a 0700 directory); then CURVE for tcp.
+        for endpoint in endpoints.filter({ $0.hasPrefix("ipc://") }) { try bind(endpoint) }
+        let tcp = endpoints.filter { $0.hasPrefix("tcp://") }
+        if !tcp.isEmpty {
+            guard let pair = options.curveKey, let allowList = options.allowList else {
+                throw RuntimeError("tcp endpoints are CURVE-encrypted: give --curve-key (make one with `stowctl keys generate scheduler`) and --allow-keys")
             }
-            logger.info("listening", metadata: ["endpoint": "\(endpoint)"])
+            guard let secret = Curve.decode(pair.secretKey) else { throw RuntimeError("invalid scheduler CURVE secret key") }
+            zap = try ZAPHandler(context: context, allowList: allowList, logger: logger)
+            try socket.set(.zapDomain("stowage"))
+            try socket.set(.curveServer(true))
+            try socket.set(.curveSecretKey(secret))
+            logger.info("CURVE on tcp endpoints", metadata: ["publicKey": "\(pair.publicKey)", "allowList": "\(allowList.path)",
+                                                             "allowedKeys": "\(allowList.keys().count)"])
+            for endpoint in tcp { try bind(endpoint) }
         }
         shutdown.notify(waker)
+    }
+
+    private func bind(_ endpoint: String) throws {
+        try checkEndpoint(endpoint)
+        if endpoint.hasPrefix("ipc://") { unlink(String(endpoint.dropFirst(6))) } // libzmq leaves stale files
+        do { try socket.bind(endpoint) } catch {
+            throw RuntimeError("cannot bind \(endpoint): \(error). Is another scheduler running for this STOWAGE_HOME?")
+        }
+        logger.info("listening", metadata: ["endpoint": "\(endpoint)"])
     }
 
     /// Serves until SIGTERM.
@@ -105,8 +132,10 @@ public final class SchedulerService {
         checkClock()
         try recover()
         while !shutdown.isRequested {
-            let ready = try Poller.poll([.socket(socket, .readable), .fileDescriptor(waker.fd, .readable)], timeoutMilliseconds: 100)
+            let ready = try Poller.poll([.socket(socket, .readable), .fileDescriptor(waker.fd, .readable)] + (zap.map { [$0.pollItem] } ?? []),
+                                        timeoutMilliseconds: 100)
             if ready[1].contains(.readable) { waker.drain() }
+            if ready.count > 2, ready[2].contains(.readable) { zap?.drain() }
             if ready[0].contains(.readable) {
                 var handled = 0
                 while handled < 10_000, let frames = try socket.receive(dontWait: true) {
@@ -118,6 +147,7 @@ public final class SchedulerService {
         }
         logger.info("stopping: state is persisted; the next start resumes")
         socket.close(linger: 200)
+        zap?.close()
     }
 
     /// Sends to one peer; a peer that is gone is not an error for us.

@@ -55,6 +55,11 @@ public final class Socket: @unchecked Sendable {
         case .reconnectIntervalMax(let v): try int(ZMQ_RECONNECT_IVL_MAX, v)
         case .heartbeatInterval(let v): try int(ZMQ_HEARTBEAT_IVL, v)
         case .heartbeatTimeout(let v): try int(ZMQ_HEARTBEAT_TIMEOUT, v)
+        case .curveServer(let v): try int(ZMQ_CURVE_SERVER, v ? 1 : 0)
+        case .curvePublicKey(let v): try bytes(ZMQ_CURVE_PUBLICKEY, v)
+        case .curveSecretKey(let v): try bytes(ZMQ_CURVE_SECRETKEY, v)
+        case .curveServerKey(let v): try bytes(ZMQ_CURVE_SERVERKEY, v)
+        case .zapDomain(let v): try bytes(ZMQ_ZAP_DOMAIN, Array(v.utf8))
         }
     }
 

@@ -46,4 +46,12 @@ public enum SocketOption: Sendable {
     /// Heartbeats at the ZMTP level (ms), useful across hosts.
     case heartbeatInterval(Int32)
     case heartbeatTimeout(Int32)
+    /// CURVE: this socket is the server side of the handshake (binds; needs `curveSecretKey`).
+    case curveServer(Bool)
+    /// CURVE keys, 32 bytes each (binary, not Z85). A client sets its own pair and the server's public key.
+    case curvePublicKey([UInt8])
+    case curveSecretKey([UInt8])
+    case curveServerKey([UInt8])
+    /// The ZAP domain presented to the authentication handler.
+    case zapDomain(String)
 }

@@ -12,7 +12,9 @@ struct SchedulerCommand: ParsableCommand {
         abstract: "Owns Stowage's store, limits, leases and recovery; workers and stowctl connect to it over ZeroMQ.",
         discussion: """
         Binds ipc://$STOWAGE_HOME/run/scheduler.ipc, plus any --bind endpoint (e.g. tcp://0.0.0.0:7700 for \
-        workers on other hosts). Every option may also come from STOWAGE_<OPTION> (flags win).
+        workers on other hosts). tcp endpoints are always CURVE-encrypted: the scheduler's key pair \
+        (--curve-key) and an allow-list of worker and client public keys (--allow-keys); an unknown key is \
+        refused and logged. Every option may also come from STOWAGE_<OPTION> (flags win).
 
         SIGTERM stops it gracefully; a restart (even after kill -9) resumes every unfinished title.
         """)
@@ -21,6 +23,10 @@ struct SchedulerCommand: ParsableCommand {
     var home: String?
     @Option(help: "An extra endpoint to bind, e.g. tcp://0.0.0.0:7700 (repeatable).")
     var bind: [String] = []
+    @Option(name: .customLong("curve-key"), help: "The scheduler's CURVE key file, required with a tcp:// --bind. Default: $STOWAGE_HOME/keys/scheduler.key if it exists (make it with `stowctl keys generate scheduler`).")
+    var curveKey: String?
+    @Option(name: .customLong("allow-keys"), help: "Public keys allowed over tcp: a file (one key per line) or a directory of .pub files, re-read at every connection. Default: $STOWAGE_HOME/keys/allowed.")
+    var allowKeys: String?
     @Option(help: "Titles downloading at once (default 2).")
     var titles: Int?
     @Option(name: .customLong("per-title"), help: "Segment fetches in flight per title (default 6).")
@@ -57,6 +63,14 @@ struct SchedulerCommand: ParsableCommand {
         options.autoRenewBefore = autoRenewBefore ?? environmentOption("auto-renew-before").flatMap { Double($0) }
         options.scrubInterval = scrubInterval ?? environmentOption("scrub-interval").flatMap { Double($0) }
         options.scrubBytesPerSecond = scrubBudget ?? environmentOption("scrub-budget").flatMap { Int64($0) }
+        if binds.contains(where: { $0.hasPrefix("tcp://") }) {
+            let keyFile = curveKey ?? environmentOption("curve-key") ?? home.root.appendingPathComponent("keys/scheduler.key").path
+            do { options.curveKey = try CurveKeyPair.load(keyFile) } catch {
+                logger.critical("scheduler cannot run: \(error)")
+                throw ExitCode(1)
+            }
+            options.allowList = AllowList(path: allowKeys ?? environmentOption("allow-keys") ?? home.root.appendingPathComponent("keys/allowed").path)
+        }
         options.diskCushion = diskCushion ?? environmentOption("disk-cushion").flatMap { Int64($0) } ?? options.diskCushion
         do {
             let service = try SchedulerService(options: options, shutdown: shutdown, logger: logger)

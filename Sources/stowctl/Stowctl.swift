@@ -19,7 +19,7 @@ struct Stowctl: ParsableCommand {
           stowctl watch
           stowctl status 3f2a9c1d0b7e4a55 --json
         """,
-        subcommands: [Submit.self, Status.self, List.self, Watch.self, Cancel.self, Workers.self, Variants.self, Estimate.self, Playable.self, Play.self, Pause.self, Resume.self, Delete.self, LimitsCommand.self, Preload.self, Renew.self, LicenseCommand.self, Verify.self, GarbageCollect.self, BookmarkCommand.self])
+        subcommands: [Submit.self, Status.self, List.self, Watch.self, Cancel.self, Workers.self, Variants.self, Estimate.self, Playable.self, Play.self, Pause.self, Resume.self, Delete.self, LimitsCommand.self, Preload.self, Renew.self, LicenseCommand.self, Verify.self, GarbageCollect.self, BookmarkCommand.self, KeysCommand.self])
 
     static func main() {
         do {
@@ -41,12 +41,22 @@ struct ConnectionOptions: ParsableArguments {
     var home: String?
     @Option(help: "Scheduler endpoint (e.g. tcp://host:7700). Default: $STOWAGE_SCHEDULER or the ipc socket in the home.")
     var scheduler: String?
+    @Option(name: .customLong("curve-key"), help: "Your CURVE key file (from `stowctl keys generate`); required for a tcp:// scheduler.")
+    var curveKey: String?
+    @Option(name: .customLong("curve-server-key"), help: "The scheduler's CURVE public key, or its .pub file; required for a tcp:// scheduler.")
+    var curveServerKey: String?
     @Flag(help: "Machine-readable JSON output.")
     var json = false
 
     func client() throws -> SchedulerClient {
         let home = StowageHome(option: home ?? environmentOption("home"))
-        return try SchedulerClient(endpoint: home.schedulerEndpoint(option: scheduler))
+        let endpoint = home.schedulerEndpoint(option: scheduler)
+        do {
+            let curve = try CurveClientKeys.resolve(endpoint: endpoint, keyFile: curveKey, serverKey: curveServerKey)
+            return try SchedulerClient(endpoint: endpoint, curve: curve)
+        } catch let error as RuntimeError {
+            throw Failure(description: error.description)
+        }
     }
 }
 
