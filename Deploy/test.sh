@@ -4,7 +4,7 @@
 cd "$(dirname "$0")/.."
 source Deploy/lib.sh
 
-ensure_packages
+ensure_packages iproute2
 build
 export STOWAGE_BIN="$BIN"
 log "running tests"

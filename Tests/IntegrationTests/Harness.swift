@@ -54,10 +54,16 @@ final class Harness: @unchecked Sendable {
 
     /// Starts a named process from the bin directory with STOWAGE_HOME set.
     @discardableResult
-    func spawn(_ name: String, _ executable: String, _ arguments: [String], stdout: URL? = nil) throws -> Process {
+    func spawn(_ name: String, _ executable: String, _ arguments: [String], stdout: URL? = nil, namespace: String? = nil) throws -> Process {
         let p = Process()
-        p.executableURL = bin.appendingPathComponent(executable)
-        p.arguments = arguments
+        if let namespace {
+            // Another test host: the same program inside a network namespace.
+            p.executableURL = URL(fileURLWithPath: "/usr/sbin/ip")
+            p.arguments = ["netns", "exec", namespace, bin.appendingPathComponent(executable).path] + arguments
+        } else {
+            p.executableURL = bin.appendingPathComponent(executable)
+            p.arguments = arguments
+        }
         var env = ProcessInfo.processInfo.environment
         env["STOWAGE_HOME"] = home.path
         env["STOWAGE_SCHEDULER"] = nil
@@ -113,6 +119,12 @@ final class Harness: @unchecked Sendable {
         p.waitUntilExit()
         return p.terminationStatus
     }
+
+    /// The pid of a process started by ``spawn``.
+    func pid(_ name: String) -> Int32? { processes[name]?.processIdentifier }
+
+    /// What a process wrote to stderr (its log).
+    func log(_ name: String) -> String { (try? String(contentsOf: root.appendingPathComponent("\(name).log"), encoding: .utf8)) ?? "" }
 
     func isRunning(_ name: String) -> Bool { processes[name]?.isRunning == true }
 

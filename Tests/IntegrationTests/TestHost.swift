@@ -1,0 +1,76 @@
+import Foundation
+
+/// A second test host: a network namespace joined to this one by a veth pair (`ip netns`, needs root).
+/// `cut()` takes its link down, as if its cable were pulled; `restore()` brings it back. Where network
+/// namespaces cannot be made, the "host" is the loopback address 127.0.0.2 and a cut freezes its
+/// processes instead (SIGSTOP / SIGCONT).
+final class TestHost: @unchecked Sendable {
+    /// nil when falling back to loopback addresses.
+    let namespace: String?
+    /// This host's address as the other host sees it, and the address of the first host from here.
+    let address: String
+    let peerAddress: String
+    private let outerLink: String
+    private let innerLink: String
+    /// Frozen on `cut()` in the loopback fallback.
+    var pids: [Int32] = []
+
+    private init(namespace: String?, address: String, peerAddress: String, outerLink: String, innerLink: String) {
+        self.namespace = namespace
+        self.address = address
+        self.peerAddress = peerAddress
+        self.outerLink = outerLink
+        self.innerLink = innerLink
+    }
+
+    static func make() -> TestHost {
+        let n = Int.random(in: 1...250), tag = String(UInt16.random(in: 0...UInt16.max), radix: 16)
+        let ns = "stw-\(tag)", outer = "stw\(tag)a", inner = "stw\(tag)b"
+        let outerAddress = "10.77.\(n).1", innerAddress = "10.77.\(n).2"
+        let steps = [
+            ["netns", "add", ns],
+            ["link", "add", outer, "type", "veth", "peer", "name", inner],
+            ["link", "set", inner, "netns", ns],
+            ["addr", "add", "\(outerAddress)/24", "dev", outer],
+            ["link", "set", outer, "up"],
+            ["netns", "exec", ns, "ip", "addr", "add", "\(innerAddress)/24", "dev", inner],
+            ["netns", "exec", ns, "ip", "link", "set", inner, "up"],
+            ["netns", "exec", ns, "ip", "link", "set", "lo", "up"],
+        ]
+        for step in steps where ip(step) != 0 {
+            _ = ip(["link", "del", outer])
+            _ = ip(["netns", "del", ns])
+            return TestHost(namespace: nil, address: "127.0.0.2", peerAddress: "127.0.0.1", outerLink: "", innerLink: "")
+        }
+        return TestHost(namespace: ns, address: innerAddress, peerAddress: outerAddress, outerLink: outer, innerLink: inner)
+    }
+
+    func cut() {
+        if let namespace { _ = Self.ip(["netns", "exec", namespace, "ip", "link", "set", innerLink, "down"]) }
+        else { for pid in pids { kill(pid, SIGSTOP) } }
+    }
+
+    func restore() {
+        if let namespace { _ = Self.ip(["netns", "exec", namespace, "ip", "link", "set", innerLink, "up"]) }
+        else { for pid in pids { kill(pid, SIGCONT) } }
+    }
+
+    func remove() {
+        for pid in pids { kill(pid, SIGCONT) }
+        guard let namespace else { return }
+        _ = Self.ip(["link", "del", outerLink])
+        _ = Self.ip(["netns", "del", namespace])
+    }
+
+    @discardableResult
+    static func ip(_ arguments: [String]) -> Int32 {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/sbin/ip")
+        p.arguments = arguments
+        p.standardOutput = FileHandle.nullDevice
+        p.standardError = FileHandle.nullDevice
+        do { try p.run() } catch { return -1 }
+        p.waitUntilExit()
+        return p.terminationStatus
+    }
+}
