@@ -29,7 +29,7 @@ extension HTTPFetcher {
         let body = (try? JSONEncoder().encode(ClearKeyRequest(kids: Array(kids.keys).sorted(), type: "persistent-license"))) ?? Data()
         req.body = .bytes(ByteBuffer(bytes: body))
         do {
-            let response = try await client.execute(req, timeout: .seconds(30), logger: logger)
+            let (response, _) = try await perform(req, timeout: .seconds(30))
             let data = try await response.body.collect(upTo: 1 << 20)
             let code = Int(response.status.code)
             guard (200..<300).contains(code) else {

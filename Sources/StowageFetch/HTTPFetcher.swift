@@ -19,7 +19,8 @@ public final class HTTPFetcher: Sendable {
     public let rateLimiter = RateLimiter()
 
     public init(logger: Logger, connectionsPerHost: Int = 8) {
-        var config = HTTPClient.Configuration(redirectConfiguration: .follow(max: 5, allowCycles: false),
+        // Redirects are followed by `perform`, which checks every hop.
+        var config = HTTPClient.Configuration(redirectConfiguration: .disallow,
                                               timeout: .init(connect: .seconds(10), read: .seconds(30)))
         config.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = connectionsPerHost
         // Idle connections close soon, as the scheduler's per-host connection count assumes.
@@ -35,9 +36,7 @@ public final class HTTPFetcher: Sendable {
     public func syncShutdown() { try? client.syncShutdown() }
 
     func request(_ url: String, headers: [Header], range: ClosedRange<Int64>? = nil) throws(TaskFailure) -> HTTPClientRequest {
-        guard let parsed = URL(string: url), let scheme = parsed.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
-            throw TaskFailure(code: .refused, message: "\(url.prefix(200)): only http and https URLs are fetched", retryable: false)
-        }
+        try Self.checkURL(url)
         var request = HTTPClientRequest(url: url)
         for h in headers { request.headers.add(name: h.name, value: h.value) }
         request.headers.replaceOrAdd(name: "User-Agent", value: "Stowage/0.1")
@@ -82,7 +81,7 @@ public final class HTTPFetcher: Sendable {
         var req = try request(url, headers: headers)
         req.method = .HEAD
         do {
-            let response = try await client.execute(req, timeout: .seconds(30), logger: logger)
+            let (response, _) = try await perform(req, timeout: .seconds(30))
             guard (200..<300).contains(response.status.code) else { throw Self.failure(status: response.status, url: url) }
             guard let length = response.headers.first(name: "Content-Length").flatMap({ Int64($0) }) else {
                 throw TaskFailure(code: .httpStatus, message: "\(url) sent no Content-Length", retryable: false)
@@ -102,7 +101,7 @@ public final class HTTPFetcher: Sendable {
         let range = offset.map { o in o...(length.map { o + $0 - 1 } ?? Int64.max) }
         let req = try request(url, headers: headers, range: range)
         do {
-            let response = try await client.execute(req, timeout: .seconds(60), logger: logger)
+            let (response, _) = try await perform(req, timeout: .seconds(60))
             guard (200..<300).contains(response.status.code) else { throw Self.failure(status: response.status, url: url, headers: response.headers) }
             if range != nil && response.status.code != 206 {
                 throw TaskFailure(code: .httpStatus, message: "\(url) ignored the byte range (HTTP \(response.status.code))", retryable: false)
@@ -123,7 +122,7 @@ public final class HTTPFetcher: Sendable {
     public func fetchText(_ url: String, headers: [Header]) async throws(TaskFailure) -> (text: String, finalURL: String) {
         let req = try request(url, headers: headers)
         do {
-            let response = try await client.execute(req, timeout: .seconds(60), logger: logger)
+            let (response, finalURL) = try await perform(req, timeout: .seconds(60))
             guard (200..<300).contains(response.status.code) else {
                 if response.status.code == 404 || response.status.code == 410 {
                     throw TaskFailure(code: .sourceGone, message: "\(url) answered HTTP \(response.status.code): the playlist is gone", retryable: false)
@@ -132,7 +131,7 @@ public final class HTTPFetcher: Sendable {
             }
             let body = try await response.body.collect(upTo: Self.maxPlaylistBytes)
             let text = String(decoding: body.readableBytesView, as: UTF8.self)
-            return (text, response.url?.absoluteString ?? url)
+            return (text, finalURL)
         } catch let f as TaskFailure {
             throw f
         } catch let e as NIOTooManyBytesError {

@@ -8,7 +8,7 @@ extension HTTPFetcher {
     public func fetchKey(_ url: String, headers: [Header]) async throws(TaskFailure) -> [UInt8] {
         let req = try request(url, headers: headers)
         do {
-            let response = try await client.execute(req, timeout: .seconds(30), logger: logger)
+            let (response, _) = try await perform(req, timeout: .seconds(30))
             let code = Int(response.status.code)
             guard (200..<300).contains(code) else {
                 let retryable = code >= 500 || code == 408 || code == 429

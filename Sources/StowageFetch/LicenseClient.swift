@@ -87,7 +87,7 @@ extension HTTPFetcher {
         req.body = .bytes(ByteBuffer(bytes: (try? JSONEncoder().encode(body)) ?? Data()))
         let shown = Self.redacted(url)
         do {
-            let response = try await client.execute(req, timeout: .seconds(30), logger: logger)
+            let (response, _) = try await perform(req, timeout: .seconds(30))
             let data = try await response.body.collect(upTo: 1 << 20)
             let code = Int(response.status.code)
             guard (200..<300).contains(code) else {

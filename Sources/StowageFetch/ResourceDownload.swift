@@ -20,6 +20,7 @@ extension HTTPFetcher {
         guard let destination = Self.safeDestination(work.path, under: titlesRoot) else {
             throw TaskFailure(code: .refused, message: "destination '\(work.path.prefix(200))' is outside the titles directory", retryable: false)
         }
+        try Self.checkURL(work.url) // before anything is created on disk
         do { try FileManager.default.createDirectory(at: destination.deletingLastPathComponent(), withIntermediateDirectories: true) } catch {
             throw TaskFailure(code: .io, message: "cannot create \(destination.deletingLastPathComponent().path): \(error.localizedDescription)", retryable: true)
         }
@@ -51,7 +52,7 @@ extension HTTPFetcher {
         var written = resumeFrom
         var contentLength: Int64?
         do {
-            let response = try await client.execute(req, timeout: .seconds(600), logger: logger)
+            let (response, _) = try await perform(req, timeout: .seconds(600))
             let status = response.status.code
             if status == 416 && resumeFrom > 0 {
                 // Nothing after the bytes we have: the partial file may already be whole (a fetch that died

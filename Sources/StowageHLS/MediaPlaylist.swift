@@ -61,6 +61,10 @@ public struct MediaPlaylist: Sendable {
         }
     }
 
+    /// Most segments accepted in one media playlist: 55 hours of 1-second segments. More is a hostile or
+    /// broken playlist, refused before it can fill the store.
+    public static let maxSegments = 200_000
+
     private mutating func parse() throws(PlaylistError) {
         var pendingDuration: Double?
         var pendingRange: ByteRange?
@@ -151,6 +155,9 @@ public struct MediaPlaylist: Sendable {
                 range = r
             }
             if let r = range { lastRangeEnd[uri] = r.offset + r.length } else { lastRangeEnd[uri] = nil }
+            guard segments.count < Self.maxSegments else {
+                throw PlaylistError(.tooLarge, url: url, line: number, "more than \(Self.maxSegments) segments: refused")
+            }
             segments.append(Segment(uri: uri, duration: duration, byteRange: range, mediaSequence: sequence,
                                     key: key, map: map, isGap: pendingGap, line: number))
             sawSegment = true

@@ -100,6 +100,11 @@ final class FileHandler: ChannelInboundHandler, @unchecked Sendable {
         if let provider = server.keyProvider, request.uri.hasPrefix("/keys/") {
             return serveKey(context, request, provider)
         }
+        if let location = server.options.redirects[request.uri.split(separator: "?").first.map(String.init) ?? request.uri] {
+            var headers = HTTPHeaders()
+            headers.add(name: "Location", value: location)
+            return send(context, request, status: .found, body: Data(), headers: headers)
+        }
         if let reason = server.refused {
             return send(context, request, status: .forbidden, body: Data((reason + "\n").utf8))
         }

@@ -35,6 +35,8 @@ public final class OriginServer: Sendable {
         /// Probability of a fault on each media request (0 = none), and the seed of the draw.
         public var faultProbability: Double = 0
         public var faultSeed: UInt64 = 1
+        /// Paths answered with `302 Found` and this `Location`.
+        public var redirects: [String: String] = [:]
 
         public init(root: URL, host: String = "127.0.0.1", port: Int = 8080, latencyMilliseconds: Int = 0, accessLog: String? = nil,
                     throttleBytesPerSecond: Int = 0) {

@@ -36,11 +36,14 @@ public struct TaskAssignment: Codable, Sendable, Equatable {
     public var taskID: String
     public var token: String
     public var work: Work
+    /// The hosts this task may fetch from (every request and every redirect is checked); nil = any.
+    public var allowedHosts: HostAllowList?
 
-    public init(taskID: String, token: String, work: Work) {
+    public init(taskID: String, token: String, work: Work, allowedHosts: HostAllowList? = nil) {
         self.taskID = taskID
         self.token = token
         self.work = work
+        self.allowedHosts = allowedHosts
     }
 }
 

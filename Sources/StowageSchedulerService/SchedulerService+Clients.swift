@@ -140,6 +140,11 @@ extension SchedulerService {
         guard let url = URL(string: submit.url), let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme), url.host != nil else {
             throw TitleError(code: .refused, message: "'\(submit.url.prefix(200))' is not an http(s) URL of an HLS playlist")
         }
+        if let allowed = options.allowedHosts {
+            for url in [submit.url, submit.posterURL, submit.licenseURL].compactMap({ $0 }) {
+                if let reason = allowed.refusal(url) { throw TitleError(code: .refused, message: reason + " (stowage-scheduler --allow-hosts)") }
+            }
+        }
         if var existing = try store.liveTitle(url: submit.url) {
             logger.info("submit reuses the existing title", metadata: ["token": "\(existing.token)"])
             if existing.titleState == .licensed && !submit.preloadOnly {

@@ -59,7 +59,7 @@ extension SchedulerService {
                     _ = core.complete(taskID: lease.taskID, from: lease.worker)
                     continue
                 }
-                let task = TaskAssignment(taskID: lease.taskID, token: lease.item.token, work: work)
+                let task = TaskAssignment(taskID: lease.taskID, token: lease.item.token, work: work, allowedHosts: options.allowedHosts)
                 if !send(Array(lease.worker.utf8), FrameCodec.encode(.task, task)) {
                     _ = core.complete(taskID: lease.taskID, from: lease.worker)
                     core.enqueue(lease.item, front: true)

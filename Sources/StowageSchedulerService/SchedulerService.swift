@@ -31,6 +31,9 @@ public final class SchedulerService {
         /// which are always CURVE-encrypted and authenticated.
         public var curveKey: CurveKeyPair?
         public var allowList: AllowList?
+        /// The only origin hosts titles may be fetched from (submit URLs, playlists, segments, keys,
+        /// redirects); nil = any.
+        public var allowedHosts: HostAllowList?
 
         public init(home: StowageHome, binds: [String], limits: Limits) {
             self.home = home

@@ -11,6 +11,10 @@ struct DownloadHandler: TaskHandler {
     let titlesRoot: URL
 
     func handle(_ task: TaskAssignment, progress: @escaping @Sendable (Int64) -> Void) async -> Outcome {
+        await HTTPFetcher.$allowedHosts.withValue(task.allowedHosts) { await perform(task, progress: progress) }
+    }
+
+    private func perform(_ task: TaskAssignment, progress: @escaping @Sendable (Int64) -> Void) async -> Outcome {
         do {
             switch task.work {
             case .resolve(let work):

@@ -14,10 +14,12 @@ struct LicenseHandler: TaskHandler {
         guard case .license(let work) = task.work else {
             return .failed(TaskFailure(code: .internal, message: "license worker got a \(task.work.workerKind) task", retryable: false))
         }
-        do {
-            return .licensed(try await fetcher.acquireLicense(work))
-        } catch {
-            return .failed(error)
+        return await HTTPFetcher.$allowedHosts.withValue(task.allowedHosts) {
+            do throws(TaskFailure) {
+                return .licensed(try await fetcher.acquireLicense(work))
+            } catch {
+                return .failed(error)
+            }
         }
     }
 }

@@ -37,6 +37,8 @@ struct Serve: ParsableCommand {
     var licensePolicy: String?
     @Option(name: .customLong("grant-log"), help: "Append one JSON line per license granted to this file.")
     var grantLog: String?
+    @Option(help: "Answer a path with 302 Found: PATH=LOCATION, e.g. /old.m3u8=/master.m3u8 (repeatable; for redirect tests).")
+    var redirect: [String] = []
 
     func run() throws {
         LoggingSystem.bootstrap(StreamLogHandler.standardError)
@@ -44,6 +46,11 @@ struct Serve: ParsableCommand {
                                            latencyMilliseconds: latencyMs, accessLog: accessLog, throttleBytesPerSecond: throttleBps)
         options.faultProbability = faults
         options.faultSeed = seed
+        for rule in redirect {
+            let parts = rule.split(separator: "=", maxSplits: 1).map(String.init)
+            guard parts.count == 2, parts[0].hasPrefix("/") else { throw ValidationError("--redirect takes PATH=LOCATION, e.g. /a.m3u8=/b.m3u8") }
+            options.redirects[parts[0]] = parts[1]
+        }
         let licenses: LicenseServer? = (licensePolicy != nil || grantLog != nil) ? LicenseServer(policyPath: licensePolicy, grantLogPath: grantLog) : nil
         let server = OriginServer(options: options, logger: Logger(label: "stowage.origin"), licenses: licenses)
         let (channel, bound) = try server.start()

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Logging
+import StowageProtocol
 import StowageRuntime
 import StowageScheduling
 import StowageSchedulerService
@@ -27,6 +28,8 @@ struct SchedulerCommand: ParsableCommand {
     var curveKey: String?
     @Option(name: .customLong("allow-keys"), help: "Public keys allowed over tcp: a file (one key per line) or a directory of .pub files, re-read at every connection. Default: $STOWAGE_HOME/keys/allowed.")
     var allowKeys: String?
+    @Option(name: .customLong("allow-hosts"), help: "Fetch only from these origin hosts: comma-separated names or addresses, *.example.com for a whole domain (default: any host). Checked on submit and on every request and redirect.")
+    var allowHosts: String?
     @Option(help: "Titles downloading at once (default 2).")
     var titles: Int?
     @Option(name: .customLong("per-title"), help: "Segment fetches in flight per title (default 6).")
@@ -71,6 +74,7 @@ struct SchedulerCommand: ParsableCommand {
             }
             options.allowList = AllowList(path: allowKeys ?? environmentOption("allow-keys") ?? home.root.appendingPathComponent("keys/allowed").path)
         }
+        options.allowedHosts = (allowHosts ?? environmentOption("allow-hosts")).map(HostAllowList.init(parsing:))
         options.diskCushion = diskCushion ?? environmentOption("disk-cushion").flatMap { Int64($0) } ?? options.diskCushion
         do {
             let service = try SchedulerService(options: options, shutdown: shutdown, logger: logger)
