@@ -95,6 +95,12 @@ let package = Package(
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 
+        // MARK: fuzz targets (libFuzzer with Benchmarks/fuzz.sh; plain builds replay inputs)
+        .target(name: "FuzzReplay", path: "Tests/Fuzz/FuzzReplay"),
+        .executableTarget(name: "stowage-fuzz-playlist", dependencies: ["StowageHLS", "StowageProtocol", "FuzzReplay"],
+                          path: "Tests/Fuzz/FuzzPlaylist"),
+        .executableTarget(name: "stowage-fuzz-frames", dependencies: ["StowageProtocol", "FuzzReplay"], path: "Tests/Fuzz/FuzzFrames"),
+
         // MARK: tests
         .testTarget(name: "ZeroMQTests", dependencies: ["ZeroMQ"]),
         .testTarget(name: "StowageProtocolTests", dependencies: ["StowageProtocol"]),
