@@ -25,6 +25,8 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.0.0"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.24.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.80.0"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.4.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.0.0"),
     ],
     targets: [
         // MARK: message plane
@@ -50,11 +52,17 @@ let package = Package(
         .target(name: "StowageRuntime", dependencies: [
             "ZeroMQ", "StowageProtocol",
             .product(name: "Logging", package: "swift-log"),
+            .product(name: "Metrics", package: "swift-metrics"),
+            .product(name: "Prometheus", package: "swift-prometheus"),
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOPosix", package: "swift-nio"),
+            .product(name: "NIOHTTP1", package: "swift-nio"),
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .target(name: "StowageSchedulerService", dependencies: [
             "ZeroMQ", "StowageProtocol", "StowageStore", "StowageScheduling", "StowageRuntime", "StowageLicensing",
             .product(name: "Logging", package: "swift-log"),
+            .product(name: "Metrics", package: "swift-metrics"),
         ]),
         .target(name: "StowageOrigin", dependencies: [
             "StowageProtocol",

@@ -43,6 +43,8 @@ public enum ClientOperation: Codable, Sendable, Equatable {
     case verify(token: String, repair: Bool)
     /// Remove what the store does not know under `titles/` (answers `.removed`).
     case gc
+    /// The pipeline's figures (answers `.stats`).
+    case stats
     /// Whether the title can be played offline now (answers `.playable`).
     case playable(token: String)
     /// Authorise one play: checks playability, counts the play (answers `.play`).
@@ -162,6 +164,7 @@ public struct ClientReply: Codable, Sendable, Equatable {
 
 public enum ReplyBody: Codable, Sendable, Equatable {
     case submitted(token: String)
+    case stats(SchedulerStats)
     case title(TitleStatus)
     case titles([TitleStatus])
     case workers([WorkerInfo])

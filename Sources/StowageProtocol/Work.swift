@@ -52,6 +52,16 @@ public enum Work: Codable, Sendable, Equatable {
     /// Integrity worker: check one stored file.
     case verify(VerifyWork)
 
+    /// `resolve`, `license`, `fetch` or `verify` (metrics and logs).
+    public var name: String {
+        switch self {
+        case .resolve: "resolve"
+        case .license: "license"
+        case .fetch: "fetch"
+        case .verify: "verify"
+        }
+    }
+
     /// Which kind of worker runs it.
     public var workerKind: WorkerKind {
         switch self {

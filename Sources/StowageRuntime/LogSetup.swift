@@ -1,17 +1,21 @@
+import Foundation
 import Logging
 import Synchronization
 
-/// Logging to stderr with a level from `--log-level` or `STOWAGE_LOG_LEVEL` (default info).
+/// Logging to stderr with a level from `--log-level` or `STOWAGE_LOG_LEVEL` (default info), as text or,
+/// with `--log-format json` / `STOWAGE_LOG_FORMAT=json`, one JSON object per line.
 public enum LogSetup {
     private static let done = Mutex(false)
 
-    public static func bootstrap(level: String?) {
+    public static func bootstrap(level: String?, format: String? = nil) {
         let wanted = level ?? ProcessInfo.processInfo.environment["STOWAGE_LOG_LEVEL"] ?? "info"
         let parsed = Logger.Level(rawValue: wanted.lowercased()) ?? .info
+        let json = (format ?? ProcessInfo.processInfo.environment["STOWAGE_LOG_FORMAT"] ?? "text").lowercased() == "json"
         done.withLock { already in
             guard !already else { return }
             already = true
             LoggingSystem.bootstrap { label in
+                if json { return JSONLogHandler(label: label, logLevel: parsed) }
                 var handler = StreamLogHandler.standardError(label: label)
                 handler.logLevel = parsed
                 return handler
@@ -20,4 +24,38 @@ public enum LogSetup {
     }
 }
 
-import Foundation
+/// One JSON object per line on stderr: `time`, `level`, `label`, `message`, `source`, then the metadata
+/// (token, task, worker …) as string fields, for log shippers.
+public struct JSONLogHandler: LogHandler {
+    public var metadata: Logger.Metadata = [:]
+    public var logLevel: Logger.Level
+    private let label: String
+    private static let lock = NSLock()
+
+    public init(label: String, logLevel: Logger.Level) {
+        self.label = label
+        self.logLevel = logLevel
+    }
+
+    public subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    public func log(event: LogEvent) {
+        var fields: [String: String] = [:]
+        for (key, value) in metadata.merging(event.metadata ?? [:], uniquingKeysWith: { _, new in new }) { fields[key] = "\(value)" }
+        fields["time"] = ISO8601DateFormatter().string(from: Date())
+        fields["level"] = event.level.rawValue
+        fields["label"] = label
+        fields["message"] = "\(event.message)"
+        fields["source"] = event.source
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        guard var line = try? encoder.encode(fields) else { return }
+        line.append(0x0A)
+        Self.lock.lock()
+        FileHandle.standardError.write(line)
+        Self.lock.unlock()
+    }
+}

@@ -15,6 +15,10 @@ public struct WorkerOptions: ParsableArguments {
     public var curveServerKey: String?
     @Option(help: "Tasks this worker runs at once.")
     public var concurrency: Int?
+    @Option(help: "Serve Prometheus metrics at http://HOST:PORT/metrics: PORT or HOST:PORT (host default 127.0.0.1). Default: off.")
+    public var metrics: String?
+    @Option(name: .customLong("log-format"), help: "text (default) or json (one JSON object per line).")
+    public var logFormat: String?
     @Option(help: "Write this process's pid to FILE.")
     public var pidfile: String?
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error, critical.")
@@ -26,7 +30,7 @@ public struct WorkerOptions: ParsableArguments {
     /// `makeHandler` gets the home and the concurrency in force; `cleanup` runs after the loop ends.
     public func runWorker(kind: WorkerKind, defaultConcurrency: Int,
                           makeHandler: (StowageHome, Int, Logger) throws -> (TaskHandler, () -> Void)) throws {
-        LogSetup.bootstrap(level: logLevel)
+        LogSetup.bootstrap(level: logLevel, format: logFormat)
         let logger = Logger(label: "stowage.\(kind.rawValue)-worker")
         let home = StowageHome(option: home)
         let endpoint = home.schedulerEndpoint(option: scheduler)
@@ -35,6 +39,7 @@ public struct WorkerOptions: ParsableArguments {
             let capacity = intOption(concurrency, "concurrency", default: defaultConcurrency)
             guard (1...1_000).contains(capacity) else { throw RuntimeError("--concurrency must be between 1 and 1000") }
             writePidFile(pidfile ?? environmentOption("pidfile"))
+            try MetricsEndpoint.start(address: metrics, logger: logger)
             let (handler, cleanup) = try makeHandler(home, capacity, logger)
             defer { cleanup() }
             var runtimeOptions = WorkerRuntime.Options(kind: kind, capacity: capacity, endpoint: endpoint)

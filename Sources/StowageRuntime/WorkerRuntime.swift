@@ -45,6 +45,7 @@ public final class WorkerRuntime: @unchecked Sendable {
     private let shutdown: ShutdownSignal
     private let running = Mutex<[String: Task<Void, Never>]>([:])
     private let host = ProcessInfo.processInfo.hostName
+    private let metrics = WorkerMetrics()
 
     public init(options: Options, handler: TaskHandler, shutdown: ShutdownSignal, logger: Logger) throws {
         self.options = options
@@ -118,6 +119,7 @@ public final class WorkerRuntime: @unchecked Sendable {
                     _ = try Poller.poll([.fileDescriptor(outbox.waker.fd, .readable)], timeoutMilliseconds: 100)
                 }
                 backoff = min(backoff * 2, Double(WireProtocol.reconnectMaxMilliseconds) / 1000)
+                metrics.reconnected()
                 abandonTasks()
                 socket = try openSocket()
                 register(socket)
@@ -178,19 +180,26 @@ public final class WorkerRuntime: @unchecked Sendable {
         let outbox = self.outbox
         let handler = self.handler
         let logger = self.logger
+        let metrics = self.metrics
+        let began = monotonic()
         // Registered under the lock before it can finish, so the table never keeps a finished task.
         running.withLock { table in
             table[task.taskID] = Task { [self] in
                 let outcome = await handler.handle(task) { bytes in
                     outbox.post(FrameCodec.encode(.progress, TaskProgress(taskID: task.taskID, token: task.token, bytes: bytes)))
                 }
+                metrics.finished(task.work, outcome: outcome, seconds: monotonic() - began)
                 if case .failed(let f) = outcome {
                     logger.info("task failed", metadata: ["task": "\(task.taskID)", "token": "\(task.token)",
                                                          "code": "\(f.code.rawValue)", "error": "\(f.message)"])
                 }
                 outbox.post(FrameCodec.encode(.result, TaskResult(taskID: task.taskID, token: task.token, outcome: outcome)))
-                _ = self.running.withLock { $0.removeValue(forKey: task.taskID) }
+                metrics.tasks(inFlight: self.running.withLock { table in
+                    table.removeValue(forKey: task.taskID)
+                    return table.count
+                })
             }
+            metrics.tasks(inFlight: table.count)
         }
     }
 }

@@ -104,6 +104,8 @@ extension SchedulerService {
             return .title(try status(of: store.title(token)!, progress: store.progress(token: token)))
         case .gc:
             return .removed(try collectGarbage())
+        case .stats:
+            return .stats(try stats())
         case .playable(let token):
             guard let title = try store.title(token) else { throw unknownTitle(token) }
             return .play(try playability(title, startingPlay: true))

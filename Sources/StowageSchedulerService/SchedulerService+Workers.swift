@@ -147,6 +147,7 @@ extension SchedulerService {
             guard var r = try store.resource(id: id) else { return }
             if try recordVerifyResult(r, ok: report.ok, reason: report.reason) { return }
             if report.ok {
+                metrics.verified(bytes: r.bytes ?? 0)
                 r.state = ResourceState.verified.rawValue
                 r.lastError = nil
                 try store.update(r)
@@ -179,6 +180,7 @@ extension SchedulerService {
             let n = (attempts[lease.item] ?? 0) + 1
             attempts[lease.item] = n
             if failure.retryable && n < options.maxAttempts {
+                metrics.retried(failure.code)
                 delayed.append((now() + max(backoff(n), failure.retryAfter ?? 0), lease.item))
             } else {
                 try fail(token, TitleError(code: failure.code, message: failure.message))
@@ -195,6 +197,7 @@ extension SchedulerService {
         r.lastError = reason
         r.state = ResourceState.pending.rawValue
         try store.update(r)
+        metrics.retried(code)
         guard r.attempts < options.maxAttempts else {
             return try fail(r.token, TitleError(code: code, message: "\(r.url): \(reason) (after \(r.attempts) attempts)"))
         }

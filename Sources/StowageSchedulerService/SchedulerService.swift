@@ -81,6 +81,13 @@ public final class SchedulerService {
     var nextClockCheck = 0.0
     /// Messages dropped because they were malformed.
     public private(set) var droppedMessages = 0
+    let metrics = SchedulerMetrics()
+    let startedAt = monotonic()
+
+    func noteDropped() {
+        droppedMessages += 1
+        metrics.droppedMessage()
+    }
 
     public init(options: Options, shutdown: ShutdownSignal, logger: Logger) throws {
         self.options = options
@@ -138,7 +145,11 @@ public final class SchedulerService {
             let ready = try Poller.poll([.socket(socket, .readable), .fileDescriptor(waker.fd, .readable)] + (zap.map { [$0.pollItem] } ?? []),
                                         timeoutMilliseconds: 100)
             if ready[1].contains(.readable) { waker.drain() }
-            if ready.count > 2, ready[2].contains(.readable) { zap?.drain() }
+            if ready.count > 2, ready[2].contains(.readable), let zap {
+                let before = zap.refused
+                zap.drain()
+                for _ in before..<zap.refused { metrics.refusedConnection() }
+            }
             if ready[0].contains(.readable) {
                 var handled = 0
                 while handled < 10_000, let frames = try socket.receive(dontWait: true) {
@@ -167,14 +178,14 @@ public final class SchedulerService {
 
     private func receive(_ frames: [[UInt8]]) {
         guard frames.count >= 2 else {
-            droppedMessages += 1
+            noteDropped()
             logger.warning("dropped malformed message", metadata: ["reason": "no identity frame"])
             return
         }
         let identity = frames[0]
         let envelope: Envelope
         do { envelope = try FrameCodec.decode(Array(frames.dropFirst())) } catch {
-            droppedMessages += 1
+            noteDropped()
             logger.warning("dropped malformed message", metadata: ["peer": "\(FrameCodec.printable(identity))", "reason": "\(error)"])
             return
         }
@@ -188,7 +199,7 @@ public final class SchedulerService {
                 throw ProtocolError(.unknownCommand, "\(envelope.command.rawValue) is not accepted by the scheduler")
             }
         } catch let error as ProtocolError {
-            droppedMessages += 1
+            noteDropped()
             logger.warning("dropped message", metadata: ["peer": "\(FrameCodec.printable(identity))", "reason": "\(error)"])
         } catch {
             logger.error("failed to handle \(envelope.command.rawValue)", metadata: ["error": "\(error)"])
@@ -209,6 +220,7 @@ public final class SchedulerService {
             for id in core.workers.keys { send(Array(id.utf8), FrameCodec.encode(.heartbeat)) }
             subscribers = subscribers.filter { $0.value.expires > t }
             shareBandwidth()
+            metrics.refresh(titles: (try? store.titleCounts()) ?? [:], core: core, now: t)
             nextHeartbeat = t + Double(WireProtocol.heartbeatMilliseconds) / 1000
         }
         if t >= nextClockCheck {

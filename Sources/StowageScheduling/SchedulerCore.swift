@@ -24,6 +24,15 @@ public struct SchedulerCore: Sendable {
     }
 
     public var limits: Limits
+
+    /// Work waiting for a worker, per kind (`resolve`, `license`, `fetch`, `verify`), across titles.
+    public var queueDepths: [String: Int] {
+        var out: [String: Int] = [:]
+        for lane in WorkItem.Lane.allCases {
+            out["\(lane)"] = titles.values.reduce(0) { $0 + $1.queued(lane) }
+        }
+        return out
+    }
     public var timeouts = LeaseTimeouts()
     /// Seconds of silence after which a worker is declared dead.
     public var workerTimeout: Double

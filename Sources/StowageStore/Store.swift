@@ -218,6 +218,19 @@ extension Store {
 }
 
 extension Store {
+    /// How many titles are in each state (one aggregate query: metrics and `stats`).
+    public func titleCounts() throws -> [TitleState: Int] {
+        try db.read { db in
+            var out: [TitleState: Int] = [:]
+            for row in try Row.fetchAll(db, sql: "SELECT state, COUNT(*) AS n FROM title GROUP BY state") {
+                if let state = TitleState(rawValue: row["state"]) { out[state] = row["n"] }
+            }
+            return out
+        }
+    }
+}
+
+extension Store {
     /// The content keys of a title, in order.
     public func keys(token: String) throws -> [ContentKeyRecord] {
         try db.read { try ContentKeyRecord.filter(Column("token") == token).order(Column("position")).fetchAll($0) }

@@ -48,13 +48,17 @@ struct SchedulerCommand: ParsableCommand {
     var scrubInterval: Double?
     @Option(name: .customLong("scrub-budget"), help: "Bytes per second the background scrub may read (default: no limit).")
     var scrubBudget: Int64?
+    @Option(help: "Serve Prometheus metrics at http://HOST:PORT/metrics: PORT or HOST:PORT (host default 127.0.0.1). Default: off.")
+    var metrics: String?
+    @Option(name: .customLong("log-format"), help: "text (default) or json (one JSON object per line).")
+    var logFormat: String?
     @Option(help: "Write this process's pid to FILE.")
     var pidfile: String?
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error, critical.")
     var logLevel: String?
 
     func run() throws {
-        LogSetup.bootstrap(level: logLevel)
+        LogSetup.bootstrap(level: logLevel, format: logFormat)
         let logger = Logger(label: "stowage.scheduler")
         let home = StowageHome(option: home)
         let binds = bind.isEmpty ? (environmentOption("bind").map { [$0] } ?? []) : bind
@@ -77,6 +81,7 @@ struct SchedulerCommand: ParsableCommand {
         options.allowedHosts = (allowHosts ?? environmentOption("allow-hosts")).map(HostAllowList.init(parsing:))
         options.diskCushion = diskCushion ?? environmentOption("disk-cushion").flatMap { Int64($0) } ?? options.diskCushion
         do {
+            try MetricsEndpoint.start(address: metrics, logger: logger)
             let service = try SchedulerService(options: options, shutdown: shutdown, logger: logger)
             writePidFile(pidfile ?? environmentOption("pidfile"))
             try service.run()

@@ -41,10 +41,19 @@ struct ProgressWatcher {
                         text += "\u{1B}[2K" + TitleFormatter.bar(s, rate: rates[token]?.rate ?? 0) + "\n"
                     }
                     drawnLines = tokens.filter { latest[$0] != nil }.count
+                    if tokens.count > 1 {
+                        text += "\u{1B}[2K" + TitleFormatter.total(Array(latest.values), rate: rates.values.reduce(0) { $0 + $1.rate }) + "\n"
+                        drawnLines += 1
+                    }
                     handle.write(Data(text.utf8))
                 } else if status.state.isFinal || monotonic() - (lastPrinted[status.token] ?? 0) > 2 || event.kind == "state" {
                     lastPrinted[status.token] = monotonic()
                     handle.write(Data((TitleFormatter.bar(status, rate: rates[status.token]?.rate ?? 0) + "\n").utf8))
+                    if tokens.count > 1, monotonic() - (lastPrinted["*total"] ?? 0) > 2 {
+                        lastPrinted["*total"] = monotonic()
+                        let total = TitleFormatter.total(Array(latest.values), rate: rates.values.reduce(0) { $0 + $1.rate })
+                        handle.write(Data((total + "\n").utf8))
+                    }
                 }
             } else if monotonic() - lastAnswer > 10 {
                 // No events for a while: ask directly (the scheduler may have restarted).

@@ -19,7 +19,7 @@ struct Stowctl: ParsableCommand {
           stowctl watch
           stowctl status 3f2a9c1d0b7e4a55 --json
         """,
-        subcommands: [Submit.self, Status.self, List.self, Watch.self, Cancel.self, Workers.self, Variants.self, Estimate.self, Playable.self, Play.self, Pause.self, Resume.self, Delete.self, LimitsCommand.self, Preload.self, Renew.self, LicenseCommand.self, Verify.self, GarbageCollect.self, BookmarkCommand.self, KeysCommand.self])
+        subcommands: [Submit.self, Status.self, List.self, Watch.self, Cancel.self, Workers.self, Variants.self, Estimate.self, Playable.self, Play.self, Pause.self, Resume.self, Delete.self, LimitsCommand.self, Preload.self, Renew.self, LicenseCommand.self, Verify.self, GarbageCollect.self, BookmarkCommand.self, KeysCommand.self, Stats.self])
 
     static func main() {
         do {

@@ -35,6 +35,15 @@ enum TitleFormatter {
         return line
     }
 
+    /// The aggregate of several titles: bytes, combined rate, ETA of the whole set.
+    static func total(_ all: [TitleStatus], rate: Double) -> String {
+        let done = all.reduce(Int64(0)) { $0 + $1.bytesDownloaded }
+        let expected = all.reduce(Int64(0)) { $0 + max($1.bytesExpected ?? 0, $1.bytesDownloaded) }
+        let finished = all.filter { $0.state.isFinal }.count
+        let eta = rate > 0 && expected > done ? duration(Double(expected - done) / rate) : (finished == all.count ? "0:00" : "--:--")
+        return "TOTAL \(finished)/\(all.count) ended  \(bytes(done)) / \(bytes(expected))  \(bytes(Int64(rate)))/s  ETA \(eta)"
+    }
+
     static func line(_ s: TitleStatus) -> String {
         let percent = String(format: "%5.1f%%", s.progress * 100)
         return "\(s.token)  \(s.state.rawValue.padding(toLength: 11, withPad: " ", startingAt: 0)) \(percent)  \(s.segmentsDone)/\(s.segmentsTotal) files  \(bytes(s.bytesDownloaded))  \(s.name ?? s.url)"
