@@ -1,0 +1,213 @@
+#!/usr/bin/env bash
+# Stowage against the tools a user would otherwise pick, on one machine, in one run (not part of CI).
+#
+#   Benchmarks/run.sh            all sections
+#   STOWAGE_BENCH_ONLY=large|small|scale Benchmarks/run.sh
+#
+# large: a >= 1 GB, >= 500-segment title (60 s encoded once with ffmpeg, then -stream_loop -c copy into HLS)
+#        served by nginx on 127.0.0.1; Stowage (submit -> completed, every file verified) alternating with
+#        aria2c -j16, curl --parallel, yt-dlp --concurrent-fragments 8 and ffmpeg -c copy, each repeated;
+#        medians, ratios to Stowage, and the peak RSS (VmHWM) of every Stowage process.
+# small: 10,000 segments of ~4 KB: segments/s for Stowage and aria2c.
+# scale: 10,000 titles submitted to a scheduler (submissions/s), `stowctl list` time, scheduler RSS, and
+#        the time until it answers again after kill -9.
+# Knobs: STOWAGE_BENCH_REPEAT (3), STOWAGE_BENCH_LOOPS (17 minutes of media), STOWAGE_BENCH_SMALL (10000),
+#        STOWAGE_BENCH_TITLES (10000), STOWAGE_BENCH_DIR (/tmp/stowage-bench; media is kept between runs).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+STOWAGE_CONFIGURATION=release
+source Deploy/lib.sh
+REPEAT="${STOWAGE_BENCH_REPEAT:-3}"
+LOOPS="${STOWAGE_BENCH_LOOPS:-17}"
+SMALL="${STOWAGE_BENCH_SMALL:-10000}"
+TITLES="${STOWAGE_BENCH_TITLES:-10000}"
+ONLY="${STOWAGE_BENCH_ONLY:-large small scale}"
+W="${STOWAGE_BENCH_DIR:-/tmp/stowage-bench}"
+mkdir -p "$W"
+RESULTS="$W/results.txt"
+: >"$RESULTS"
+say() { printf '%s\n' "$*" | tee -a "$RESULTS"; }
+
+ensure_packages nginx-light aria2 python3-venv time bc
+VENV="$W/venv"
+if [ ! -x "$VENV/bin/yt-dlp" ] || ! "$VENV/bin/python" -c 'import zmq, Cryptodome' 2>/dev/null; then
+  log "installing yt-dlp, pycryptodomex and pyzmq into $VENV"
+  python3 -m venv "$VENV"
+  "$VENV/bin/pip" install -q yt-dlp pycryptodomex pyzmq >&2
+fi
+build
+now() { date +%s.%N; }
+median() { sort -n | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
+hwm_mb() { awk '/VmHWM/ {printf "%.1f", $2/1024}' "/proc/$1/status" 2>/dev/null || echo "?"; }
+rss_mb() { awk '/VmRSS/ {printf "%.1f", $2/1024}' "/proc/$1/status" 2>/dev/null || echo "?"; }
+
+# --- nginx on 127.0.0.1 -------------------------------------------------------------------------------
+PORT=$((20000 + RANDOM % 20000))
+start_nginx() {
+  mkdir -p "$W/nginx"
+  cat >"$W/nginx/nginx.conf" <<CONF
+$( [ "$(id -u)" -eq 0 ] && echo "user root;" )
+worker_processes 2;
+pid $W/nginx/nginx.pid;
+error_log $W/nginx/error.log;
+events { worker_connections 4096; }
+http {
+  access_log off;
+  sendfile on; tcp_nopush on;
+  keepalive_requests 1000000;
+  client_body_temp_path $W/nginx/body; proxy_temp_path $W/nginx/proxy; fastcgi_temp_path $W/nginx/fcgi;
+  uwsgi_temp_path $W/nginx/uwsgi; scgi_temp_path $W/nginx/scgi;
+  types { application/vnd.apple.mpegurl m3u8; video/mp2t ts; }
+  default_type application/octet-stream;
+  server { listen 127.0.0.1:$PORT; root $W/media; }
+}
+CONF
+  nginx -c "$W/nginx/nginx.conf" -p "$W/nginx"
+  trap 'kill $(cat "$W/nginx/nginx.pid") 2>/dev/null || true; stop_pipeline' EXIT
+}
+ORIGIN="http://127.0.0.1:$PORT"
+
+# --- a Stowage pipeline in a fresh home ------------------------------------------------------------------
+PIDS=()
+start_pipeline() { # home, extra scheduler args...
+  local home="$1"; shift
+  rm -rf "$home"; mkdir -p "$home"
+  export STOWAGE_HOME="$home"
+  "$BIN/stowage-scheduler" --disk-cushion 0 "$@" 2>"$home/scheduler.log" & PIDS=($!)
+  if [ "${NO_WORKERS:-0}" != 1 ]; then
+    "$BIN/stowage-license-worker" 2>"$home/license.log" & PIDS+=($!)
+    "$BIN/stowage-download-worker" --concurrency 16 2>"$home/download.log" & PIDS+=($!)
+    "$BIN/stowage-integrity-worker" 2>"$home/integrity.log" & PIDS+=($!)
+    for _ in $(seq 100); do
+      [ "$("$BIN/stowctl" workers --json 2>/dev/null | grep -c '"kind"')" -ge 3 ] && return
+      sleep 0.1
+    done
+    echo "workers did not register; logs in $home" >&2; exit 1
+  fi
+}
+stop_pipeline() { [ "${#PIDS[@]}" -gt 0 ] && kill "${PIDS[@]}" 2>/dev/null; wait 2>/dev/null || true; PIDS=(); }
+
+# --- large title ---------------------------------------------------------------------------------------
+large() {
+  local media="$W/media/big"
+  if [ ! -f "$media/index.m3u8" ] || [ "$(cat "$W/media/big.loops" 2>/dev/null)" != "$LOOPS" ]; then
+    log "encoding 60 s of 720p once, then looping it $LOOPS times into HLS"
+    rm -rf "$media"; mkdir -p "$media"
+    ffmpeg -v error -y -f lavfi -i testsrc2=size=1280x720:rate=25 -f lavfi -i sine=frequency=440:sample_rate=48000 -t 60 \
+      -vf noise=alls=12:allf=t -c:v libx264 -preset ultrafast -b:v 8M -maxrate 8M -bufsize 16M -g 50 -keyint_min 50 \
+      -sc_threshold 0 -c:a aac -b:a 128k -f mpegts "$W/base.ts"
+    ffmpeg -v error -y -stream_loop $((LOOPS - 1)) -i "$W/base.ts" -c copy -f hls -hls_time 2 -hls_playlist_type vod \
+      -hls_segment_filename "$media/seg%05d.ts" "$media/index.m3u8"
+    echo "$LOOPS" >"$W/media/big.loops"
+  fi
+  local bytes segs
+  bytes=$(du -cb "$media"/*.ts | tail -1 | cut -f1)
+  segs=$(grep -c '^seg' "$media/index.m3u8")
+  say ""
+  say "== large title: $segs segments, $((bytes / 1048576)) MiB, nginx on 127.0.0.1, $REPEAT runs each (alternating)"
+  grep '^seg' "$media/index.m3u8" | sed "s#^#$ORIGIN/big/#" >"$W/urls.txt"
+  : >"$W/curl.cfg"
+  while read -r u; do printf 'url = "%s"\noutput = "%s"\n' "$u" "$W/out/curl/$(basename "$u")" >>"$W/curl.cfg"; done <"$W/urls.txt"
+  local url="$ORIGIN/big/index.m3u8" hwm=""
+  for i in $(seq "$REPEAT"); do
+    start_pipeline "$W/home-large" --titles 1 --per-title 16 --per-host 16
+    local t0 t1; t0=$(now)
+    "$BIN/stowctl" submit "$url" --wait >/dev/null 2>&1 || { echo "stowage run failed; logs in $W/home-large" >&2; exit 1; }
+    t1=$(now)
+    echo "$t1 - $t0" | bc >>"$W/t-stowage"
+    hwm="scheduler $(hwm_mb "${PIDS[0]}") MB, license-worker $(hwm_mb "${PIDS[1]}") MB, download-worker $(hwm_mb "${PIDS[2]}") MB, integrity-worker $(hwm_mb "${PIDS[3]}") MB"
+    stop_pipeline
+    rm -rf "$W/home-large"
+    for tool in aria2c curl yt-dlp ffmpeg; do
+      rm -rf "$W/out"; mkdir -p "$W/out/curl" "$W/out/$tool"
+      t0=$(now)
+      case "$tool" in
+        aria2c) aria2c -q -j16 -x1 -s1 --allow-overwrite=true --auto-file-renaming=false -i "$W/urls.txt" -d "$W/out/aria2c" ;;
+        curl) curl -s --fail --parallel --parallel-max 16 -K "$W/curl.cfg" ;;
+        yt-dlp) "$VENV/bin/yt-dlp" -q --no-warnings --concurrent-fragments 8 --no-part --fixup never -o "$W/out/yt-dlp/video.ts" "$url" ;;
+        ffmpeg) ffmpeg -v error -y -i "$url" -c copy -f mpegts "$W/out/ffmpeg/video.ts" ;;
+      esac
+      t1=$(now)
+      echo "$t1 - $t0" | bc >>"$W/t-$tool"
+    done
+    log "run $i done"
+  done
+  local base; base=$(median <"$W/t-stowage")
+  say "$(printf '%-34s %10s %10s %12s' tool 'median s' 'MB/s' 'x Stowage')"
+  for tool in stowage aria2c curl yt-dlp ffmpeg; do
+    local m; m=$(median <"$W/t-$tool")
+    local label="$tool"
+    case "$tool" in
+      stowage) label="Stowage (download + verify)" ;;
+      aria2c) label="aria2c -j16 (download only)" ;;
+      curl) label="curl --parallel 16" ;;
+      yt-dlp) label="yt-dlp --concurrent-fragments 8" ;;
+      ffmpeg) label="ffmpeg -c copy" ;;
+    esac
+    say "$(printf '%-34s %10.2f %10.1f %12.2f' "$label" "$m" "$(echo "$bytes / 1048576 / $m" | bc -l)" "$(echo "$m / $base" | bc -l)")"
+  done
+  say "peak RSS (VmHWM) during the last Stowage run: $hwm"
+  rm -f "$W"/t-*
+}
+
+# --- small segments --------------------------------------------------------------------------------------
+small() {
+  local media="$W/media/small"
+  if [ ! -f "$media/index.m3u8" ] || [ "$(grep -c '^s' "$media/index.m3u8")" != "$SMALL" ]; then
+    log "cutting a TS stream into $SMALL segments of 21 packets (3948 bytes)"
+    rm -rf "$media"; mkdir -p "$media"
+    ffmpeg -v error -y -f lavfi -i testsrc2=size=640x360:rate=25 -t 120 -vf noise=alls=20:allf=t -c:v libx264 -preset ultrafast \
+      -b:v 4M -f mpegts "$W/small-src.ts"
+    head -c $((SMALL * 3948)) "$W/small-src.ts" | split -a 6 -d -b 3948 - "$media/s"
+    { printf '#EXTM3U\n#EXT-X-VERSION:3\n#EXT-X-TARGETDURATION:1\n#EXT-X-PLAYLIST-TYPE:VOD\n'
+      for f in $(ls "$media" | grep '^s'); do mv "$media/$f" "$media/$f.ts"; printf '#EXTINF:0.04,\n%s.ts\n' "$f"; done
+      printf '#EXT-X-ENDLIST\n'; } >"$W/small.m3u8"
+    mv "$W/small.m3u8" "$media/index.m3u8"
+  fi
+  say ""
+  say "== small segments: $SMALL x 3948 bytes"
+  start_pipeline "$W/home-small" --titles 1 --per-title 16 --per-host 16
+  local t0 t1; t0=$(now)
+  "$BIN/stowctl" submit "$ORIGIN/small/index.m3u8" --wait >/dev/null 2>&1 || { echo "stowage small run failed" >&2; exit 1; }
+  t1=$(now)
+  local ts; ts=$(echo "$t1 - $t0" | bc)
+  stop_pipeline
+  grep '^s' "$media/index.m3u8" | sed "s#^#$ORIGIN/small/#" >"$W/small-urls.txt"
+  rm -rf "$W/out"; mkdir -p "$W/out"
+  t0=$(now)
+  aria2c -q -j16 -x1 -s1 --allow-overwrite=true --auto-file-renaming=false -i "$W/small-urls.txt" -d "$W/out"
+  t1=$(now)
+  local ta; ta=$(echo "$t1 - $t0" | bc)
+  say "$(printf 'Stowage (download + verify)  %8.2f s  %8.0f segments/s' "$ts" "$(echo "$SMALL / $ts" | bc -l)")"
+  say "$(printf 'aria2c -j16                  %8.2f s  %8.0f segments/s' "$ta" "$(echo "$SMALL / $ta" | bc -l)")"
+  rm -rf "$W/home-small" "$W/out"
+}
+
+# --- scheduler scale -------------------------------------------------------------------------------------
+scale() {
+  say ""
+  say "== scheduler scale: $TITLES titles (no workers, so they stay queued)"
+  NO_WORKERS=1 start_pipeline "$W/home-scale"
+  sleep 0.5
+  local line; line=$("$VENV/bin/python" Benchmarks/submit_many.py "ipc://$W/home-scale/run/scheduler.ipc" "$TITLES" "$ORIGIN/scale")
+  say "submit: $line"
+  local t0 t1; t0=$(now)
+  local listed; listed=$("$BIN/stowctl" list --json | grep -c '"token"')
+  t1=$(now)
+  say "$(printf 'list --json: %d titles in %.2f s' "$listed" "$(echo "$t1 - $t0" | bc)")"
+  say "scheduler RSS with $TITLES titles: $(rss_mb "${PIDS[0]}") MB (peak $(hwm_mb "${PIDS[0]}") MB)"
+  kill -9 "${PIDS[0]}"; wait "${PIDS[0]}" 2>/dev/null || true
+  t0=$(now)
+  "$BIN/stowage-scheduler" --disk-cushion 0 2>>"$W/home-scale/scheduler.log" & PIDS=($!)
+  until "$BIN/stowctl" stats >/dev/null 2>&1; do sleep 0.02; done
+  t1=$(now)
+  say "$(printf 'recovery after kill -9 (start until it answers, %d titles): %.2f s' "$TITLES" "$(echo "$t1 - $t0" | bc)")"
+  say "scheduler RSS after recovery: $(rss_mb "${PIDS[0]}") MB"
+  stop_pipeline
+  rm -rf "$W/home-scale"
+}
+
+start_nginx
+for section in $ONLY; do "$section"; done
+say ""
+say "(results also in $RESULTS)"
