@@ -39,6 +39,7 @@ build
 now() { date +%s.%N; }
 median() { sort -n | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
 hwm_mb() { awk '/VmHWM/ {printf "%.1f", $2/1024}' "/proc/$1/status" 2>/dev/null || echo "?"; }
+cpu_s() { awk -v hz="$(getconf CLK_TCK)" '{printf "%.1f", ($14 + $15) / hz}' "/proc/$1/stat" 2>/dev/null || echo "?"; }
 rss_mb() { awk '/VmRSS/ {printf "%.1f", $2/1024}' "/proc/$1/status" 2>/dev/null || echo "?"; }
 
 # --- nginx on 127.0.0.1 -------------------------------------------------------------------------------
@@ -108,7 +109,7 @@ large() {
   grep '^seg' "$media/index.m3u8" | sed "s#^#$ORIGIN/big/#" >"$W/urls.txt"
   : >"$W/curl.cfg"
   while read -r u; do printf 'url = "%s"\noutput = "%s"\n' "$u" "$W/out/curl/$(basename "$u")" >>"$W/curl.cfg"; done <"$W/urls.txt"
-  local url="$ORIGIN/big/index.m3u8" hwm=""
+  local url="$ORIGIN/big/index.m3u8" hwm="" cpu=""
   for i in $(seq "$REPEAT"); do
     start_pipeline "$W/home-large" --titles 1 --per-title 16 --per-host 16
     local t0 t1; t0=$(now)
@@ -116,6 +117,7 @@ large() {
     t1=$(now)
     echo "$t1 - $t0" | bc >>"$W/t-stowage"
     hwm="scheduler $(hwm_mb "${PIDS[0]}") MB, license-worker $(hwm_mb "${PIDS[1]}") MB, download-worker $(hwm_mb "${PIDS[2]}") MB, integrity-worker $(hwm_mb "${PIDS[3]}") MB"
+    cpu="scheduler $(cpu_s "${PIDS[0]}") s, download-worker $(cpu_s "${PIDS[2]}") s, integrity-worker $(cpu_s "${PIDS[3]}") s"
     stop_pipeline
     rm -rf "$W/home-large"
     for tool in aria2c curl yt-dlp ffmpeg; do
@@ -147,6 +149,7 @@ large() {
     say "$(printf '%-34s %10.2f %10.1f %12.2f' "$label" "$m" "$(echo "$bytes / 1048576 / $m" | bc -l)" "$(echo "$m / $base" | bc -l)")"
   done
   say "peak RSS (VmHWM) during the last Stowage run: $hwm"
+  say "CPU time of the last Stowage run: $cpu"
   rm -f "$W"/t-*
 }
 
@@ -171,6 +174,7 @@ small() {
   "$BIN/stowctl" submit "$ORIGIN/small/index.m3u8" --wait >/dev/null 2>&1 || { echo "stowage small run failed" >&2; exit 1; }
   t1=$(now)
   local ts; ts=$(echo "$t1 - $t0" | bc)
+  local cpu="scheduler $(cpu_s "${PIDS[0]}") s, download-worker $(cpu_s "${PIDS[2]}") s, integrity-worker $(cpu_s "${PIDS[3]}") s"
   stop_pipeline
   grep '^s' "$media/index.m3u8" | sed "s#^#$ORIGIN/small/#" >"$W/small-urls.txt"
   rm -rf "$W/out"; mkdir -p "$W/out"
@@ -180,6 +184,7 @@ small() {
   local ta; ta=$(echo "$t1 - $t0" | bc)
   say "$(printf 'Stowage (download + verify)  %8.2f s  %8.0f segments/s' "$ts" "$(echo "$SMALL / $ts" | bc -l)")"
   say "$(printf 'aria2c -j16                  %8.2f s  %8.0f segments/s' "$ta" "$(echo "$SMALL / $ta" | bc -l)")"
+  say "CPU time of the Stowage run: $cpu"
   rm -rf "$W/home-small" "$W/out"
 }
 

@@ -96,20 +96,18 @@ extension SchedulerService {
 
     /// `downloading` while anything is left to fetch; `verifying` once only checks remain.
     func updateVerifyingState(_ token: String) throws {
-        let counts = try store.stateCounts(token: token)
-        if (counts[.pending] ?? 0) + (counts[.fetching] ?? 0) == 0, (counts[.fetched] ?? 0) + (counts[.verifying] ?? 0) > 0 {
+        if try !store.hasResources(token: token, in: [.pending, .fetching]), try store.hasResources(token: token, in: [.fetched, .verifying]) {
             try transition(token, to: .verifying)
         }
     }
 
     /// When every file is verified: write the offline playlists and complete the title.
     func checkComplete(_ token: String) throws {
-        let progress = try store.progress(token: token)
-        guard progress.total > 0 else { return }
-        if progress.verified < progress.total {
+        if try store.hasResources(token: token, in: [.pending, .fetching, .fetched, .verifying]) {
             try updateVerifyingState(token)
             return
         }
+        guard try store.hasResources(token: token, in: [.verified]) else { return }
         guard var title = try store.title(token), !title.titleState.isFinal else { return }
         do {
             title.localPlaylist = try writeOfflinePlaylists(title)

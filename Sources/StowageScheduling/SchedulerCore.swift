@@ -126,17 +126,17 @@ public struct SchedulerCore: Sendable {
 
     /// Queues work for a title declared with ``addTitle(_:priority:requestedAt:)``.
     public mutating func enqueue(_ item: WorkItem, front: Bool = false) {
-        guard var queue = titles[item.token] else { return }
+        guard titles[item.token] != nil else { return }
         let lane = item.kind.lane.rawValue
-        if front && queue.heads[lane] > 0 {
-            queue.heads[lane] -= 1
-            queue.lanes[lane][queue.heads[lane]] = item
+        // Mutated in place through the dictionary (a local copy would copy the whole lane on every append).
+        if front && titles[item.token]!.heads[lane] > 0 {
+            titles[item.token]!.heads[lane] -= 1
+            titles[item.token]!.lanes[lane][titles[item.token]!.heads[lane]] = item
         } else if front {
-            queue.lanes[lane].insert(item, at: 0)
+            titles[item.token]!.lanes[lane].insert(item, at: 0)
         } else {
-            queue.lanes[lane].append(item)
+            titles[item.token]!.lanes[lane].append(item)
         }
-        titles[item.token] = queue
     }
 
     /// Removes a title (finished, failed, canceled): its queued work is dropped, its slot released.
@@ -256,15 +256,15 @@ public struct SchedulerCore: Sendable {
     }
 
     private func peek(_ token: String, _ lane: WorkItem.Lane) -> WorkItem? {
-        guard let q = titles[token], q.queued(lane) > 0 else { return nil }
-        return q.lanes[lane.rawValue][q.heads[lane.rawValue]]
+        guard let queued = titles[token]?.queued(lane), queued > 0 else { return nil }
+        return titles[token]!.lanes[lane.rawValue][titles[token]!.heads[lane.rawValue]]
     }
 
     private mutating func pop(_ token: String, _ lane: WorkItem.Lane) {
         titles[token]!.heads[lane.rawValue] += 1
-        let q = titles[token]!
-        if q.heads[lane.rawValue] > 1024 && q.heads[lane.rawValue] * 2 > q.lanes[lane.rawValue].count {
-            titles[token]!.lanes[lane.rawValue].removeFirst(q.heads[lane.rawValue])
+        let head = titles[token]!.heads[lane.rawValue], count = titles[token]!.lanes[lane.rawValue].count
+        if head > 1024 && head * 2 > count {
+            titles[token]!.lanes[lane.rawValue].removeFirst(head)
             titles[token]!.heads[lane.rawValue] = 0
         }
     }
