@@ -12,7 +12,7 @@
 # scale: 10,000 titles submitted to a scheduler (submissions/s), `stowctl list` time, scheduler RSS, and
 #        the time until it answers again after kill -9.
 # Knobs: STOWAGE_BENCH_REPEAT (3), STOWAGE_BENCH_LOOPS (17 minutes of media), STOWAGE_BENCH_SMALL (10000),
-#        STOWAGE_BENCH_TITLES (10000), STOWAGE_BENCH_DIR (/tmp/stowage-bench; media is kept between runs).
+#        STOWAGE_BENCH_TITLES (10000), STOWAGE_BENCH_PEERS ("aria2c curl yt-dlp ffmpeg"; "" = Stowage alone), STOWAGE_BENCH_DIR (/tmp/stowage-bench; media is kept between runs).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 STOWAGE_CONFIGURATION=release
@@ -22,6 +22,7 @@ LOOPS="${STOWAGE_BENCH_LOOPS:-17}"
 SMALL="${STOWAGE_BENCH_SMALL:-10000}"
 TITLES="${STOWAGE_BENCH_TITLES:-10000}"
 ONLY="${STOWAGE_BENCH_ONLY:-large small scale}"
+PEERS="${STOWAGE_BENCH_PEERS-aria2c curl yt-dlp ffmpeg}"
 W="${STOWAGE_BENCH_DIR:-/tmp/stowage-bench}"
 mkdir -p "$W"
 RESULTS="$W/results.txt"
@@ -120,7 +121,7 @@ large() {
     cpu="scheduler $(cpu_s "${PIDS[0]}") s, download-worker $(cpu_s "${PIDS[2]}") s, integrity-worker $(cpu_s "${PIDS[3]}") s"
     stop_pipeline
     rm -rf "$W/home-large"
-    for tool in aria2c curl yt-dlp ffmpeg; do
+    for tool in $PEERS; do
       rm -rf "$W/out"; mkdir -p "$W/out/curl" "$W/out/$tool"
       t0=$(now)
       case "$tool" in
@@ -136,7 +137,7 @@ large() {
   done
   local base; base=$(median <"$W/t-stowage")
   say "$(printf '%-34s %10s %10s %12s' tool 'median s' 'MB/s' 'x Stowage')"
-  for tool in stowage aria2c curl yt-dlp ffmpeg; do
+  for tool in stowage $PEERS; do
     local m; m=$(median <"$W/t-$tool")
     local label="$tool"
     case "$tool" in

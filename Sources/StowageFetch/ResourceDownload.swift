@@ -72,10 +72,12 @@ extension HTTPFetcher {
                 throw TaskFailure(code: .httpStatus, message: "\(work.url) \(why)", retryable: resumeFrom > 0)
             }
             let validator = response.headers.first(name: "ETag") ?? response.headers.first(name: "Last-Modified")
-            if resumeFrom == 0 {
+            contentLength = response.headers.first(name: "Content-Length").flatMap { Int64($0) }.map { $0 + resumeFrom }
+            // The resume record is worth two file operations only for files big enough to be worth resuming;
+            // a small file without one is simply fetched again.
+            if resumeFrom == 0 && (contentLength ?? Int64.max) > Self.resumableBytes {
                 PartMeta(url: work.url, rangeOffset: work.rangeOffset, validator: validator).save(part.metaPath)
             }
-            contentLength = response.headers.first(name: "Content-Length").flatMap { Int64($0) }.map { $0 + resumeFrom }
             var lastReport = written
             for try await buffer in response.body {
                 try Task.checkCancellation()
@@ -107,6 +109,9 @@ extension HTTPFetcher {
         }
         return try finish(&part, hasher: hasher, bytes: written, contentLength: contentLength, to: destination)
     }
+
+    /// Files larger than this keep a resume record (`.part.meta`) while they download.
+    static let resumableBytes: Int64 = 64 * 1024
 
     /// Renames the complete `.part` file into place and reports it.
     private func finish(_ part: inout PartFile, hasher: SHA256, bytes: Int64, contentLength: Int64?, to destination: URL) throws(TaskFailure) -> FetchReport {

@@ -74,6 +74,20 @@ extension SchedulerService {
 
     /// The work message for an item, read from the store; nil when the item no longer applies.
     private func work(for item: WorkItem) throws -> Work? {
+        switch item.kind {
+        case .fetch(let id):
+            guard let r = try store.resource(id: id), let headers = try requestHeaders(item.token) else { return nil }
+            return .fetch(FetchWork(url: r.url, headers: headers, rangeOffset: r.rangeOffset, rangeLength: r.rangeLength,
+                                    path: "\(r.token)/\(r.localPath)"))
+        case .verify(let id):
+            guard let r = try store.resource(id: id), let bytes = r.bytes, let sha = r.sha256 else { return nil }
+            var work = VerifyWork(path: "\(r.token)/\(r.localPath)", expectedBytes: bytes, sha256: sha,
+                                  container: Container(rawValue: r.container) ?? .other, encrypted: r.encrypted)
+            if verifyRuns[r.token]?.scrub == true { work.bytesPerSecond = options.scrubBytesPerSecond }
+            return .verify(work)
+        default:
+            break
+        }
         guard let title = try store.title(item.token) else { return nil }
         let headers = decode([Header].self, title.headers) ?? []
         switch item.kind {
@@ -87,28 +101,32 @@ extension SchedulerService {
                                    licenseURL: title.licenseURL, renewal: title.licenseTerms != nil)
             work.keys = keys.map { PlannedKey(uri: $0.uri, method: $0.method, keyFormat: $0.keyFormat, keyID: $0.keyID) }
             return .license(work)
-        case .fetch(let id):
-            guard let r = try store.resource(id: id) else { return nil }
-            return .fetch(FetchWork(url: r.url, headers: headers, rangeOffset: r.rangeOffset, rangeLength: r.rangeLength,
-                                    path: "\(r.token)/\(r.localPath)"))
-        case .verify(let id):
-            guard let r = try store.resource(id: id), let bytes = r.bytes, let sha = r.sha256 else { return nil }
-            var work = VerifyWork(path: "\(r.token)/\(r.localPath)", expectedBytes: bytes, sha256: sha,
-                                  container: Container(rawValue: r.container) ?? .other, encrypted: r.encrypted)
-            if verifyRuns[r.token]?.scrub == true { work.bytesPerSecond = options.scrubBytesPerSecond }
-            return .verify(work)
+        case .fetch, .verify:
+            return nil
         }
+    }
+
+    /// A title's request headers, decoded once (they never change after submit); nil if the title is gone.
+    private func requestHeaders(_ token: String) throws -> [Header]? {
+        if let cached = headerCache[token] { return cached }
+        guard let text = try store.titleHeaders(token) else { return nil }
+        let headers = decode([Header].self, text) ?? []
+        if headerCache.count > 10_000 { headerCache.removeAll() }
+        headerCache[token] = headers
+        return headers
     }
 
     /// Carries out what a finished task means for its title.
     private func apply(_ outcome: Outcome, of lease: Lease) throws {
         let token = lease.item.token
-        guard let title = try store.title(token) else { return }
-        let renewalOfCompleted = lease.item.kind == .license && title.titleState == .completed
-        let scrubOfCompleted = verifyRuns[token]?.scrub == true && title.titleState == .completed
-        guard !title.titleState.isFinal || renewalOfCompleted || scrubOfCompleted else { return }
+        // Only the state on the hot path (a result per segment); the whole record where it is needed.
+        guard let state = try store.titleState(token) else { return }
+        let renewalOfCompleted = lease.item.kind == .license && state == .completed
+        let scrubOfCompleted = verifyRuns[token]?.scrub == true && state == .completed
+        guard !state.isFinal || renewalOfCompleted || scrubOfCompleted else { return }
         switch (lease.item.kind, outcome) {
         case (.resolve, .resolved(let plan)):
+            guard let title = try store.title(token) else { return }
             guard !plan.resources.isEmpty else {
                 return try fail(token, TitleError(code: .playlist, message: "\(title.url): the selected renditions have no segments"))
             }

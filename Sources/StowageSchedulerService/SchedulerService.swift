@@ -82,6 +82,8 @@ public final class SchedulerService {
     /// Messages dropped because they were malformed.
     public private(set) var droppedMessages = 0
     let metrics = SchedulerMetrics()
+    /// Decoded request headers per title (fetch work needs them for every segment).
+    var headerCache: [String: [Header]] = [:]
     let startedAt = monotonic()
 
     func noteDropped() {

@@ -64,6 +64,19 @@ public final class Store: @unchecked Sendable {
         try db.read { db in try TitleRecord.fetchOne(db.cachedStatement(sql: "SELECT * FROM title WHERE token = ?"), arguments: [token]) }
     }
 
+    /// Just a title's state (no record decoding), or nil if there is no such title.
+    public func titleState(_ token: String) throws -> TitleState? {
+        try db.read { db in
+            try String.fetchOne(db.cachedStatement(sql: "SELECT state FROM title WHERE token = ?"), arguments: [token])
+                .map { TitleState(rawValue: $0) ?? .failed }
+        }
+    }
+
+    /// Just a title's request headers (JSON), or nil if there is no such title.
+    public func titleHeaders(_ token: String) throws -> String? {
+        try db.read { db in try String.fetchOne(db.cachedStatement(sql: "SELECT headers FROM title WHERE token = ?"), arguments: [token]) }
+    }
+
     /// Titles, oldest request first, optionally only those in `state`.
     public func titles(state: TitleState? = nil) throws -> [TitleRecord] {
         try db.read { db in
