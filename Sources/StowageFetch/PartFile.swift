@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 import StowageProtocol
 #if canImport(Glibc)
@@ -26,24 +25,6 @@ struct PartFile {
         lseek(fd, 0, SEEK_END)
     }
 
-    /// Feeds the bytes already on disk to the hasher; returns how many there are.
-    mutating func rehash(into hasher: inout SHA256) throws(TaskFailure) -> Int64 {
-        lseek(fd, 0, SEEK_SET)
-        let chunk = 1 << 20
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: chunk, alignment: 16)
-        defer { buffer.deallocate() }
-        var total: Int64 = 0
-        while true {
-            let n = read(fd, buffer.baseAddress, chunk)
-            if n < 0 { if errno == EINTR { continue }; throw HTTPFetcher.ioFailure(errno, path: path) }
-            if n == 0 { break }
-            hasher.update(bufferPointer: UnsafeRawBufferPointer(rebasing: buffer[0..<n]))
-            total += Int64(n)
-        }
-        size = total
-        return total
-    }
-
     mutating func truncate() throws(TaskFailure) {
         guard ftruncate(fd, 0) == 0 else { throw HTTPFetcher.ioFailure(errno, path: path) }
         lseek(fd, 0, SEEK_SET)
@@ -63,11 +44,23 @@ struct PartFile {
         size += Int64(bytes.count)
     }
 
-    /// Makes the bytes durable and moves the file to its final name (atomic).
-    func commit(to destination: String) throws(TaskFailure) {
-        guard fsync(fd) == 0 else { throw HTTPFetcher.ioFailure(errno, path: path) }
-        guard rename(path, destination) == 0 else { throw HTTPFetcher.ioFailure(errno, path: destination) }
+    /// Makes the bytes durable and moves the file to its final name (atomic). `fsync` blocks for as long as
+    /// the disk takes, so it runs on a thread of its own, never on the cooperative pool that carries every
+    /// other fetch's bytes.
+    func commit(to destination: String) async throws(TaskFailure) {
+        let fd = self.fd, path = self.path
+        let outcome: Result<Void, TaskFailure> = await withCheckedContinuation { continuation in
+            Self.durability.async {
+                continuation.resume(returning: Result { () throws(TaskFailure) in
+                    guard fsync(fd) == 0 else { throw HTTPFetcher.ioFailure(errno, path: path) }
+                    guard rename(path, destination) == 0 else { throw HTTPFetcher.ioFailure(errno, path: destination) }
+                })
+            }
+        }
+        try outcome.get()
     }
+
+    private static let durability = DispatchQueue(label: "stowage.fetch.durability", attributes: .concurrent)
 
     mutating func close() {
         if fd >= 0 { Glibc.close(fd) }

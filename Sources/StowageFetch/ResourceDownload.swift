@@ -1,5 +1,4 @@
 import AsyncHTTPClient
-import Crypto
 import Foundation
 import NIOCore
 import StowageProtocol
@@ -8,8 +7,9 @@ import Glibc
 #endif
 
 extension HTTPFetcher {
-    /// Streams one resource to `<titlesRoot>/<work.path>` through `<path>.part`, hashing as bytes arrive,
-    /// then renames it into place. Memory stays at one network buffer whatever the size.
+    /// Streams one resource to `<titlesRoot>/<work.path>` through `<path>.part`, fsyncs it, then renames it
+    /// into place; the integrity worker then hashes it from disk (once). Memory stays at one network buffer
+    /// whatever the size.
     ///
     /// Resumption: bytes already in the `.part` file (from a paused, failed or killed fetch) are kept; the
     /// fetch continues with `Range` and `If-Range` on the validator (ETag, else Last-Modified) recorded in
@@ -28,17 +28,15 @@ extension HTTPFetcher {
         defer { part.close() }
         let meta = PartMeta.load(part.metaPath)
         var resumeFrom: Int64 = 0
-        var hasher = SHA256()
         if part.size > 0, let meta, meta.url == work.url, meta.rangeOffset == work.rangeOffset, meta.validator != nil {
-            resumeFrom = try part.rehash(into: &hasher)
+            resumeFrom = part.size
         } else {
             try part.truncate()
         }
         if let length = work.rangeLength, resumeFrom >= length {
-            if resumeFrom == length { return try finish(&part, hasher: hasher, bytes: resumeFrom, contentLength: length, to: destination) }
+            if resumeFrom == length { return try await finish(&part, bytes: resumeFrom, contentLength: length, to: destination) }
             try part.truncate()
             resumeFrom = 0
-            hasher = SHA256()
         }
         let base = work.rangeOffset ?? 0
         var range: ClosedRange<Int64>?
@@ -58,7 +56,7 @@ extension HTTPFetcher {
                 // Nothing after the bytes we have: the partial file may already be whole (a fetch that died
                 // between its last byte and the rename).
                 let total = response.headers.first(name: "Content-Range").flatMap { $0.split(separator: "/").last }.flatMap { Int64($0) }
-                if total == resumeFrom { return try finish(&part, hasher: hasher, bytes: resumeFrom, contentLength: total, to: destination) }
+                if total == resumeFrom { return try await finish(&part, bytes: resumeFrom, contentLength: total, to: destination) }
                 try part.truncate()
                 PartMeta.remove(part.metaPath)
                 throw TaskFailure(code: .network, message: "\(work.url): the partial file does not fit the origin's copy; restarting it", retryable: true)
@@ -81,10 +79,7 @@ extension HTTPFetcher {
             var lastReport = written
             for try await buffer in response.body {
                 try Task.checkCancellation()
-                try buffer.withUnsafeReadableBytes { bytes throws(TaskFailure) in
-                    hasher.update(bufferPointer: bytes)
-                    try part.append(bytes)
-                }
+                try buffer.withUnsafeReadableBytes { bytes throws(TaskFailure) in try part.append(bytes) }
                 written += Int64(buffer.readableBytes)
                 await rateLimiter.consume(buffer.readableBytes)
                 if written - lastReport >= 1 << 20 {
@@ -107,18 +102,17 @@ extension HTTPFetcher {
         if let expected = work.rangeLength, expected != written {
             throw TaskFailure(code: .network, message: "\(work.url): got \(written) bytes of a \(expected)-byte range", retryable: true)
         }
-        return try finish(&part, hasher: hasher, bytes: written, contentLength: contentLength, to: destination)
+        return try await finish(&part, bytes: written, contentLength: contentLength, to: destination)
     }
 
     /// Files larger than this keep a resume record (`.part.meta`) while they download.
     static let resumableBytes: Int64 = 64 * 1024
 
     /// Renames the complete `.part` file into place and reports it.
-    private func finish(_ part: inout PartFile, hasher: SHA256, bytes: Int64, contentLength: Int64?, to destination: URL) throws(TaskFailure) -> FetchReport {
-        try part.commit(to: destination.path)
+    private func finish(_ part: inout PartFile, bytes: Int64, contentLength: Int64?, to destination: URL) async throws(TaskFailure) -> FetchReport {
+        try await part.commit(to: destination.path)
         PartMeta.remove(part.metaPath)
-        let digest = hasher.finalize().map { String(format: "%02x", $0) }.joined()
-        return FetchReport(bytes: bytes, sha256: digest, contentLength: contentLength)
+        return FetchReport(bytes: bytes, contentLength: contentLength)
     }
 
     static func ioFailure(_ code: Int32, path: String) -> TaskFailure {

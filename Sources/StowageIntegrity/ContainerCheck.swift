@@ -1,5 +1,5 @@
 /// Cheap structural checks that catch truncated, shifted or wrong files: the kind of damage a hash
-/// recorded at download time cannot see (it hashes whatever arrived).
+/// taken of a freshly stored file cannot see (it hashes whatever arrived).
 public enum ContainerCheck {
     /// The container a file should be.
     public enum Kind: String, Sendable {

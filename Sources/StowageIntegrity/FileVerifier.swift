@@ -49,7 +49,7 @@ public enum FileVerifier {
             return Verdict(bytes: total, sha256: digest, problem: problem)
         }
         if let expectedSHA256, expectedSHA256.lowercased() != digest {
-            return Verdict(bytes: total, sha256: digest, problem: "SHA-256 \(digest.prefix(16))… differs from the \(expectedSHA256.prefix(16))… recorded at download")
+            return Verdict(bytes: total, sha256: digest, problem: "SHA-256 \(digest.prefix(16))… differs from the \(expectedSHA256.prefix(16))… recorded when it was stored")
         }
         return Verdict(bytes: total, sha256: digest, problem: nil)
     }

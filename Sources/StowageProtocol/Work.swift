@@ -175,17 +175,15 @@ public struct FetchWork: Codable, Sendable, Equatable {
     }
 }
 
-/// What a fetch wrote.
+/// What a fetch wrote (fsynced and renamed into place). Its SHA-256 is taken by the first verification,
+/// from the file on disk, and recorded: every later check at rest compares against it.
 public struct FetchReport: Codable, Sendable, Equatable {
     public var bytes: Int64
-    /// Lowercase hex SHA-256 of the bytes written, computed as they arrived.
-    public var sha256: String
     /// Content-Length the origin promised, if it sent one.
     public var contentLength: Int64?
 
-    public init(bytes: Int64, sha256: String, contentLength: Int64?) {
+    public init(bytes: Int64, contentLength: Int64?) {
         self.bytes = bytes
-        self.sha256 = sha256
         self.contentLength = contentLength
     }
 }
@@ -202,14 +200,15 @@ public struct VerifyWork: Codable, Sendable, Equatable {
     /// Relative to the titles root.
     public var path: String
     public var expectedBytes: Int64
-    public var sha256: String
+    /// The SHA-256 recorded at the first verification; nil for a file just fetched (the check records it).
+    public var sha256: String?
     public var container: Container
     /// Encrypted segments are opaque: only length and hash are checked.
     public var encrypted: Bool
     /// Read at most this fast (background scrub's I/O budget); nil = as fast as the disk allows.
     public var bytesPerSecond: Int64?
 
-    public init(path: String, expectedBytes: Int64, sha256: String, container: Container, encrypted: Bool) {
+    public init(path: String, expectedBytes: Int64, sha256: String?, container: Container, encrypted: Bool) {
         self.path = path
         self.expectedBytes = expectedBytes
         self.sha256 = sha256
@@ -222,10 +221,13 @@ public struct VerifyReport: Codable, Sendable, Equatable {
     public var ok: Bool
     /// Why it failed, naming the check.
     public var reason: String?
+    /// Lowercase hex SHA-256 of the file as read from disk.
+    public var sha256: String?
 
-    public init(ok: Bool, reason: String? = nil) {
+    public init(ok: Bool, reason: String? = nil, sha256: String? = nil) {
         self.ok = ok
         self.reason = reason
+        self.sha256 = sha256
     }
 }
 

@@ -80,8 +80,8 @@ extension SchedulerService {
             return .fetch(FetchWork(url: r.url, headers: headers, rangeOffset: r.rangeOffset, rangeLength: r.rangeLength,
                                     path: "\(r.token)/\(r.localPath)"))
         case .verify(let id):
-            guard let r = try store.resource(id: id), let bytes = r.bytes, let sha = r.sha256 else { return nil }
-            var work = VerifyWork(path: "\(r.token)/\(r.localPath)", expectedBytes: bytes, sha256: sha,
+            guard let r = try store.resource(id: id), let bytes = r.bytes else { return nil }
+            var work = VerifyWork(path: "\(r.token)/\(r.localPath)", expectedBytes: bytes, sha256: r.sha256,
                                   container: Container(rawValue: r.container) ?? .other, encrypted: r.encrypted)
             if verifyRuns[r.token]?.scrub == true { work.bytesPerSecond = options.scrubBytesPerSecond }
             return .verify(work)
@@ -156,7 +156,7 @@ extension SchedulerService {
             }
             r.state = ResourceState.fetched.rawValue
             r.bytes = report.bytes
-            r.sha256 = report.sha256
+            r.sha256 = nil // taken from the file on disk by its first verification
             r.contentLength = report.contentLength
             try store.update(r)
             core.enqueue(WorkItem(token: token, kind: .verify(resource: id)))
@@ -165,7 +165,11 @@ extension SchedulerService {
             guard var r = try store.resource(id: id) else { return }
             if try recordVerifyResult(r, ok: report.ok, reason: report.reason) { return }
             if report.ok {
+                guard r.sha256 != nil || report.sha256 != nil else {
+                    return try retry(r, reason: "integrity: the check reported no SHA-256", code: .integrity)
+                }
                 metrics.verified(bytes: r.bytes ?? 0)
+                r.sha256 = r.sha256 ?? report.sha256
                 r.state = ResourceState.verified.rawValue
                 r.lastError = nil
                 try store.update(r)

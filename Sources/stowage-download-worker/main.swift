@@ -37,7 +37,7 @@ struct DownloadWorkerCommand: ParsableCommand {
         commandName: "stowage-download-worker",
         abstract: "Resolves HLS playlists and fetches segments, init sections and subtitles for Stowage.",
         discussion: """
-        Streams every file to disk (a .part file, then rename) while hashing it; never holds a whole \
+        Streams every file to disk (a .part file, fsync, then rename; the integrity worker hashes it); never holds a whole \
         segment in memory. Connects to the scheduler (default ipc://$STOWAGE_HOME/run/scheduler.ipc).
         """)
 

@@ -21,7 +21,8 @@ struct IntegrityHandler: TaskHandler {
         let kind: ContainerCheck.Kind = work.encrypted ? .other : (ContainerCheck.Kind(rawValue: work.container.rawValue) ?? .other)
         let verdict = FileVerifier.verify(path: path, expectedBytes: work.expectedBytes, expectedSHA256: work.sha256, container: kind,
                                           bytesPerSecond: work.bytesPerSecond)
-        return .verified(VerifyReport(ok: verdict.problem == nil, reason: verdict.problem.map { "\(work.path): \($0)" }))
+        return .verified(VerifyReport(ok: verdict.problem == nil, reason: verdict.problem.map { "\(work.path): \($0)" },
+                                      sha256: verdict.sha256.isEmpty ? nil : verdict.sha256))
     }
 }
 
