@@ -8,9 +8,9 @@ public enum LogSetup {
     private static let done = Mutex(false)
 
     public static func bootstrap(level: String?, format: String? = nil) {
-        let wanted = level ?? ProcessInfo.processInfo.environment["STOWAGE_LOG_LEVEL"] ?? "info"
+        let wanted = level ?? environmentOption("log-level") ?? "info"
         let parsed = Logger.Level(rawValue: wanted.lowercased()) ?? .info
-        let json = (format ?? ProcessInfo.processInfo.environment["STOWAGE_LOG_FORMAT"] ?? "text").lowercased() == "json"
+        let json = (format ?? environmentOption("log-format") ?? "text").lowercased() == "json"
         done.withLock { already in
             guard !already else { return }
             already = true

@@ -35,10 +35,7 @@ final class SchedulerMetrics {
             queueGauges[kind] = gauge
             gauge.record(depth)
         }
-        var workers: [String: Int] = [:]
-        for kind in WorkerKind.allCases { workers[kind.rawValue] = 0 }
-        for worker in core.workers.values { workers[worker.info.kind.rawValue, default: 0] += 1 }
-        for (kind, count) in workers {
+        for (kind, count) in Self.workersByKind(core) {
             let gauge = workerGauges[kind] ?? Gauge(label: "stowage_workers_alive", dimensions: [("kind", kind)])
             workerGauges[kind] = gauge
             gauge.record(count)
@@ -46,6 +43,14 @@ final class SchedulerMetrics {
         leases.record(core.leases.count)
         throughputSamples.append((now, verifiedBytesTotal))
         throughputSamples.removeAll { now - $0.at > 10 }
+    }
+
+    /// Live workers per kind (every kind listed, 0 when none).
+    static func workersByKind(_ core: SchedulerCore) -> [String: Int] {
+        var workers: [String: Int] = [:]
+        for kind in WorkerKind.allCases { workers[kind.rawValue] = 0 }
+        for worker in core.workers.values { workers[worker.info.kind.rawValue, default: 0] += 1 }
+        return workers
     }
 
     /// Bytes per second verified over the last ~10 s.
@@ -75,8 +80,6 @@ extension SchedulerService {
     /// `stats`: the figures of `/metrics`, plus the work remaining and its ETA at the current rate.
     func stats() throws -> SchedulerStats {
         let counts = try store.titleCounts()
-        var workers: [String: Int] = [:]
-        for worker in core.workers.values { workers[worker.info.kind.rawValue, default: 0] += 1 }
         let active: Set<TitleState> = [.requested, .licensing, .downloading, .verifying]
         let progress = try store.progressByTitle()
         let remaining = try store.titles().filter { active.contains($0.titleState) }.reduce(Int64(0)) { sum, title in
@@ -84,7 +87,7 @@ extension SchedulerService {
         }
         let rate = metrics.throughput
         return SchedulerStats(titles: Dictionary(uniqueKeysWithValues: counts.map { ($0.key.rawValue, $0.value) }),
-                              queued: core.queueDepths, leases: core.leases.count, workers: workers,
+                              queued: core.queueDepths, leases: core.leases.count, workers: SchedulerMetrics.workersByKind(core),
                               verifiedBytes: metrics.verifiedBytesTotal, bytesPerSecond: rate, bytesRemaining: remaining,
                               etaSeconds: rate > 0 && remaining > 0 ? Double(remaining) / rate : nil,
                               retries: metrics.retriesByReason, droppedMessages: droppedMessages, uptimeSeconds: monotonic() - startedAt)

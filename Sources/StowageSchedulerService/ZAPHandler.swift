@@ -29,10 +29,11 @@ final class ZAPHandler {
     func drain() {
         while let frames = try? socket.receive(dontWait: true) {
             let decision = ZAPPolicy.answer(frames, allows: allowList.allows)
+            try? socket.send(decision.reply)
             if let key = decision.refusedKey {
                 refused += 1
                 let t = monotonic()
-                guard t - (lastLogged[key] ?? -.infinity) >= 60 else { try? socket.send(decision.reply); continue }
+                guard t - (lastLogged[key] ?? -.infinity) >= 60 else { continue }
                 lastLogged[key] = t
                 if lastLogged.count > 10_000 { lastLogged.removeAll() }
                 logger.warning("refused a connection: its CURVE key is not on the allow-list",
@@ -40,7 +41,6 @@ final class ZAPHandler {
             } else if decision.accepted {
                 logger.info("accepted a CURVE connection", metadata: ["key": "\(decision.userID)", "address": "\(decision.address)"])
             }
-            try? socket.send(decision.reply)
         }
     }
 

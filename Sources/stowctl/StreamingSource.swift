@@ -30,26 +30,16 @@ final class StreamingSource: Sendable {
         guard let source = sources[relative] else { return nil }
         // Landed since the request was routed here.
         if let data = try? Data(contentsOf: directory.appendingPathComponent(relative), options: .mappedIfSafe) { return .success(data) }
-        let box = ResultBox()
-        let semaphore = DispatchSemaphore(value: 0)
         let fetcher = self.fetcher, headers = plan.headers
-        Task {
-            do throws(TaskFailure) {
-                box.result = .success(try await fetcher.fetchData(source.url, headers: headers, offset: source.rangeOffset,
-                                                                  length: source.rangeLength))
-            } catch {
-                box.result = .failure(.init("fetching \(relative) from the origin: \(error.message)"))
-            }
-            semaphore.signal()
+        do {
+            return .success(try blocking {
+                try await fetcher.fetchData(source.url, headers: headers, offset: source.rangeOffset, length: source.rangeLength)
+            })
+        } catch {
+            let reason = (error as? TaskFailure)?.message ?? "\(error)"
+            return .failure(.init("fetching \(relative) from the origin: \(reason)"))
         }
-        semaphore.wait()
-        return box.result
     }
 
     func shutdown() { fetcher.syncShutdown() }
-}
-
-/// Carries one result from the fetch task to the waiting server thread (the semaphore orders the accesses).
-private final class ResultBox: @unchecked Sendable {
-    var result: Result<Data, OriginServer.KeyRefusal>?
 }
