@@ -46,6 +46,8 @@ let package = Package(
         .target(name: "StowageFetch", dependencies: [
             "StowageProtocol", "StowageHLS",
             .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "Crypto", package: "swift-crypto"),
             .product(name: "Logging", package: "swift-log"),
         ]),
@@ -71,6 +73,7 @@ let package = Package(
             .product(name: "NIOHTTP1", package: "swift-nio"),
             .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             .product(name: "Logging", package: "swift-log"),
+            .product(name: "Crypto", package: "swift-crypto"),
         ]),
 
         // MARK: executables (argument parsing and wiring only)
@@ -116,6 +119,9 @@ let package = Package(
         .testTarget(name: "StowageIntegrityTests", dependencies: ["StowageIntegrity"]),
         .testTarget(name: "StowageStoreTests", dependencies: ["StowageStore", "StowageProtocol"]),
         .testTarget(name: "StowageSchedulingTests", dependencies: ["StowageScheduling", "StowageProtocol"]),
+        .testTarget(name: "StowageFetchTests", dependencies: [
+            "StowageFetch", "StowageProtocol", .product(name: "Logging", package: "swift-log"),
+        ]),
         .testTarget(name: "StowageLicensingTests", dependencies: ["StowageLicensing"]),
         .testTarget(name: "StowageRuntimeTests", dependencies: ["StowageRuntime", "ZeroMQ"]),
         .testTarget(name: "IntegrationTests", dependencies: ["ZeroMQ", "StowageProtocol"]),

@@ -34,3 +34,72 @@ bin_path() {
   BIN="${BIN:-$(swift build -c "$STOWAGE_CONFIGURATION" --show-bin-path)}"
   export BIN
 }
+
+# Checks that PIDFILE names a live process running EXECUTABLE (or any of several executables given): the file
+# holds a number, /proc/PID exists, the process is not a zombie (Z) or dead (X), and /proc/PID/exe is the
+# executable (a binary rebuilt since, shown as "PATH (deleted)", still counts). Returns 0 if so, with the pid in
+# PID_STATUS_PID; else 1, with why not in PID_STATUS_WHY ("pid 42 is a zombie", "pid 42 runs /usr/bin/sleep",
+# "pid 42 is gone", ...). Linux only: it reads /proc. Sets globals, so call it directly, not in $(...).
+pid_status() {
+  local pidfile="$1" pid; shift
+  PID_STATUS_PID=""
+  PID_STATUS_WHY="no pid file"
+  [ -f "$pidfile" ] || return 1
+  pid="$(tr -d '[:space:]' <"$pidfile" 2>/dev/null || true)"
+  if ! [[ "$pid" =~ ^[1-9][0-9]{0,9}$ ]]; then PID_STATUS_WHY="it holds '${pid:0:20}', not a pid"; return 1; fi
+  process_status "$pid" "$@"
+}
+
+# pid_status for a pid rather than a pid file: PID is alive, not a zombie, and runs one of the EXECUTABLEs.
+process_status() {
+  local pid="$1" stat state exe candidate; shift
+  PID_STATUS_PID=""
+  PID_STATUS_WHY=""
+  if ! stat="$(cat "/proc/$pid/stat" 2>/dev/null)"; then PID_STATUS_WHY="pid $pid is gone"; return 1; fi
+  state="${stat##*) }"   # the command name in (...) may hold spaces and ')': the state follows the last ')'
+  state="${state%% *}"
+  case "$state" in
+    Z) PID_STATUS_WHY="pid $pid is a zombie"; return 1 ;;
+    X|x) PID_STATUS_WHY="pid $pid is dead"; return 1 ;;
+  esac
+  if ! exe="$(readlink "/proc/$pid/exe" 2>/dev/null)"; then
+    PID_STATUS_WHY="pid $pid is gone or not ours (its executable cannot be read)"; return 1
+  fi
+  exe="${exe% (deleted)}"
+  for candidate in "$@"; do
+    [ -n "$candidate" ] || continue
+    if [ "$exe" = "$(realpath -m -- "$candidate")" ]; then PID_STATUS_PID="$pid"; return 0; fi
+  done
+  PID_STATUS_WHY="pid $pid runs $exe"
+  return 1
+}
+
+# Prints the pid in PIDFILE and returns 0 only if it is a live process running EXECUTABLE (see pid_status).
+# Usage: pid="$(running_pid "$STOWAGE_HOME/run/scheduler.pid" "$BIN/stowage-scheduler")" || echo "not running"
+running_pid() {
+  pid_status "$@" || return 1
+  printf '%s\n' "$PID_STATUS_PID"
+}
+
+# The executable (file name) of the process a pid file is named for: scheduler -> stowage-scheduler,
+# download-worker-2 -> stowage-download-worker, and so on. Returns 1 for a name it does not know.
+executable_for() {
+  case "$1" in
+    scheduler) echo stowage-scheduler ;;
+    gateway|gateway-[0-9]*) echo stowage-gateway ;;
+    license-worker-[0-9]*) echo stowage-license-worker ;;
+    download-worker-[0-9]*) echo stowage-download-worker ;;
+    integrity-worker-[0-9]*) echo stowage-integrity-worker ;;
+    *) return 1 ;;
+  esac
+}
+
+# The pids of alive workers in `stowctl workers --json` (pretty-printed JSON, one key per line), one per line;
+# nothing while the scheduler does not answer.
+alive_worker_pids() {
+  { "$BIN/stowctl" workers --json --home "$STOWAGE_HOME" 2>/dev/null || true; } | awk '
+    /^[[:space:]]*\{/ { alive = ""; pid = "" }
+    /"alive"[[:space:]]*:/ { alive = ($0 ~ /true/) }
+    /"pid"[[:space:]]*:/ { pid = $0; gsub(/[^0-9]/, "", pid) }
+    /^[[:space:]]*\}/ { if (alive && pid != "") print pid }'
+}

@@ -21,15 +21,23 @@ bin_path
 mkdir -p "$STOWAGE_HOME/run" "$STOWAGE_HOME/logs"
 chmod 700 "$STOWAGE_HOME/run"
 
+worker_pids=()
 start() { # name, executable, args...
   local name="$1"; shift
   local pidfile="$STOWAGE_HOME/run/$name.pid"
-  if [ -f "$pidfile" ] && kill -0 "$(cat "$pidfile")" 2>/dev/null; then
-    log "$name already running (pid $(cat "$pidfile"))"
-    return
+  if pid_status "$pidfile" "$1"; then
+    log "$name already running (pid $PID_STATUS_PID)"
+  else
+    # A pid file whose process died, became a zombie or whose pid now belongs to another program.
+    if [ -e "$pidfile" ]; then
+      log "$name: stale pid file ($PID_STATUS_WHY); starting it again"
+      rm -f "$pidfile"
+    fi
+    nohup "$@" >>"$STOWAGE_HOME/logs/$name.log" 2>&1 &
+    PID_STATUS_PID=$!
+    echo "$PID_STATUS_PID" >"$pidfile"
   fi
-  nohup "$@" >>"$STOWAGE_HOME/logs/$name.log" 2>&1 &
-  echo $! >"$pidfile"
+  [ "$name" = scheduler ] || worker_pids+=("$PID_STATUS_PID")
 }
 
 start scheduler "$BIN/stowage-scheduler" --home "$STOWAGE_HOME"
@@ -39,9 +47,15 @@ for i in $(seq 1 "$workers"); do
   start "integrity-worker-$i" "$BIN/stowage-integrity-worker" --home "$STOWAGE_HOME"
 done
 
-want=$((workers * 3))
+# Ready when every worker of ours is registered and alive. Counted by pid: a worker just killed is still listed
+# as alive until its heartbeats time out, and must not stand in for the one started in its place.
+want=${#worker_pids[@]}
 for _ in $(seq 1 100); do
-  n=$("$BIN/stowctl" workers --json --home "$STOWAGE_HOME" 2>/dev/null | grep -c '"alive" : true' || true)
+  alive=" $(alive_worker_pids | tr '\n' ' ')"
+  n=0
+  for pid in "${worker_pids[@]}"; do
+    if [[ "$alive" == *" $pid "* ]]; then n=$((n + 1)); fi
+  done
   if [ "$n" -ge "$want" ]; then
     log "ready: scheduler + $want workers for $STOWAGE_HOME"
     exit 0

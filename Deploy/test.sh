@@ -4,7 +4,7 @@
 cd "$(dirname "$0")/.."
 source Deploy/lib.sh
 
-ensure_packages iproute2
+ensure_packages iproute2 faketime
 build
 export STOWAGE_BIN="$BIN"
 log "running tests"

@@ -53,6 +53,7 @@ public final class HTTPFetcher: Sendable {
         let code = Int(status.code)
         let retryable = code >= 500 || code == 408 || code == 429
         var failure = TaskFailure(code: .httpStatus, message: "\(url) answered HTTP \(code) \(status.reasonPhrase)", retryable: retryable)
+        failure.status = code
         if code == 429 || code == 503 {
             failure.host = URL(string: url)?.host
             failure.retryAfter = headers.first(name: "Retry-After").flatMap(Self.retryAfterSeconds) ?? 1
@@ -71,9 +72,16 @@ public final class HTTPFetcher: Sendable {
         return min(max(0, date.timeIntervalSinceNow), 600)
     }
 
+    /// A connectivity failure (refused, reset, timed out, no such host, no route), named in words a person can
+    /// act on, with the `host:port` the scheduler probes before resuming titles that wait for it.
     static func networkFailure(_ error: Error, url: String) -> TaskFailure {
         if error is CancellationError { return TaskFailure(code: .canceled, message: "canceled", retryable: false) }
-        return TaskFailure(code: .network, message: "\(url): \(error)", retryable: true)
+        if (error as? HTTPClientError) == .cancelled { return TaskFailure(code: .canceled, message: "canceled", retryable: false) }
+        let endpoint = NetworkErrorText.endpoint(of: url)
+        var failure = TaskFailure(code: .network, message: "\(url): \(NetworkErrorText.describe(error, endpoint: endpoint))",
+                                  retryable: true)
+        failure.endpoint = endpoint
+        return failure
     }
 
     /// The size of a resource from a HEAD request (Content-Length), for exact estimates.

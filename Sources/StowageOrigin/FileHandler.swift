@@ -65,6 +65,11 @@ final class FileHandler: ChannelInboundHandler, @unchecked Sendable {
             serving = true
             servingTitle = OriginStats.title(of: head.uri)
             server.stats.requestStarted(title: servingTitle)
+            if let refusal = server.signer?.refusal(for: head.uri) {
+                var headers = HTTPHeaders()
+                headers.add(name: "Content-Type", value: "text/plain")
+                return send(context, head, status: .forbidden, body: Data((refusal + "\n").utf8), headers: headers)
+            }
             if let fault = server.faults.draw(for: head.uri) {
                 server.stats.fault(fault.rawValue)
                 server.log?.record("\(Date().timeIntervalSince1970) \(head.method.rawValue) \(head.uri) FAULT-\(fault.rawValue) 0 -")
@@ -149,10 +154,19 @@ final class FileHandler: ChannelInboundHandler, @unchecked Sendable {
     /// Answers with `data` (whole, or the requested range), and reports what was served.
     private func serveData(_ context: ChannelHandlerContext, _ request: HTTPRequestHead, path: String, data: Data, modified: Date,
                            contentType: String) {
+        var data = data
+        // Signed playlists differ on every request: served whole, never from a cache.
+        let signed = server.signer != nil && path.lowercased().hasSuffix(".m3u8")
+        if let signer = server.signer, signed {
+            let text = signer.sign(playlist: String(decoding: data, as: UTF8.self), at: path,
+                                   host: request.headers.first(name: "Host"))
+            data = Data(text.utf8)
+        }
         defer { if request.method == .GET { server.onServed?(path, servedBytes, data.count) } }
         servedBytes = data.count
         var headers = HTTPHeaders()
         headers.add(name: "Content-Type", value: contentType)
+        if signed { headers.add(name: "Cache-Control", value: "no-store") }
         headers.add(name: "Accept-Ranges", value: "bytes")
         let etag = "\"\(data.count)-\(Int(modified.timeIntervalSince1970))\""
         headers.add(name: "ETag", value: etag)
@@ -160,7 +174,7 @@ final class FileHandler: ChannelInboundHandler, @unchecked Sendable {
         // If-Range: the range only if the validator still matches, else the whole (changed) file.
         let ifRange = request.headers.first(name: "If-Range")
         let rangeApplies = ifRange == nil || ifRange == etag || ifRange == Self.httpDate(modified)
-        if rangeApplies, let range = request.headers.first(name: "Range") {
+        if rangeApplies, !signed, let range = request.headers.first(name: "Range") {
             guard let (start, end) = Self.parseRange(range, size: data.count) else {
                 headers.add(name: "Content-Range", value: "bytes */\(data.count)")
                 servedBytes = 0

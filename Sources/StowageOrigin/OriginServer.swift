@@ -37,6 +37,9 @@ public final class OriginServer: Sendable {
         public var faultSeed: UInt64 = 1
         /// Paths answered with `302 Found` and this `Location`.
         public var redirects: [String: String] = [:]
+        /// Imitate CDN token auth: sign every URI in served playlists for this many seconds, and answer 403 for
+        /// any other file without a valid, unexpired signature (nil = off). See ``URLSigner``.
+        public var signURLs: TimeInterval?
 
         public init(root: URL, host: String = "127.0.0.1", port: Int = 8080, latencyMilliseconds: Int = 0, accessLog: String? = nil,
                     throttleBytesPerSecond: Int = 0) {
@@ -68,6 +71,8 @@ public final class OriginServer: Sendable {
     /// What this server observed (served at `/__stats`).
     public let stats = OriginStats()
     let faults: FaultInjector
+    /// Signs playlists and checks signatures, when `Options.signURLs` is set.
+    let signer: URLSigner?
 
     public init(options: Options, logger: Logger, keyProvider: KeyProvider? = nil, licenses: LicenseServer? = nil,
                 onServed: ServedHook? = nil, contentProvider: ContentProvider? = nil) {
@@ -78,6 +83,7 @@ public final class OriginServer: Sendable {
         self.keyProvider = keyProvider
         self.licenses = licenses
         faults = FaultInjector(probability: options.faultProbability, seed: options.faultSeed)
+        signer = options.signURLs.map { URLSigner(ttl: $0) }
         log = options.accessLog.map(AccessLog.init(path:))
     }
 

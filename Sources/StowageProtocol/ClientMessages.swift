@@ -61,13 +61,20 @@ public struct LimitsInfo: Codable, Sendable, Equatable {
     public var licenses: Int?
     /// Global download rate cap in bytes/s (0 = none).
     public var bandwidth: Int64?
+    /// Free space always kept on the titles' filesystem, bytes.
+    public var diskCushion: Int64?
+    /// In a change: forget the stored values and go back to the defaults (`stowctl limits --reset`).
+    public var reset: Bool?
 
-    public init(titles: Int? = nil, perTitle: Int? = nil, perHost: Int? = nil, licenses: Int? = nil, bandwidth: Int64? = nil) {
+    public init(titles: Int? = nil, perTitle: Int? = nil, perHost: Int? = nil, licenses: Int? = nil, bandwidth: Int64? = nil,
+                diskCushion: Int64? = nil, reset: Bool? = nil) {
         self.titles = titles
         self.perTitle = perTitle
         self.perHost = perHost
         self.licenses = licenses
         self.bandwidth = bandwidth
+        self.diskCushion = diskCushion
+        self.reset = reset
     }
 }
 

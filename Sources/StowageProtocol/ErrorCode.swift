@@ -20,6 +20,8 @@ public enum ErrorCode: String, Codable, Sendable, CaseIterable {
     case refused
     /// A local I/O failure other than a full disk.
     case io
+    /// No title (or device, or id) by that name: check the token with `stowctl list`.
+    case notFound = "not-found"
     /// A bug or an unexpected state; the message says what.
     case `internal`
 }

@@ -6,6 +6,14 @@ public enum TitleState: String, Codable, Sendable, CaseIterable {
     public var isFinal: Bool { self == .completed || self == .canceled || self == .failed }
 }
 
+/// Why a title is `suspended`: the operator paused it, the disk is full (it resumes when space returns),
+/// or an origin or license host cannot be reached (it resumes when a probe of that host succeeds).
+public enum SuspendedReason: String, Codable, Sendable, CaseIterable {
+    case paused
+    case diskFull = "disk-full"
+    case network
+}
+
 /// License terms as `status --json` shows them.
 public struct LicenseStatus: Codable, Sendable, Equatable {
     public var kind: LicenseKind
@@ -58,6 +66,15 @@ public struct TitleStatus: Codable, Sendable, Equatable {
     public var localPlaylist: String?
     public var playableOffline: Bool
     public var error: TitleError?
+    /// Why a `suspended` title waits (null in any other state).
+    public var suspendedReason: SuspendedReason?
+    /// Since when it has been suspended (ISO 8601), and, when it waits for the network, the next probe of
+    /// the unreachable host and which host that is.
+    public var suspendedSince: String?
+    public var nextProbeAt: String?
+    public var waitingFor: String?
+    /// A `requested` title waiting for a "titles at once" slot: its place in that queue (1 = next).
+    public var queuePosition: Int?
 
     public init(token: String, url: String, name: String?, state: TitleState, progress: Double,
                 bytesDownloaded: Int64, bytesExpected: Int64?, segmentsDone: Int, segmentsTotal: Int,
@@ -100,5 +117,10 @@ public struct TitleStatus: Codable, Sendable, Equatable {
         try c.encode(localPlaylist, forKey: .localPlaylist)
         try c.encode(playableOffline, forKey: .playableOffline)
         try c.encode(error, forKey: .error)
+        try c.encode(suspendedReason, forKey: .suspendedReason)
+        try c.encode(suspendedSince, forKey: .suspendedSince)
+        try c.encode(nextProbeAt, forKey: .nextProbeAt)
+        try c.encode(waitingFor, forKey: .waitingFor)
+        try c.encode(queuePosition, forKey: .queuePosition)
     }
 }

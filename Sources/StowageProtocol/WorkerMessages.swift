@@ -108,6 +108,12 @@ public struct TaskFailure: Codable, Sendable, Equatable, Error {
     public var host: String?
     /// The attempt stored new bytes before failing (kept for the next attempt): the retry counter is reset.
     public var madeProgress: Bool?
+    /// The HTTP status the origin answered, when the failure is an HTTP answer (401/403/410 on a segment or
+    /// key make the scheduler re-resolve the title's playlists: signed URLs may have expired).
+    public var status: Int?
+    /// `host:port` that could not be reached, when the failure is one of connectivity (refused, reset,
+    /// timed out, no such host, no route): the scheduler probes it and resumes the title when it answers.
+    public var endpoint: String?
 
     public init(code: ErrorCode, message: String, retryable: Bool, retryAfter: Double? = nil, host: String? = nil) {
         self.code = code

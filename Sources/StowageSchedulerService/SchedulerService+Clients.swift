@@ -33,7 +33,7 @@ extension SchedulerService {
             if !title.titleState.isFinal || title.titleState == .completed { try cancel(token) }
             return .title(try status(of: store.title(token)!, progress: store.progress(token: token)))
         case .workers:
-            let t = now()
+            let t = monotonic()
             return .workers(core.workers.values.sorted { $0.id < $1.id }.map { w in
                 WorkerInfo(id: w.id, kind: w.info.kind, host: w.info.host, pid: w.info.pid, capacity: w.info.capacity,
                            tasksInHand: w.leases.count, lastSeenSecondsAgo: ((t - w.lastSeen) * 1000).rounded() / 1000,
@@ -41,7 +41,7 @@ extension SchedulerService {
             })
         case .subscribe(let tokens):
             let fresh = subscribers[identity] == nil
-            subscribers[identity] = Subscriber(tokens: Set(tokens), expires: now() + 3 * Double(WireProtocol.heartbeatMilliseconds) / 1000)
+            subscribers[identity] = Subscriber(tokens: Set(tokens), expires: monotonic() + 3 * Double(WireProtocol.heartbeatMilliseconds) / 1000)
             if fresh {
                 let titles = tokens.isEmpty ? try store.titles() : try tokens.compactMap { try store.title($0) }
                 for title in titles { publish(title.token, kind: "snapshot", to: [identity]) }
@@ -55,7 +55,8 @@ extension SchedulerService {
             guard !title.titleState.isFinal else {
                 throw TitleError(code: .refused, message: "title \(token) is \(title.state): only unfinished titles can be paused")
             }
-            if title.titleState != .suspended { try pause(token) }
+            // A title waiting for the network or for space is paused too: it then waits for `resume` only.
+            if title.titleState != .suspended || suspendedReason(of: title) != .paused { try pause(token) }
             return .title(try status(of: store.title(token)!, progress: store.progress(token: token)))
         case .resume(let token):
             guard let title = try store.title(token) else { throw unknownTitle(token) }
@@ -70,8 +71,7 @@ extension SchedulerService {
             return .ok
         case .limits(let change):
             if let change { try applyLimits(change) }
-            let l = core.limits
-            return .limits(LimitsInfo(titles: l.titlesAtOnce, perTitle: l.perTitle, perHost: l.perHost, licenses: l.licenses, bandwidth: bandwidth ?? 0))
+            return .limits(limitsInForce())
         case .renew(let token, let terms, let licenseURL):
             try renew(token, terms: terms, licenseURL: licenseURL)
             return .title(try status(of: store.title(token)!, progress: store.progress(token: token)))
@@ -114,24 +114,6 @@ extension SchedulerService {
         case .key(let token, let index):
             return .key(try releaseKey(token, index: index))
         }
-    }
-
-    private func applyLimits(_ change: LimitsInfo) throws {
-        for (name, value) in [("titles", change.titles), ("per-title", change.perTitle), ("per-host", change.perHost), ("licenses", change.licenses)] {
-            if let value, value < 1 || value > 10_000 { throw TitleError(code: .refused, message: "--\(name) must be between 1 and 10000") }
-        }
-        var l = core.limits
-        l.titlesAtOnce = change.titles ?? l.titlesAtOnce
-        l.perTitle = change.perTitle ?? l.perTitle
-        l.perHost = change.perHost ?? l.perHost
-        l.licenses = change.licenses ?? l.licenses
-        core.limits = l
-        if let cap = change.bandwidth {
-            guard cap >= 0 else { throw TitleError(code: .refused, message: "--bandwidth must be 0 (none) or a positive number of bytes/s") }
-            bandwidth = cap > 0 ? cap : nil
-            shareBandwidth()
-        }
-        logger.info("limits changed", metadata: ["titles": "\(l.titlesAtOnce)", "perTitle": "\(l.perTitle)", "perHost": "\(l.perHost)", "licenses": "\(l.licenses)"])
     }
 
     private func bookmarks(_ token: String) throws -> [Bookmark] {
@@ -195,11 +177,29 @@ extension SchedulerService {
         let local = title.localPlaylist.map { options.home.titleDirectory(title.token).appendingPathComponent($0).path }
         let playable = title.titleState == .completed && ((try? playability(title, thorough: false, startingPlay: true))?.playable ?? false)
         let error = title.errorCode.map { TitleError(code: ErrorCode(rawValue: $0) ?? .internal, message: title.errorMessage ?? "") }
-        return TitleStatus(token: title.token, url: title.url, name: title.name, state: title.titleState, progress: fraction,
-                           bytesDownloaded: done, bytesExpected: expected, segmentsDone: progress.verified,
-                           segmentsTotal: progress.total, requestedAt: iso8601(title.requestedAt), startedAt: iso8601(title.startedAt),
-                           endedAt: iso8601(title.endedAt), license: license, localPlaylist: local, playableOffline: playable,
-                           error: error)
+        var out = TitleStatus(token: title.token, url: title.url, name: title.name, state: title.titleState, progress: fraction,
+                              bytesDownloaded: done, bytesExpected: expected, segmentsDone: progress.verified,
+                              segmentsTotal: progress.total, requestedAt: iso8601(title.requestedAt),
+                              startedAt: iso8601(title.startedAt), endedAt: iso8601(title.endedAt), license: license,
+                              localPlaylist: local, playableOffline: playable, error: error)
+        if title.titleState == .suspended {
+            out.suspendedReason = suspendedReason(of: title)
+            out.suspendedSince = iso8601(title.suspendedAt)
+            if out.suspendedReason == .network, let host = title.waitingHost {
+                out.waitingFor = host
+                out.nextProbeAt = iso8601(nextProbe(of: host))
+            }
+        }
+        if title.titleState == .requested, waitingForSlot.contains(title.token) {
+            out.queuePosition = core.slotQueue().firstIndex(of: title.token).map { $0 + 1 }
+        }
+        return out
+    }
+
+    /// Why a suspended title waits (titles suspended before the reason was stored: from their error).
+    func suspendedReason(of title: TitleRecord) -> SuspendedReason {
+        if let stored = title.suspendedReason.flatMap(SuspendedReason.init(rawValue:)) { return stored }
+        return title.errorCode == ErrorCode.diskFull.rawValue ? .diskFull : .paused
     }
 
     /// Sends an event about a title to its subscribers (or to `only`).
@@ -213,7 +213,7 @@ extension SchedulerService {
 
     /// Progress events, at most four a second per title.
     func publishProgress(_ token: String, throttled: Bool) {
-        let t = now()
+        let t = monotonic()
         if throttled, let last = lastProgressEvent[token], t - last < 0.25 { return }
         lastProgressEvent[token] = t
         publish(token, kind: "progress")

@@ -25,7 +25,9 @@ extension SchedulerService {
     func licenseStatus(_ title: TitleRecord) -> LicenseStatus? {
         guard let t = terms(of: title) else { return nil }
         let u = usage(of: title)
-        let expired = LicensePolicy.refusal(t, u, now: now(), clockRolledBack: clockRolledBack(for: title), startingPlay: false) != nil
+        // A license with no plays or play time left counts as expired (`renew --expired` picks it up).
+        let expired = LicensePolicy.refusal(t, u, now: now(), clockRolledBack: clockRolledBack(for: title),
+                                            startingPlay: true) != nil
         return LicenseStatus(kind: LicenseKind(rawValue: t.kind.rawValue) ?? .none, requestedAt: iso8601(t.requestedAt),
                              expiresAt: iso8601(LicensePolicy.effectiveExpiry(t, u)), playDurationSeconds: t.playDurationSeconds,
                              playsRemaining: LicensePolicy.playsRemaining(t, u), playTimeRemainingSeconds: LicensePolicy.playTimeRemaining(t, u),
@@ -94,14 +96,27 @@ extension SchedulerService {
     func licenseFailed(_ failure: TaskFailure, lease: Lease) throws {
         let token = lease.item.token
         guard var title = try store.title(token) else { return }
+        if try refreshKeysAfterRefusal(token, failure) { return }
         let n = (attempts[lease.item] ?? 0) + 1
         attempts[lease.item] = n
         if failure.retryable && n < options.maxAttempts {
-            delayed.append((now() + max(backoff(n), failure.retryAfter ?? 0), lease.item))
+            delayed.append((monotonic() + max(backoff(n), failure.retryAfter ?? 0), lease.item))
             return
         }
         attempts[lease.item] = nil
+        let unreachable = failure.code == .network && failure.retryable
+        let endpoint = failure.endpoint ?? HostProbe.endpoint(of: title.licenseURL ?? title.url)
         if title.licenseTerms != nil {
+            if unreachable, let endpoint {
+                renewing.remove(token)
+                title.licenseError = failure.message + " (renewal runs again when \(endpoint) answers)"
+                try store.update(title)
+                try store.appendEvent(token: token, kind: "license-error", detail: title.licenseError ?? "")
+                if title.titleState == .completed || title.titleState == .licensed { _ = core.dropTitle(token) }
+                try renewalWaitsForNetwork(token, endpoint: endpoint)
+                publish(token, kind: "license")
+                return
+            }
             renewing.remove(token)
             title.licenseError = failure.message
             try store.update(title)
@@ -110,6 +125,7 @@ extension SchedulerService {
             publish(token, kind: "license")
             return
         }
+        if unreachable { return try suspendForNetwork(token, endpoint: endpoint, message: failure.message) }
         try fail(token, TitleError(code: .license, message: failure.message))
     }
 

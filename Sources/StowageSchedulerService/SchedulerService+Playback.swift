@@ -69,6 +69,6 @@ extension SchedulerService {
     }
 
     func unknownTitle(_ token: String) -> TitleError {
-        TitleError(code: .internal, message: "no title with token '\(token.prefix(64))'; `stowctl list` shows the tokens")
+        TitleError(code: .notFound, message: "no title with token '\(token.prefix(64))'; `stowctl list` shows the tokens")
     }
 }

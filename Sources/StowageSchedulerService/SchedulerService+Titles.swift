@@ -16,6 +16,7 @@ extension SchedulerService {
             resumed += 1
         }
         try reportMissingFiles()
+        try watchWaitingHosts()
         logger.info("recovered", metadata: ["titles": "\(resumed)", "leasesReissued": "\(reset)"])
     }
 
@@ -37,9 +38,14 @@ extension SchedulerService {
     /// Queues what a title needs next, from what the store says of it.
     func queueWork(for title: TitleRecord) throws {
         switch title.titleState {
-        case .requested:
-            core.enqueue(title.planned ? WorkItem(token: title.token, kind: .license) : resolveItem(title))
-        case .licensing:
+        case .requested where !title.planned:
+            core.enqueue(resolveItem(title))
+        case .requested where try hasLicense(title):
+            // Licensed, waiting for a "titles at once" slot.
+            waitingForSlot.insert(title.token)
+            try queueSegmentWork(title.token)
+            try checkComplete(title.token)
+        case .requested, .licensing:
             core.enqueue(WorkItem(token: title.token, kind: .license))
         case .downloading, .verifying:
             try queueSegmentWork(title.token)
@@ -68,13 +74,27 @@ extension SchedulerService {
         }
     }
 
+    /// Licensed: the title's segment work is queued; it shows `requested` (with its place in the queue) until
+    /// it holds a "titles at once" slot, then `downloading` (see ``tookSlot(_:)``).
     func startDownloading(_ token: String) throws {
-        guard var title = try store.title(token) else { return }
+        try transition(token, to: .requested)
+        waitingForSlot.insert(token)
+        try queueSegmentWork(token)
+        try checkComplete(token)
+    }
+
+    /// The first segment work of a waiting title went out: it holds a slot now.
+    func tookSlot(_ token: String) throws {
+        guard waitingForSlot.remove(token) != nil, var title = try store.title(token),
+              title.titleState == .requested else { return }
         title.startedAt = title.startedAt ?? now()
         try store.update(title)
         try transition(token, to: .downloading)
-        try queueSegmentWork(token)
-        try checkComplete(token)
+    }
+
+    /// Whether a planned title holds every key and its terms (nothing left to license).
+    func hasLicense(_ title: TitleRecord) throws -> Bool {
+        try title.licenseKind != nil && !store.keys(token: title.token).contains(where: { $0.wrapped == nil })
     }
 
     /// Moves a title to a new state, records the event and tells subscribers.
@@ -84,6 +104,11 @@ extension SchedulerService {
         guard old != state else { return }
         title.state = state.rawValue
         if state.isFinal { title.endedAt = now() }
+        if old == .suspended || state.isFinal {
+            title.suspendedReason = nil
+            title.suspendedAt = nil
+            if title.licenseError == nil || state.isFinal { title.waitingHost = nil }
+        }
         if let error {
             title.errorCode = error.code.rawValue
             title.errorMessage = error.message
@@ -167,7 +192,7 @@ extension SchedulerService {
               !waiting.isEmpty, let free = freeBytes(), let progress = try? store.progressByTitle() else { return }
         for title in waiting {
             let outstanding = max(0, (title.bytesEstimate ?? 0) - (progress[title.token]?.bytesVerified ?? 0))
-            guard free >= options.diskCushion + min(8 << 20, max(1 << 20, outstanding)) else { continue }
+            guard free >= diskCushion + min(8 << 20, max(1 << 20, outstanding)) else { continue }
             logger.info("space is back: resuming", metadata: ["token": "\(title.token)", "free": "\(free)"])
             try? resume(title.token)
         }
@@ -181,7 +206,7 @@ extension SchedulerService {
         let others = try store.titles().filter { $0.token != token && active.contains($0.titleState) }.map {
             DiskLedger.Reservation(estimate: $0.bytesEstimate ?? 0, stored: progress[$0.token]?.bytesVerified ?? 0)
         }
-        return DiskLedger(cushion: options.diskCushion).refusal(need: need, free: free, others: others)
+        return DiskLedger(cushion: diskCushion).refusal(need: need, free: free, others: others)
     }
 
     /// Ends a title with an error; work still out is called back.
@@ -199,10 +224,29 @@ extension SchedulerService {
     }
 
     /// Pause: work in flight is called back (bytes on disk are kept), the title waits in `suspended`,
-    /// also across restarts, until resumed.
-    func pause(_ token: String, reason: TitleError? = nil) throws {
+    /// also across restarts, until resumed by the operator.
+    func pause(_ token: String) throws {
+        try suspend(token, reason: .paused, waitingHost: nil, error: nil)
+    }
+
+    /// Suspends a title: work in flight is called back (bytes on disk are kept) and it waits, also across
+    /// restarts: for `resume` (paused), for space (disk-full) or for `waitingHost` to answer (network).
+    func suspend(_ token: String, reason: SuspendedReason, waitingHost: String?, error: TitleError?) throws {
         stopWork(token)
-        try transition(token, to: .suspended, error: reason)
+        guard var title = try store.title(token) else { return }
+        title.suspendedReason = reason.rawValue
+        title.suspendedAt = title.titleState == .suspended ? (title.suspendedAt ?? now()) : now()
+        title.waitingHost = waitingHost
+        if title.titleState == .suspended {
+            title.errorCode = error?.code.rawValue
+            title.errorMessage = error?.message
+            try store.update(title)
+            try store.appendEvent(token: token, kind: "state", detail: "suspended (\(reason.rawValue))")
+            publish(token, kind: "state")
+            return
+        }
+        try store.update(title)
+        try transition(token, to: .suspended, error: error)
     }
 
     /// Resume a suspended (or failed) title from what is on disk: verified files are kept.
@@ -211,14 +255,15 @@ extension SchedulerService {
         let next: TitleState
         if !title.planned {
             next = .requested
-        } else if try store.keys(token: token).contains(where: { $0.wrapped == nil }) || title.licenseKind == nil {
+        } else if try !hasLicense(title) {
             next = .licensing
         } else {
-            next = .downloading
+            next = .requested  // licensed: waits for a slot (queueWork)
         }
         title.errorCode = nil
         title.errorMessage = nil
         title.endedAt = nil
+        title.waitingHost = nil
         try store.update(title)
         try store.resetAttempts(token: token)
         try transition(token, to: next)
@@ -239,6 +284,9 @@ extension SchedulerService {
             send(Array(lease.worker.utf8), FrameCodec.encode(.cancelTask, CancelTask(taskID: lease.taskID)))
         }
         delayed.removeAll { $0.item.token == token }
+        waitingForSlot.remove(token)
+        refreshes[token] = nil
+        lastRefresh[token] = nil
         verifyRuns[token] = nil
         attempts = attempts.filter { $0.key.token != token }
         liveBytes[token] = nil

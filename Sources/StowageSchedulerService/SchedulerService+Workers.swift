@@ -8,7 +8,7 @@ import StowageStore
 extension SchedulerService {
     func handleWorker(_ identity: [UInt8], _ envelope: Envelope) throws {
         let id = String(decoding: identity, as: UTF8.self)
-        let t = now()
+        let t = monotonic()
         switch envelope.command {
         case .register:
             let info = try FrameCodec.body(Register.self, from: envelope)
@@ -55,6 +55,7 @@ extension SchedulerService {
     func dispatch(now t: Double) {
         for lease in core.assign(now: t) {
             do {
+                if lease.item.kind.needsTitleSlot, waitingForSlot.contains(lease.item.token) { try tookSlot(lease.item.token) }
                 guard let work = try work(for: lease.item) else {
                     _ = core.complete(taskID: lease.taskID, from: lease.worker)
                     continue
@@ -127,6 +128,7 @@ extension SchedulerService {
         switch (lease.item.kind, outcome) {
         case (.resolve, .resolved(let plan)):
             guard let title = try store.title(token) else { return }
+            if title.planned { return try applyRefresh(token, plan: plan) }
             guard !plan.resources.isEmpty else {
                 return try fail(token, TitleError(code: .playlist, message: "\(title.url): the selected renditions have no segments"))
             }
@@ -154,6 +156,7 @@ extension SchedulerService {
             if let expected = r.rangeLength, expected != report.bytes {
                 return try retry(r, reason: "got \(report.bytes) bytes of a \(expected)-byte range", code: .network)
             }
+            lastRefresh[token]?.fetchesSince += 1
             r.state = ResourceState.fetched.rawValue
             r.bytes = report.bytes
             r.sha256 = nil // taken from the file on disk by its first verification
@@ -183,27 +186,37 @@ extension SchedulerService {
             }
         case (.fetch, .failed(let failure)) where failure.code == .diskFull:
             logger.warning("disk full: suspending the title until space returns", metadata: ["token": "\(token)"])
-            try pause(token, reason: TitleError(code: .diskFull, message: "\(failure.message); suspended until space returns"))
+            try suspend(token, reason: .diskFull, waitingHost: nil,
+                        error: TitleError(code: .diskFull, message: "\(failure.message); suspended until space returns"))
         case (.fetch(let id), .failed(let failure)):
             guard let r = try store.resource(id: id) else { return }
-            if !failure.retryable { return try fail(token, TitleError(code: failure.code, message: failure.message)) }
+            if !failure.retryable {
+                if try refreshAfterRefusal(r, failure, lease: lease) { return }
+                return try fail(token, TitleError(code: failure.code, message: failure.message))
+            }
             if let host = failure.host, let wait = failure.retryAfter {
-                let t = now()
+                let t = monotonic()
                 core.slowDown(host: host, resumeAt: t + wait, recoverAt: t + wait + 30)
                 logger.info("origin asked to slow down", metadata: ["host": "\(host)", "retryAfter": "\(wait)"])
             }
             var counted = r
             if failure.madeProgress == true { counted.attempts = 0 } // progress was made: the counter starts over
-            try retry(counted, reason: failure.message, code: failure.code, retryAfter: failure.retryAfter)
+            try retry(counted, reason: failure.message, code: failure.code, retryAfter: failure.retryAfter,
+                      endpoint: failure.endpoint)
         case (.verify, .failed(let failure)):
             logger.warning("verification could not run; trying again", metadata: ["token": "\(token)", "error": "\(failure.message)"])
-            delayed.append((now() + 1, lease.item))
+            delayed.append((monotonic() + 1, lease.item))
         case (_, .failed(let failure)):
             let n = (attempts[lease.item] ?? 0) + 1
             attempts[lease.item] = n
             if failure.retryable && n < options.maxAttempts {
                 metrics.retried(failure.code)
-                delayed.append((now() + max(backoff(n), failure.retryAfter ?? 0), lease.item))
+                delayed.append((monotonic() + max(backoff(n), failure.retryAfter ?? 0), lease.item))
+            } else if failure.code == .network, failure.retryable {
+                attempts[lease.item] = nil
+                let title = try store.title(token)
+                try suspendForNetwork(token, endpoint: failure.endpoint ?? title.flatMap { HostProbe.endpoint(of: $0.url) },
+                                      message: failure.message)
             } else {
                 try fail(token, TitleError(code: failure.code, message: failure.message))
             }
@@ -213,7 +226,8 @@ extension SchedulerService {
     }
 
     /// Counts a failed attempt and queues the resource again, or fails the title past the limit.
-    private func retry(_ resource: ResourceRecord, reason: String, code: ErrorCode, retryAfter: Double? = nil) throws {
+    private func retry(_ resource: ResourceRecord, reason: String, code: ErrorCode, retryAfter: Double? = nil,
+                       endpoint: String? = nil) throws {
         var r = resource
         r.attempts += 1
         r.lastError = reason
@@ -221,9 +235,16 @@ extension SchedulerService {
         try store.update(r)
         metrics.retried(code)
         guard r.attempts < options.maxAttempts else {
+            if code == .network {
+                // Connectivity: the title waits for the host instead of failing; the resource starts over then.
+                r.attempts = 0
+                try store.update(r)
+                return try suspendForNetwork(r.token, endpoint: endpoint ?? HostProbe.endpoint(of: r.url),
+                                             message: "\(reason) (after \(options.maxAttempts) attempts)")
+            }
             return try fail(r.token, TitleError(code: code, message: "\(r.url): \(reason) (after \(r.attempts) attempts)"))
         }
-        delayed.append((now() + max(backoff(r.attempts), retryAfter ?? 0), fetchItem(r)))
+        delayed.append((monotonic() + max(backoff(r.attempts), retryAfter ?? 0), fetchItem(r)))
     }
 
     /// Exponential backoff with jitter: 0.5 s, 1 s, 2 s … capped at 30 s.

@@ -14,13 +14,12 @@ public final class SchedulerService {
         public var home: StowageHome
         /// Extra endpoints to bind (e.g. `tcp://0.0.0.0:7700`); the ipc endpoint in `run/` is always bound.
         public var binds: [String]
-        public var limits: Limits
-        /// Fetch attempts per resource before the title fails.
+        /// Limits given as flags or environment at start: they override the stored ones for this run.
+        public var limitOverrides: LimitSettings
+        /// Fetch attempts per resource before the title fails (or, for connectivity, waits for the network).
         public var maxAttempts = 8
-        /// Free space always kept on the titles' filesystem (bytes).
-        public var diskCushion: Int64 = 1 << 30
-        /// Global download rate cap, bytes/s (nil = none), split across the download workers.
-        public var bandwidth: Int64?
+        /// A title waiting for the network this long fails with `network` (nil = it waits for ever).
+        public var giveUpAfter: Double?
         /// Renew licenses automatically this many seconds before they end (nil = never).
         public var autoRenewBefore: Double?
         /// Re-verify completed titles at rest this often (seconds; nil = never), reading at most
@@ -35,10 +34,10 @@ public final class SchedulerService {
         /// redirects); nil = any.
         public var allowedHosts: HostAllowList?
 
-        public init(home: StowageHome, binds: [String], limits: Limits) {
+        public init(home: StowageHome, binds: [String], limitOverrides: LimitSettings = LimitSettings()) {
             self.home = home
             self.binds = binds
-            self.limits = limits
+            self.limitOverrides = limitOverrides
         }
     }
 
@@ -47,7 +46,7 @@ public final class SchedulerService {
         var expires: Double
     }
 
-    let options: Options
+    var options: Options
     let logger: Logger
     let store: Store
     let vault: KeyVault
@@ -68,9 +67,24 @@ public final class SchedulerService {
     var lastProgressEvent: [String: Double] = [:]
     var nextHeartbeat = 0.0
     var nextDiskCheck = 0.0
+    /// The limits `stowctl limits` stored (in force after restarts, under this run's start flags).
+    var storedLimits = LimitSettings()
     /// The bandwidth cap in force (live-changeable) and the share last sent to each download worker.
-    lazy var bandwidth: Int64? = options.bandwidth
+    var bandwidth: Int64?
     var sentShare: [String: Int64] = [:]
+    /// Free bytes always kept on the titles' filesystem (live-changeable).
+    var diskCushion: Int64 = LimitSettings.defaults.diskCushion!
+    /// Hosts that could not be reached, probed until they answer; probe results arrive from other threads.
+    var hostWatch = HostWatch()
+    let probeInbox = ProbeInbox()
+    /// Titles whose segment work waits for a "titles at once" slot (shown as `requested`).
+    var waitingForSlot: Set<String> = []
+    /// Re-resolutions of titles whose signed URLs were refused, and what waits for each.
+    var refreshes: [String: PendingRefresh] = [:]
+    /// Per title: its last re-resolution, and the key URIs a re-resolution for refused keys gave it (refused
+    /// again, the title fails).
+    var lastRefresh: [String: LastRefresh] = [:]
+    var refreshedKeyURIs: [String: String] = [:]
     /// Verifications of completed titles in progress, and when the scrub last checked each title.
     var verifyRuns: [String: VerifyRun] = [:]
     var lastScrubbed: [String: Double] = [:]
@@ -99,8 +113,8 @@ public final class SchedulerService {
         store = try Store(path: options.home.storePath)
         vault = KeyVault(masterKey: try KeyVault.loadMasterKey(home: options.home.root))
         let prefix = String(UInt64.random(in: 0...UInt64.max), radix: 36)
-        core = SchedulerCore(limits: options.limits, idPrefix: prefix)
-        core.holdHostWorkUntil = now() + core.connections.idleSeconds
+        core = SchedulerCore(idPrefix: prefix)
+        core.holdHostWorkUntil = monotonic() + core.connections.idleSeconds
         context = try Context()
         socket = try context.socket(.router)
         try socket.set(.routerMandatory(true))
@@ -128,6 +142,7 @@ public final class SchedulerService {
             for endpoint in tcp { try bind(endpoint) }
         }
         shutdown.notify(waker)
+        try loadLimits()
     }
 
     private func bind(_ endpoint: String) throws {
@@ -209,7 +224,7 @@ public final class SchedulerService {
     }
 
     private func tick() {
-        let t = now()
+        let t = monotonic()
         let (dead, requeued) = core.expire(now: t)
         for id in dead { logger.warning("worker declared dead; its leases go back to the queue", metadata: ["worker": "\(id)"]) }
         if !requeued.isEmpty { logger.info("re-issuing work", metadata: ["items": "\(requeued.count)"]) }
@@ -234,7 +249,9 @@ public final class SchedulerService {
         if t >= nextDiskCheck {
             nextDiskCheck = t + 2
             resumeAfterDiskFull()
+            giveUpWaiting(now: t)
         }
+        watchNetwork(now: t)
         dispatch(now: t)
     }
 }

@@ -271,6 +271,18 @@ public struct SchedulerCore: Sendable {
 
     // MARK: queries
 
+    /// Titles with segment work queued that do not hold a "titles at once" slot, in the order they will get
+    /// one (priority, then request time): position 0 is next.
+    public func slotQueue() -> [String] {
+        titles.filter { !admitted.contains($0.key) && $0.value.queuedSegmentWork }
+            .sorted { a, b in
+                if a.value.priority != b.value.priority { return a.value.priority > b.value.priority }
+                if a.value.requestedAt != b.value.requestedAt { return a.value.requestedAt < b.value.requestedAt }
+                return a.key < b.key
+            }
+            .map(\.key)
+    }
+
     /// Leases currently out for a title.
     public func inFlight(_ token: String) -> Int { leases.values.filter { $0.item.token == token }.count }
 

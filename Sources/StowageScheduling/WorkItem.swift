@@ -19,7 +19,7 @@ public struct WorkItem: Hashable, Sendable, CustomStringConvertible {
         }
 
         /// Segment work needs one of the "titles downloading at once" slots.
-        var needsTitleSlot: Bool {
+        public var needsTitleSlot: Bool {
             switch self {
             case .fetch, .verify: true
             case .resolve, .license: false

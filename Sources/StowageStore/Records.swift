@@ -47,6 +47,13 @@ public struct TitleRecord: Codable, Sendable, Equatable, FetchableRecord, Persis
     public var preloadOnly: Bool = false
     /// A poster / thumbnail fetched with the title.
     public var posterURL: String?
+    /// Why a suspended title waits (`SuspendedReason` raw value; nil for titles suspended before v7:
+    /// `disk-full` when `errorCode` says so, else `paused`).
+    public var suspendedReason: String?
+    /// When it was suspended (wall clock, for `status`).
+    public var suspendedAt: Double?
+    /// `host:port` whose return the title waits for (network suspension or a renewal that could not reach it).
+    public var waitingHost: String?
 
     public init(token: String, url: String, name: String?, state: TitleState, priority: Int, selection: String,
                 headers: String, requestedAt: Double) {

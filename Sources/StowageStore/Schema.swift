@@ -117,6 +117,15 @@ enum Schema {
             // `submit` looks a URL up among live titles; without it each submit scans every title.
             try db.create(index: "title_url", on: "title", columns: ["url"])
         }
+        migrator.registerMigration("v7-waiting") { db in
+            // Why a suspended title waits, since when (wall clock, shown), and the host whose return it
+            // waits for (network suspension, or a license renewal that could not reach its server).
+            try db.alter(table: "title") { t in
+                t.add(column: "suspendedReason", .text)
+                t.add(column: "suspendedAt", .double)
+                t.add(column: "waitingHost", .text)
+            }
+        }
         return migrator
     }
 }

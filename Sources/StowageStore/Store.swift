@@ -95,6 +95,11 @@ public final class Store: @unchecked Sendable {
         }
     }
 
+    /// Titles waiting for an unreachable host (suspended for the network, or a renewal that could not run).
+    public func titlesWaitingForHosts() throws -> [TitleRecord] {
+        try db.read { try TitleRecord.filter(Column("waitingHost") != nil).fetchAll($0) }
+    }
+
     public func update(_ title: TitleRecord) throws {
         try db.write { try title.update($0) }
     }
@@ -137,6 +142,32 @@ public final class Store: @unchecked Sendable {
             title.bytesEstimate = plan.bytesEstimate
             title.masterPlaylist = plan.masterPlaylist
             try title.update(db)
+        }
+    }
+
+    /// Fresh URLs from a re-resolution of a title's playlists (signed URLs that expired): every resource not
+    /// yet verified takes the URL of the new plan's resource with the same local path (Stowage names files by
+    /// position), key URIs and rendition sources are matched by position. Files, states and hashes are kept.
+    /// Returns the number of resources whose URL changed.
+    @discardableResult
+    public func refreshURLs(token: String, plan: ResolvedPlan) throws -> Int {
+        try db.write { db in
+            let fresh = Dictionary(plan.resources.map { ($0.localPath, $0.url) }, uniquingKeysWith: { a, _ in a })
+            var changed = 0
+            for var r in try ResourceRecord.filter(Column("token") == token).fetchAll(db) {
+                guard let url = fresh[r.localPath], url != r.url else { continue }
+                r.url = url
+                try r.update(db)
+                changed += 1
+            }
+            for (i, rendition) in plan.renditions.enumerated() {
+                try db.execute(sql: "UPDATE rendition SET sourceURL = ? WHERE token = ? AND position = ?",
+                               arguments: [rendition.sourceURL, token, i])
+            }
+            for (i, key) in plan.keys.enumerated() {
+                try db.execute(sql: "UPDATE contentKey SET uri = ? WHERE token = ? AND position = ?", arguments: [key.uri, token, i])
+            }
+            return changed
         }
     }
 
@@ -292,6 +323,10 @@ extension Store {
     /// A persisted setting (the clock guard's last time seen and epoch).
     public func setting(_ key: String) throws -> String? {
         try db.read { try String.fetchOne($0, sql: "SELECT value FROM setting WHERE key = ?", arguments: [key]) }
+    }
+
+    public func removeSetting(_ key: String) throws {
+        try db.write { try $0.execute(sql: "DELETE FROM setting WHERE key = ?", arguments: [key]) }
     }
 
     public func setSetting(_ key: String, _ value: String) throws {

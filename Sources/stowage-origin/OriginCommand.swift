@@ -39,6 +39,22 @@ struct Serve: ParsableCommand {
     var grantLog: String?
     @Option(help: "Answer a path with 302 Found: PATH=LOCATION, e.g. /old.m3u8=/master.m3u8 (repeatable; for redirect tests).")
     var redirect: [String] = []
+    @Option(name: .customLong("sign-urls"), help: ArgumentHelp(
+        "Imitate CDN token auth with URLs that expire after TTL (20s, 15m, 2h or plain seconds).",
+        discussion: """
+            Every playlist is served with each URI it references (segments, variants, keys, init sections) \
+            signed: exp=<unix time now+TTL>&sig=<HMAC-SHA256 of \"<absolute path>|<exp>\"> is appended to its \
+            query, with a key that is random per process. Playlists need no signature, but every other file \
+            does: without a valid one the answer is 403 "URL signature missing or invalid", after exp it is \
+            403 "URL expired". Use it to test that a client refreshes its playlists when URLs expire.
+            """, valueName: "TTL"))
+    var signUrls: String?
+
+    func validate() throws {
+        if let signUrls, URLSigner.duration(signUrls) == nil {
+            throw ValidationError("--sign-urls takes a positive duration such as 20s, 15m, 2h or 90 (seconds)")
+        }
+    }
 
     func run() throws {
         LoggingSystem.bootstrap(StreamLogHandler.standardError)
@@ -46,6 +62,7 @@ struct Serve: ParsableCommand {
                                            latencyMilliseconds: latencyMs, accessLog: accessLog, throttleBytesPerSecond: throttleBps)
         options.faultProbability = faults
         options.faultSeed = seed
+        options.signURLs = signUrls.flatMap(URLSigner.duration)
         for rule in redirect {
             let parts = rule.split(separator: "=", maxSplits: 1).map(String.init)
             guard parts.count == 2, parts[0].hasPrefix("/") else { throw ValidationError("--redirect takes PATH=LOCATION, e.g. /a.m3u8=/b.m3u8") }

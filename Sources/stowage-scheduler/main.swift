@@ -30,7 +30,7 @@ struct SchedulerCommand: ParsableCommand {
     var allowKeys: String?
     @Option(name: .customLong("allow-hosts"), help: "Fetch only from these origin hosts: comma-separated names or addresses, *.example.com for a whole domain (default: any host). Checked on submit and on every request and redirect.")
     var allowHosts: String?
-    @Option(help: "Titles downloading at once (default 2).")
+    @Option(help: "Titles downloading at once (default 2). Limits given at start override, for this run, those stored with `stowctl limits`.")
     var titles: Int?
     @Option(name: .customLong("per-title"), help: "Segment fetches in flight per title (default 6).")
     var perTitle: Int?
@@ -42,6 +42,8 @@ struct SchedulerCommand: ParsableCommand {
     var bandwidth: Int64?
     @Option(name: .customLong("disk-cushion"), help: "Bytes always kept free where titles are stored (default 1073741824 = 1 GiB).")
     var diskCushion: Int64?
+    @Option(name: .customLong("give-up-after"), help: "Fail a title that has waited this long for an unreachable origin or license server (90s, 15m, 24h, 30d). Default: never; it resumes by itself when the host answers.")
+    var giveUpAfter: String?
     @Option(name: .customLong("auto-renew-before"), help: "Renew time-limited licenses automatically this many seconds before they end (default: never).")
     var autoRenewBefore: Double?
     @Option(name: .customLong("scrub-interval"), help: "Re-verify completed titles at rest this often, in seconds (default: never).")
@@ -62,11 +64,23 @@ struct SchedulerCommand: ParsableCommand {
         let logger = Logger(label: "stowage.scheduler")
         let home = StowageHome(option: home)
         let binds = bind.isEmpty ? (environmentOption("bind").map { [$0] } ?? []) : bind
-        let limits = Limits(titlesAtOnce: intOption(titles, "titles", default: 2), perTitle: intOption(perTitle, "per-title", default: 6),
-                            perHost: intOption(perHost, "per-host", default: 8), licenses: intOption(licenses, "licenses", default: 4))
+        // Given at start: overrides the limits stored with `stowctl limits` for this run (and says so in the log).
+        let overrides = LimitSettings(
+            titles: titles ?? environmentOption("titles").flatMap { Int($0) },
+            perTitle: perTitle ?? environmentOption("per-title").flatMap { Int($0) },
+            perHost: perHost ?? environmentOption("per-host").flatMap { Int($0) },
+            licenses: licenses ?? environmentOption("licenses").flatMap { Int($0) },
+            bandwidth: bandwidth ?? environmentOption("bandwidth").flatMap { Int64($0) },
+            diskCushion: diskCushion ?? environmentOption("disk-cushion").flatMap { Int64($0) })
+        if let refusal = overrides.refusal() { throw ValidationError(refusal) }
         let shutdown = ShutdownSignal()
-        var options = SchedulerService.Options(home: home, binds: binds, limits: limits)
-        options.bandwidth = (bandwidth ?? environmentOption("bandwidth").flatMap { Int64($0) }).flatMap { $0 > 0 ? $0 : nil }
+        var options = SchedulerService.Options(home: home, binds: binds, limitOverrides: overrides)
+        if let text = giveUpAfter ?? environmentOption("give-up-after") {
+            guard let seconds = parseDuration(text), seconds > 0 else {
+                throw ValidationError("--give-up-after '\(text)' is not a duration like 90s, 15m, 24h or 30d")
+            }
+            options.giveUpAfter = seconds
+        }
         options.autoRenewBefore = autoRenewBefore ?? environmentOption("auto-renew-before").flatMap { Double($0) }
         options.scrubInterval = scrubInterval ?? environmentOption("scrub-interval").flatMap { Double($0) }
         options.scrubBytesPerSecond = scrubBudget ?? environmentOption("scrub-budget").flatMap { Int64($0) }
@@ -79,7 +93,6 @@ struct SchedulerCommand: ParsableCommand {
             options.allowList = AllowList(path: allowKeys ?? environmentOption("allow-keys") ?? home.root.appendingPathComponent("keys/allowed").path)
         }
         options.allowedHosts = (allowHosts ?? environmentOption("allow-hosts")).map(HostAllowList.init(parsing:))
-        options.diskCushion = diskCushion ?? environmentOption("disk-cushion").flatMap { Int64($0) } ?? options.diskCushion
         do {
             try MetricsEndpoint.start(address: metrics, logger: logger)
             let service = try SchedulerService(options: options, shutdown: shutdown, logger: logger)

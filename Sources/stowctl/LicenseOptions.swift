@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import StowageProtocol
+import StowageRuntime
 
 /// `--purchase`, `--rental`, `--play-duration`, `--play-count`, `--play-time`, `--license-url`.
 struct LicenseOptions: ParsableArguments {
@@ -37,9 +38,5 @@ struct LicenseOptions: ParsableArguments {
     }
 
     /// `90s`, `15m`, `24h`, `30d` (a bare number is seconds).
-    static func seconds(_ text: String) -> Double? {
-        let units: [Character: Double] = ["s": 1, "m": 60, "h": 3600, "d": 86_400]
-        if let unit = text.last, let factor = units[unit], let n = Double(text.dropLast()), n >= 0 { return n * factor }
-        return Double(text).flatMap { $0 >= 0 ? $0 : nil }
-    }
+    static func seconds(_ text: String) -> Double? { parseDuration(text) }
 }

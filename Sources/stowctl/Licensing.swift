@@ -54,16 +54,32 @@ struct LicenseCommand: ParsableCommand {
 
 struct Renew: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Renew licenses without re-downloading: one title, --all, or --expired.",
+        abstract: "Renew licenses without re-downloading: one title, --all, --expired or --expiring-within D.",
         discussion: "Bulk renewal shows each item (i of n, ok or error) and a summary; exit 1 if any failed.")
     @OptionGroup var connection: ConnectionOptions
     @Argument(help: "The title's token (or use --all / --expired).") var token: String?
     @Flag(help: "Renew every licensed title.") var all = false
-    @Flag(help: "Renew every title whose license has expired.") var expired = false
+    @Flag(help: "Renew every title whose license has expired (or has no plays or play time left).") var expired = false
+    @Option(name: .customLong("expiring-within"),
+            help: "Renew every title whose license has expired or ends within this long (90s, 15m, 24h, 30d).")
+    var expiringWithin: String?
     @OptionGroup var license: LicenseOptions
 
     func validate() throws {
-        if (token != nil ? 1 : 0) + (all ? 1 : 0) + (expired ? 1 : 0) != 1 { throw ValidationError("give exactly one of TOKEN, --all, --expired") }
+        let picked = [token != nil, all, expired, expiringWithin != nil].filter { $0 }.count
+        if picked != 1 { throw ValidationError("give exactly one of TOKEN, --all, --expired, --expiring-within") }
+        if let expiringWithin, parseDuration(expiringWithin) == nil {
+            throw ValidationError("--expiring-within '\(expiringWithin)' is not a duration like 90s, 15m, 24h or 30d")
+        }
+    }
+
+    /// Whether a title's license is picked by --expired / --expiring-within.
+    private func picked(_ status: TitleStatus, now: Date) -> Bool {
+        guard let l = status.license, status.state != .canceled, status.state != .failed else { return false }
+        if all || l.expired { return true }
+        guard let within = expiringWithin.flatMap(parseDuration), let text = l.expiresAt,
+              let end = try? Date(text, strategy: .iso8601) else { return false }
+        return end.timeIntervalSince(now) <= within
     }
 
     func run() throws {
@@ -71,7 +87,8 @@ struct Renew: ParsableCommand {
         var tokens: [String] = []
         if let token { tokens = [token] } else {
             guard case .titles(let titles) = try client.request(.list(state: nil)).checked() else { throw Failure(description: "unexpected reply") }
-            tokens = titles.filter { $0.license != nil && (!expired || $0.license?.expired == true) && $0.state != .canceled && $0.state != .failed }.map(\.token)
+            let now = Date()
+            tokens = titles.filter { picked($0, now: now) }.map(\.token)
         }
         var failures = 0
         var results: [[String: String]] = []

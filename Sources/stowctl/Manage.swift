@@ -38,24 +38,33 @@ struct LimitsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "limits",
         abstract: "Show, or change live, the scheduler's concurrency limits.",
-        discussion: "Changes apply at once to new work and last until the scheduler restarts (set them as scheduler flags to keep them).")
+        discussion: """
+        Changes apply at once to new work and are stored: they stay in force after any restart of the scheduler \
+        (kill -9 included). A limit given to stowage-scheduler as a flag or STOWAGE_<OPTION> at start overrides \
+        the stored value for that run (the scheduler logs it). --reset forgets the stored values.
+        """)
     @OptionGroup var connection: ConnectionOptions
     @Option(help: "Titles downloading at once.") var titles: Int?
     @Option(name: .customLong("per-title"), help: "Segment fetches in flight per title.") var perTitle: Int?
     @Option(name: .customLong("per-host"), help: "Requests in flight to one origin host, across all workers.") var perHost: Int?
     @Option(help: "License requests in flight at once.") var licenses: Int?
     @Option(help: "Global download rate cap in bytes/s (0 = none).") var bandwidth: Int64?
+    @Option(name: .customLong("disk-cushion"), help: "Bytes always kept free where titles are stored.") var diskCushion: Int64?
+    @Flag(help: "Forget the stored limits: back to the defaults (other options given with it then apply).")
+    var reset = false
 
     func validate() throws {
         for (name, v) in [("titles", titles), ("per-title", perTitle), ("per-host", perHost), ("licenses", licenses)] {
             if let v, v < 1 { throw ValidationError("--\(name) must be at least 1") }
         }
         if let bandwidth, bandwidth < 0 { throw ValidationError("--bandwidth must be 0 (none) or positive") }
+        if let diskCushion, diskCushion < 0 { throw ValidationError("--disk-cushion must be 0 or positive") }
     }
 
     func run() throws {
-        let change = LimitsInfo(titles: titles, perTitle: perTitle, perHost: perHost, licenses: licenses, bandwidth: bandwidth)
-        let any = titles != nil || perTitle != nil || perHost != nil || licenses != nil || bandwidth != nil
+        let change = LimitsInfo(titles: titles, perTitle: perTitle, perHost: perHost, licenses: licenses, bandwidth: bandwidth,
+                                diskCushion: diskCushion, reset: reset ? true : nil)
+        let any = reset || [titles, perTitle, perHost, licenses].contains { $0 != nil } || bandwidth != nil || diskCushion != nil
         guard case .limits(let l) = try connection.client().request(.limits(any ? change : nil)).checked() else {
             throw Failure(description: "unexpected reply")
         }
@@ -65,5 +74,6 @@ struct LimitsCommand: ParsableCommand {
         print("requests in flight per host:  \(l.perHost ?? 0)")
         print("license requests at once:     \(l.licenses ?? 0)")
         print("bandwidth cap:                \((l.bandwidth ?? 0) > 0 ? "\(TitleFormatter.bytes(l.bandwidth))/s" : "none")")
+        print("disk cushion:                 \(TitleFormatter.bytes(l.diskCushion))")
     }
 }

@@ -22,7 +22,8 @@ final class Harness: @unchecked Sendable {
 
     deinit {
         for p in processes.values where p.isRunning { kill(p.processIdentifier, SIGKILL) }
-        try? FileManager.default.removeItem(at: root)
+        // STOWAGE_TEST_KEEP=1 keeps homes, logs and media for a look after a failure.
+        if ProcessInfo.processInfo.environment["STOWAGE_TEST_KEEP"] == nil { try? FileManager.default.removeItem(at: root) }
     }
 
     /// The build's bin directory: `STOWAGE_BIN` (set by Deploy/test.sh), else `.build/debug` of this checkout.
@@ -39,9 +40,9 @@ final class Harness: @unchecked Sendable {
     }
 
     /// Starts the origin on a free port and waits for its "listening" line.
-    func startOrigin(latencyMilliseconds: Int = 0, throttleBytesPerSecond: Int = 0, extra: [String] = []) throws {
+    func startOrigin(latencyMilliseconds: Int = 0, throttleBytesPerSecond: Int = 0, port: Int = 0, extra: [String] = []) throws {
         let out = root.appendingPathComponent("origin.out")
-        let p = try spawn("origin", "stowage-origin", ["serve", "--root", media.path, "--port", "0", "--latency-ms", "\(latencyMilliseconds)",
+        let p = try spawn("origin", "stowage-origin", ["serve", "--root", media.path, "--port", "\(port)", "--latency-ms", "\(latencyMilliseconds)",
                                                        "--throttle-bps", "\(throttleBytesPerSecond)"] + extra + [
                                                        "--access-log", root.appendingPathComponent("access.log").path], stdout: out)
         _ = p
@@ -54,7 +55,8 @@ final class Harness: @unchecked Sendable {
 
     /// Starts a named process from the bin directory with STOWAGE_HOME set.
     @discardableResult
-    func spawn(_ name: String, _ executable: String, _ arguments: [String], stdout: URL? = nil, namespace: String? = nil) throws -> Process {
+    func spawn(_ name: String, _ executable: String, _ arguments: [String], stdout: URL? = nil, namespace: String? = nil,
+               environment: [String: String] = [:]) throws -> Process {
         let p = Process()
         if let namespace {
             // Another test host: the same program inside a network namespace.
@@ -64,9 +66,9 @@ final class Harness: @unchecked Sendable {
             p.executableURL = bin.appendingPathComponent(executable)
             p.arguments = arguments
         }
-        var env = ProcessInfo.processInfo.environment
+        var env = Harness.cleanEnvironment()
         env["STOWAGE_HOME"] = home.path
-        env["STOWAGE_SCHEDULER"] = nil
+        env.merge(environment) { _, new in new }
         p.environment = env
         let log = root.appendingPathComponent("\(name).log")
         FileManager.default.createFile(atPath: log.path, contents: nil)
@@ -84,8 +86,18 @@ final class Harness: @unchecked Sendable {
         return p
     }
 
-    func startScheduler(_ extra: [String] = []) throws { try spawn("scheduler", "stowage-scheduler", extra) }
-    func startWorker(_ kind: String, name: String? = nil) throws { try spawn(name ?? kind, "stowage-\(kind)-worker", []) }
+    /// This process's environment without any `STOWAGE_*` variable: a test sets what it means to set.
+    static func cleanEnvironment() -> [String: String] {
+        ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("STOWAGE_") }
+    }
+
+    func startScheduler(_ extra: [String] = [], environment: [String: String] = [:]) throws {
+        try spawn("scheduler", "stowage-scheduler", extra, environment: environment)
+    }
+
+    func startWorker(_ kind: String, name: String? = nil, environment: [String: String] = [:]) throws {
+        try spawn(name ?? kind, "stowage-\(kind)-worker", [], environment: environment)
+    }
 
     func startPipeline(schedulerArguments: [String] = []) throws {
         try startScheduler(schedulerArguments)
@@ -133,13 +145,24 @@ final class Harness: @unchecked Sendable {
         let p = Process()
         p.executableURL = bin.appendingPathComponent(executable)
         p.arguments = arguments
-        var env = ProcessInfo.processInfo.environment
+        var env = Harness.cleanEnvironment()
         env["STOWAGE_HOME"] = home.path
         p.environment = env
         return try runCapturingOutput(p)
     }
 
     func stowctl(_ arguments: [String]) throws -> (Int32, String) { try run("stowctl", arguments) }
+
+    /// `stowctl` with its standard error kept, for error wording.
+    func stowctlStreams(_ arguments: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
+        let p = Process()
+        p.executableURL = bin.appendingPathComponent("stowctl")
+        p.arguments = arguments
+        var env = Harness.cleanEnvironment()
+        env["STOWAGE_HOME"] = home.path
+        p.environment = env
+        return try runCapturingStreams(p)
+    }
 
     func status(_ token: String) throws -> TitleStatus {
         let (code, out) = try stowctl(["status", token, "--json"])

@@ -65,7 +65,9 @@ struct FrameCodecTests {
                                  license: nil, localPlaylist: nil, playableOffline: false, error: nil)
         let object = try JSONSerialization.jsonObject(with: JSONEncoder().encode(status)) as! [String: Any]
         let keys = ["token", "url", "name", "state", "progress", "bytesDownloaded", "bytesExpected", "segmentsDone", "segmentsTotal",
-                    "requestedAt", "startedAt", "endedAt", "license", "localPlaylist", "playableOffline", "error"]
+                    "requestedAt", "startedAt", "endedAt", "license", "localPlaylist", "playableOffline", "error",
+                    // the resumption issue's additions
+                    "suspendedReason", "suspendedSince", "nextProbeAt", "waitingFor", "queuePosition"]
         #expect(Set(object.keys) == Set(keys))
     }
 

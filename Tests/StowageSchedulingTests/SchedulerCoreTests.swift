@@ -29,6 +29,20 @@ struct SchedulerCoreTests {
         #expect(next.count == 1 && next[0].item.token == leases[0].item.token)
     }
 
+    @Test func titlesWaitingForASlotAreQueuedInTheOrderTheyWillGetOne() {
+        var c = core(titles: 1, perTitle: 1)
+        c.register(id: "d1", info: worker(.download), now: 0)
+        c.addTitle("first", priority: 0, requestedAt: 1)
+        c.addTitle("second", priority: 0, requestedAt: 2)
+        c.addTitle("urgent", priority: 9, requestedAt: 3)
+        c.addTitle("licensing", priority: 0, requestedAt: 0)
+        c.enqueue(WorkItem(token: "licensing", kind: .license))
+        for (i, t) in ["first", "second", "urgent"].enumerated() { c.enqueue(WorkItem(token: t, kind: .fetch(resource: Int64(i)))) }
+        #expect(c.slotQueue() == ["urgent", "first", "second"], "license work needs no slot")
+        #expect(c.assign(now: 1).map(\.item.token) == ["urgent"])
+        #expect(c.slotQueue() == ["first", "second"], "the title holding the slot left the queue")
+    }
+
     @Test func priorityThenRequestTime() {
         var c = core(titles: 1, perTitle: 1)
         c.register(id: "d1", info: worker(.download), now: 0)

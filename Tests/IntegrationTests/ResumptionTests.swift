@@ -1,0 +1,221 @@
+import Foundation
+import StowageProtocol
+import Testing
+
+/// Resumption under real faults: the origin gone for minutes, wall-clock steps, a scheduler killed after
+/// the operator changed the limits, signed URLs that expire mid-title.
+@Suite("Resumption under real-world faults", .serialized)
+struct ResumptionTests {
+    /// The port of the origin's URL (`http://127.0.0.1:PORT/`).
+    func port(of url: String) throws -> Int {
+        try #require(URL(string: url)?.port)
+    }
+
+    @Test func aTitleWaitsForTheNetworkAndCompletesByItselfWhenTheOriginIsBack() throws {
+        let h = try Harness(name: "netloss")
+        try h.makeSample(seconds: 12)
+        try h.startOrigin(throttleBytesPerSecond: 150_000)
+        let port = try port(of: h.originURL)
+        try h.startPipeline(schedulerArguments: ["--per-title", "2"])
+        let token = try h.submit("master.m3u8", ["--bitrate", "2000000"])
+        try h.waitUntil(timeout: 60, "two files verified") { ((try? h.status(token))?.segmentsDone ?? 0) >= 2 }
+        let downAt = Date()
+        #expect(h.terminate("origin") == 0)
+
+        var waiting: TitleStatus?
+        try h.waitUntil(timeout: 150, "the title to wait for the network") {
+            waiting = try? h.status(token)
+            return waiting?.state == .suspended
+        }
+        let w = try #require(waiting)
+        #expect(w.suspendedReason == .network)
+        #expect(w.waitingFor == "127.0.0.1:\(port)")
+        #expect(w.suspendedSince != nil && w.nextProbeAt != nil, "status says since when and the next probe")
+        #expect(w.error?.code == .network)
+        #expect(w.error?.message.contains("connection refused by 127.0.0.1:\(port)") == true, "\(w.error?.message ?? "")")
+        // Down for at least two minutes in all: the title keeps waiting, it never fails.
+        while Date().timeIntervalSince(downAt) < 125 {
+            let s = try h.status(token)
+            #expect(s.state == .suspended && s.suspendedReason == .network, "still waiting after \(Date().timeIntervalSince(downAt)) s")
+            usleep(2_000_000)
+        }
+        let before = try h.status(token).segmentsDone
+        try h.startOrigin(throttleBytesPerSecond: 150_000, port: port)
+        let final = try h.waitForFinal(token, timeout: 150)
+        #expect(final.state == .completed, "\(String(describing: final.error))")
+        #expect(final.error == nil)
+        #expect(final.segmentsDone > before)
+        let dir = URL(fileURLWithPath: try #require(final.localPlaylist)).deletingLastPathComponent()
+        let compared = try OfflineCopy.compare(localMedia: dir.appendingPathComponent("video/index.m3u8"),
+                                               originMedia: h.media.appendingPathComponent("v720p/index.m3u8"))
+        #expect(compared >= 3)
+        #expect(h.log("scheduler").contains("host answers again"), "resumed by the probe, not by an operator")
+    }
+
+    @Test func giveUpAfterFailsATitleThatWaitedTooLong() throws {
+        let h = try Harness(name: "giveup")
+        try h.makeSample(seconds: 6)
+        try h.startOrigin()
+        let url = h.originURL
+        #expect(h.terminate("origin") == 0)
+        try h.startPipeline(schedulerArguments: ["--give-up-after", "3s"])
+        let (code, out) = try h.stowctl(["submit", url + "master.m3u8"])
+        #expect(code == 0)
+        let token = String(try #require(out.split(separator: "\n").last))
+        let final = try h.waitForFinal(token, timeout: 150)
+        #expect(final.state == .failed)
+        #expect(final.error?.code == .network)
+        #expect(final.error?.message.contains("--give-up-after") == true, "\(final.error?.message ?? "")")
+    }
+
+    /// libfaketime shifts the wall clock of a running process (the offset file is re-read on every call).
+    static let faketime = "/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1"
+
+    @Test func wallClockStepsDeclareNoWorkerDeadAndDelayNothing() throws {
+        #expect(FileManager.default.fileExists(atPath: Self.faketime),
+                "libfaketime is missing (Debian package faketime; Deploy/test.sh installs it)")
+        let h = try Harness(name: "clock")
+        try h.makeSample(seconds: 12)
+        try h.startOrigin(throttleBytesPerSecond: 120_000)
+        let schedulerClock = h.root.appendingPathComponent("scheduler.faketime")
+        let workerClock = h.root.appendingPathComponent("worker.faketime")
+        for f in [schedulerClock, workerClock] { try "+0".write(to: f, atomically: true, encoding: .utf8) }
+        func fake(_ file: URL) -> [String: String] {
+            ["LD_PRELOAD": Self.faketime, "FAKETIME_TIMESTAMP_FILE": file.path, "FAKETIME_NO_CACHE": "1",
+             "FAKETIME_DONT_FAKE_MONOTONIC": "1"]
+        }
+        try h.startScheduler(["--per-title", "2"], environment: fake(schedulerClock))
+        try h.startWorker("license")
+        try h.startWorker("integrity")
+        try h.startWorker("download", environment: fake(workerClock))
+        try h.waitUntil(timeout: 20, "three workers registered") { (try? h.workers().count) == 3 }
+        let ids = Set(try h.workers().map(\.id))
+        let token = try h.submit("master.m3u8", ["--bitrate", "2000000"])
+        try h.waitUntil(timeout: 60, "the download under way") { ((try? h.status(token))?.segmentsDone ?? 0) >= 1 }
+        #expect(try h.status(token).state == .downloading)
+
+        // +10 min on the scheduler, then on the worker; then −1 h on both (from real time).
+        try "+600".write(to: schedulerClock, atomically: true, encoding: .utf8)
+        usleep(4_000_000)
+        try "+600".write(to: workerClock, atomically: true, encoding: .utf8)
+        usleep(4_000_000)
+        try "-3600".write(to: schedulerClock, atomically: true, encoding: .utf8)
+        try "-3600".write(to: workerClock, atomically: true, encoding: .utf8)
+        // The scheduler's clock guard (every 10 s) sees the step back: proof the fake clock reached it.
+        try h.waitUntil(timeout: 30, "the scheduler to see its wall clock go back") {
+            h.log("scheduler").contains("the wall clock went back")
+        }
+        let final = try h.waitForFinal(token, timeout: 150)
+        #expect(final.state == .completed, "\(String(describing: final.error))")
+        #expect(Set(try h.workers().map(\.id)) == ids, "the same workers, none re-registered")
+        #expect(try h.workers().allSatisfy(\.alive))
+        #expect(!h.log("scheduler").contains("declared dead"))
+        #expect(!h.log("scheduler").contains("re-issuing"))
+        #expect(!h.log("download").contains("reconnecting"))
+        #expect(!h.log("download").contains("register again"))
+        // The worker's own log stamps prove its wall clock was an hour back when it stopped.
+        #expect(h.terminate("download") == 0)
+        let stamp = try #require(h.log("download").split(separator: "\n").last?.split(separator: " ").first)
+        let format = DateFormatter()
+        format.locale = Locale(identifier: "en_US_POSIX")
+        format.dateFormat = "yyyy-MM-dd'T'HH:mm:ssZ"
+        let logged = try #require(format.date(from: String(stamp)), "log stamp \(stamp)")
+        #expect(abs(Date().timeIntervalSince(logged) - 3600) < 120, "worker's last log line is stamped \(stamp)")
+        let dir = URL(fileURLWithPath: try #require(final.localPlaylist)).deletingLastPathComponent()
+        _ = try OfflineCopy.compare(localMedia: dir.appendingPathComponent("video/index.m3u8"),
+                                    originMedia: h.media.appendingPathComponent("v720p/index.m3u8"))
+    }
+
+    struct OriginSnapshot: Decodable {
+        var maxConnections: Int
+        var maxInFlight: Int
+    }
+
+    func limits(_ h: Harness) throws -> LimitsInfo {
+        let (code, out) = try h.stowctl(["limits", "--json"])
+        #expect(code == 0)
+        return try JSONDecoder().decode(LimitsInfo.self, from: Data(out.utf8))
+    }
+
+    @Test func limitsSetLiveHoldAfterKill9AndFlagsOverrideThemForARun() throws {
+        let h = try Harness(name: "limits")
+        try h.makeSample(seconds: 12)
+        try h.startOrigin(latencyMilliseconds: 150)
+        try h.startPipeline()
+        #expect(try h.stowctl(["limits", "--per-host", "2", "--per-title", "4", "--bandwidth", "0"]).0 == 0)
+        h.kill9("scheduler")
+        try h.startScheduler()
+        try h.waitUntil(timeout: 20, "workers back") { (try? h.workers().count) == 3 }
+        let l = try limits(h)
+        #expect(l.perHost == 2 && l.perTitle == 4, "stored limits in force after kill -9: \(l)")
+        // The origin sees no more than the stored per-host limit.
+        let token = try h.submit("master.m3u8")
+        let final = try h.waitForFinal(token)
+        #expect(final.state == .completed, "\(String(describing: final.error))")
+        // Asked once the workers' idle connections are closed (ss), so the question is not one more connection.
+        let port = try port(of: h.originURL)
+        try h.waitUntil(timeout: 20, "no connection open at the origin") {
+            let (_, out) = try TestMedia.shOutput("ss -Htn state established '( sport = :\(port) )' | wc -l", in: h.root)
+            return out.trimmingCharacters(in: .whitespacesAndNewlines) == "0"
+        }
+        let (_, stats) = try TestMedia.shOutput("curl -s \(h.originURL)__stats", in: h.root)
+        let snapshot = try JSONDecoder().decode(OriginSnapshot.self, from: Data(stats.utf8))
+        #expect(snapshot.maxInFlight <= 2 && snapshot.maxConnections <= 2, "origin saw \(stats)")
+        #expect(snapshot.maxInFlight == 2, "the limit was reached, so it was what held the origin to 2")
+
+        // A flag at start overrides the stored value for that run, and says so.
+        #expect(h.terminate("scheduler") == 0)
+        try h.startScheduler(["--per-host", "3"])
+        try h.waitUntil(timeout: 20, "workers back") { (try? h.workers().count) == 3 }
+        #expect(try limits(h).perHost == 3)
+        #expect(try limits(h).perTitle == 4)
+        #expect(h.log("scheduler").contains("--per-host 3 given at start overrides the stored 2"))
+        // --reset: back to the defaults, also after a restart.
+        #expect(try h.stowctl(["limits", "--reset"]).0 == 0)
+        h.kill9("scheduler")
+        try h.startScheduler()
+        try h.waitUntil(timeout: 20, "workers back") { (try? h.workers().count) == 3 }
+        let reset = try limits(h)
+        #expect(reset.perHost == 8 && reset.perTitle == 6 && reset.titles == 2, "\(reset)")
+    }
+
+    @Test func signedURLsThatExpireMidTitleAreRenewedByReResolving() throws {
+        let h = try Harness(name: "signed")
+        try h.makeSample(seconds: 12)
+        try h.startOrigin(throttleBytesPerSecond: 200_000, extra: ["--sign-urls", "3s"])
+        try h.startPipeline(schedulerArguments: ["--per-title", "1"])
+        let token = try h.submit("master.m3u8", ["--bitrate", "2000000"])
+        let final = try h.waitForFinal(token, timeout: 180)
+        #expect(final.state == .completed, "\(String(describing: final.error))")
+        let log = h.originLog()
+        let refused = log.filter { $0.count > 3 && $0[2].contains(".ts") && $0[3] == "403" }
+        #expect(!refused.isEmpty, "URLs expired during the download (the origin refused some)")
+        let masters = log.filter { $0.count > 3 && $0[2].hasPrefix("/master.m3u8") }.count
+        #expect(masters >= 2, "the title was re-resolved from its URL (\(masters) master fetches)")
+        let dir = URL(fileURLWithPath: try #require(final.localPlaylist)).deletingLastPathComponent()
+        _ = try OfflineCopy.compare(localMedia: dir.appendingPathComponent("video/index.m3u8"),
+                                    originMedia: h.media.appendingPathComponent("v720p/index.m3u8"))
+    }
+
+    @Test func queuedTitlesShowRequestedWithTheirPlaceAndUnknownTokensAreNotFound() throws {
+        let h = try Harness(name: "queued")
+        try h.makeSample(seconds: 8)
+        for t in 0..<3 { _ = try TestMedia.sh("mkdir -p t\(t) && cp -r v360p vEnglish master.m3u8 t\(t)/", in: h.media) }
+        try h.startOrigin(throttleBytesPerSecond: 100_000)
+        try h.startPipeline(schedulerArguments: ["--titles", "1", "--per-title", "1"])
+        let tokens = try (0..<3).map { try h.submit("t\($0)/master.m3u8") }
+        try h.waitUntil(timeout: 60, "one title downloading, two queued") {
+            let s = tokens.compactMap { try? h.status($0) }
+            return s.filter { $0.state == .downloading }.count == 1 && s.filter { $0.queuePosition != nil }.count == 2
+        }
+        let states = try tokens.map { try h.status($0) }
+        #expect(states[0].state == .downloading && states[0].queuePosition == nil)
+        #expect(states[1].state == .requested && states[1].queuePosition == 1)
+        #expect(states[2].state == .requested && states[2].queuePosition == 2)
+        for t in tokens { #expect(try h.waitForFinal(t).state == .completed) }
+
+        let missing = try h.stowctlStreams(["status", "0123456789abcdef", "--json"])
+        #expect(missing.status == 1)
+        #expect(missing.stderr.contains("[not-found]") && missing.stderr.contains("0123456789abcdef"), "\(missing.stderr)")
+    }
+}
