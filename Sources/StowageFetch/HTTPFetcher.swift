@@ -23,6 +23,9 @@ public final class HTTPFetcher: Sendable {
         var config = HTTPClient.Configuration(redirectConfiguration: .disallow,
                                               timeout: .init(connect: .seconds(10), read: .seconds(30)))
         config.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = connectionsPerHost
+        // A refused connection fails the request at once: the scheduler owns retries and backoff, and notices
+        // an outage in seconds instead of one connect timeout per attempt.
+        config.connectionPool.retryConnectionEstablishment = false
         // Idle connections close soon, as the scheduler's per-host connection count assumes.
         config.connectionPool.idleTimeout = .milliseconds(Int64(WireProtocol.connectionIdleMilliseconds))
         config.decompression = .disabled

@@ -62,6 +62,7 @@ extension SchedulerService {
 
     /// The host answered: suspended titles waiting for it resume, renewals waiting for it run.
     func resumeWaiting(on endpoint: String) throws {
+        hostFailures[endpoint] = nil
         for var title in try store.titlesWaitingForHosts() where title.waitingHost == endpoint {
             if title.titleState == .suspended && title.suspendedReason == SuspendedReason.network.rawValue {
                 try resume(title.token)

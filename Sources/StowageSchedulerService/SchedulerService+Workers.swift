@@ -157,6 +157,7 @@ extension SchedulerService {
                 return try retry(r, reason: "got \(report.bytes) bytes of a \(expected)-byte range", code: .network)
             }
             lastRefresh[token]?.fetchesSince += 1
+            if !hostFailures.isEmpty, let host = HostProbe.endpoint(of: r.url) { hostFailures[host] = nil }
             r.state = ResourceState.fetched.rawValue
             r.bytes = report.bytes
             r.sha256 = nil // taken from the file on disk by its first verification
@@ -200,7 +201,10 @@ extension SchedulerService {
                 logger.info("origin asked to slow down", metadata: ["host": "\(host)", "retryAfter": "\(wait)"])
             }
             var counted = r
-            if failure.madeProgress == true { counted.attempts = 0 } // progress was made: the counter starts over
+            if failure.madeProgress == true { // progress was made: the counters start over
+                counted.attempts = 0
+                if let host = failure.endpoint ?? HostProbe.endpoint(of: r.url) { hostFailures[host] = nil }
+            }
             try retry(counted, reason: failure.message, code: failure.code, retryAfter: failure.retryAfter,
                       endpoint: failure.endpoint)
         case (.verify, .failed(let failure)):
@@ -234,18 +238,41 @@ extension SchedulerService {
         r.state = ResourceState.pending.rawValue
         try store.update(r)
         metrics.retried(code)
-        guard r.attempts < options.maxAttempts else {
+        // Connectivity is the host's, not the file's: failures in a row at a host (any file, no answer between)
+        // spend the budget as well, so an outage is noticed in about a minute however many files are queued.
+        var inARow = 0
+        if code == .network, let host = endpoint ?? HostProbe.endpoint(of: r.url) {
+            let t = monotonic()
+            var row = hostFailures[host] ?? FailureRow(count: 0, since: t)
+            row.count += 1
+            hostFailures[host] = row
+            // Counts once the host has failed for a while: a blip of a second does not suspend anything.
+            if t - row.since >= Self.outageSeconds { inARow = row.count }
+        } else if !hostFailures.isEmpty, let host = HostProbe.endpoint(of: r.url) {
+            hostFailures[host] = nil  // it answered (an HTTP status, a bad file): reachable
+        }
+        guard r.attempts < options.maxAttempts && inARow < options.maxAttempts else {
             if code == .network {
-                // Connectivity: the title waits for the host instead of failing; the resource starts over then.
+                // The title waits for the host instead of failing; the file's count starts over then.
+                let count = max(r.attempts, inARow)
                 r.attempts = 0
                 try store.update(r)
                 return try suspendForNetwork(r.token, endpoint: endpoint ?? HostProbe.endpoint(of: r.url),
-                                             message: "\(reason) (after \(options.maxAttempts) attempts)")
+                                             message: "\(reason) (\(count) attempts in a row failed)")
             }
             return try fail(r.token, TitleError(code: code, message: "\(r.url): \(reason) (after \(r.attempts) attempts)"))
         }
         delayed.append((monotonic() + max(backoff(r.attempts), retryAfter ?? 0), fetchItem(r)))
     }
+
+    /// Connectivity failures in a row at one host, since when (monotonic).
+    struct FailureRow {
+        var count: Int
+        var since: Double
+    }
+
+    /// How long a host must keep failing before its failures in a row suspend titles.
+    static let outageSeconds = 20.0
 
     /// Exponential backoff with jitter: 0.5 s, 1 s, 2 s … capped at 30 s.
     func backoff(_ attempt: Int) -> Double {

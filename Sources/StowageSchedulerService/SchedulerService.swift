@@ -77,6 +77,8 @@ public final class SchedulerService {
     /// Hosts that could not be reached, probed until they answer; probe results arrive from other threads.
     var hostWatch = HostWatch()
     let probeInbox = ProbeInbox()
+    /// Connectivity failures in a row per `host:port` (reset by any answer from it).
+    var hostFailures: [String: FailureRow] = [:]
     /// Titles whose segment work waits for a "titles at once" slot (shown as `requested`).
     var waitingForSlot: Set<String> = []
     /// Re-resolutions of titles whose signed URLs were refused, and what waits for each.

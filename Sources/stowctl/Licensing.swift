@@ -16,8 +16,8 @@ struct Preload: ParsableCommand {
                                     terms: license.terms, licenseURL: license.licenseURL, preloadOnly: true)
         let client = try connection.client()
         guard case .submitted(let token) = try client.request(.submit(request)).checked() else { throw Failure(description: "unexpected reply") }
-        let deadline = Date().addingTimeInterval(120)
-        while Date() < deadline {
+        let deadline = monotonic() + 120
+        while monotonic() < deadline {
             guard case .title(let s) = try client.request(.status(token: token)).checked() else { break }
             if s.state == .licensed || s.state == .downloading || s.state == .completed || s.state.isFinal {
                 if s.state == .failed { throw Failure(description: "preload of \(token) failed: [\(s.error?.code.rawValue ?? "")] \(s.error?.message ?? "")") }
@@ -111,8 +111,8 @@ struct Renew: ParsableCommand {
     private func renewOne(_ client: SchedulerClient, _ token: String) -> (error: String?, detail: String) {
         do {
             _ = try client.request(.renew(token: token, terms: license.terms, licenseURL: license.licenseURL)).checked()
-            let deadline = Date().addingTimeInterval(120)
-            while Date() < deadline {
+            let deadline = monotonic() + 120
+            while monotonic() < deadline {
                 usleep(150_000)
                 guard case .license(let now) = try client.request(.license(token: token)).checked() else { continue }
                 // The scheduler marks the renewal as running before it answers; it ends with new terms or an error.

@@ -49,12 +49,25 @@ enum TitleFormatter {
         return "\(s.token)  \(s.state.rawValue.padding(toLength: 11, withPad: " ", startingAt: 0)) \(percent)  \(s.segmentsDone)/\(s.segmentsTotal) files  \(bytes(s.bytesDownloaded))  \(s.name ?? s.url)"
     }
 
+    /// Why a title waits: ` (network: waiting for host:port since …, next probe at …)`, ` (queued: 2nd)`.
+    static func stateDetail(_ s: TitleStatus) -> String {
+        if let reason = s.suspendedReason {
+            var text = " (\(reason.rawValue)"
+            if let host = s.waitingFor { text += ": waiting for \(host) to answer" }
+            if let since = s.suspendedSince { text += ", since \(since)" }
+            if let next = s.nextProbeAt { text += ", next probe \(next)" }
+            return text + ")"
+        }
+        if let place = s.queuePosition { return " (waiting for a download slot: \(place) in the queue)" }
+        return ""
+    }
+
     static func details(_ s: TitleStatus) -> String {
         var lines = [
             "token:      \(s.token)",
             "url:        \(s.url)",
             "name:       \(s.name ?? "-")",
-            "state:      \(s.state.rawValue)",
+            "state:      \(s.state.rawValue)\(stateDetail(s))",
             "progress:   \(String(format: "%.1f%%", s.progress * 100))  (\(s.segmentsDone)/\(s.segmentsTotal) files, \(bytes(s.bytesDownloaded)) of \(bytes(s.bytesExpected)))",
             "requested:  \(s.requestedAt ?? "-")",
             "started:    \(s.startedAt ?? "-")",

@@ -37,25 +37,35 @@ struct ChaosTests {
         var tokens: [String] = []
         for t in 0..<titles { tokens.append(try h.submit("t\(t)/master.m3u8", ["--name", "chaos-\(t)"])) }
 
-        var kills = 0
-        var generation = 0
-        for round in 0..<rounds {
-            usleep(700_000)
-            if round % 3 == 2 {
-                h.kill9("scheduler")
-                try h.startScheduler(schedulerArgs)
-            } else {
-                let name = round % 2 == 0 ? "download-a" : "download-b"
-                h.kill9(name)
-                generation += 1
-                try h.startWorker("download", name: name)
+        var kills = 0, busyKills = 0, integrityKills = 0
+        /// Whether the process holds work now (a worker: tasks in hand; the scheduler: leases out), waiting up
+        /// to 5 s for it to get some: kills are meant to hit busy processes.
+        func busy(_ name: String) -> Bool {
+            let deadline = Date().addingTimeInterval(5)
+            while Date() < deadline {
+                if let workers = try? h.workers() {
+                    if name == "scheduler" ? workers.contains(where: { $0.tasksInHand > 0 })
+                        : workers.contains(where: { $0.pid == h.pid(name) && $0.tasksInHand > 0 }) { return true }
+                }
+                usleep(50_000)
             }
+            return false
+        }
+        func killAndRestart(_ name: String) throws {
+            if name == "integrity" { integrityKills += 1 } else if busy(name) { busyKills += 1 }
+            h.kill9(name)
             kills += 1
-            if round % 4 == 3 {
-                h.kill9("integrity")
-                try h.startWorker("integrity")
-                kills += 1
+            if name == "scheduler" { try h.startScheduler(schedulerArgs) } else {
+                try h.startWorker(name.hasPrefix("download") ? "download" : "integrity", name: name)
             }
+            try h.waitUntil(timeout: 20, "\(name) back") {
+                (try? h.workers())?.filter(\.alive).count ?? 0 >= 4
+                    && (name == "scheduler" || (try? h.workers())?.contains { $0.pid == h.pid(name) } == true)
+            }
+        }
+        for round in 0..<rounds {
+            try killAndRestart(round % 3 == 2 ? "scheduler" : (round % 2 == 0 ? "download-a" : "download-b"))
+            if round % 4 == 3 { try killAndRestart("integrity") }
         }
         var finals: [TitleStatus] = []
         for token in tokens { finals.append(try h.waitForFinal(token, timeout: 300)) }
@@ -77,5 +87,11 @@ struct ChaosTests {
         #expect(stats.maxConnections <= perHost, "connections open at the origin never exceed --per-host")
         #expect(stats.maxTitlesAtOnce <= titlesAtOnce, "titles downloading at once never exceed --titles")
         #expect(complete - files <= kills * perHost, "files fetched again are at most those in flight at the kills")
+        for kind in ["reset", "truncate", "unavailable", "stall"] {
+            #expect((stats.faults[kind] ?? 0) >= 1, "the origin injected at least one \(kind): \(stats.faults)")
+        }
+        // Verifications are short, so an integrity worker is often idle when it dies; the others must be busy.
+        #expect(busyKills == kills - integrityKills,
+                "every scheduler and download-worker kill hit a process holding work (\(busyKills) of \(kills - integrityKills))")
     }
 }

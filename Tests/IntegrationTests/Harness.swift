@@ -86,6 +86,37 @@ final class Harness: @unchecked Sendable {
         return p
     }
 
+    /// A TCP port free on 127.0.0.1 now (the kernel picks it), so two test runs never pick the same one.
+    static func freePort() throws -> Int {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw HarnessError("socket() failed: \(String(cString: strerror(errno)))") }
+        defer { close(fd) }
+        var addr = sockaddr_in()
+        addr.sin_family = sa_family_t(AF_INET)
+        addr.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var len = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let ok = withUnsafeMutablePointer(to: &addr) { p in
+            p.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, len) == 0 && getsockname(fd, $0, &len) == 0 }
+        }
+        guard ok else { throw HarnessError("cannot find a free port: \(String(cString: strerror(errno)))") }
+        return Int(UInt16(bigEndian: addr.sin_port))
+    }
+
+    /// libfaketime (Debian `faketime`, installed by Deploy/test.sh).
+    static let faketime = "/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1"
+
+    /// A fake wall clock for a process: the environment that loads libfaketime, and the file holding the offset
+    /// (`+600`, `-3600`, seconds) that can be rewritten while the process runs. The monotonic clock stays real.
+    func fakeClock(_ name: String) throws -> (file: URL, environment: [String: String]) {
+        guard FileManager.default.fileExists(atPath: Harness.faketime) else {
+            throw HarnessError("libfaketime is missing at \(Harness.faketime): install Debian's faketime (Deploy/test.sh does)")
+        }
+        let file = root.appendingPathComponent("\(name).faketime")
+        try "+0".write(to: file, atomically: true, encoding: .utf8)
+        return (file, ["LD_PRELOAD": Harness.faketime, "FAKETIME_TIMESTAMP_FILE": file.path, "FAKETIME_NO_CACHE": "1",
+                       "FAKETIME_DONT_FAKE_MONOTONIC": "1"])
+    }
+
     /// This process's environment without any `STOWAGE_*` variable: a test sets what it means to set.
     static func cleanEnvironment() -> [String: String] {
         ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("STOWAGE_") }
@@ -168,6 +199,11 @@ final class Harness: @unchecked Sendable {
         let (code, out) = try stowctl(["status", token, "--json"])
         guard code == 0 else { throw HarnessError("stowctl status exited \(code): \(out)") }
         return try JSONDecoder().decode(TitleStatus.self, from: Data(out.utf8))
+    }
+
+    /// Waits until no worker holds a task (what was in flight has ended or was called back).
+    func waitForIdleWorkers(timeout: Double = 20) throws {
+        try waitUntil(timeout: timeout, "every worker idle") { (try? self.workers())?.allSatisfy { $0.tasksInHand == 0 } == true }
     }
 
     func workers() throws -> [WorkerInfo] {

@@ -66,6 +66,11 @@ struct LicensingTests {
         let (third, reason) = try h.run("stowctl", ["playable", token])
         #expect(third == 1 && reason.contains("plays are used"), "\(reason)")
         #expect(try h.stowctl(["play", token]).0 == 1)
+        // No plays left counts as expired, so `renew --expired` picks the title up.
+        let used = try h.status(token)
+        #expect(used.license?.expired == true && used.license?.playsRemaining == 0, "\(String(describing: used.license))")
+        let (_, renewed) = try h.stowctl(["renew", "--expired", "--json"])
+        #expect(renewed.contains(token), "renew --expired picked the used-up title: \(renewed)")
         let grants = try String(contentsOf: h.root.appendingPathComponent("grants.log"), encoding: .utf8)
         #expect(grants.contains("\"user\":\"alice\""))
         // No key bytes in any JSON output.
@@ -99,7 +104,11 @@ struct LicensingTests {
         let token = try #require(out.split(separator: "\n").last.map(String.init))
         #expect(try license(h, token).license?.playTimeRemainingSeconds == 5)
         let url = try h.startPlay(token)
-        #expect(!(try OfflineCopy.framemd5(url)).isEmpty)   // 8 s of media served
+        // Six seconds of wall clock with the play server open and nothing served: no play time is used.
+        let opened = Date()
+        try h.waitUntil(timeout: 20, "six seconds with the player idle") { Date().timeIntervalSince(opened) >= 6 }
+        #expect(try license(h, token).license?.playTimeRemainingSeconds == 5, "play time counts media served, not wall time")
+        #expect(!(try OfflineCopy.framemd5(url)).isEmpty)   // 8 s of media served, in far less wall time
         try h.waitUntil(timeout: 10, "the play time to be used up") { (try? self.license(h, token).license?.playTimeRemainingSeconds) == 0 }
         let (playable, reason) = try h.run("stowctl", ["playable", token])
         #expect(playable == 1 && reason.contains("play time"), "\(reason)")
@@ -149,6 +158,47 @@ struct LicensingTests {
         #expect(try h.status(token).state == .completed)
     }
 
+    @Test func forcedExpiryRenewalSuggestedAndRenewExpired() throws {
+        let h = try Harness(name: "lic-force")
+        try TestMedia.fmp4(into: h.media, singleFile: false, seconds: 4)
+        _ = try TestMedia.sh("for d in a b; do mkdir -p $d; cp index.m3u8 *.m4s $d/; cp init.mp4 $d/ 2>/dev/null || true; done",
+                             in: h.media)
+        try setPolicy(h, #"{"default": {"grantKind": "rental", "maxRentalSeconds": 3600}}"#)
+        try h.startOrigin(extra: ["--license-policy", h.root.appendingPathComponent("policy.json").path])
+        try h.startPipeline(schedulerArguments: ["--auto-renew-before", "5"])
+        func submit(_ path: String) throws -> String {
+            let (code, out) = try h.stowctl(["submit", h.originURL + path, "--rental", "1h", "--license-url",
+                                             h.originURL + "license", "--wait"])
+            #expect(code == 0, "\(out)")
+            return try #require(out.split(separator: "\n").last.map(String.init))
+        }
+        let a = try submit("a/index.m3u8"), b = try submit("b/index.m3u8")
+        // The server revokes A at its next renewal: A is expired and not playable, saying why.
+        try setPolicy(h, #"{"titles": {"/a/index.m3u8": {"grantKind": "rental", "maxRentalSeconds": 3600, "forceExpired": true}}, "default": {"grantKind": "rental", "maxRentalSeconds": 3600}}"#)
+        #expect(try h.stowctl(["renew", a]).0 == 0)
+        #expect(try license(h, a).forceExpired)
+        #expect(try license(h, a).license?.expired == true)
+        let (aPlayable, why) = try h.run("stowctl", ["playable", a])
+        #expect(aPlayable == 1 && why.contains("revoked"), "\(why)")
+        #expect(try h.stowctl(["playable", b]).0 == 0)
+        // `renew --expired` picks A, not B.
+        try setPolicy(h, #"{"default": {"grantKind": "rental", "maxRentalSeconds": 3600}}"#)
+        let (_, renewed) = try h.stowctl(["renew", "--expired", "--json"])
+        #expect(renewed.contains(a) && !renewed.contains(b), "\(renewed)")
+        #expect(try h.stowctl(["playable", a]).0 == 0, "renewed: playable again")
+        // The server suggests renewing B: the scheduler renews it by itself long before its expiry.
+        try setPolicy(h, #"{"titles": {"/b/index.m3u8": {"grantKind": "rental", "maxRentalSeconds": 3600, "renewalSuggested": true}}, "default": {"grantKind": "rental", "maxRentalSeconds": 3600}}"#)
+        #expect(try h.stowctl(["renew", b]).0 == 0)
+        #expect(try license(h, b).renewalSuggested)
+        let suggestedAt = try #require(try license(h, b).license?.requestedAt)
+        try setPolicy(h, #"{"default": {"grantKind": "rental", "maxRentalSeconds": 3600}}"#)
+        try h.waitUntil(timeout: 40, "an automatic renewal of the suggested title") {
+            (try? self.license(h, b).license?.requestedAt) != suggestedAt
+        }
+        #expect(try license(h, b).renewalSuggested == false)
+        #expect(h.log("scheduler").contains("renewing before expiry"))
+    }
+
     @Test func refusalTransientFailuresRenewalAndBulkRenewal() throws {
         let h = try start("lic-renew", { try TestMedia.fmp4(into: $0, singleFile: false, seconds: 4) },
                           policy: #"{"default": {"grantKind": "rental", "maxRentalSeconds": 600}}"#)
@@ -171,7 +221,6 @@ struct LicensingTests {
         let inode = try FileManager.default.attributesOfItem(atPath: path)[.systemFileNumber] as? Int
         let bytes = try Data(contentsOf: URL(fileURLWithPath: path))
         try setPolicy(h, #"{"titles": {"/index.m3u8": {"grantKind": "rental", "maxRentalSeconds": 7200}}}"#)
-        sleep(1)
         let (renewed, renewOut) = try h.stowctl(["renew", token, "--rental", "2h"])
         #expect(renewed == 0, "\(renewOut)")
         let second = try #require(try license(h, token).license)
@@ -202,41 +251,44 @@ struct LicensingTests {
         let purchase = try submit("p/index.m3u8", ["--purchase"])
         let rental = try submit("r/index.m3u8", ["--rental", "3s"])
         let dual = try submit("d/index.m3u8", ["--rental", "1h", "--play-duration", "2s"])
+        let downloaded = Date()
         let p = try #require(try license(h, purchase).license)
         #expect(p.kind == .purchase && p.expiresAt == nil && !p.expired)
         #expect(try h.stowctl(["license", "0000000000000000"]).0 == 1, "a missing title is an error")
-        // Dual expiry: the play duration starts at the first play.
-        #expect(try h.stowctl(["playable", dual]).0 == 0)
+        // Dual expiry: the play duration starts at the first play, not at the download: 3 s after the download
+        // the title is still playable.
+        try h.waitUntil(timeout: 20, "3 s after the download") { Date().timeIntervalSince(downloaded) >= 3 }
+        #expect(try h.stowctl(["playable", dual]).0 == 0, "the 2 s play duration has not started before the first play")
         _ = try h.startPlay(dual)
         stopPlay(h, dual)
-        sleep(4)
+        #expect(try h.stowctl(["playable", dual]).0 == 0, "still playable within the 2 s play duration")
+        try h.waitUntil(timeout: 15, "the play duration to end") { try h.stowctl(["playable", dual]).0 == 1 }
         let (dualCode, dualReason) = try h.run("stowctl", ["playable", dual])
         #expect(dualCode == 1 && dualReason.contains("play duration"), "\(dualReason)")
         let (rentalCode, rentalReason) = try h.run("stowctl", ["playable", rental])
         #expect(rentalCode == 1 && rentalReason.contains("rental expired"), "\(rentalReason)")
         #expect(try license(h, rental).license?.expired == true)
         #expect(try h.stowctl(["playable", purchase]).0 == 0)
-        // The clock goes back: the last time seen is an hour ahead of now.
-        let fresh = try submit("r/index.m3u8", []) // reuses the rental title's token
-        #expect(fresh == rental)
+        // The clock goes back 30 min under a running scheduler (libfaketime): a rental that is valid before
+        // the step is not playable after it, and the scheduler says why.
+        #expect(try h.stowctl(["renew", rental, "--rental", "1h"]).0 == 0)
         #expect(h.terminate("scheduler") == 0)
-        let ahead = Date().timeIntervalSince1970 + 3600
-        _ = try TestMedia.sh("sqlite3 '\(h.home.appendingPathComponent("stowage.sqlite").path)' \"UPDATE setting SET value='\(ahead)' WHERE key='clock.lastSeen'\"", in: h.root)
-        try h.startScheduler()
-        try h.waitUntil(timeout: 20, "scheduler back") { (try? h.workers().count) == 3 }
-        try h.waitUntil(timeout: 10, "rollback noticed") { (try? h.license(dual_or: rental, h)) == true }
+        let (clock, fake) = try h.fakeClock("scheduler")
+        try h.startScheduler(environment: fake)
+        try h.waitUntil(timeout: 20, "workers back") { (try? h.workers().count) == 3 }
+        let (before, beforeReason) = try h.run("stowctl", ["playable", rental])
+        #expect(before == 0, "valid before the step: \(beforeReason)")
+        #expect(try license(h, rental).license?.expired == false)
+        try "-1800".write(to: clock, atomically: true, encoding: .utf8)
+        try h.waitUntil(timeout: 30, "the scheduler to notice the clock went back") {
+            h.log("scheduler").contains("the wall clock went back")
+        }
+        let (after, afterReason) = try h.run("stowctl", ["playable", rental])
+        #expect(after == 1 && afterReason.contains("clock went back"), "not playable after the step: \(afterReason)")
+        #expect(try license(h, rental).license?.expired == true)
         let (pc, _) = try h.run("stowctl", ["playable", purchase])
         #expect(pc == 0, "a purchase does not depend on the clock")
         #expect(try h.stowctl(["renew", rental, "--rental", "1h"]).0 == 0)
         #expect(try h.stowctl(["playable", rental]).0 == 0, "renewed online: playable again")
-    }
-}
-
-extension Harness {
-    /// Whether `token`'s license currently reads as expired.
-    func license(dual_or token: String, _ h: Harness) throws -> Bool {
-        let (code, out) = try stowctl(["license", token, "--json"])
-        guard code == 0 else { return false }
-        return try JSONDecoder().decode(LicenseReport.self, from: Data(out.utf8)).license?.expired == true
     }
 }

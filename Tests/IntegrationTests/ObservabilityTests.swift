@@ -23,7 +23,7 @@ struct ObservabilityTests {
         let h = try Harness(name: "metrics")
         try h.makeSample(seconds: 8)
         try h.startOrigin(latencyMilliseconds: 300)
-        let schedulerPort = Int.random(in: 20_000...29_999), workerPort = Int.random(in: 30_000...39_999)
+        let schedulerPort = try Harness.freePort(), workerPort = try Harness.freePort()
         try h.startScheduler(["--metrics", "\(schedulerPort)", "--per-title", "2"])
         try h.startWorker("license")
         try h.spawn("download", "stowage-download-worker", ["--metrics", "127.0.0.1:\(workerPort)"])

@@ -23,7 +23,7 @@ struct ResumptionTests {
         #expect(h.terminate("origin") == 0)
 
         var waiting: TitleStatus?
-        try h.waitUntil(timeout: 150, "the title to wait for the network") {
+        try h.waitUntil(timeout: 120, "the title to wait for the network") {
             waiting = try? h.status(token)
             return waiting?.state == .suspended
         }
@@ -68,26 +68,16 @@ struct ResumptionTests {
         #expect(final.error?.message.contains("--give-up-after") == true, "\(final.error?.message ?? "")")
     }
 
-    /// libfaketime shifts the wall clock of a running process (the offset file is re-read on every call).
-    static let faketime = "/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1"
-
     @Test func wallClockStepsDeclareNoWorkerDeadAndDelayNothing() throws {
-        #expect(FileManager.default.fileExists(atPath: Self.faketime),
-                "libfaketime is missing (Debian package faketime; Deploy/test.sh installs it)")
         let h = try Harness(name: "clock")
         try h.makeSample(seconds: 12)
         try h.startOrigin(throttleBytesPerSecond: 120_000)
-        let schedulerClock = h.root.appendingPathComponent("scheduler.faketime")
-        let workerClock = h.root.appendingPathComponent("worker.faketime")
-        for f in [schedulerClock, workerClock] { try "+0".write(to: f, atomically: true, encoding: .utf8) }
-        func fake(_ file: URL) -> [String: String] {
-            ["LD_PRELOAD": Self.faketime, "FAKETIME_TIMESTAMP_FILE": file.path, "FAKETIME_NO_CACHE": "1",
-             "FAKETIME_DONT_FAKE_MONOTONIC": "1"]
-        }
-        try h.startScheduler(["--per-title", "2"], environment: fake(schedulerClock))
+        let (schedulerClock, schedulerFake) = try h.fakeClock("scheduler")
+        let (workerClock, workerFake) = try h.fakeClock("download")
+        try h.startScheduler(["--per-title", "2"], environment: schedulerFake)
         try h.startWorker("license")
         try h.startWorker("integrity")
-        try h.startWorker("download", environment: fake(workerClock))
+        try h.startWorker("download", environment: workerFake)
         try h.waitUntil(timeout: 20, "three workers registered") { (try? h.workers().count) == 3 }
         let ids = Set(try h.workers().map(\.id))
         let token = try h.submit("master.m3u8", ["--bitrate", "2000000"])

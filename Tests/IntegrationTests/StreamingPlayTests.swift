@@ -20,7 +20,7 @@ struct StreamingPlayTests {
         }
         try h.waitUntil(timeout: 60, "a first video segment on disk") { !stored().isEmpty }
         #expect(try h.stowctl(["pause", token]).0 == 0)
-        usleep(1_500_000) // let what was in flight settle
+        try h.waitForIdleWorkers() // what was in flight has settled
         let before = try h.status(token)
         let onDisk = stored()
         #expect(before.state == .suspended)

@@ -1,21 +1,17 @@
 import Foundation
 
-/// A second test host: a network namespace joined to this one by a veth pair (`ip netns`, needs root).
-/// `cut()` takes its link down, as if its cable were pulled; `restore()` brings it back. Where network
-/// namespaces cannot be made, the "host" is the loopback address 127.0.0.2 and a cut freezes its
-/// processes instead (SIGSTOP / SIGCONT).
-final class TestHost: @unchecked Sendable {
-    /// nil when falling back to loopback addresses.
-    let namespace: String?
+/// A second test host: a network namespace joined to this one by a veth pair (`ip netns`, needs root and
+/// iproute2). `cut()` takes its link down, as if its cable were pulled; `restore()` brings it back. Where
+/// network namespaces cannot be made, ``make()`` throws saying which step failed: the test fails, it never
+/// passes by pretending.
+final class TestHost: Sendable {
+    let namespace: String
     /// This host's address as the other host sees it, and the address of the first host from here.
     let address: String
     let peerAddress: String
     private let outerLink: String
     private let innerLink: String
-    /// Frozen on `cut()` in the loopback fallback.
-    var pids: [Int32] = []
-
-    private init(namespace: String?, address: String, peerAddress: String, outerLink: String, innerLink: String) {
+    private init(namespace: String, address: String, peerAddress: String, outerLink: String, innerLink: String) {
         self.namespace = namespace
         self.address = address
         self.peerAddress = peerAddress
@@ -23,7 +19,7 @@ final class TestHost: @unchecked Sendable {
         self.innerLink = innerLink
     }
 
-    static func make() -> TestHost {
+    static func make() throws -> TestHost {
         let n = Int.random(in: 1...250), tag = String(UInt16.random(in: 0...UInt16.max), radix: 16)
         let ns = "stw-\(tag)", outer = "stw\(tag)a", inner = "stw\(tag)b"
         let outerAddress = "10.77.\(n).1", innerAddress = "10.77.\(n).2"
@@ -37,27 +33,22 @@ final class TestHost: @unchecked Sendable {
             ["netns", "exec", ns, "ip", "link", "set", inner, "up"],
             ["netns", "exec", ns, "ip", "link", "set", "lo", "up"],
         ]
-        for step in steps where ip(step) != 0 {
+        for step in steps {
+            let status = ip(step)
+            guard status != 0 else { continue }
             _ = ip(["link", "del", outer])
             _ = ip(["netns", "del", ns])
-            return TestHost(namespace: nil, address: "127.0.0.2", peerAddress: "127.0.0.1", outerLink: "", innerLink: "")
+            throw HarnessError("cannot make a second test host: `ip \(step.joined(separator: " "))` exited \(status) "
+                               + "(network namespaces need root and iproute2; Deploy/test.sh installs iproute2)")
         }
         return TestHost(namespace: ns, address: innerAddress, peerAddress: outerAddress, outerLink: outer, innerLink: inner)
     }
 
-    func cut() {
-        if let namespace { _ = Self.ip(["netns", "exec", namespace, "ip", "link", "set", innerLink, "down"]) }
-        else { for pid in pids { kill(pid, SIGSTOP) } }
-    }
+    func cut() { _ = Self.ip(["netns", "exec", namespace, "ip", "link", "set", innerLink, "down"]) }
 
-    func restore() {
-        if let namespace { _ = Self.ip(["netns", "exec", namespace, "ip", "link", "set", innerLink, "up"]) }
-        else { for pid in pids { kill(pid, SIGCONT) } }
-    }
+    func restore() { _ = Self.ip(["netns", "exec", namespace, "ip", "link", "set", innerLink, "up"]) }
 
     func remove() {
-        for pid in pids { kill(pid, SIGCONT) }
-        guard let namespace else { return }
         _ = Self.ip(["link", "del", outerLink])
         _ = Self.ip(["netns", "del", namespace])
     }

@@ -1,0 +1,87 @@
+import Foundation
+import Testing
+
+/// `Deploy/start.sh` and `stop.sh` as an operator runs them: a process is identified by its pid file and its
+/// executable, so a dead, zombie or reused pid is restarted and never signalled.
+@Suite("Deploy scripts", .serialized)
+struct DeployScriptTests {
+    static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
+
+    func script(_ h: Harness, _ name: String, _ arguments: [String] = []) throws -> (status: Int32, stderr: String) {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/bin/bash")
+        // Foundation's Process learns that its child ended when an inherited socket closes; the daemons the
+        // script leaves running would keep it open for ever. Close every descriptor above 2 first.
+        let closeInherited = #"for fd in $(ls /proc/$$/fd); do [ "$fd" -gt 2 ] && eval "exec $fd>&-"; done; "#
+        p.arguments = ["-c", closeInherited + #"exec bash "$0" "$@""#,
+                       Self.repository.appendingPathComponent("Deploy/\(name)").path] + arguments
+        var env = Harness.cleanEnvironment()
+        env["STOWAGE_HOME"] = h.home.path
+        env["BIN"] = h.bin.path
+        p.environment = env
+        let r = try runCapturingStreams(p)
+        return (r.status, r.stderr)
+    }
+
+    func pid(_ h: Harness, _ name: String) -> Int32? {
+        let text = try? String(contentsOf: h.home.appendingPathComponent("run/\(name).pid"), encoding: .utf8)
+        return text.flatMap { Int32($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+    }
+
+    func alive(_ pid: Int32) -> Bool {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+              let close = stat.lastIndex(of: ")") else { return false }
+        let state = stat[stat.index(close, offsetBy: 2)]
+        return state != "Z" && state != "X"
+    }
+
+    @Test func aDeadZombieOrReusedPidIsRestartedAndTheOthersAreLeftRunning() throws {
+        let h = try Harness(name: "deploy")
+        let first = try script(h, "start.sh", ["--workers", "1"])
+        #expect(first.status == 0, "\(first.stderr)")
+        let names = ["scheduler", "license-worker-1", "download-worker-1", "integrity-worker-1"]
+        let before = Dictionary(uniqueKeysWithValues: names.map { ($0, pid(h, $0)) })
+        #expect(before.values.allSatisfy { $0.map(alive) == true }, "\(before)")
+        defer {  // whatever happens, nothing started here outlives the test
+            for p in before.values.compactMap({ $0 }) { kill(p, SIGKILL) }
+            for name in names { if let p = pid(h, name) { kill(p, SIGKILL) } }
+        }
+
+        // The download worker dies (it stays a zombie: nobody reaps it here); a sleep takes the license
+        // worker's pid file, as a reused pid would.
+        let download = try #require(before["download-worker-1"] ?? nil)
+        kill(download, SIGKILL)
+        let impostor = Process()
+        impostor.executableURL = URL(fileURLWithPath: "/bin/sleep")
+        impostor.arguments = ["60"]
+        try impostor.run()
+        defer { impostor.terminate() }
+        let license = try #require(before["license-worker-1"] ?? nil)
+        try "\(impostor.processIdentifier)\n".write(to: h.home.appendingPathComponent("run/license-worker-1.pid"),
+                                                     atomically: true, encoding: .utf8)
+
+        let again = try script(h, "start.sh", ["--workers", "1"])
+        #expect(again.status == 0, "\(again.stderr)")
+        #expect(again.stderr.contains("download-worker-1: stale pid file"), "\(again.stderr)")
+        #expect(again.stderr.contains("runs /usr/bin/sleep") || again.stderr.contains("runs /bin/sleep"), "\(again.stderr)")
+        #expect(again.stderr.contains("scheduler already running"))
+        #expect(pid(h, "scheduler") == before["scheduler"] ?? nil, "the scheduler was left running")
+        #expect(pid(h, "integrity-worker-1") == before["integrity-worker-1"] ?? nil)
+        let newDownload = try #require(pid(h, "download-worker-1"))
+        #expect(newDownload != download && alive(newDownload))
+        let newLicense = try #require(pid(h, "license-worker-1"))
+        #expect(newLicense != impostor.processIdentifier && alive(newLicense))
+        #expect(impostor.isRunning, "start.sh never touches a program that is not ours")
+        let workers = try h.workers()
+        #expect(workers.filter(\.alive).contains { $0.pid == newDownload })
+
+        // stop.sh stops ours only: the impostor is left alone, the old license worker too (its pid file was lost).
+        try "\(impostor.processIdentifier)\n".write(to: h.home.appendingPathComponent("run/gateway.pid"),
+                                                     atomically: true, encoding: .utf8)
+        let stop = try script(h, "stop.sh")
+        #expect(stop.status == 0, "\(stop.stderr)")
+        for name in names { #expect(pid(h, name).map(alive) != true, "\(name) stopped") }
+        #expect(impostor.isRunning)
+    }
+}
