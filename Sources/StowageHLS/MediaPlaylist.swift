@@ -154,7 +154,14 @@ public struct MediaPlaylist: Sendable {
                 r.offset = end
                 range = r
             }
-            if let r = range { lastRangeEnd[uri] = r.offset + r.length } else { lastRangeEnd[uri] = nil }
+            if let r = range {
+                guard r.offset <= Int64.max - r.length else {
+                    throw fail("#EXT-X-BYTERANGE ends beyond the largest file offset")
+                }
+                lastRangeEnd[uri] = r.offset + r.length
+            } else {
+                lastRangeEnd[uri] = nil
+            }
             guard segments.count < Self.maxSegments else {
                 throw PlaylistError(.tooLarge, url: url, line: number, "more than \(Self.maxSegments) segments: refused")
             }

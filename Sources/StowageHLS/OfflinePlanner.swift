@@ -70,11 +70,16 @@ public struct OfflinePlanner: Sendable {
                 initCount += 1
                 lineTarget[map.line] = relative(path, from: folder)
             }
-            if segment.isGap { continue }
-            let url = try URIResolver.resolve(segment.uri, against: playlist.url, line: segment.line)
             let ext = LocalNames.fileExtension(of: segment.uri)
             let container = Self.container(kind: input.kind, ext: ext, hasMap: segment.map != nil)
             let defaultExt = container == .webVTT ? "vtt" : container == .fmp4 ? "m4s" : container == .mpegTS ? "ts" : "bin"
+            if segment.isGap {
+                // Nothing is stored for a GAP segment, but it keeps its place (EXTINF, GAP and a local URI that
+                // is never fetched): without a URI line its EXTINF and GAP tag would fall to the next segment.
+                lineTarget[segment.line] = "gap-\(padded6(n)).\(ext ?? defaultExt)"
+                continue
+            }
+            let url = try URIResolver.resolve(segment.uri, against: playlist.url, line: segment.line)
             let path = add(kind: input.kind == .subtitles ? .subtitle : .segment, rendition: index, url: url,
                            range: segment.byteRange, suggested: "\(folder)/seg-\(padded6(n)).\(ext ?? defaultExt)",
                            container: container, encrypted: segment.key?.isEncrypted ?? false, duration: segment.duration)
@@ -126,7 +131,7 @@ public struct OfflinePlanner: Sendable {
                 }                                    // (skd://, data: … stay as they are)
                 out.append("#EXT-X-KEY:" + attrs.text)
             } else if !line.hasPrefix("#") && !line.allSatisfy(\.isWhitespace) {
-                continue // a GAP segment's URI: nothing stored for it
+                continue // not a segment's URI line (cannot happen: every URI line is a segment)
             } else {
                 out.append(String(line))
             }

@@ -72,7 +72,9 @@ final class FileHandler: ChannelInboundHandler, @unchecked Sendable {
             }
             if let fault = server.faults.draw(for: head.uri) {
                 server.stats.fault(fault.rawValue)
-                server.log?.record("\(Date().timeIntervalSince1970) \(head.method.rawValue) \(head.uri) FAULT-\(fault.rawValue) 0 -")
+                let now = Date().timeIntervalSince1970
+                server.log?.record("\(now) \(head.method.rawValue) \(head.uri) FAULT-\(fault.rawValue) 0 "
+                                   + AccessLog.conditionFields(head))
                 switch fault {
                 case .reset:
                     return context.close(promise: nil)
@@ -207,7 +209,11 @@ final class FileHandler: ChannelInboundHandler, @unchecked Sendable {
         let keepAlive = request.isKeepAlive
         headers.replaceOrAdd(name: "Connection", value: keepAlive ? "keep-alive" : "close")
         context.write(wrapOutboundOut(.head(HTTPResponseHead(version: request.version, status: status, headers: headers))), promise: nil)
-        if logged { server.log?.record("\(Date().timeIntervalSince1970) \(request.method.rawValue) \(request.uri) \(status.code) \(request.method == .HEAD ? 0 : body.count) \(request.headers.first(name: "Range")?.replacingOccurrences(of: " ", with: "") ?? "-")") }
+        if logged {
+            let now = Date().timeIntervalSince1970, sent = request.method == .HEAD ? 0 : body.count
+            server.log?.record("\(now) \(request.method.rawValue) \(request.uri) \(status.code) \(sent) "
+                               + AccessLog.conditionFields(request))
+        }
         let rate = server.options.throttleBytesPerSecond
         if rate > 0 && request.method != .HEAD && !body.isEmpty {
             context.flush()

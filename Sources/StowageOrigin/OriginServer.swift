@@ -116,7 +116,9 @@ public final class OriginServer: Sendable {
     }
 }
 
-/// Thread-safe appends to the access log.
+/// Thread-safe appends to the access log: one line per request,
+/// `<epoch> <method> <path> <status> <bytes> <range> <if-range>`, where `<range>` is the `Range` header without
+/// spaces and `<if-range>` the `If-Range` validator with spaces as `%20` (an HTTP date has some); `-` when absent.
 final class AccessLog: Sendable {
     let path: String
     private let lock = NIOLock()
@@ -124,6 +126,13 @@ final class AccessLog: Sendable {
     init(path: String) {
         self.path = path
         FileManager.default.createFile(atPath: path, contents: nil)
+    }
+
+    /// The `<range> <if-range>` fields of a request.
+    static func conditionFields(_ request: HTTPRequestHead) -> String {
+        let range = request.headers.first(name: "Range")?.replacingOccurrences(of: " ", with: "") ?? "-"
+        let ifRange = request.headers.first(name: "If-Range")?.replacingOccurrences(of: " ", with: "%20") ?? "-"
+        return "\(range.isEmpty ? "-" : range) \(ifRange.isEmpty ? "-" : ifRange)"
     }
 
     func record(_ line: String) {

@@ -26,9 +26,15 @@ final class Harness: @unchecked Sendable {
         if ProcessInfo.processInfo.environment["STOWAGE_TEST_KEEP"] == nil { try? FileManager.default.removeItem(at: root) }
     }
 
-    /// The build's bin directory: `STOWAGE_BIN` (set by Deploy/test.sh), else `.build/debug` of this checkout.
+    /// The build's bin directory: `STOWAGE_BIN` (set by Deploy/test.sh), else the directory of this test
+    /// bundle, where SwiftPM puts the products of the same build (so `swift test -c release` runs release
+    /// binaries), else `.build/debug` of this checkout.
     static func binDirectory() -> URL {
         if let dir = ProcessInfo.processInfo.environment["STOWAGE_BIN"] { return URL(fileURLWithPath: dir) }
+        let bundle = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
+        if FileManager.default.isExecutableFile(atPath: bundle.appendingPathComponent("stowage-scheduler").path) {
+            return bundle
+        }
         return URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent(".build/debug")
     }

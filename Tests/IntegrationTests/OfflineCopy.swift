@@ -26,12 +26,23 @@ enum OfflineCopy {
         return compared
     }
 
-    /// `ffmpeg -map 0:<stream> -f framemd5` of a playlist, without comment lines.
-    static func framemd5(_ playlist: String, stream: String = "v") throws -> String {
+    /// `ffmpeg -map 0:<stream> -f framemd5` of a playlist, without comment lines. Throws, naming the playlist and
+    /// quoting ffmpeg's stderr, unless ffmpeg exits 0 with at least one frame: two failed decodes never compare
+    /// equal. (ffmpeg skips a segment it cannot fetch and still exits 0: comparing with the origin's frames
+    /// catches that.)
+    /// `copy` hashes the packets as stored (what subtitles need: framemd5 has no subtitle encoder).
+    static func framemd5(_ playlist: String, stream: String = "v", copy: Bool = false) throws -> String {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        p.arguments = ["ffmpeg", "-v", "error", "-allowed_extensions", "ALL", "-protocol_whitelist", "file,http,tcp,crypto,data",
-                       "-i", playlist, "-map", "0:\(stream)", "-f", "framemd5", "-"]
-        return try runCapturingOutput(p).1.split(separator: "\n").filter { !$0.hasPrefix("#") }.joined(separator: "\n")
+        p.arguments = ["ffmpeg", "-nostdin", "-v", "error", "-allowed_extensions", "ALL",
+                       "-protocol_whitelist", "file,http,tcp,crypto,data",
+                       "-i", playlist, "-map", "0:\(stream)"] + (copy ? ["-c", "copy"] : []) + ["-f", "framemd5", "-"]
+        let run = try runCapturingStreams(p)
+        let frames = run.stdout.split(separator: "\n").filter { !$0.hasPrefix("#") }
+        guard run.status == 0, !frames.isEmpty else {
+            throw HarnessError("ffmpeg framemd5 of \(playlist) (stream \(stream)) exited \(run.status) with "
+                               + "\(frames.count) frames; stderr: \(run.stderr.suffix(2_000))")
+        }
+        return frames.joined(separator: "\n")
     }
 }

@@ -52,7 +52,7 @@ struct OperatorTests {
         }
         try h.waitUntil(timeout: 60, "a partial file of 60 KB") { partSize() >= 60_000 }
         #expect(try h.stowctl(["pause", token]).0 == 0)
-        usleep(300_000)
+        try h.waitForIdleWorkers()
         #expect(partSize() >= 60_000, "partial bytes are kept while paused")
         #expect(try h.stowctl(["resume", token]).0 == 0)
         let final = try h.waitForFinal(token, timeout: 180)
@@ -62,6 +62,80 @@ struct OperatorTests {
         let resumed = h.originLog().filter { $0.count > 5 && $0[2].hasSuffix(".ts") && $0[5].hasPrefix("bytes=") && !$0[5].hasPrefix("bytes=0-") }
         #expect(!resumed.isEmpty, "the paused file continued with a Range request")
         #expect(resumed.allSatisfy { $0[3] == "206" })
+        // On the wire: each continuation is conditional on the validator the origin sent for that file (its ETag).
+        for line in resumed {
+            let sent = try Self.etag(of: h.media.appendingPathComponent(String(line[2].dropFirst())))
+            #expect(line.count > 6 && line[6] == sent,
+                    "If-Range carries the origin's ETag \(sent): \(line.joined(separator: " "))")
+        }
+    }
+
+    /// The validator the development origin sends for a file: `"<size>-<mtime in whole seconds>"`.
+    static func etag(of file: URL) throws -> Substring {
+        let attributes = try FileManager.default.attributesOfItem(atPath: file.path)
+        let size = try #require(attributes[.size] as? Int)
+        let modified = try #require(attributes[.modificationDate] as? Date)
+        return "\"\(size)-\(Int(modified.timeIntervalSince1970))\""
+    }
+
+    /// A partial file whose origin copy changed while paused (same length, other bytes, another ETag): the resumed
+    /// request's If-Range no longer matches, the origin answers 200, and the worker starts the file over. The title
+    /// completes with the new bytes only, never old bytes followed by new ones.
+    @Test func resumeRestartsAPartialFileWhoseOriginCopyChanged() throws {
+        let h = try Harness(name: "changed")
+        try h.makeSample(seconds: 8)
+        try h.startOrigin(throttleBytesPerSecond: 120_000)
+        try h.startPipeline(schedulerArguments: ["--per-title", "1"])
+        let token = try h.submit("master.m3u8", ["--bitrate", "2000000"])
+        let video = h.home.appendingPathComponent("titles/\(token)/video")
+        var partName = ""
+        func partSize() -> Int {
+            let part = video.appendingPathComponent(partName).path
+            return (try? FileManager.default.attributesOfItem(atPath: part)[.size] as? Int) ?? 0
+        }
+        try h.waitUntil(timeout: 60, "a partial segment of 60 KB") {
+            let names = (try? FileManager.default.contentsOfDirectory(atPath: video.path)) ?? []
+            partName = names.first { $0.hasSuffix(".ts.part") } ?? ""
+            return !partName.isEmpty && partSize() >= 60_000
+        }
+        #expect(try h.stowctl(["pause", token]).0 == 0)
+        try h.waitForIdleWorkers()
+        let kept = partSize()
+        #expect(kept >= 60_000, "partial bytes are kept while paused")
+        let index = try #require(Int(partName.dropFirst("seg-".count).prefix(6)), "\(partName)")
+        let path = "v720p/seg\(String(format: "%03d", index)).ts"
+        let origin = h.media.appendingPathComponent(path)
+        let oldTag = try Self.etag(of: origin)
+        let old = try Data(contentsOf: origin)
+        #expect(old.count > kept, "the file is not whole yet")
+        // Other bytes in every TS packet's payload, before and after what was kept; sync bytes stay, length stays.
+        var new = old
+        for packet in stride(from: 0, to: new.count - 188 + 1, by: 188) { new[packet + 100] ^= 0xFF }
+        try new.write(to: origin)
+        // Another ETag even within the same second: the origin derives it from size and whole-second mtime.
+        let attributes = try FileManager.default.attributesOfItem(atPath: origin.path)
+        let modified = try #require(attributes[.modificationDate] as? Date)
+        try FileManager.default.setAttributes([.modificationDate: modified.addingTimeInterval(60)],
+                                              ofItemAtPath: origin.path)
+        let newTag = try Self.etag(of: origin)
+        #expect(newTag != oldTag)
+        #expect(try h.stowctl(["resume", token]).0 == 0)
+        let final = try h.waitForFinal(token, timeout: 180)
+        #expect(final.state == .completed, "\(String(describing: final.error))")
+        let stored = try Data(contentsOf: video.appendingPathComponent(String(partName.dropLast(".part".count))))
+        #expect(stored == new, "the stored file is the origin's new copy (\(stored.count) of \(new.count) bytes)")
+        #expect(stored != old)
+        // On the wire: a conditional continuation on the old ETag, refused with the whole (new) file, then a
+        // fresh fetch from byte 0.
+        let requests = h.originLog().filter { $0.count > 6 && $0[2] == "/" + path }
+        let described = requests.map { $0.joined(separator: " ") }.joined(separator: "\n")
+        let conditional = try #require(requests.firstIndex { $0[5] == "bytes=\(kept)-" },
+                                       "a Range request from byte \(kept):\n\(described)")
+        #expect(requests[conditional][6] == oldTag && requests[conditional][3] == "200",
+                "If-Range on the old ETag \(oldTag), answered 200:\n\(described)")
+        let after = requests[(conditional + 1)...]
+        #expect(after.count == 1 && after.allSatisfy { $0[3] == "200" && $0[5] == "-" && $0[6] == "-" },
+                "then the file from byte 0, unconditionally:\n\(described)")
     }
 
     @Test func aPartialFileThatIsAlreadyWholeIsFinishedWithoutRefetching() throws {

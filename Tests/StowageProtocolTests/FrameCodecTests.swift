@@ -49,14 +49,122 @@ struct FrameCodecTests {
         }
     }
 
-    @Test func randomFramesNeverTrap() {
-        var rng = SystemRandomNumberGenerator()
-        for _ in 0..<2_000 {
-            let count = Int.random(in: 0...5, using: &rng)
-            var frames: [[UInt8]] = (0..<count).map { _ in (0..<Int.random(in: 0...40, using: &rng)).map { _ in UInt8.random(in: 0...255, using: &rng) } }
-            if count == 3 && Bool.random(using: &rng) { frames[0] = Array("STW1".utf8); frames[1] = Array("RESULT".utf8) }
-            if let e = try? FrameCodec.decode(frames) { _ = try? FrameCodec.body(TaskResult.self, from: e) }
+    /// Seeded messages of the shapes workers and the scheduler exchange (awkward strings, extreme numbers):
+    /// each encodes to three frames, decodes to the same command and value, and re-encodes to the same bytes.
+    @Test func decodedMessagesReEncodeToTheSameBytes() throws {
+        var g = SplitMix(seed: 2_024)
+        for _ in 0..<400 {
+            try Self.roundTrip(.register, Register(kind: g.pick(WorkerKind.allCases), capacity: g.int(),
+                                                   host: g.string(), pid: Int32(truncatingIfNeeded: g.next())))
+            let headers = (0..<Int(g.next() % 3)).map { _ in Header(name: g.string(), value: g.string()) }
+            let fetch = FetchWork(url: g.string(), headers: headers, rangeOffset: g.maybe { $0.int64() },
+                                  rangeLength: g.maybe { $0.int64() }, path: g.string())
+            try Self.roundTrip(.task, TaskAssignment(taskID: g.string(), token: g.string(), work: .fetch(fetch)))
+            let retryable = g.next() % 2 == 0, retryAfter = g.maybe { Double($0.next() % 100_000) / 8 }
+            var failure = TaskFailure(code: g.pick(ErrorCode.allCases), message: g.string(), retryable: retryable,
+                                      retryAfter: retryAfter, host: g.maybe { $0.string() })
+            failure.status = g.maybe { Int($0.next() % 600) }
+            let outcome: Outcome = g.next() % 2 == 0 ? .failed(failure)
+                : .fetched(FetchReport(bytes: g.int64(), contentLength: g.maybe { $0.int64() }))
+            try Self.roundTrip(.result, TaskResult(taskID: g.string(), token: g.string(), outcome: outcome))
+            try Self.roundTrip(.progress, TaskProgress(taskID: g.string(), token: g.string(), bytes: g.int64()))
+            try Self.roundTrip(.cancelTask, CancelTask(taskID: g.string()))
+            try Self.roundTrip(.limits, WorkerLimits(bytesPerSecond: g.maybe { $0.int64() }))
         }
+        #expect(FrameCodec.encode(.heartbeat) == FrameCodec.encode(.heartbeat, [String: String]()))
+    }
+
+    static func roundTrip<T: Codable & Equatable>(_ command: Command, _ value: T) throws {
+        let frames = FrameCodec.encode(command, value)
+        #expect(frames.count == 3 && frames[0] == Array("STW1".utf8) && frames[1] == Array(command.rawValue.utf8))
+        let envelope = try FrameCodec.decode(frames)
+        #expect(envelope.command == command && envelope.body == frames[2])
+        let decoded = try FrameCodec.body(T.self, from: envelope)
+        #expect(decoded == value)
+        #expect(FrameCodec.encode(command, decoded) == frames, "\(String(decoding: frames[2], as: UTF8.self))")
+    }
+
+    /// Seeded mutations of valid messages and random frames: a decode either succeeds with exactly the frames it
+    /// was given, or fails with the typed ProtocolError whose code names the first rule the frames break.
+    @Test func mutatedFramesDecodeOrFailWithTheRightCode() throws {
+        var g = SplitMix(seed: 99)
+        let version = Array("STW1".utf8)
+        let result = TaskResult(taskID: "t-1", token: "abc", outcome: .failed(TaskFailure(code: .network, message: "x",
+                                                                                            retryable: true)))
+        let valid = [FrameCodec.encode(.result, result), FrameCodec.encode(.register, Register(kind: .download,
+                     capacity: 4, host: "h", pid: 7)), FrameCodec.encode(.heartbeat)]
+        var codes: [ProtocolError.Code?: Int] = [:]
+        var bodies = (decoded: 0, refused: 0)
+        for _ in 0..<6_000 {
+            var frames = g.pick(valid)
+            switch g.next() % 8 {
+            case 6: break // unchanged
+            case 7: // a letter in the body changed: often still valid JSON, with other values
+                let i = Int(g.next() % UInt64(frames[2].count))
+                frames[2][i] = UInt8(ascii: "a") + UInt8(g.next() % 26)
+            case 0: frames.remove(at: Int(g.next() % 3))
+            case 1: frames.insert(g.bytes(), at: Int(g.next() % 4))
+            case 2: frames = (0..<Int(g.next() % 6)).map { _ in g.bytes() }
+            default:
+                for _ in 0..<Int(g.next() % 3 + 1) {
+                    let f = Int(g.next() % 3)
+                    if frames[f].isEmpty { frames[f] = g.bytes(); continue }
+                    let i = Int(g.next() % UInt64(frames[f].count))
+                    switch g.next() % 3 {
+                    case 0: frames[f][i] = UInt8(truncatingIfNeeded: g.next())
+                    case 1: frames[f].remove(at: i)
+                    default: frames[f].insert(g.pick(Array("{}[]\":,0\\".utf8)), at: i)
+                    }
+                }
+            }
+            let expected = Self.expectedCode(frames, version: version)
+            codes[expected, default: 0] += 1
+            let envelope: Envelope
+            do {
+                envelope = try FrameCodec.decode(frames)
+            } catch {
+                #expect(error.code == expected, "\(error) for \(frames)")
+                #expect(!error.message.isEmpty)
+                continue
+            }
+            #expect(expected == nil, "decoded what breaks \(String(describing: expected)): \(frames)")
+            #expect([version, Array(envelope.command.rawValue.utf8), envelope.body] == frames)
+            do {
+                let value = try FrameCodec.body(TaskResult.self, from: envelope)
+                bodies.decoded += 1
+                let reEncoded = FrameCodec.encode(envelope.command, value)
+                let again = try FrameCodec.body(TaskResult.self, from: FrameCodec.decode(reEncoded))
+                #expect(again == value)
+                if frames[2] == valid[0][2] { #expect(value == result) }
+            } catch {
+                bodies.refused += 1
+                #expect(error.code == .badBody && error.message.contains(envelope.command.rawValue), "\(error)")
+            }
+        }
+        // Every rule was broken, and bodies both decoded and were refused.
+        for code in [nil, .frameCount, .version, .unknownCommand] as [ProtocolError.Code?] {
+            #expect(codes[code, default: 0] >= 100, "\(String(describing: code)): \(codes)")
+        }
+        #expect(bodies.decoded >= 100 && bodies.refused >= 100, "\(bodies)")
+        // One body over the limit (64 MiB + 1), refused before any JSON parsing.
+        let oversized = [version, Array("RESULT".utf8), [UInt8](repeating: 0x20, count: FrameCodec.maxBodyBytes + 1)]
+        #expect(Self.expectedCode(oversized, version: version) == .tooLarge)
+        do {
+            _ = try FrameCodec.decode(oversized)
+            Issue.record("a body over the limit was accepted")
+        } catch {
+            #expect(error.code == .tooLarge)
+        }
+    }
+
+    /// The code a decode must fail with, from the rules in order (nil: the frames are a valid envelope).
+    static func expectedCode(_ frames: [[UInt8]], version: [UInt8]) -> ProtocolError.Code? {
+        guard frames.count == 3 else { return .frameCount }
+        guard frames[0] == version else { return .version }
+        guard let name = String(validating: frames[1], as: UTF8.self), Command(rawValue: name) != nil else {
+            return .unknownCommand
+        }
+        return frames[2].count > FrameCodec.maxBodyBytes ? .tooLarge : nil
     }
 
     @Test func statusJSONHasEveryContractKey() throws {
@@ -76,5 +184,29 @@ struct FrameCodecTests {
         #expect(Header(parsing: "no colon") == nil)
         #expect(Header(parsing: "Bad Name: x") == nil)
         #expect(Header(parsing: "X: a\r\nInjected: b") == nil)
+    }
+}
+
+/// A tiny deterministic generator (fixed seed, fixed count) with the values the properties draw.
+struct SplitMix {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E3779B97F4A7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58476D1CE4E5B9
+        z = (z ^ (z >> 27)) &* 0x94D049BB133111EB
+        return z ^ (z >> 31)
+    }
+    mutating func pick<T>(_ items: [T]) -> T { items[Int(next() % UInt64(items.count))] }
+    mutating func maybe<T>(_ make: (inout SplitMix) -> T) -> T? { next() % 3 == 0 ? nil : make(&self) }
+    mutating func int() -> Int { pick([0, 1, -1, .max, .min, Int(truncatingIfNeeded: next())]) }
+    mutating func int64() -> Int64 { pick([0, 1, .max, .min, Int64(truncatingIfNeeded: next())]) }
+    mutating func bytes() -> [UInt8] { (0..<Int(next() % 40)).map { _ in UInt8(truncatingIfNeeded: next()) } }
+    /// Text with what JSON must escape or carry: quotes, backslashes, controls, NUL, non-ASCII, emoji.
+    mutating func string() -> String {
+        let pieces = ["a", "Z", "0", " ", "\"", "\\", "/", "\n", "\t", "\u{0}", "\u{1F}", "é", "日本", "😀",
+                      "\u{2028}", "http://h/x.ts?a=1&b=2", "%2F"]
+        return (0..<Int(next() % 8)).map { _ in pick(pieces) }.joined()
     }
 }

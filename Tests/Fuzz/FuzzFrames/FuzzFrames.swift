@@ -3,7 +3,8 @@ import FuzzReplay
 
 /// libFuzzer target: the ZeroMQ frame codec and every message body a process decodes from a peer.
 /// The input is split into frames at each `0xFF 0x00` pair, as a rogue peer could send any multipart
-/// message. Anything but a clean return or a thrown `ProtocolError` is a bug.
+/// message. Anything but a clean return or a thrown `ProtocolError` is a bug, and so is a decoded envelope
+/// that is not the frames it came from or a body that does not survive re-encoding (checked with a trap).
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzFrames(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let bytes = Array(UnsafeBufferPointer(start: data, count: size))
@@ -19,16 +20,25 @@ public func fuzzFrames(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         }
     }
     guard let envelope = try? FrameCodec.decode(frames) else { return 0 }
-    _ = try? FrameCodec.body(Register.self, from: envelope)
-    _ = try? FrameCodec.body(TaskAssignment.self, from: envelope)
-    _ = try? FrameCodec.body(TaskResult.self, from: envelope)
-    _ = try? FrameCodec.body(TaskProgress.self, from: envelope)
-    _ = try? FrameCodec.body(CancelTask.self, from: envelope)
-    _ = try? FrameCodec.body(ClientRequest.self, from: envelope)
-    _ = try? FrameCodec.body(ClientReply.self, from: envelope)
-    _ = try? FrameCodec.body(TitleEvent.self, from: envelope)
-    _ = try? FrameCodec.body(WorkerLimits.self, from: envelope)
+    precondition([Array(WireProtocol.version.utf8), Array(envelope.command.rawValue.utf8), envelope.body] == frames,
+                 "a decoded envelope differs from its frames")
+    reEncodes(Register.self, envelope)
+    reEncodes(TaskAssignment.self, envelope)
+    reEncodes(TaskResult.self, envelope)
+    reEncodes(TaskProgress.self, envelope)
+    reEncodes(CancelTask.self, envelope)
+    reEncodes(ClientRequest.self, envelope)
+    reEncodes(ClientReply.self, envelope)
+    reEncodes(TitleEvent.self, envelope)
+    reEncodes(WorkerLimits.self, envelope)
     return 0
+}
+
+/// A body that decodes as `T` encodes again to frames that decode to the same value.
+func reEncodes<T: Codable & Equatable>(_ type: T.Type, _ envelope: Envelope) {
+    guard let value = try? FrameCodec.body(T.self, from: envelope) else { return }
+    let again = try? FrameCodec.body(T.self, from: FrameCodec.decode(FrameCodec.encode(envelope.command, value)))
+    precondition(again == value, "\(T.self) does not survive re-encoding")
 }
 
 #if FUZZING
