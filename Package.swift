@@ -27,6 +27,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio", from: "2.80.0"),
         .package(url: "https://github.com/apple/swift-metrics", from: "2.4.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.0.0"),
+        .package(url: "https://github.com/apple/swift-collections", from: "1.1.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.0.0"),
     ],
     targets: [
         // MARK: message plane
@@ -41,7 +43,10 @@ let package = Package(
             "StowageProtocol",
             .product(name: "GRDB", package: "GRDB.swift"),
         ]),
-        .target(name: "StowageScheduling", dependencies: ["StowageProtocol"]),
+        .target(name: "StowageScheduling", dependencies: [
+            "StowageProtocol",
+            .product(name: "DequeModule", package: "swift-collections"),
+        ]),
         .target(name: "StowageLicensing", dependencies: [.product(name: "Crypto", package: "swift-crypto")]),
         .target(name: "StowageFetch", dependencies: [
             "StowageProtocol", "StowageHLS",
@@ -60,11 +65,13 @@ let package = Package(
             .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "NIOHTTP1", package: "swift-nio"),
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
         .target(name: "StowageSchedulerService", dependencies: [
             "ZeroMQ", "StowageProtocol", "StowageStore", "StowageScheduling", "StowageRuntime", "StowageLicensing",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "Metrics", package: "swift-metrics"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
         .target(name: "StowageOrigin", dependencies: [
             "StowageProtocol",
@@ -80,6 +87,7 @@ let package = Package(
         .executableTarget(name: "stowage-scheduler", dependencies: [
             "StowageSchedulerService", "StowageRuntime",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
         .executableTarget(name: "stowage-license-worker", dependencies: [
             "StowageRuntime", "StowageProtocol", "StowageFetch",
@@ -104,6 +112,7 @@ let package = Package(
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
 
         // MARK: fuzz targets (libFuzzer with Benchmarks/fuzz.sh; plain builds replay inputs)

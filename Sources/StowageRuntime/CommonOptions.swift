@@ -21,6 +21,8 @@ public func writePidFile(_ path: String?) {
 /// A duration as operators write it: `90s`, `15m`, `24h`, `30d`, or a bare number of seconds; nil if not one.
 public func parseDuration(_ text: String) -> Double? {
     let units: [Character: Double] = ["s": 1, "m": 60, "h": 3600, "d": 86_400]
-    if let unit = text.last, let factor = units[unit], let n = Double(text.dropLast()), n >= 0, n.isFinite { return n * factor }
+    if let unit = text.last, let factor = units[unit], let n = Double(text.dropLast()), n >= 0, n.isFinite {
+        return n * factor
+    }
     return Double(text).flatMap { $0 >= 0 && $0.isFinite ? $0 : nil }
 }

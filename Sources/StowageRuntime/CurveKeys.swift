@@ -40,15 +40,25 @@ public struct CurveKeyPair: Sendable, Equatable {
 
     /// Writes `DIR/NAME.key` (0600, both halves) and `DIR/NAME.pub` (public key). Refuses to overwrite.
     public func write(directory: URL, name: String) throws -> (key: URL, pub: URL) {
-        guard !name.isEmpty, name.allSatisfy({ $0.isLetter || $0.isNumber || "-_.".contains($0) }), !name.hasPrefix(".") else {
+        guard !name.isEmpty, name.allSatisfy({ $0.isLetter || $0.isNumber || "-_.".contains($0) }),
+            !name.hasPrefix(".")
+        else {
             throw RuntimeError("a key name is letters, digits, '-', '_' or '.', e.g. worker-host2")
         }
         let fm = FileManager.default
         try fm.createDirectory(at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         let key = directory.appendingPathComponent("\(name).key"), pub = directory.appendingPathComponent("\(name).pub")
-        guard !fm.fileExists(atPath: key.path) else { throw RuntimeError("\(key.path) exists; remove it first to replace the key") }
-        let secretText = "# Stowage CURVE key pair \(name): keep this file secret\npublic = \(publicKey)\nsecret = \(secretKey)\n"
-        guard fm.createFile(atPath: key.path, contents: Data(secretText.utf8), attributes: [.posixPermissions: 0o600]) else {
+        guard !fm.fileExists(atPath: key.path) else {
+            throw RuntimeError("\(key.path) exists; remove it first to replace the key")
+        }
+        let secretText =
+            "# Stowage CURVE key pair \(name): keep this file secret\n"
+            + "public = \(publicKey)\nsecret = \(secretKey)\n"
+        guard
+            fm.createFile(
+                atPath: key.path, contents: Data(secretText.utf8),
+                attributes: [.posixPermissions: 0o600])
+        else {
             throw RuntimeError("cannot write \(key.path)")
         }
         try Data("\(publicKey) \(name)\n".utf8).write(to: pub)
@@ -68,8 +78,10 @@ public struct AllowList: Sendable {
     public func keys() -> Set<String> {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else { return [] }
-        let files = isDirectory.boolValue
-            ? ((try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []).filter { $0.hasSuffix(".pub") }.map { "\(path)/\($0)" }
+        let files =
+            isDirectory.boolValue
+            ? ((try? FileManager.default.contentsOfDirectory(atPath: path)) ?? [])
+                .filter { $0.hasSuffix(".pub") }.map { "\(path)/\($0)" }
             : [path]
         var out: Set<String> = []
         for file in files {
@@ -95,23 +107,34 @@ public struct CurveClientKeys: Sendable {
     public static func resolve(endpoint: String, keyFile: String?, serverKey: String?) throws -> CurveClientKeys? {
         guard endpoint.hasPrefix("tcp://") else { return nil }
         guard let file = keyFile ?? environmentOption("curve-key") else {
-            throw RuntimeError("\(endpoint) is a tcp endpoint: connections are CURVE-encrypted, so give --curve-key FILE "
-                               + "(make one with `stowctl keys generate NAME` and add NAME.pub to the scheduler's allow-list)")
+            throw RuntimeError(
+                "\(endpoint) is a tcp endpoint: connections are CURVE-encrypted, so give "
+                    + "--curve-key FILE (make one with `stowctl keys generate NAME` and add NAME.pub to "
+                    + "the scheduler's allow-list)")
         }
         guard let server = serverKey ?? environmentOption("curve-server-key") else {
-            throw RuntimeError("\(endpoint) is a tcp endpoint: give --curve-server-key with the scheduler's public key (its .pub file or the 40-character key)")
+            throw RuntimeError(
+                "\(endpoint) is a tcp endpoint: give --curve-server-key with the scheduler's public "
+                    + "key (its .pub file or the 40-character key)")
         }
-        let serverText = Curve.isKey(server) ? server
-            : (try? String(contentsOfFile: server, encoding: .utf8))?.split(separator: " ").first.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) } ?? ""
+        let serverText =
+            Curve.isKey(server)
+            ? server
+            : (try? String(contentsOfFile: server, encoding: .utf8))?.split(separator: " ").first
+                .map { $0.trimmingCharacters(in: .whitespacesAndNewlines) } ?? ""
         guard Curve.isKey(serverText) else {
-            throw RuntimeError("--curve-server-key: '\(server.prefix(80))' is neither a 40-character Z85 key nor a file holding one")
+            throw RuntimeError(
+                "--curve-server-key: '\(server.prefix(80))' is neither a 40-character Z85 key nor a "
+                    + "file holding one")
         }
         return CurveClientKeys(pair: try CurveKeyPair.load(file), serverKey: serverText)
     }
 
     /// Sets the client side of CURVE on a socket, before it connects.
     public func apply(to socket: Socket) throws {
-        guard let pub = Curve.decode(pair.publicKey), let sec = Curve.decode(pair.secretKey), let server = Curve.decode(serverKey) else {
+        guard let pub = Curve.decode(pair.publicKey), let sec = Curve.decode(pair.secretKey),
+            let server = Curve.decode(serverKey)
+        else {
             throw RuntimeError("invalid CURVE key material")
         }
         try socket.set(.curveServerKey(server))

@@ -7,10 +7,11 @@ import Synchronization
 public enum LogSetup {
     private static let done = Mutex(false)
 
-    public static func bootstrap(level: String?, format: String? = nil) {
-        let wanted = level ?? environmentOption("log-level") ?? "info"
-        let parsed = Logger.Level(rawValue: wanted.lowercased()) ?? .info
-        let json = (format ?? environmentOption("log-format") ?? "text").lowercased() == "json"
+    /// Bootstraps swift-log once per process; a flag wins over its environment variable. An unknown level
+    /// or format in the environment falls back to info and text.
+    public static func bootstrap(level: LogLevel?, format: LogFormat? = nil) {
+        let parsed = (level ?? environmentOption("log-level").flatMap(LogLevel.init(argument:)) ?? .info).level
+        let json = (format ?? environmentOption("log-format").flatMap(LogFormat.init(argument:))) == .json
         done.withLock { already in
             guard !already else { return }
             already = true
@@ -30,7 +31,8 @@ public struct JSONLogHandler: LogHandler {
     public var metadata: Logger.Metadata = [:]
     public var logLevel: Logger.Level
     private let label: String
-    private static let lock = NSLock()
+    /// Whole lines from concurrent loggers must not interleave on stderr.
+    private static let output = Mutex(())
 
     public init(label: String, logLevel: Logger.Level) {
         self.label = label
@@ -44,7 +46,9 @@ public struct JSONLogHandler: LogHandler {
 
     public func log(event: LogEvent) {
         var fields: [String: String] = [:]
-        for (key, value) in metadata.merging(event.metadata ?? [:], uniquingKeysWith: { _, new in new }) { fields[key] = "\(value)" }
+        for (key, value) in metadata.merging(event.metadata ?? [:], uniquingKeysWith: { _, new in new }) {
+            fields[key] = "\(value)"
+        }
         fields["time"] = ISO8601DateFormatter().string(from: Date())
         fields["level"] = event.level.rawValue
         fields["label"] = label
@@ -54,8 +58,6 @@ public struct JSONLogHandler: LogHandler {
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         guard var line = try? encoder.encode(fields) else { return }
         line.append(0x0A)
-        Self.lock.lock()
-        FileHandle.standardError.write(line)
-        Self.lock.unlock()
+        Self.output.withLock { _ in FileHandle.standardError.write(line) }
     }
 }

@@ -31,9 +31,8 @@ public enum MetricsEndpoint {
     }
 
     /// Bootstraps metrics and, when `address` is given (`PORT` or `HOST:PORT`; host default 127.0.0.1),
-    /// serves `/metrics`. Returns the bound port.
-    @discardableResult
-    public static func start(address: String?, logger: Logger) throws -> Int? {
+    /// binds `/metrics`. Returns the listener as a service (it serves until graceful shutdown), or nil.
+    public static func start(address: String?, logger: Logger) async throws -> ChannelService? {
         bootstrap()
         guard let address = address ?? environmentOption("metrics") else { return nil }
         let parts = address.split(separator: ":", omittingEmptySubsequences: false)
@@ -41,15 +40,15 @@ public enum MetricsEndpoint {
         guard let port = Int(parts.last ?? ""), (0...65_535).contains(port) else {
             throw RuntimeError("--metrics takes PORT or HOST:PORT, e.g. 9464 or 0.0.0.0:9464 (got '\(address)')")
         }
-        let channel = try ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+        let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelInitializer { channel in
                 channel.pipeline.configureHTTPServerPipeline().flatMap { channel.pipeline.addHandler(MetricsHandler()) }
             }
-            .bind(host: host.isEmpty ? "127.0.0.1" : host, port: port).wait()
+            .bind(host: host.isEmpty ? "127.0.0.1" : host, port: port).get()
         let bound = channel.localAddress?.port ?? port
         logger.info("metrics", metadata: ["url": "http://\(host):\(bound)/metrics"])
-        return bound
+        return ChannelService(name: "metrics", channel: channel, port: bound)
     }
 }
 
@@ -66,8 +65,12 @@ private final class MetricsHandler: ChannelInboundHandler, Sendable {
         headers.add(name: "Content-Type", value: found ? "text/plain; version=0.0.4; charset=utf-8" : "text/plain")
         headers.add(name: "Content-Length", value: "\(body.utf8.count)")
         headers.add(name: "Connection", value: "close")
-        context.write(wrapOutboundOut(.head(HTTPResponseHead(version: head.version, status: found ? .ok : .notFound, headers: headers))), promise: nil)
+        let status: HTTPResponseStatus = found ? .ok : .notFound
+        context.write(
+            wrapOutboundOut(.head(HTTPResponseHead(version: head.version, status: status, headers: headers))),
+            promise: nil)
         context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(string: body)))), promise: nil)
-        context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in context.close(promise: nil) }
+        let bound = NIOLoopBound(context, eventLoop: context.eventLoop)
+        context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in bound.value.close(promise: nil) }
     }
 }

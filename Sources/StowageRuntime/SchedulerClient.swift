@@ -27,26 +27,36 @@ public final class SchedulerClient {
         try socket.send(FrameCodec.encode(.request, ClientRequest(requestID: id, operation: operation)))
         let deadline = monotonic() + timeout
         while monotonic() < deadline {
-            let ready = try Poller.poll([.socket(socket, .readable)], timeoutMilliseconds: Int((deadline - monotonic()) * 1000) + 1)
+            let ready = try Poller.poll(
+                [.socket(socket, .readable)],
+                timeoutMilliseconds: Int((deadline - monotonic()) * 1000) + 1)
             guard ready[0].contains(.readable) else { continue }
             while let frames = try socket.receive(dontWait: true) {
                 guard let envelope = try? FrameCodec.decode(frames), envelope.command == .reply,
-                      let reply = try? FrameCodec.body(ClientReply.self, from: envelope), reply.requestID == id else { continue }
+                    let reply = try? FrameCodec.body(ClientReply.self, from: envelope), reply.requestID == id
+                else {
+                    continue
+                }
                 return reply.result
             }
         }
-        throw RuntimeError("no answer from the scheduler at \(endpoint) within \(Int(timeout)) s: is stowage-scheduler running (Deploy/start.sh) with the same STOWAGE_HOME?")
+        throw RuntimeError(
+            "no answer from the scheduler at \(endpoint) within \(Int(timeout)) s: is stowage-scheduler "
+                + "running (Deploy/start.sh) with the same STOWAGE_HOME?")
     }
 
     /// Waits up to `timeout` seconds for the next event. Renews the subscription as it goes.
     public func nextEvent(timeout: Double) throws -> TitleEvent? {
         let deadline = monotonic() + timeout
         while monotonic() < deadline {
-            let ready = try Poller.poll([.socket(socket, .readable)], timeoutMilliseconds: max(1, Int((deadline - monotonic()) * 1000)))
+            let ready = try Poller.poll(
+                [.socket(socket, .readable)],
+                timeoutMilliseconds: max(1, Int((deadline - monotonic()) * 1000)))
             guard ready[0].contains(.readable) else { continue }
             while let frames = try socket.receive(dontWait: true) {
                 guard let envelope = try? FrameCodec.decode(frames), envelope.command == .event,
-                      let event = try? FrameCodec.body(TitleEvent.self, from: envelope) else { continue }
+                    let event = try? FrameCodec.body(TitleEvent.self, from: envelope)
+                else { continue }
                 return event
             }
         }

@@ -1,33 +1,26 @@
-import Dispatch
 import Synchronization
-#if canImport(Glibc)
-import Glibc
-#endif
 
-/// SIGTERM / SIGINT turned into a flag and a wake-up, so a poll loop can stop gracefully.
+/// A request to stop, for a poll loop on its own thread: a flag the loop checks and the wakers it polls.
+///
+/// It installs no signal handlers: SIGTERM and SIGINT reach a process through swift-service-lifecycle's
+/// `ServiceGroup` (see ``Lifecycle``), whose graceful shutdown calls ``trigger()`` (see ``PollLoopService``).
 public final class ShutdownSignal: Sendable {
     private let requested = Atomic<Bool>(false)
-    private nonisolated(unsafe) var sources: [DispatchSourceSignal] = []
     private let wakers: Mutex<[Waker]> = Mutex([])
 
-    public init() {
-        var list: [DispatchSourceSignal] = []
-        for sig in [SIGTERM, SIGINT] {
-            signal(sig, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: sig, queue: .global())
-            source.setEventHandler { [weak self] in self?.trigger() }
-            source.resume()
-            list.append(source)
-        }
-        sources = list
+    /// A stop not requested yet.
+    public init() {}
+
+    /// Also wake this waker when a stop is requested (at once if one already was).
+    public func notify(_ waker: Waker) {
+        wakers.withLock { $0.append(waker) }
+        if isRequested { waker.wake() }
     }
 
-    /// Also wake this waker when the signal arrives.
-    public func notify(_ waker: Waker) { wakers.withLock { $0.append(waker) } }
-
+    /// Whether a stop has been requested.
     public var isRequested: Bool { requested.load(ordering: .acquiring) }
 
-    /// Requests shutdown (as if SIGTERM arrived).
+    /// Requests the stop and wakes every registered waker.
     public func trigger() {
         requested.store(true, ordering: .releasing)
         for w in wakers.withLock({ $0 }) { w.wake() }

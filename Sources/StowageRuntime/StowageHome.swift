@@ -41,7 +41,9 @@ public struct StowageHome: Sendable {
 /// An ipc endpoint's path must fit in `sun_path` (107 bytes on Linux).
 public func checkEndpoint(_ endpoint: String) throws {
     if endpoint.hasPrefix("ipc://"), endpoint.utf8.count - 6 > 107 {
-        throw RuntimeError("ipc endpoint path is \(endpoint.utf8.count - 6) bytes; the limit is 107. Use a shorter --home or a tcp:// endpoint.")
+        throw RuntimeError(
+            "ipc endpoint path is \(endpoint.utf8.count - 6) bytes; the limit is 107. Use a shorter "
+                + "--home or a tcp:// endpoint.")
     }
 }
 

@@ -22,8 +22,11 @@ struct WorkerMetrics: Sendable {
         default: result = "ok"
         }
         Counter(label: "stowage_tasks_total", dimensions: [("work", work.name), ("outcome", result)]).increment()
-        Metrics.Timer(label: "stowage_task_duration_seconds", dimensions: [("work", work.name)], preferredDisplayUnit: .seconds)
-            .recordNanoseconds(Int64(seconds * 1e9))
+        Metrics.Timer(
+            label: "stowage_task_duration_seconds", dimensions: [("work", work.name)],
+            preferredDisplayUnit: .seconds
+        )
+        .recordNanoseconds(Int64(seconds * 1e9))
         switch outcome {
         case .fetched(let report):
             fetchedBytes.increment(by: max(0, report.bytes))

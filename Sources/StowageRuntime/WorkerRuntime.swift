@@ -17,17 +17,18 @@ extension TaskHandler {
 }
 
 /// The worker side of the protocol (Paranoid Pirate): register, heartbeat, detect a dead scheduler and
-/// reconnect on a fresh socket with backoff, run tasks concurrently, stop gracefully on SIGTERM.
+/// reconnect on a fresh socket with backoff, run tasks concurrently, stop gracefully when asked.
 ///
-/// One thread (the caller of ``run()``) owns the socket; finished tasks reach it through an ``Outbox``.
-public final class WorkerRuntime: @unchecked Sendable {
+/// One thread (the caller of ``run()``) creates and owns the socket; finished tasks reach it through an
+/// ``Outbox``. Everything else here is immutable or behind a lock, so the runtime itself is `Sendable`.
+public final class WorkerRuntime: Sendable {
     public struct Options: Sendable {
         public var kind: WorkerKind
         public var capacity: Int
         public var endpoint: String
         /// CURVE keys, required for a tcp endpoint.
         public var curve: CurveClientKeys?
-        /// Seconds to let tasks in flight finish after SIGTERM.
+        /// Seconds to let tasks in flight finish after a stop is requested (SIGTERM).
         public var gracePeriod: Double = 10
 
         public init(kind: WorkerKind, capacity: Int, endpoint: String) {
@@ -75,7 +76,7 @@ public final class WorkerRuntime: @unchecked Sendable {
         try? socket.send(FrameCodec.encode(.register, info), dontWait: true)
     }
 
-    /// Runs until SIGTERM, then lets tasks finish within the grace period. Returns when stopped.
+    /// Runs until `shutdown` is triggered, then lets tasks finish within the grace period. Returns when stopped.
     public func run() throws {
         let heartbeat = Double(WireProtocol.heartbeatMilliseconds) / 1000
         let deadAfter = heartbeat * Double(WireProtocol.liveness)
@@ -89,12 +90,15 @@ public final class WorkerRuntime: @unchecked Sendable {
             let t = monotonic()
             if shutdown.isRequested && stopDeadline == nil {
                 stopDeadline = t + options.gracePeriod
-                logger.info("stopping: waiting for tasks in flight", metadata: ["tasks": "\(running.withLock { $0.count })"])
+                logger.info(
+                    "stopping: waiting for tasks in flight",
+                    metadata: ["tasks": "\(running.withLock { $0.count })"])
             }
             if let stopDeadline, running.withLock({ $0.isEmpty }) || t > stopDeadline { break }
             let wait = max(0, Int((nextHeartbeat - t) * 1000))
-            let ready = try Poller.poll([.socket(socket, .readable), .fileDescriptor(outbox.waker.fd, .readable)],
-                                        timeoutMilliseconds: min(wait, 250))
+            let ready = try Poller.poll(
+                [.socket(socket, .readable), .fileDescriptor(outbox.waker.fd, .readable)],
+                timeoutMilliseconds: min(wait, 250))
             if ready[1].contains(.readable) {
                 for frames in outbox.take() { try? socket.send(frames, dontWait: true) }
             }
@@ -110,14 +114,14 @@ public final class WorkerRuntime: @unchecked Sendable {
                 nextHeartbeat = after + heartbeat
             }
             if after - lastHeard > deadAfter && stopDeadline == nil {
-                logger.warning(options.curve == nil ? "scheduler silent; reconnecting"
-                               : "scheduler silent; reconnecting (over tcp: is this worker's public key on the scheduler's allow-list?)",
-                               metadata: ["after_s": "\(backoff)"])
+                let hint =
+                    options.curve == nil
+                    ? ""
+                    : " (over tcp: is this worker's public key on the scheduler's allow-list?)"
+                logger.warning("scheduler silent; reconnecting\(hint)", metadata: ["after_s": "\(backoff)"])
                 socket.close(linger: 0)
-                let until = monotonic() + backoff
-                while monotonic() < until && !shutdown.isRequested {
-                    _ = try Poller.poll([.fileDescriptor(outbox.waker.fd, .readable)], timeoutMilliseconds: 100)
-                }
+                sleepOnOutbox(until: monotonic() + backoff) { !shutdown.isRequested }
+                outbox.waker.wake()  // what tasks posted meanwhile goes out on the next turn (unless abandoned)
                 backoff = min(backoff * 2, Double(WireProtocol.reconnectMaxMilliseconds) / 1000)
                 metrics.reconnected()
                 abandonTasks()
@@ -154,7 +158,8 @@ public final class WorkerRuntime: @unchecked Sendable {
         case .limits:
             guard let limits = try? FrameCodec.body(WorkerLimits.self, from: envelope) else { return }
             handler.apply(limits)
-            logger.info("limits", metadata: ["bytesPerSecond": "\(limits.bytesPerSecond.map(String.init) ?? "unlimited")"])
+            let rate = limits.bytesPerSecond.map(String.init) ?? "unlimited"
+            logger.info("limits", metadata: ["bytesPerSecond": "\(rate)"])
         case .cancelTask:
             guard let cancel = try? FrameCodec.body(CancelTask.self, from: envelope) else { return }
             running.withLock { $0[cancel.taskID]?.cancel() }
@@ -165,15 +170,28 @@ public final class WorkerRuntime: @unchecked Sendable {
 
     /// Tasks leased by a scheduler that no longer knows us are stale: stop them (a fetch keeps its
     /// partial bytes for the next attempt) so they do not run beside the work the new lease-holder hands out.
-    /// Waits (at most 5 s) until they have ended, so their requests are closed before new work arrives.
+    /// Waits (at most 5 s) until they have ended, so their requests are closed before new work arrives: each
+    /// task wakes the outbox when it leaves the table.
     private func abandonTasks() {
         let stale = running.withLock { $0.values }
         guard !stale.isEmpty else { return }
         logger.info("abandoning stale tasks", metadata: ["tasks": "\(stale.count)"])
         for task in stale { task.cancel() }
-        let deadline = monotonic() + 5
-        while monotonic() < deadline && !running.withLock({ $0.isEmpty }) { usleep(10_000) }
-        _ = outbox.take() // their results are stale
+        sleepOnOutbox(until: monotonic() + 5) { !running.withLock { $0.isEmpty } }
+        _ = outbox.take()  // their results are stale
+    }
+
+    /// Sleeps in `poll` on the outbox's waker until `deadline`, or until `condition` no longer holds (checked
+    /// at each wake-up: a task ending, a stop). Clears the wake-ups but keeps the queued messages.
+    private func sleepOnOutbox(until deadline: Double, while condition: () -> Bool) {
+        while condition() {
+            let left = deadline - monotonic()
+            guard left > 0 else { return }
+            _ = try? Poller.poll(
+                [.fileDescriptor(outbox.waker.fd, .readable)],
+                timeoutMilliseconds: Int((left * 1000).rounded(.up)))
+            outbox.waker.drain()
+        }
     }
 
     private func start(_ task: TaskAssignment) {
@@ -186,18 +204,33 @@ public final class WorkerRuntime: @unchecked Sendable {
         running.withLock { table in
             table[task.taskID] = Task { [self] in
                 let outcome = await handler.handle(task) { bytes in
-                    outbox.post(FrameCodec.encode(.progress, TaskProgress(taskID: task.taskID, token: task.token, bytes: bytes)))
+                    let report = TaskProgress(taskID: task.taskID, token: task.token, bytes: bytes)
+                    outbox.post(FrameCodec.encode(.progress, report))
                 }
                 metrics.finished(task.work, outcome: outcome, seconds: monotonic() - began)
                 if case .failed(let f) = outcome {
-                    logger.info("task failed", metadata: ["task": "\(task.taskID)", "token": "\(task.token)",
-                                                         "code": "\(f.code.rawValue)", "error": "\(f.message)"])
+                    logger.info(
+                        "task failed",
+                        metadata: [
+                            "task": "\(task.taskID)", "token": "\(task.token)",
+                            "code": "\(f.code.rawValue)", "error": "\(f.message)",
+                        ])
                 }
-                outbox.post(FrameCodec.encode(.result, TaskResult(taskID: task.taskID, token: task.token, outcome: outcome)))
-                metrics.tasks(inFlight: self.running.withLock { table in
-                    table.removeValue(forKey: task.taskID)
-                    return table.count
-                })
+                // The result is queued before the task leaves the table: a loop that sees the table empty
+                // finds every result in the outbox.
+                outbox.post(
+                    FrameCodec.encode(
+                        .result,
+                        TaskResult(
+                            taskID: task.taskID, token: task.token,
+                            outcome: outcome)))
+                metrics.tasks(
+                    inFlight: self.running.withLock { table in
+                        table.removeValue(forKey: task.taskID)
+                        return table.count
+                    })
+                // Wakes a loop that waits for the table to empty (graceful stop, abandoned tasks).
+                outbox.waker.wake()
             }
             metrics.tasks(inFlight: table.count)
         }

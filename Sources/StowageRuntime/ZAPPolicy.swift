@@ -21,22 +21,31 @@ public enum ZAPPolicy {
         }
         guard frames.count >= 6, frames[0] == Array("1.0".utf8) else {
             let id = frames.count > 1 ? frames[1] : []
-            return Decision(reply: reply(id, "500", "malformed ZAP request", ""), accepted: false, userID: "", address: "")
+            return Decision(
+                reply: reply(id, "500", "malformed ZAP request", ""), accepted: false, userID: "",
+                address: "")
         }
-        let id = frames[1], address = String(decoding: frames[3], as: UTF8.self), mechanism = String(decoding: frames[5], as: UTF8.self)
+        let id = frames[1], address = String(decoding: frames[3], as: UTF8.self)
+        let mechanism = String(decoding: frames[5], as: UTF8.self)
         switch mechanism {
         case "CURVE":
             guard frames.count >= 7, let key = Curve.encode(frames[6]) else {
-                return Decision(reply: reply(id, "400", "no client key", ""), accepted: false, userID: "", address: address)
+                return Decision(
+                    reply: reply(id, "400", "no client key", ""), accepted: false, userID: "",
+                    address: address)
             }
             if allows(key) {
                 return Decision(reply: reply(id, "200", "OK", key), accepted: true, userID: key, address: address)
             }
-            return Decision(reply: reply(id, "400", "key not allowed", ""), accepted: false, userID: "", address: address, refusedKey: key)
+            return Decision(
+                reply: reply(id, "400", "key not allowed", ""), accepted: false, userID: "",
+                address: address, refusedKey: key)
         case "NULL":
             return Decision(reply: reply(id, "200", "OK", "local"), accepted: true, userID: "local", address: address)
         default:
-            return Decision(reply: reply(id, "400", "mechanism \(mechanism) not accepted", ""), accepted: false, userID: "", address: address)
+            return Decision(
+                reply: reply(id, "400", "mechanism \(mechanism) not accepted", ""), accepted: false,
+                userID: "", address: address)
         }
     }
 }

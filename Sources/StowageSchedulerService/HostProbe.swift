@@ -1,8 +1,9 @@
 import Foundation
 import StowageRuntime
 import Synchronization
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Whether a host answers at all: a TCP connection to `host:port` (name resolved, then a non-blocking connect
@@ -54,8 +55,9 @@ enum HostProbe {
     }
 
     private static func connects(_ ai: addrinfo, timeout: Double) -> Bool {
-        let fd = socket(ai.ai_family, ai.ai_socktype | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue),
-                        ai.ai_protocol)
+        let fd = socket(
+            ai.ai_family, ai.ai_socktype | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue),
+            ai.ai_protocol)
         guard fd >= 0 else { return false }
         defer { close(fd) }
         if connect(fd, ai.ai_addr, ai.ai_addrlen) == 0 { return true }

@@ -22,7 +22,9 @@ final class SchedulerMetrics {
     private(set) var retriesByReason: [String: Int] = [:]
     private var throughputSamples: [(at: Double, bytes: Int64)] = []
 
-    private static let states: [TitleState] = [.requested, .licensing, .licensed, .downloading, .verifying, .suspended, .completed, .canceled, .failed]
+    private static let states: [TitleState] = [
+        .requested, .licensing, .licensed, .downloading, .verifying, .suspended, .completed, .canceled, .failed,
+    ]
 
     func refresh(titles: [TitleState: Int], core: SchedulerCore, now: Double) {
         for state in Self.states {
@@ -55,7 +57,9 @@ final class SchedulerMetrics {
 
     /// Bytes per second verified over the last ~10 s.
     var throughput: Double {
-        guard let first = throughputSamples.first, let last = throughputSamples.last, last.at > first.at else { return 0 }
+        guard let first = throughputSamples.first, let last = throughputSamples.last, last.at > first.at else {
+            return 0
+        }
         return Double(last.bytes - first.bytes) / (last.at - first.at)
     }
 
@@ -66,7 +70,9 @@ final class SchedulerMetrics {
     }
 
     func retried(_ code: ErrorCode) {
-        let counter = retryCounters[code.rawValue] ?? Counter(label: "stowage_retries_total", dimensions: [("reason", code.rawValue)])
+        let counter =
+            retryCounters[code.rawValue]
+            ?? Counter(label: "stowage_retries_total", dimensions: [("reason", code.rawValue)])
         retryCounters[code.rawValue] = counter
         counter.increment()
         retriesByReason[code.rawValue, default: 0] += 1
@@ -82,14 +88,15 @@ extension SchedulerService {
         let counts = try store.titleCounts()
         let active: Set<TitleState> = [.requested, .licensing, .downloading, .verifying]
         let progress = try store.progressByTitle()
-        let remaining = try store.titles().filter { active.contains($0.titleState) }.reduce(Int64(0)) { sum, title in
+        let remaining = try store.titles().filter { active.contains($0.state) }.reduce(Int64(0)) { sum, title in
             sum + max(0, (title.bytesEstimate ?? 0) - (progress[title.token]?.bytesVerified ?? 0))
         }
         let rate = metrics.throughput
-        return SchedulerStats(titles: Dictionary(uniqueKeysWithValues: counts.map { ($0.key.rawValue, $0.value) }),
-                              queued: core.queueDepths, leases: core.leases.count, workers: SchedulerMetrics.workersByKind(core),
-                              verifiedBytes: metrics.verifiedBytesTotal, bytesPerSecond: rate, bytesRemaining: remaining,
-                              etaSeconds: rate > 0 && remaining > 0 ? Double(remaining) / rate : nil,
-                              retries: metrics.retriesByReason, droppedMessages: droppedMessages, uptimeSeconds: monotonic() - startedAt)
+        return SchedulerStats(
+            titles: Dictionary(uniqueKeysWithValues: counts.map { ($0.key.rawValue, $0.value) }),
+            queued: core.queueDepths, leases: core.leases.count, workers: SchedulerMetrics.workersByKind(core),
+            verifiedBytes: metrics.verifiedBytesTotal, bytesPerSecond: rate, bytesRemaining: remaining,
+            etaSeconds: rate > 0 && remaining > 0 ? Double(remaining) / rate : nil,
+            retries: metrics.retriesByReason, droppedMessages: droppedMessages, uptimeSeconds: monotonic() - startedAt)
     }
 }

@@ -27,41 +27,47 @@ extension SchedulerService {
             return .title(try status(of: title, progress: store.progress(token: token)))
         case .list(let state):
             let progress = try store.progressByTitle()
-            return .titles(try store.titles(state: state).map { try status(of: $0, progress: progress[$0.token] ?? .init()) })
+            return .titles(
+                try store.titles(state: state).map { try status(of: $0, progress: progress[$0.token] ?? .init()) })
         case .cancel(let token):
             guard let title = try store.title(token) else { throw unknownTitle(token) }
-            if !title.titleState.isFinal || title.titleState == .completed { try cancel(token) }
+            if !title.state.isFinal || title.state == .completed { try cancel(token) }
             return .title(try status(of: store.title(token)!, progress: store.progress(token: token)))
         case .workers:
             let t = monotonic()
-            return .workers(core.workers.values.sorted { $0.id < $1.id }.map { w in
-                WorkerInfo(id: w.id, kind: w.info.kind, host: w.info.host, pid: w.info.pid, capacity: w.info.capacity,
-                           tasksInHand: w.leases.count, lastSeenSecondsAgo: ((t - w.lastSeen) * 1000).rounded() / 1000,
-                           alive: t - w.lastSeen <= core.workerTimeout)
-            })
+            return .workers(
+                core.workers.values.sorted { $0.id < $1.id }.map { w in
+                    WorkerInfo(
+                        id: w.id, kind: w.info.kind, host: w.info.host, pid: w.info.pid, capacity: w.info.capacity,
+                        tasksInHand: w.leases.count, lastSeenSecondsAgo: ((t - w.lastSeen) * 1000).rounded() / 1000,
+                        alive: t - w.lastSeen <= core.workerTimeout)
+                })
         case .subscribe(let tokens):
-            let fresh = subscribers[identity] == nil
-            subscribers[identity] = Subscriber(tokens: Set(tokens), expires: monotonic() + 3 * Double(WireProtocol.heartbeatMilliseconds) / 1000)
-            if fresh {
+            if subscribers.subscribe(identity, to: tokens, now: monotonic()) {
                 let titles = tokens.isEmpty ? try store.titles() : try tokens.compactMap { try store.title($0) }
                 for title in titles { publish(title.token, kind: "snapshot", to: [identity]) }
             }
             return .ok
         case .unsubscribe:
-            subscribers[identity] = nil
+            subscribers.remove(identity)
             return .ok
         case .pause(let token):
             guard let title = try store.title(token) else { throw unknownTitle(token) }
-            guard !title.titleState.isFinal else {
-                throw TitleError(code: .refused, message: "title \(token) is \(title.state): only unfinished titles can be paused")
+            guard !title.state.isFinal else {
+                throw TitleError(
+                    code: .refused,
+                    message: "title \(token) is \(title.state.rawValue): only unfinished titles can be paused")
             }
             // A title waiting for the network or for space is paused too: it then waits for `resume` only.
-            if title.titleState != .suspended || suspendedReason(of: title) != .paused { try pause(token) }
+            if title.state != .suspended || suspendedReason(of: title) != .paused { try pause(token) }
             return .title(try status(of: store.title(token)!, progress: store.progress(token: token)))
         case .resume(let token):
             guard let title = try store.title(token) else { throw unknownTitle(token) }
-            guard [.suspended, .failed].contains(title.titleState) else {
-                throw TitleError(code: .refused, message: "title \(token) is \(title.state): only suspended or failed titles can be resumed")
+            guard [.suspended, .failed].contains(title.state) else {
+                throw TitleError(
+                    code: .refused,
+                    message: "title \(token) is \(title.state.rawValue): only suspended or failed titles can be resumed"
+                )
             }
             try resume(token)
             return .title(try status(of: store.title(token)!, progress: store.progress(token: token)))
@@ -79,21 +85,31 @@ extension SchedulerService {
             return .license(try licenseReport(token))
         case .played(let token, let seconds):
             guard var title = try store.title(token) else { throw unknownTitle(token) }
-            guard seconds.isFinite, seconds >= 0, seconds < 86_400 else { throw TitleError(code: .refused, message: "played seconds out of range") }
+            guard seconds.isFinite, seconds >= 0, seconds < 86_400 else {
+                throw TitleError(code: .refused, message: "played seconds out of range")
+            }
             title.playedSeconds += seconds
             try store.update(title)
             return .ok
         case .bookmarkAdd(let token, let position, let label):
             guard try store.title(token) != nil else { throw unknownTitle(token) }
-            guard position.isFinite, position >= 0 else { throw TitleError(code: .refused, message: "a bookmark position is seconds from the start (0 or more)") }
-            try store.putBookmark(BookmarkRecord(token: token, kind: "user", position: position, label: String(label.prefix(200))))
+            guard position.isFinite, position >= 0 else {
+                throw TitleError(code: .refused, message: "a bookmark position is seconds from the start (0 or more)")
+            }
+            try store.putBookmark(
+                BookmarkRecord(
+                    token: token, kind: .user, position: position,
+                    label: String(label.prefix(200))))
             return .bookmarks(try bookmarks(token))
         case .bookmarkRemove(let token, let position):
             guard try store.title(token) != nil else { throw unknownTitle(token) }
             guard try store.removeBookmark(token: token, position: position) else {
-                let index = try store.bookmarks(token: token).contains { $0.kind == "index" && $0.position == position }
-                throw TitleError(code: .refused, message: index ? "the bookmark at \(position) s came with the source and cannot be removed"
-                                                                : "no user bookmark at \(position) s")
+                let index = try store.bookmarks(token: token).contains { $0.kind == .index && $0.position == position }
+                throw TitleError(
+                    code: .refused,
+                    message: index
+                        ? "the bookmark at \(position) s came with the source and cannot be removed"
+                        : "no user bookmark at \(position) s")
             }
             return .bookmarks(try bookmarks(token))
         case .bookmarks(let token):
@@ -117,21 +133,26 @@ extension SchedulerService {
     }
 
     private func bookmarks(_ token: String) throws -> [Bookmark] {
-        try store.bookmarks(token: token).map { Bookmark(position: $0.position, label: $0.label, kind: Bookmark.Kind(rawValue: $0.kind) ?? .user) }
+        try store.bookmarks(token: token).map { Bookmark(position: $0.position, label: $0.label, kind: $0.kind) }
     }
 
     private func submitTitle(_ submit: SubmitRequest) throws -> String {
-        guard let url = URL(string: submit.url), let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme), url.host != nil else {
-            throw TitleError(code: .refused, message: "'\(submit.url.prefix(200))' is not an http(s) URL of an HLS playlist")
+        guard let url = URL(string: submit.url), let scheme = url.scheme?.lowercased(),
+            ["http", "https"].contains(scheme), url.host != nil
+        else {
+            throw TitleError(
+                code: .refused, message: "'\(submit.url.prefix(200))' is not an http(s) URL of an HLS playlist")
         }
         if let allowed = options.allowedHosts {
             for url in [submit.url, submit.posterURL, submit.licenseURL].compactMap({ $0 }) {
-                if let reason = allowed.refusal(url) { throw TitleError(code: .refused, message: reason + " (stowage-scheduler --allow-hosts)") }
+                if let reason = allowed.refusal(url) {
+                    throw TitleError(code: .refused, message: reason + " (stowage-scheduler --allow-hosts)")
+                }
             }
         }
         if var existing = try store.liveTitle(url: submit.url) {
             logger.info("submit reuses the existing title", metadata: ["token": "\(existing.token)"])
-            if existing.titleState == .licensed && !submit.preloadOnly {
+            if existing.state == .licensed && !submit.preloadOnly {
                 // Preloaded: the license is there; now download.
                 existing.preloadOnly = false
                 try store.update(existing)
@@ -142,9 +163,10 @@ extension SchedulerService {
         }
         let token = Self.newToken()
         let encoder = JSONEncoder()
-        let record = TitleRecord(token: token, url: submit.url, name: submit.name, state: .requested, priority: submit.priority,
-                                 selection: String(decoding: try encoder.encode(submit.selection), as: UTF8.self),
-                                 headers: String(decoding: try encoder.encode(submit.headers), as: UTF8.self), requestedAt: now())
+        let record = TitleRecord(
+            token: token, url: submit.url, name: submit.name, state: .requested, priority: submit.priority,
+            selection: String(decoding: try encoder.encode(submit.selection), as: UTF8.self),
+            headers: String(decoding: try encoder.encode(submit.headers), as: UTF8.self), requestedAt: now())
         var stored = record
         stored.requestedTerms = try submit.terms.map { String(decoding: try encoder.encode($0), as: UTF8.self) }
         stored.licenseURL = submit.licenseURL
@@ -170,19 +192,24 @@ extension SchedulerService {
     func status(of title: TitleRecord, progress: Store.Progress) throws -> TitleStatus {
         let live = (liveBytes[title.token] ?? [:]).filter { core.leases[$0.key] != nil }.values.reduce(0, +)
         let done = progress.bytesVerified + live
-        let expected: Int64? = title.titleState == .completed ? progress.bytesVerified : title.bytesEstimate
+        let expected: Int64? = title.state == .completed ? progress.bytesVerified : title.bytesEstimate
         var fraction = progress.total > 0 ? Double(progress.verified) / Double(progress.total) : 0
-        if title.titleState == .completed { fraction = 1 }
+        if title.state == .completed { fraction = 1 }
         let license = licenseStatus(title)
         let local = title.localPlaylist.map { options.home.titleDirectory(title.token).appendingPathComponent($0).path }
-        let playable = title.titleState == .completed && ((try? playability(title, thorough: false, startingPlay: true))?.playable ?? false)
-        let error = title.errorCode.map { TitleError(code: ErrorCode(rawValue: $0) ?? .internal, message: title.errorMessage ?? "") }
-        var out = TitleStatus(token: title.token, url: title.url, name: title.name, state: title.titleState, progress: fraction,
-                              bytesDownloaded: done, bytesExpected: expected, segmentsDone: progress.verified,
-                              segmentsTotal: progress.total, requestedAt: iso8601(title.requestedAt),
-                              startedAt: iso8601(title.startedAt), endedAt: iso8601(title.endedAt), license: license,
-                              localPlaylist: local, playableOffline: playable, error: error)
-        if title.titleState == .suspended {
+        let playable =
+            title.state == .completed
+            && ((try? playability(title, thorough: false, startingPlay: true))?.playable ?? false)
+        let error = title.errorCode.map {
+            TitleError(code: ErrorCode(rawValue: $0) ?? .internal, message: title.errorMessage ?? "")
+        }
+        var out = TitleStatus(
+            token: title.token, url: title.url, name: title.name, state: title.state, progress: fraction,
+            bytesDownloaded: done, bytesExpected: expected, segmentsDone: progress.verified,
+            segmentsTotal: progress.total, requestedAt: iso8601(title.requestedAt),
+            startedAt: iso8601(title.startedAt), endedAt: iso8601(title.endedAt), license: license,
+            localPlaylist: local, playableOffline: playable, error: error)
+        if title.state == .suspended {
             out.suspendedReason = suspendedReason(of: title)
             out.suspendedSince = iso8601(title.suspendedAt)
             if out.suspendedReason == .network, let host = title.waitingHost {
@@ -190,7 +217,7 @@ extension SchedulerService {
                 out.nextProbeAt = iso8601(nextProbe(of: host))
             }
         }
-        if title.titleState == .requested, waitingForSlot.contains(title.token) {
+        if title.state == .requested, waitingForSlot.contains(title.token) {
             out.queuePosition = core.slotQueue().firstIndex(of: title.token).map { $0 + 1 }
         }
         return out
@@ -198,17 +225,18 @@ extension SchedulerService {
 
     /// Why a suspended title waits (titles suspended before the reason was stored: from their error).
     func suspendedReason(of title: TitleRecord) -> SuspendedReason {
-        if let stored = title.suspendedReason.flatMap(SuspendedReason.init(rawValue:)) { return stored }
+        if let stored = title.suspendedReason { return stored }
         return title.errorCode == ErrorCode.diskFull.rawValue ? .diskFull : .paused
     }
 
     /// Sends an event about a title to its subscribers (or to `only`).
     func publish(_ token: String, kind: String, to only: [[UInt8]]? = nil) {
-        let targets = only ?? subscribers.filter { $0.value.tokens.isEmpty || $0.value.tokens.contains(token) }.map(\.key)
+        let targets = only ?? subscribers.targets(for: token)
         guard !targets.isEmpty, let title = try? store.title(token), let progress = try? store.progress(token: token),
-              let status = try? status(of: title, progress: progress) else { return }
+            let status = try? status(of: title, progress: progress)
+        else { return }
         let frames = FrameCodec.encode(.event, TitleEvent(kind: kind, status: status))
-        for identity in targets where !send(identity, frames) { subscribers[identity] = nil }
+        for identity in targets where !send(identity, frames) { subscribers.remove(identity) }
     }
 
     /// Progress events, at most four a second per title.

@@ -8,6 +8,9 @@ import StowageStore
 extension SchedulerService {
     /// Seconds the wall clock may go back before time-limited licenses count as expired.
     static let clockTolerance: Double = 300
+    /// The store keys of the clock guard's epoch and latest time seen.
+    static let clockEpochSetting = "clock.epoch"
+    static let clockLastSeenSetting = "clock.lastSeen"
 
     /// The granted terms in force for a title, if licensed.
     func terms(of title: TitleRecord) -> LicenseTerms? {
@@ -19,26 +22,32 @@ extension SchedulerService {
     }
 
     /// Whether this title's license predates a clock rollback (and so counts as expired until renewed).
-    func clockRolledBack(for title: TitleRecord) -> Bool { title.licenseEpoch < clockEpoch }
+    func clockRolledBack(for title: TitleRecord) -> Bool { title.licenseEpoch < clock.epoch }
 
     /// The contract's license object.
     func licenseStatus(_ title: TitleRecord) -> LicenseStatus? {
         guard let t = terms(of: title) else { return nil }
         let u = usage(of: title)
         // A license with no plays or play time left counts as expired (`renew --expired` picks it up).
-        let expired = LicensePolicy.refusal(t, u, now: now(), clockRolledBack: clockRolledBack(for: title),
-                                            startingPlay: true) != nil
-        return LicenseStatus(kind: LicenseKind(rawValue: t.kind.rawValue) ?? .none, requestedAt: iso8601(t.requestedAt),
-                             expiresAt: iso8601(LicensePolicy.effectiveExpiry(t, u)), playDurationSeconds: t.playDurationSeconds,
-                             playsRemaining: LicensePolicy.playsRemaining(t, u), playTimeRemainingSeconds: LicensePolicy.playTimeRemaining(t, u),
-                             expired: expired)
+        let expired =
+            LicensePolicy.refusal(
+                t, u, now: now(), clockRolledBack: clockRolledBack(for: title),
+                startingPlay: true) != nil
+        return LicenseStatus(
+            kind: LicenseKind(rawValue: t.kind.rawValue) ?? .none, requestedAt: iso8601(t.requestedAt),
+            expiresAt: iso8601(LicensePolicy.effectiveExpiry(t, u)), playDurationSeconds: t.playDurationSeconds,
+            playsRemaining: LicensePolicy.playsRemaining(t, u),
+            playTimeRemainingSeconds: LicensePolicy.playTimeRemaining(t, u),
+            expired: expired)
     }
 
     /// Records a granted license; keys are wrapped before they touch the store.
     func recordLicense(_ grant: LicenseGrant, token: String) throws -> TitleRecord? {
         let expected = try store.keys(token: token)
         guard grant.keys.count == expected.count else {
-            throw TitleError(code: .license, message: "license worker returned \(grant.keys.count) keys for \(expected.count) key URIs")
+            throw TitleError(
+                code: .license,
+                message: "license worker returned \(grant.keys.count) keys for \(expected.count) key URIs")
         }
         var wrapped: [Int: Data] = [:]
         for (i, text) in grant.keys.enumerated() {
@@ -50,14 +59,14 @@ extension SchedulerService {
         try store.saveWrappedKeys(token: token, wrapped)
         guard var title = try store.title(token) else { return nil }
         let g = grant.terms
-        let terms = LicenseTerms(kind: LicenseTerms.Kind(rawValue: g.kind.rawValue) ?? .none, requestedAt: g.requestedAt, expiresAt: g.expiresAt,
-                                 playDurationSeconds: g.playDurationSeconds, playCountLimit: g.playCount, playTimeLimitSeconds: g.playTimeSeconds,
-                                 forceExpired: g.forceExpired, renewalSuggested: g.renewalSuggested)
+        let terms = LicenseTerms(
+            kind: LicenseTerms.Kind(rawValue: g.kind.rawValue) ?? .none, requestedAt: g.requestedAt,
+            expiresAt: g.expiresAt,
+            playDurationSeconds: g.playDurationSeconds, playCountLimit: g.playCount,
+            playTimeLimitSeconds: g.playTimeSeconds,
+            forceExpired: g.forceExpired, renewalSuggested: g.renewalSuggested)
         title.licenseTerms = String(decoding: try JSONEncoder().encode(terms), as: UTF8.self)
-        title.licenseKind = g.kind.rawValue
-        title.licenseRequestedAt = g.requestedAt
-        title.licenseExpiresAt = g.expiresAt
-        title.licenseEpoch = clockEpoch
+        title.licenseEpoch = clock.epoch
         title.licenseError = nil
         try store.update(title)
         return title
@@ -69,9 +78,11 @@ extension SchedulerService {
         let renewal = before.licenseTerms != nil
         guard let title = try recordLicense(grant, token: token) else { return }
         renewing.remove(token)
-        if title.titleState == .completed || (renewal && title.titleState == .licensed) {
+        if title.state == .completed || (renewal && title.state == .licensed) {
             _ = core.dropTitle(token)
-            try store.appendEvent(token: token, kind: "license", detail: "renewed: \(grant.terms.kind.rawValue), expires \(iso8601(grant.terms.expiresAt) ?? "never")")
+            try store.appendEvent(
+                token: token, kind: "license",
+                detail: "renewed: \(grant.terms.kind.rawValue), expires \(iso8601(grant.terms.expiresAt) ?? "never")")
             publish(token, kind: "license")
         } else if title.preloadOnly {
             _ = core.dropTitle(token)
@@ -85,10 +96,13 @@ extension SchedulerService {
     /// A license that would end before the download could finish refuses the download.
     private func expiresBeforeFinish(_ title: TitleRecord) throws -> TitleError? {
         guard let t = terms(of: title), let end = LicensePolicy.effectiveExpiry(t, usage(of: title)) else { return nil }
-        let rate = Double(bandwidth ?? 50_000_000)   // bytes/s: the cap, else an optimistic 50 MB/s
+        let rate = Double(bandwidth ?? 50_000_000)  // bytes/s: the cap, else an optimistic 50 MB/s
         let finish = now() + Double(title.bytesEstimate ?? 0) / rate
         guard end <= finish else { return nil }
-        return TitleError(code: .license, message: "the license ends at \(iso8601(end) ?? "?"), before the download could finish (about \(iso8601(finish) ?? "?")): renew it or ask for a longer rental")
+        let message =
+            "the license ends at \(iso8601(end) ?? "?"), before the download could finish "
+            + "(about \(iso8601(finish) ?? "?")): renew it or ask for a longer rental"
+        return TitleError(code: .license, message: message)
     }
 
     /// A license failure: a first acquisition fails the title (after retries); a renewal keeps the title
@@ -97,13 +111,12 @@ extension SchedulerService {
         let token = lease.item.token
         guard var title = try store.title(token) else { return }
         if try refreshKeysAfterRefusal(token, failure) { return }
-        let n = (attempts[lease.item] ?? 0) + 1
-        attempts[lease.item] = n
+        let n = retries.failed(lease.item)
         if failure.retryable && n < options.maxAttempts {
-            delayed.append((monotonic() + max(backoff(n), failure.retryAfter ?? 0), lease.item))
+            retries.schedule(lease.item, at: monotonic() + max(backoff(n), failure.retryAfter ?? 0))
             return
         }
-        attempts[lease.item] = nil
+        retries.resetAttempts(lease.item)
         let unreachable = failure.code == .network && failure.retryable
         let endpoint = failure.endpoint ?? HostProbe.endpoint(of: title.licenseURL ?? title.url)
         if title.licenseTerms != nil {
@@ -112,7 +125,7 @@ extension SchedulerService {
                 title.licenseError = failure.message + " (renewal runs again when \(endpoint) answers)"
                 try store.update(title)
                 try store.appendEvent(token: token, kind: "license-error", detail: title.licenseError ?? "")
-                if title.titleState == .completed || title.titleState == .licensed { _ = core.dropTitle(token) }
+                if title.state == .completed || title.state == .licensed { _ = core.dropTitle(token) }
                 try renewalWaitsForNetwork(token, endpoint: endpoint)
                 publish(token, kind: "license")
                 return
@@ -121,7 +134,7 @@ extension SchedulerService {
             title.licenseError = failure.message
             try store.update(title)
             try store.appendEvent(token: token, kind: "license-error", detail: failure.message)
-            if title.titleState == .completed || title.titleState == .licensed { _ = core.dropTitle(token) }
+            if title.state == .completed || title.state == .licensed { _ = core.dropTitle(token) }
             publish(token, kind: "license")
             return
         }
@@ -132,8 +145,10 @@ extension SchedulerService {
     /// Queues a renewal (new terms and license URL optional); media is untouched.
     func renew(_ token: String, terms: RequestedTerms?, licenseURL: String?) throws {
         guard var title = try store.title(token) else { throw unknownTitle(token) }
-        guard title.planned, [.completed, .licensed, .downloading, .verifying, .suspended].contains(title.titleState) else {
-            throw TitleError(code: .refused, message: "title \(token) is \(title.state): only a licensed title can be renewed")
+        guard title.planned, [.completed, .licensed, .downloading, .verifying, .suspended].contains(title.state) else {
+            throw TitleError(
+                code: .refused,
+                message: "title \(token) is \(title.state.rawValue): only a licensed title can be renewed")
         }
         if let terms { title.requestedTerms = String(decoding: try JSONEncoder().encode(terms), as: UTF8.self) }
         if let licenseURL { title.licenseURL = licenseURL }
@@ -148,24 +163,29 @@ extension SchedulerService {
     /// The clock guard: persists the latest time seen; a jump back beyond the tolerance starts a new epoch.
     func checkClock() {
         let t = now()
-        let last = (try? store.setting("clock.lastSeen")).flatMap { $0.flatMap(Double.init) }
-        if ClockGuard.rolledBack(now: t, lastSeen: last, tolerance: Self.clockTolerance) {
-            clockEpoch += 1
-            try? store.setSetting("clock.epoch", "\(clockEpoch)")
-            logger.warning("the wall clock went back: time-limited licenses count as expired until renewed",
-                           metadata: ["lastSeen": "\(iso8601(last) ?? "?")", "now": "\(iso8601(t) ?? "?")"])
-            try? store.setSetting("clock.lastSeen", "\(t)")
-        } else if t > (last ?? 0) {
-            try? store.setSetting("clock.lastSeen", "\(t)")
+        switch clock.observe(now: t) {
+        case .rolledBack(let last):
+            try? store.setSetting(Self.clockEpochSetting, "\(clock.epoch)")
+            logger.warning(
+                "the wall clock went back: time-limited licenses count as expired until renewed",
+                metadata: ["lastSeen": "\(iso8601(last) ?? "?")", "now": "\(iso8601(t) ?? "?")"])
+            try? store.setSetting(Self.clockLastSeenSetting, "\(t)")
+        case .advanced:
+            try? store.setSetting(Self.clockLastSeenSetting, "\(t)")
+        case .none:
+            break
         }
     }
 
     /// Automatic renewal a configurable time before expiry (or when the server suggests it).
     func autoRenew() {
-        guard let lead = options.autoRenewBefore, lead > 0, let titles = try? store.titles(state: .completed) else { return }
+        guard let lead = options.autoRenewBefore, lead > 0, let titles = try? store.titles(state: .completed) else {
+            return
+        }
         for title in titles where !renewing.contains(title.token) && title.licenseError == nil {
             guard let t = terms(of: title), LicensePolicy.renewalDue(t, usage(of: title), now: now(), lead: lead),
-                  now() - t.requestedAt >= min(60, lead / 4) else { continue }   // not again right after a renewal
+                now() - t.requestedAt >= min(60, lead / 4)
+            else { continue }  // not again right after a renewal
             logger.info("renewing before expiry", metadata: ["token": "\(title.token)"])
             try? renew(title.token, terms: nil, licenseURL: nil)
         }
@@ -176,8 +196,10 @@ extension SchedulerService {
         guard let title = try store.title(token) else { throw unknownTitle(token) }
         let verdict = try playability(title, startingPlay: true)
         let t = terms(of: title)
-        return LicenseReport(token: token, license: licenseStatus(title), licenseURL: title.licenseURL.map(URLRedaction.redacted),
-                             forceExpired: t?.forceExpired ?? false, renewalSuggested: t?.renewalSuggested ?? false,
-                             renewing: renewing.contains(token), lastError: title.licenseError, playable: verdict.playable, reason: verdict.reason)
+        return LicenseReport(
+            token: token, license: licenseStatus(title), licenseURL: title.licenseURL.map(URLRedaction.redacted),
+            forceExpired: t?.forceExpired ?? false, renewalSuggested: t?.renewalSuggested ?? false,
+            renewing: renewing.contains(token), lastError: title.licenseError, playable: verdict.playable,
+            reason: verdict.reason)
     }
 }

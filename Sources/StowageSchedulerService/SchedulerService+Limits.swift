@@ -11,14 +11,16 @@ extension SchedulerService {
     func loadLimits() throws {
         if let text = try store.setting(Self.limitsSetting) {
             guard let stored = decode(LimitSettings.self, text) else {
-                logger.warning("stored limits are unreadable; using the defaults", metadata: ["stored": "\(text.prefix(200))"])
+                logger.warning(
+                    "stored limits are unreadable; using the defaults", metadata: ["stored": "\(text.prefix(200))"])
                 return try applyInForce()
             }
             storedLimits = stored
         }
         for o in storedLimits.overridden(by: options.limitOverrides) {
-            logger.notice("--\(o.option) \(o.given) given at start overrides the stored \(o.stored) for this run",
-                          metadata: ["stored": "\(o.stored)", "given": "\(o.given)"])
+            logger.notice(
+                "--\(o.option) \(o.given) given at start overrides the stored \(o.stored) for this run",
+                metadata: ["stored": "\(o.stored)", "given": "\(o.given)"])
         }
         try applyInForce()
     }
@@ -41,8 +43,9 @@ extension SchedulerService {
     /// included); a change also replaces what a start flag set for this run. `--reset` forgets the stored
     /// values (the defaults apply, under this run's start flags).
     func applyLimits(_ change: LimitsInfo) throws {
-        let asked = LimitSettings(titles: change.titles, perTitle: change.perTitle, perHost: change.perHost,
-                                  licenses: change.licenses, bandwidth: change.bandwidth, diskCushion: change.diskCushion)
+        let asked = LimitSettings(
+            titles: change.titles, perTitle: change.perTitle, perHost: change.perHost,
+            licenses: change.licenses, bandwidth: change.bandwidth, diskCushion: change.diskCushion)
         if let refusal = asked.refusal() { throw TitleError(code: .refused, message: refusal) }
         if change.reset == true {
             storedLimits = LimitSettings()
@@ -60,20 +63,25 @@ extension SchedulerService {
         if asked.diskCushion != nil { overrides.diskCushion = nil }
         options.limitOverrides = overrides
         if storedLimits != LimitSettings() {
-            try store.setSetting(Self.limitsSetting, String(decoding: try JSONEncoder().encode(storedLimits), as: UTF8.self))
+            try store.setSetting(
+                Self.limitsSetting, String(decoding: try JSONEncoder().encode(storedLimits), as: UTF8.self))
         }
         try applyInForce()
         let l = inForce()
-        logger.info(change.reset == true ? "limits reset" : "limits changed",
-                    metadata: ["titles": "\(l.titles ?? 0)", "perTitle": "\(l.perTitle ?? 0)", "perHost": "\(l.perHost ?? 0)",
-                               "licenses": "\(l.licenses ?? 0)", "bandwidth": "\(l.bandwidth ?? 0)",
-                               "diskCushion": "\(l.diskCushion ?? 0)"])
+        logger.info(
+            change.reset == true ? "limits reset" : "limits changed",
+            metadata: [
+                "titles": "\(l.titles ?? 0)", "perTitle": "\(l.perTitle ?? 0)", "perHost": "\(l.perHost ?? 0)",
+                "licenses": "\(l.licenses ?? 0)", "bandwidth": "\(l.bandwidth ?? 0)",
+                "diskCushion": "\(l.diskCushion ?? 0)",
+            ])
     }
 
     /// The limits in force, as `stowctl limits` shows them.
     func limitsInForce() -> LimitsInfo {
         let l = core.limits
-        return LimitsInfo(titles: l.titlesAtOnce, perTitle: l.perTitle, perHost: l.perHost, licenses: l.licenses,
-                          bandwidth: bandwidth ?? 0, diskCushion: diskCushion)
+        return LimitsInfo(
+            titles: l.titlesAtOnce, perTitle: l.perTitle, perHost: l.perHost, licenses: l.licenses,
+            bandwidth: bandwidth ?? 0, diskCushion: diskCushion)
     }
 }

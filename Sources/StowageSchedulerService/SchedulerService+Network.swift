@@ -14,10 +14,14 @@ extension SchedulerService {
         guard let endpoint else {
             return try fail(token, TitleError(code: .network, message: message))
         }
-        logger.warning("origin unreachable: the title waits for the network", metadata: [
-            "token": "\(token)", "host": "\(endpoint)", "error": "\(message)"])
-        try suspend(token, reason: .network, waitingHost: endpoint,
-                    error: TitleError(code: .network, message: "\(message); waiting for \(endpoint) to answer"))
+        logger.warning(
+            "origin unreachable: the title waits for the network",
+            metadata: [
+                "token": "\(token)", "host": "\(endpoint)", "error": "\(message)",
+            ])
+        try suspend(
+            token, reason: .network, waitingHost: endpoint,
+            error: TitleError(code: .network, message: "\(message); waiting for \(endpoint) to answer"))
         hostWatch.unreachable(endpoint, now: monotonic())
     }
 
@@ -28,8 +32,9 @@ extension SchedulerService {
         title.waitingHost = endpoint
         try store.update(title)
         hostWatch.unreachable(endpoint, now: monotonic())
-        logger.warning("license server unreachable: the renewal waits for the network",
-                       metadata: ["token": "\(token)", "host": "\(endpoint)"])
+        logger.warning(
+            "license server unreachable: the renewal waits for the network",
+            metadata: ["token": "\(token)", "host": "\(endpoint)"])
     }
 
     /// Start-up: hosts that titles were waiting for before the restart are probed again; the outage
@@ -52,9 +57,12 @@ extension SchedulerService {
                     logger.error("cannot resume titles waiting for \(endpoint)", metadata: ["error": "\(error)"])
                 }
             } else if let entry = hostWatch.hosts[endpoint] {
-                logger.info("host still unreachable", metadata: [
-                    "host": "\(endpoint)", "probes": "\(entry.failures)",
-                    "nextProbeInSeconds": "\(Int((entry.nextProbe - t).rounded()))"])
+                logger.info(
+                    "host still unreachable",
+                    metadata: [
+                        "host": "\(endpoint)", "probes": "\(entry.failures)",
+                        "nextProbeInSeconds": "\(Int((entry.nextProbe - t).rounded()))",
+                    ])
             }
         }
         for endpoint in hostWatch.due(now: t) { HostProbe.start(endpoint, inbox: probeInbox) }
@@ -62,9 +70,9 @@ extension SchedulerService {
 
     /// The host answered: suspended titles waiting for it resume, renewals waiting for it run.
     func resumeWaiting(on endpoint: String) throws {
-        hostFailures[endpoint] = nil
+        hostFailures.answered(endpoint)
         for var title in try store.titlesWaitingForHosts() where title.waitingHost == endpoint {
-            if title.titleState == .suspended && title.suspendedReason == SuspendedReason.network.rawValue {
+            if title.state == .suspended && title.suspendedReason == .network {
                 try resume(title.token)
             } else {
                 title.waitingHost = nil
@@ -80,7 +88,7 @@ extension SchedulerService {
         for (endpoint, entry) in hostWatch.hosts where t - entry.since >= limit {
             hostWatch.forget(endpoint)
             guard let titles = try? store.titlesWaitingForHosts() else { return }
-            for title in titles where title.waitingHost == endpoint && title.titleState == .suspended {
+            for title in titles where title.waitingHost == endpoint && title.state == .suspended {
                 let message = "\(endpoint) did not answer for \(Int(limit)) s (stowage-scheduler --give-up-after)"
                 try? fail(title.token, TitleError(code: .network, message: message))
             }

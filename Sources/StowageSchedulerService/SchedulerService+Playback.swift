@@ -9,26 +9,33 @@ extension SchedulerService {
     /// otherwise only the entry playlist (status and list, which must stay cheap for many titles).
     /// `streaming` (play and its keys): a title still downloading may be played, what is missing coming
     /// from the origin.
-    func playability(_ title: TitleRecord, thorough: Bool = true, startingPlay: Bool = false, streaming: Bool = false) throws -> PlayAuthorization {
-        let stillDownloading = streaming && title.planned && [.downloading, .verifying, .suspended].contains(title.titleState)
+    func playability(_ title: TitleRecord, thorough: Bool = true, startingPlay: Bool = false, streaming: Bool = false)
+        throws -> PlayAuthorization
+    {
+        let stillDownloading =
+            streaming && title.planned && [.downloading, .verifying, .suspended].contains(title.state)
         let dir = options.home.titleDirectory(title.token)
         let entry = title.localPlaylist
-        var filesPresent = entry.map { FileManager.default.fileExists(atPath: dir.appendingPathComponent($0).path) } ?? false
-        if thorough, filesPresent, title.titleState == .completed {
+        var filesPresent =
+            entry.map { FileManager.default.fileExists(atPath: dir.appendingPathComponent($0).path) } ?? false
+        if thorough, filesPresent, title.state == .completed {
             filesPresent = try store.resources(token: title.token).allSatisfy {
                 FileManager.default.fileExists(atPath: dir.appendingPathComponent($0.localPath).path)
             }
         }
         let keysPresent = try store.keys(token: title.token).allSatisfy { $0.wrapped != nil }
-        let facts = PlaybackPolicy.Facts(completed: title.titleState == .completed, expiresAt: nil,
-                                         filesPresent: filesPresent, keysPresent: keysPresent, now: now(),
-                                         streaming: stillDownloading)
+        let facts = PlaybackPolicy.Facts(
+            completed: title.state == .completed, expiresAt: nil,
+            filesPresent: filesPresent, keysPresent: keysPresent, now: now(),
+            streaming: stillDownloading)
         var refusal = PlaybackPolicy.refusal(facts)
         if refusal == nil, title.errorCode == ErrorCode.integrity.rawValue {
             refusal = title.errorMessage ?? "files of the offline copy failed verification"
         }
         if refusal == nil, let t = terms(of: title) {
-            refusal = LicensePolicy.refusal(t, usage(of: title), now: now(), clockRolledBack: clockRolledBack(for: title), startingPlay: startingPlay)
+            refusal = LicensePolicy.refusal(
+                t, usage(of: title), now: now(), clockRolledBack: clockRolledBack(for: title),
+                startingPlay: startingPlay)
         }
         if let reason = refusal {
             return PlayAuthorization(playable: false, reason: reason, directory: nil, entryPlaylist: nil)
@@ -36,11 +43,14 @@ extension SchedulerService {
         if stillDownloading {
             let playlists = try offlinePlaylists(title)
             let sources = try store.resources(token: title.token).map {
-                PlaySource(localPath: $0.localPath, url: $0.url, rangeOffset: $0.rangeOffset, rangeLength: $0.rangeLength)
+                PlaySource(
+                    localPath: $0.localPath, url: $0.url, rangeOffset: $0.rangeOffset, rangeLength: $0.rangeLength)
             }
-            let plan = StreamingPlan(playlists: Dictionary(playlists.files, uniquingKeysWith: { a, _ in a }), sources: sources,
-                                     headers: decode([Header].self, title.headers) ?? [])
-            return PlayAuthorization(playable: true, reason: nil, directory: dir.path, entryPlaylist: playlists.entry, streaming: plan)
+            let plan = StreamingPlan(
+                playlists: Dictionary(playlists.files, uniquingKeysWith: { a, _ in a }), sources: sources,
+                headers: decode([Header].self, title.headers) ?? [])
+            return PlayAuthorization(
+                playable: true, reason: nil, directory: dir.path, entryPlaylist: playlists.entry, streaming: plan)
         }
         return PlayAuthorization(playable: true, reason: nil, directory: dir.path, entryPlaylist: entry)
     }
@@ -61,14 +71,19 @@ extension SchedulerService {
     func releaseKey(_ token: String, index: Int) throws -> String {
         guard let title = try store.title(token) else { throw unknownTitle(token) }
         let verdict = try playability(title, streaming: true)
-        guard verdict.playable else { throw TitleError(code: .license, message: "key refused: \(verdict.reason ?? "not playable")") }
-        guard let record = try store.keys(token: token).first(where: { $0.position == index }), let wrapped = record.wrapped else {
+        guard verdict.playable else {
+            throw TitleError(code: .license, message: "key refused: \(verdict.reason ?? "not playable")")
+        }
+        guard let record = try store.keys(token: token).first(where: { $0.position == index }),
+            let wrapped = record.wrapped
+        else {
             throw TitleError(code: .license, message: "title \(token) has no key \(index)")
         }
         return Data(try vault.unwrap(wrapped, token: token, index: index)).base64EncodedString()
     }
 
     func unknownTitle(_ token: String) -> TitleError {
-        TitleError(code: .notFound, message: "no title with token '\(token.prefix(64))'; `stowctl list` shows the tokens")
+        TitleError(
+            code: .notFound, message: "no title with token '\(token.prefix(64))'; `stowctl list` shows the tokens")
     }
 }

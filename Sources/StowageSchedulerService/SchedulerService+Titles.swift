@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import StowageProtocol
 import StowageRuntime
 import StowageScheduling
@@ -10,7 +11,7 @@ extension SchedulerService {
     func recover() throws {
         let reset = try store.recoverInterruptedWork()
         var resumed = 0
-        for title in try store.titles() where !title.titleState.isFinal && title.titleState != .suspended {
+        for title in try store.titles() where !title.state.isFinal && title.state != .suspended {
             core.addTitle(title.token, priority: title.priority, requestedAt: title.requestedAt)
             try queueWork(for: title)
             resumed += 1
@@ -24,9 +25,11 @@ extension SchedulerService {
     /// they never show as playable.
     private func reportMissingFiles() throws {
         for var title in try store.titles(state: .completed) where title.errorCode == nil {
-            let entry = options.home.titleDirectory(title.token).appendingPathComponent(title.localPlaylist ?? "master.m3u8")
+            let entry = options.home.titleDirectory(title.token).appendingPathComponent(
+                title.localPlaylist ?? "master.m3u8")
             guard !FileManager.default.fileExists(atPath: entry.path) else { continue }
-            let message = "files of the completed title are missing from \(options.home.titleDirectory(title.token).path)"
+            let message =
+                "files of the completed title are missing from \(options.home.titleDirectory(title.token).path)"
             title.errorCode = ErrorCode.integrity.rawValue
             title.errorMessage = message
             try store.update(title)
@@ -37,7 +40,7 @@ extension SchedulerService {
 
     /// Queues what a title needs next, from what the store says of it.
     func queueWork(for title: TitleRecord) throws {
-        switch title.titleState {
+        switch title.state {
         case .requested where !title.planned:
             core.enqueue(resolveItem(title))
         case .requested where try hasLicense(title):
@@ -66,7 +69,7 @@ extension SchedulerService {
     /// Queues a fetch for every pending resource and a verification for every fetched one.
     func queueSegmentWork(_ token: String) throws {
         for r in try store.resources(token: token) {
-            switch r.resourceState {
+            switch r.state {
             case .pending, .fetching: core.enqueue(fetchItem(r))
             case .fetched, .verifying: core.enqueue(WorkItem(token: token, kind: .verify(resource: r.id!)))
             case .verified: continue
@@ -86,7 +89,8 @@ extension SchedulerService {
     /// The first segment work of a waiting title went out: it holds a slot now.
     func tookSlot(_ token: String) throws {
         guard waitingForSlot.remove(token) != nil, var title = try store.title(token),
-              title.titleState == .requested else { return }
+            title.state == .requested
+        else { return }
         title.startedAt = title.startedAt ?? now()
         try store.update(title)
         try transition(token, to: .downloading)
@@ -94,15 +98,15 @@ extension SchedulerService {
 
     /// Whether a planned title holds every key and its terms (nothing left to license).
     func hasLicense(_ title: TitleRecord) throws -> Bool {
-        try title.licenseKind != nil && !store.keys(token: title.token).contains(where: { $0.wrapped == nil })
+        try terms(of: title) != nil && !store.keys(token: title.token).contains(where: { $0.wrapped == nil })
     }
 
     /// Moves a title to a new state, records the event and tells subscribers.
     func transition(_ token: String, to state: TitleState, error: TitleError? = nil) throws {
         guard var title = try store.title(token) else { return }
-        let old = title.titleState
+        let old = title.state
         guard old != state else { return }
-        title.state = state.rawValue
+        title.state = state
         if state.isFinal { title.endedAt = now() }
         if old == .suspended || state.isFinal {
             title.suspendedReason = nil
@@ -114,14 +118,20 @@ extension SchedulerService {
             title.errorMessage = error.message
         }
         try store.update(title)
-        try store.appendEvent(token: token, kind: "state", detail: "\(old.rawValue) -> \(state.rawValue)" + (error.map { ": \($0.message)" } ?? ""))
-        logger.info("title \(state.rawValue)", metadata: ["token": "\(token)", "from": "\(old.rawValue)"] .merging(error.map { ["error": "\($0.code.rawValue): \($0.message)"] } ?? [:]) { a, _ in a })
+        try store.appendEvent(
+            token: token, kind: "state",
+            detail: "\(old.rawValue) -> \(state.rawValue)" + (error.map { ": \($0.message)" } ?? ""))
+        var metadata: Logger.Metadata = ["token": "\(token)", "from": "\(old.rawValue)"]
+        if let error { metadata["error"] = "\(error.code.rawValue): \(error.message)" }
+        logger.info("title \(state.rawValue)", metadata: metadata)
         publish(token, kind: "state")
     }
 
     /// `downloading` while anything is left to fetch; `verifying` once only checks remain.
     func updateVerifyingState(_ token: String) throws {
-        if try !store.hasResources(token: token, in: [.pending, .fetching]), try store.hasResources(token: token, in: [.fetched, .verifying]) {
+        if try !store.hasResources(token: token, in: [.pending, .fetching]),
+            try store.hasResources(token: token, in: [.fetched, .verifying])
+        {
             try transition(token, to: .verifying)
         }
     }
@@ -133,16 +143,18 @@ extension SchedulerService {
             return
         }
         guard try store.hasResources(token: token, in: [.verified]) else { return }
-        guard var title = try store.title(token), !title.titleState.isFinal else { return }
+        guard var title = try store.title(token), !title.state.isFinal else { return }
         do {
             title.localPlaylist = try writeOfflinePlaylists(title)
         } catch {
-            return try fail(token, TitleError(code: .io, message: "cannot write the offline playlists: \(error.localizedDescription)"))
+            return try fail(
+                token,
+                TitleError(code: .io, message: "cannot write the offline playlists: \(error.localizedDescription)"))
         }
         try store.update(title)
         _ = core.dropTitle(token)
         liveBytes[token] = nil
-        verifyRuns[token] = nil
+        verifyRuns.forget(token)
         try transition(token, to: .completed)
     }
 
@@ -152,7 +164,8 @@ extension SchedulerService {
         let playlists = try offlinePlaylists(title)
         for (path, text) in playlists.files {
             let url = dir.appendingPathComponent(path)
-            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(
+                at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
             try Data(text.utf8).write(to: url, options: .atomic)
         }
         return playlists.entry
@@ -188,8 +201,10 @@ extension SchedulerService {
     /// what the title still needs (at least 1 MiB, at most 8 MiB, so a large title restarts and fills up
     /// in steps rather than waiting for all of its space).
     func resumeAfterDiskFull() {
-        guard let waiting = try? store.titles(state: .suspended).filter({ $0.errorCode == ErrorCode.diskFull.rawValue }),
-              !waiting.isEmpty, let free = freeBytes(), let progress = try? store.progressByTitle() else { return }
+        guard
+            let waiting = try? store.titles(state: .suspended).filter({ $0.errorCode == ErrorCode.diskFull.rawValue }),
+            !waiting.isEmpty, let free = freeBytes(), let progress = try? store.progressByTitle()
+        else { return }
         for title in waiting {
             let outstanding = max(0, (title.bytesEstimate ?? 0) - (progress[title.token]?.bytesVerified ?? 0))
             guard free >= diskCushion + min(8 << 20, max(1 << 20, outstanding)) else { continue }
@@ -203,7 +218,7 @@ extension SchedulerService {
         guard let free = freeBytes() else { return nil }
         let progress = try store.progressByTitle()
         let active: Set<TitleState> = [.requested, .licensing, .licensed, .downloading, .verifying, .suspended]
-        let others = try store.titles().filter { $0.token != token && active.contains($0.titleState) }.map {
+        let others = try store.titles().filter { $0.token != token && active.contains($0.state) }.map {
             DiskLedger.Reservation(estimate: $0.bytesEstimate ?? 0, stored: progress[$0.token]?.bytesVerified ?? 0)
         }
         return DiskLedger(cushion: diskCushion).refusal(need: need, free: free, others: others)
@@ -234,10 +249,10 @@ extension SchedulerService {
     func suspend(_ token: String, reason: SuspendedReason, waitingHost: String?, error: TitleError?) throws {
         stopWork(token)
         guard var title = try store.title(token) else { return }
-        title.suspendedReason = reason.rawValue
-        title.suspendedAt = title.titleState == .suspended ? (title.suspendedAt ?? now()) : now()
+        title.suspendedReason = reason
+        title.suspendedAt = title.state == .suspended ? (title.suspendedAt ?? now()) : now()
         title.waitingHost = waitingHost
-        if title.titleState == .suspended {
+        if title.state == .suspended {
             title.errorCode = error?.code.rawValue
             title.errorMessage = error?.message
             try store.update(title)
@@ -283,12 +298,10 @@ extension SchedulerService {
         for lease in core.dropTitle(token) {
             send(Array(lease.worker.utf8), FrameCodec.encode(.cancelTask, CancelTask(taskID: lease.taskID)))
         }
-        delayed.removeAll { $0.item.token == token }
+        retries.forget(token: token)
         waitingForSlot.remove(token)
-        refreshes[token] = nil
-        lastRefresh[token] = nil
-        verifyRuns[token] = nil
-        attempts = attempts.filter { $0.key.token != token }
+        urlRefresh.forget(token)
+        verifyRuns.forget(token)
         liveBytes[token] = nil
     }
 }

@@ -6,27 +6,20 @@ import StowageScheduling
 import StowageStore
 
 extension SchedulerService {
-    /// A verification of a completed title in progress.
-    struct VerifyRun {
-        var repair: Bool
-        var bad: [String] = []
-        /// A background scrub (I/O budget applies).
-        var scrub = false
-    }
-
     /// Background scrub: one completed title at a time, the one verified longest ago, once per interval.
     func scrub() {
-        guard let interval = options.scrubInterval, interval > 0, !verifyRuns.values.contains(where: \.scrub),
-              let titles = try? store.titles(state: .completed) else { return }
-        let t = now()
-        let due = titles.filter { $0.errorCode == nil && t - (lastScrubbed[$0.token] ?? $0.endedAt ?? 0) >= interval }
-        guard let title = due.min(by: { (lastScrubbed[$0.token] ?? $0.endedAt ?? 0) < (lastScrubbed[$1.token] ?? $1.endedAt ?? 0) }) else { return }
-        lastScrubbed[title.token] = t
-        logger.info("scrub: verifying at rest", metadata: ["token": "\(title.token)"])
+        guard let interval = options.scrubInterval, interval > 0, !verifyRuns.scrubRunning,
+            let titles = try? store.titles(state: .completed)
+        else { return }
+        let candidates = titles.filter { $0.errorCode == nil }.map {
+            VerifyRuns.Candidate(token: $0.token, endedAt: $0.endedAt)
+        }
+        guard let token = verifyRuns.nextScrub(among: candidates, now: now(), interval: interval) else { return }
+        logger.info("scrub: verifying at rest", metadata: ["token": "\(token)"])
         do {
-            try startVerify(title.token, repair: false, scrub: true)
+            try startVerify(token, repair: false, scrub: true)
         } catch {
-            logger.warning("scrub could not start", metadata: ["token": "\(title.token)", "error": "\(error)"])
+            logger.warning("scrub could not start", metadata: ["token": "\(token)", "error": "\(error)"])
         }
     }
 
@@ -34,15 +27,19 @@ extension SchedulerService {
     /// A scrub leaves the title `completed` (and playable) while it runs.
     func startVerify(_ token: String, repair: Bool, scrub: Bool = false) throws {
         guard let title = try store.title(token) else { throw unknownTitle(token) }
-        guard title.titleState == .completed else {
-            throw TitleError(code: .refused, message: "title \(token) is \(title.state): only completed titles are verified at rest")
+        guard title.state == .completed else {
+            throw TitleError(
+                code: .refused,
+                message: "title \(token) is \(title.state.rawValue): only completed titles are verified at rest")
         }
         if repair, let t = terms(of: title),
-           let reason = LicensePolicy.refusal(t, usage(of: title), now: now(), clockRolledBack: clockRolledBack(for: title), startingPlay: false) {
+            let reason = LicensePolicy.refusal(
+                t, usage(of: title), now: now(), clockRolledBack: clockRolledBack(for: title), startingPlay: false)
+        {
             throw TitleError(code: .license, message: "cannot repair: \(reason)")
         }
         if scrub {
-            verifyRuns[token] = VerifyRun(repair: false, scrub: true)
+            verifyRuns.start(token, repair: false, scrub: true)
             core.addTitle(token, priority: title.priority - 1_000, requestedAt: title.requestedAt)
             for r in try store.resources(token: token) where r.bytes != nil {
                 core.enqueue(WorkItem(token: token, kind: .verify(resource: r.id!)))
@@ -53,10 +50,10 @@ extension SchedulerService {
         record.errorCode = nil
         record.errorMessage = nil
         try store.update(record)
-        verifyRuns[token] = VerifyRun(repair: repair)
+        verifyRuns.start(token, repair: repair)
         core.addTitle(token, priority: title.priority + 1_000, requestedAt: title.requestedAt)
         for var r in try store.resources(token: token) {
-            r.state = r.bytes == nil ? ResourceState.pending.rawValue : ResourceState.fetched.rawValue
+            r.state = r.bytes == nil ? .pending : .fetched
             try store.update(r)
             core.enqueue(r.bytes == nil ? fetchItem(r) : WorkItem(token: token, kind: .verify(resource: r.id!)))
         }
@@ -66,9 +63,7 @@ extension SchedulerService {
     /// A verification result during a verify run without repair: a bad file is recorded, not fetched.
     /// Returns false when the result should take the normal path (download, or repair).
     func recordVerifyResult(_ resource: ResourceRecord, ok: Bool, reason: String?) throws -> Bool {
-        guard var run = verifyRuns[resource.token], !run.repair, !ok else { return false }
-        run.bad.append(reason ?? resource.localPath)
-        verifyRuns[resource.token] = run
+        guard !ok, verifyRuns.recordFailure(resource.token, reason: reason ?? resource.localPath) else { return false }
         try finishVerifyIfDone(resource.token)
         return true
     }
@@ -76,32 +71,34 @@ extension SchedulerService {
     /// When a verify run has nothing left: completed again, or completed with an integrity error listing
     /// the bad files (and so not playable).
     func finishVerifyIfDone(_ token: String) throws {
-        guard let run = verifyRuns[token], !core.hasWork(token) else { return }
-        if run.bad.isEmpty {
-            if run.scrub {   // a clean scrub: nothing changes but the record of it
-                verifyRuns[token] = nil
-                _ = core.dropTitle(token)
-                try store.appendEvent(token: token, kind: "scrub", detail: "every file verified at rest")
-            }
-            return // a verify run: checkComplete completes it
+        guard verifyRuns[token] != nil, !core.hasWork(token) else { return }
+        // A clean verify run (not a scrub) is left to checkComplete, which completes it.
+        switch verifyRuns.finish(token) {
+        case nil:
+            return
+        case .cleanScrub:  // nothing changes but the record of it
+            _ = core.dropTitle(token)
+            try store.appendEvent(token: token, kind: "scrub", detail: "every file verified at rest")
+            return
+        case .badFiles(let bad):
+            _ = core.dropTitle(token)
+            guard var title = try store.title(token) else { return }
+            title.state = .completed
+            title.errorCode = ErrorCode.integrity.rawValue
+            title.errorMessage =
+                "\(bad.count) file(s) failed verification: " + bad.prefix(20).joined(separator: "; ")
+                + (bad.count > 20 ? "; …" : "") + ". Run `stowctl verify \(token) --repair` to fetch them again."
+            try store.update(title)
+            try store.appendEvent(token: token, kind: "verify", detail: title.errorMessage ?? "")
+            publish(token, kind: "state")
         }
-        verifyRuns[token] = nil
-        _ = core.dropTitle(token)
-        guard var title = try store.title(token) else { return }
-        title.state = TitleState.completed.rawValue
-        title.errorCode = ErrorCode.integrity.rawValue
-        title.errorMessage = "\(run.bad.count) file(s) failed verification: " + run.bad.prefix(20).joined(separator: "; ")
-            + (run.bad.count > 20 ? "; …" : "") + ". Run `stowctl verify \(token) --repair` to fetch them again."
-        try store.update(title)
-        try store.appendEvent(token: token, kind: "verify", detail: title.errorMessage ?? "")
-        publish(token, kind: "state")
     }
 
     /// `gc`: folders under `titles/` the store does not know, and partial files of titles not downloading.
     func collectGarbage() throws -> [String] {
         let root = options.home.titlesRoot
         var removed: [String] = []
-        let known = Dictionary(uniqueKeysWithValues: try store.titles().map { ($0.token, $0.titleState) })
+        let known = Dictionary(uniqueKeysWithValues: try store.titles().map { ($0.token, $0.state) })
         for name in (try? FileManager.default.contentsOfDirectory(atPath: root.path)) ?? [] {
             let dir = root.appendingPathComponent(name)
             guard let state = known[name] else {
@@ -109,7 +106,9 @@ extension SchedulerService {
                 removed.append(dir.path)
                 continue
             }
-            guard [.completed, .canceled, .failed].contains(state), let walker = FileManager.default.enumerator(atPath: dir.path) else { continue }
+            guard [.completed, .canceled, .failed].contains(state),
+                let walker = FileManager.default.enumerator(atPath: dir.path)
+            else { continue }
             for case let path as String in walker where path.hasSuffix(".part") || path.hasSuffix(".part.meta") {
                 try? FileManager.default.removeItem(at: dir.appendingPathComponent(path))
                 removed.append(dir.appendingPathComponent(path).path)

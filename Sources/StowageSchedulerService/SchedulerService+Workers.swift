@@ -15,10 +15,17 @@ extension SchedulerService {
             guard info.capacity > 0, info.capacity <= 1_000 else {
                 throw ProtocolError(.badBody, "REGISTER capacity \(info.capacity) is outside 1…1000")
             }
-            for item in core.removeWorker(id) { logger.info("re-issuing after re-registration", metadata: ["item": "\(item)"]) }
+            for item in core.removeWorker(id) {
+                logger.info("re-issuing after re-registration", metadata: ["item": "\(item)"])
+            }
             core.register(id: id, info: info, now: t)
-            send(identity, FrameCodec.encode(.registered, Registered(workerID: id, heartbeatMilliseconds: WireProtocol.heartbeatMilliseconds)))
-            logger.info("worker registered", metadata: ["worker": "\(id)", "kind": "\(info.kind.rawValue)", "capacity": "\(info.capacity)"])
+            send(
+                identity,
+                FrameCodec.encode(
+                    .registered, Registered(workerID: id, heartbeatMilliseconds: WireProtocol.heartbeatMilliseconds)))
+            logger.info(
+                "worker registered",
+                metadata: ["worker": "\(id)", "kind": "\(info.kind.rawValue)", "capacity": "\(info.capacity)"])
         case .heartbeat:
             if !core.touch(id, now: t) { send(identity, FrameCodec.encode(.reregister)) }
         case .bye:
@@ -55,12 +62,15 @@ extension SchedulerService {
     func dispatch(now t: Double) {
         for lease in core.assign(now: t) {
             do {
-                if lease.item.kind.needsTitleSlot, waitingForSlot.contains(lease.item.token) { try tookSlot(lease.item.token) }
+                if lease.item.kind.needsTitleSlot, waitingForSlot.contains(lease.item.token) {
+                    try tookSlot(lease.item.token)
+                }
                 guard let work = try work(for: lease.item) else {
                     _ = core.complete(taskID: lease.taskID, from: lease.worker)
                     continue
                 }
-                let task = TaskAssignment(taskID: lease.taskID, token: lease.item.token, work: work, allowedHosts: options.allowedHosts)
+                let task = TaskAssignment(
+                    taskID: lease.taskID, token: lease.item.token, work: work, allowedHosts: options.allowedHosts)
                 if !send(Array(lease.worker.utf8), FrameCodec.encode(.task, task)) {
                     _ = core.complete(taskID: lease.taskID, from: lease.worker)
                     core.enqueue(lease.item, front: true)
@@ -78,13 +88,16 @@ extension SchedulerService {
         switch item.kind {
         case .fetch(let id):
             guard let r = try store.resource(id: id), let headers = try requestHeaders(item.token) else { return nil }
-            return .fetch(FetchWork(url: r.url, headers: headers, rangeOffset: r.rangeOffset, rangeLength: r.rangeLength,
-                                    path: "\(r.token)/\(r.localPath)"))
+            return .fetch(
+                FetchWork(
+                    url: r.url, headers: headers, rangeOffset: r.rangeOffset, rangeLength: r.rangeLength,
+                    path: "\(r.token)/\(r.localPath)"))
         case .verify(let id):
             guard let r = try store.resource(id: id), let bytes = r.bytes else { return nil }
-            var work = VerifyWork(path: "\(r.token)/\(r.localPath)", expectedBytes: bytes, sha256: r.sha256,
-                                  container: Container(rawValue: r.container) ?? .other, encrypted: r.encrypted)
-            if verifyRuns[r.token]?.scrub == true { work.bytesPerSecond = options.scrubBytesPerSecond }
+            var work = VerifyWork(
+                path: "\(r.token)/\(r.localPath)", expectedBytes: bytes, sha256: r.sha256,
+                container: r.container, encrypted: r.encrypted)
+            if verifyRuns.isScrub(r.token) { work.bytesPerSecond = options.scrubBytesPerSecond }
             return .verify(work)
         default:
             break
@@ -97,10 +110,13 @@ extension SchedulerService {
             return .resolve(ResolveWork(url: title.url, headers: headers, selection: selection))
         case .license:
             let keys = try store.keys(token: item.token)
-            var work = LicenseWork(url: title.url, headers: headers, keyURIs: keys.map(\.uri),
-                                   terms: title.requestedTerms.flatMap { decode(RequestedTerms.self, $0) },
-                                   licenseURL: title.licenseURL, renewal: title.licenseTerms != nil)
-            work.keys = keys.map { PlannedKey(uri: $0.uri, method: $0.method, keyFormat: $0.keyFormat, keyID: $0.keyID) }
+            var work = LicenseWork(
+                url: title.url, headers: headers, keyURIs: keys.map(\.uri),
+                terms: title.requestedTerms.flatMap { decode(RequestedTerms.self, $0) },
+                licenseURL: title.licenseURL, renewal: title.licenseTerms != nil)
+            work.keys = keys.map {
+                PlannedKey(uri: $0.uri, method: $0.method, keyFormat: $0.keyFormat, keyID: $0.keyID)
+            }
             return .license(work)
         case .fetch, .verify:
             return nil
@@ -123,26 +139,36 @@ extension SchedulerService {
         // Only the state on the hot path (a result per segment); the whole record where it is needed.
         guard let state = try store.titleState(token) else { return }
         let renewalOfCompleted = lease.item.kind == .license && state == .completed
-        let scrubOfCompleted = verifyRuns[token]?.scrub == true && state == .completed
+        let scrubOfCompleted = verifyRuns.isScrub(token) && state == .completed
         guard !state.isFinal || renewalOfCompleted || scrubOfCompleted else { return }
         switch (lease.item.kind, outcome) {
         case (.resolve, .resolved(let plan)):
             guard let title = try store.title(token) else { return }
             if title.planned { return try applyRefresh(token, plan: plan) }
             guard !plan.resources.isEmpty else {
-                return try fail(token, TitleError(code: .playlist, message: "\(title.url): the selected renditions have no segments"))
+                return try fail(
+                    token,
+                    TitleError(code: .playlist, message: "\(title.url): the selected renditions have no segments"))
             }
             var plan = plan
-            if let poster = title.posterURL, let url = URL(string: poster), let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme) {
-                let ext = ["jpg", "jpeg", "png", "webp"].contains(url.pathExtension.lowercased()) ? url.pathExtension.lowercased() : "img"
-                plan.resources.append(PlannedResource(kind: .poster, rendition: 0, url: poster, rangeOffset: nil, rangeLength: nil,
-                                                      localPath: "poster.\(ext)", container: .other, encrypted: false, duration: 0))
+            if let poster = title.posterURL, let url = URL(string: poster), let scheme = url.scheme?.lowercased(),
+                ["http", "https"].contains(scheme)
+            {
+                let ext =
+                    ["jpg", "jpeg", "png", "webp"].contains(url.pathExtension.lowercased())
+                    ? url.pathExtension.lowercased() : "img"
+                plan.resources.append(
+                    PlannedResource(
+                        kind: .poster, rendition: 0, url: poster, rangeOffset: nil, rangeLength: nil,
+                        localPath: "poster.\(ext)", container: .other, encrypted: false, duration: 0))
             }
             if let refusal = try diskRefusal(token, need: plan.bytesEstimate ?? 0) {
                 return try fail(token, TitleError(code: .diskFull, message: "\(title.url): \(refusal)"))
             }
             try store.savePlan(token: token, plan: plan)
-            try store.appendEvent(token: token, kind: "planned", detail: "\(plan.resources.count) files in \(plan.renditions.count) playlists")
+            try store.appendEvent(
+                token: token, kind: "planned",
+                detail: "\(plan.resources.count) files in \(plan.renditions.count) playlists")
             try transition(token, to: .licensing)
             core.enqueue(WorkItem(token: token, kind: .license))
         case (.license, .licensed(let grant)):
@@ -156,11 +182,11 @@ extension SchedulerService {
             if let expected = r.rangeLength, expected != report.bytes {
                 return try retry(r, reason: "got \(report.bytes) bytes of a \(expected)-byte range", code: .network)
             }
-            lastRefresh[token]?.fetchesSince += 1
-            if !hostFailures.isEmpty, let host = HostProbe.endpoint(of: r.url) { hostFailures[host] = nil }
-            r.state = ResourceState.fetched.rawValue
+            urlRefresh.fetched(token)
+            if !hostFailures.isEmpty, let host = HostProbe.endpoint(of: r.url) { hostFailures.answered(host) }
+            r.state = .fetched
             r.bytes = report.bytes
-            r.sha256 = nil // taken from the file on disk by its first verification
+            r.sha256 = nil  // taken from the file on disk by its first verification
             r.contentLength = report.contentLength
             try store.update(r)
             core.enqueue(WorkItem(token: token, kind: .verify(resource: id)))
@@ -174,21 +200,25 @@ extension SchedulerService {
                 }
                 metrics.verified(bytes: r.bytes ?? 0)
                 r.sha256 = r.sha256 ?? report.sha256
-                r.state = ResourceState.verified.rawValue
+                r.state = .verified
                 r.lastError = nil
                 try store.update(r)
                 publishProgress(token, throttled: true)
                 try checkComplete(token)
                 try finishVerifyIfDone(token)
             } else {
-                logger.warning("integrity check failed; fetching again", metadata: ["token": "\(token)", "file": "\(r.localPath)", "reason": "\(report.reason ?? "")"])
-                try? FileManager.default.removeItem(at: options.home.titleDirectory(token).appendingPathComponent(r.localPath))
+                logger.warning(
+                    "integrity check failed; fetching again",
+                    metadata: ["token": "\(token)", "file": "\(r.localPath)", "reason": "\(report.reason ?? "")"])
+                try? FileManager.default.removeItem(
+                    at: options.home.titleDirectory(token).appendingPathComponent(r.localPath))
                 try retry(r, reason: "integrity: \(report.reason ?? "check failed")", code: .integrity)
             }
         case (.fetch, .failed(let failure)) where failure.code == .diskFull:
             logger.warning("disk full: suspending the title until space returns", metadata: ["token": "\(token)"])
-            try suspend(token, reason: .diskFull, waitingHost: nil,
-                        error: TitleError(code: .diskFull, message: "\(failure.message); suspended until space returns"))
+            try suspend(
+                token, reason: .diskFull, waitingHost: nil,
+                error: TitleError(code: .diskFull, message: "\(failure.message); suspended until space returns"))
         case (.fetch(let id), .failed(let failure)):
             guard let r = try store.resource(id: id) else { return }
             if !failure.retryable {
@@ -201,26 +231,29 @@ extension SchedulerService {
                 logger.info("origin asked to slow down", metadata: ["host": "\(host)", "retryAfter": "\(wait)"])
             }
             var counted = r
-            if failure.madeProgress == true { // progress was made: the counters start over
+            if failure.madeProgress == true {  // progress was made: the counters start over
                 counted.attempts = 0
-                if let host = failure.endpoint ?? HostProbe.endpoint(of: r.url) { hostFailures[host] = nil }
+                if let host = failure.endpoint ?? HostProbe.endpoint(of: r.url) { hostFailures.answered(host) }
             }
-            try retry(counted, reason: failure.message, code: failure.code, retryAfter: failure.retryAfter,
-                      endpoint: failure.endpoint)
+            try retry(
+                counted, reason: failure.message, code: failure.code, retryAfter: failure.retryAfter,
+                endpoint: failure.endpoint)
         case (.verify, .failed(let failure)):
-            logger.warning("verification could not run; trying again", metadata: ["token": "\(token)", "error": "\(failure.message)"])
-            delayed.append((monotonic() + 1, lease.item))
+            logger.warning(
+                "verification could not run; trying again",
+                metadata: ["token": "\(token)", "error": "\(failure.message)"])
+            retries.schedule(lease.item, at: monotonic() + 1)
         case (_, .failed(let failure)):
-            let n = (attempts[lease.item] ?? 0) + 1
-            attempts[lease.item] = n
+            let n = retries.failed(lease.item)
             if failure.retryable && n < options.maxAttempts {
                 metrics.retried(failure.code)
-                delayed.append((monotonic() + max(backoff(n), failure.retryAfter ?? 0), lease.item))
+                retries.schedule(lease.item, at: monotonic() + max(backoff(n), failure.retryAfter ?? 0))
             } else if failure.code == .network, failure.retryable {
-                attempts[lease.item] = nil
+                retries.resetAttempts(lease.item)
                 let title = try store.title(token)
-                try suspendForNetwork(token, endpoint: failure.endpoint ?? title.flatMap { HostProbe.endpoint(of: $0.url) },
-                                      message: failure.message)
+                try suspendForNetwork(
+                    token, endpoint: failure.endpoint ?? title.flatMap { HostProbe.endpoint(of: $0.url) },
+                    message: failure.message)
             } else {
                 try fail(token, TitleError(code: failure.code, message: failure.message))
             }
@@ -230,26 +263,24 @@ extension SchedulerService {
     }
 
     /// Counts a failed attempt and queues the resource again, or fails the title past the limit.
-    private func retry(_ resource: ResourceRecord, reason: String, code: ErrorCode, retryAfter: Double? = nil,
-                       endpoint: String? = nil) throws {
+    private func retry(
+        _ resource: ResourceRecord, reason: String, code: ErrorCode, retryAfter: Double? = nil,
+        endpoint: String? = nil
+    ) throws {
         var r = resource
         r.attempts += 1
         r.lastError = reason
-        r.state = ResourceState.pending.rawValue
+        r.state = .pending
         try store.update(r)
         metrics.retried(code)
         // Connectivity is the host's, not the file's: failures in a row at a host (any file, no answer between)
         // spend the budget as well, so an outage is noticed in about a minute however many files are queued.
         var inARow = 0
         if code == .network, let host = endpoint ?? HostProbe.endpoint(of: r.url) {
-            let t = monotonic()
-            var row = hostFailures[host] ?? FailureRow(count: 0, since: t)
-            row.count += 1
-            hostFailures[host] = row
             // Counts once the host has failed for a while: a blip of a second does not suspend anything.
-            if t - row.since >= Self.outageSeconds { inARow = row.count }
+            inARow = hostFailures.failed(host, now: monotonic())
         } else if !hostFailures.isEmpty, let host = HostProbe.endpoint(of: r.url) {
-            hostFailures[host] = nil  // it answered (an HTTP status, a bad file): reachable
+            hostFailures.answered(host)  // it answered (an HTTP status, a bad file): reachable
         }
         guard r.attempts < options.maxAttempts && inARow < options.maxAttempts else {
             if code == .network {
@@ -257,27 +288,19 @@ extension SchedulerService {
                 let count = max(r.attempts, inARow)
                 r.attempts = 0
                 try store.update(r)
-                return try suspendForNetwork(r.token, endpoint: endpoint ?? HostProbe.endpoint(of: r.url),
-                                             message: "\(reason) (\(count) attempts in a row failed)")
+                return try suspendForNetwork(
+                    r.token, endpoint: endpoint ?? HostProbe.endpoint(of: r.url),
+                    message: "\(reason) (\(count) attempts in a row failed)")
             }
-            return try fail(r.token, TitleError(code: code, message: "\(r.url): \(reason) (after \(r.attempts) attempts)"))
+            return try fail(
+                r.token, TitleError(code: code, message: "\(r.url): \(reason) (after \(r.attempts) attempts)"))
         }
-        delayed.append((monotonic() + max(backoff(r.attempts), retryAfter ?? 0), fetchItem(r)))
+        retries.schedule(fetchItem(r), at: monotonic() + max(backoff(r.attempts), retryAfter ?? 0))
     }
-
-    /// Connectivity failures in a row at one host, since when (monotonic).
-    struct FailureRow {
-        var count: Int
-        var since: Double
-    }
-
-    /// How long a host must keep failing before its failures in a row suspend titles.
-    static let outageSeconds = 20.0
 
     /// Exponential backoff with jitter: 0.5 s, 1 s, 2 s … capped at 30 s.
     func backoff(_ attempt: Int) -> Double {
-        let base = min(30, 0.5 * pow(2, Double(max(0, attempt - 1))))
-        return base * Double.random(in: 0.75...1.25)
+        RetryQueue.backoff(attempt: attempt)
     }
 
     func decode<T: Decodable>(_ type: T.Type, _ json: String) -> T? {

@@ -10,7 +10,9 @@ import ZeroMQ
 /// `stowage-scheduler`: owns the store, the leases and the limits. One thread runs a poll loop over one
 /// ROUTER socket (bound to every endpoint) that serves workers and clients alike (Majordomo style).
 public final class SchedulerService {
+    /// How the scheduler runs (flags and environment of `stowage-scheduler`).
     public struct Options: Sendable {
+        /// Where the store, the titles and the ipc endpoint live.
         public var home: StowageHome
         /// Extra endpoints to bind (e.g. `tcp://0.0.0.0:7700`); the ipc endpoint in `run/` is always bound.
         public var binds: [String]
@@ -34,16 +36,12 @@ public final class SchedulerService {
         /// redirects); nil = any.
         public var allowedHosts: HostAllowList?
 
+        /// Options with the defaults for what is not given.
         public init(home: StowageHome, binds: [String], limitOverrides: LimitSettings = LimitSettings()) {
             self.home = home
             self.binds = binds
             self.limitOverrides = limitOverrides
         }
-    }
-
-    struct Subscriber {
-        var tokens: Set<String>
-        var expires: Double
     }
 
     var options: Options
@@ -57,13 +55,12 @@ public final class SchedulerService {
     let waker = Waker()
     /// Authenticates CURVE clients on the tcp endpoints (nil when only ipc is bound).
     var zap: ZAPHandler?
-    var subscribers: [[UInt8]: Subscriber] = [:]
+    /// Clients subscribed to title events, by socket identity (renewed by each `subscribe`).
+    var subscribers = Subscriptions<[UInt8]>(lifetime: 3 * Double(WireProtocol.heartbeatMilliseconds) / 1000)
     /// Bytes received so far by fetches in flight, per title and task (live progress only).
     var liveBytes: [String: [String: Int64]] = [:]
-    /// Work waiting for its retry time.
-    var delayed: [(due: Double, item: WorkItem)] = []
-    /// Failed attempts of resolve / license work, per title.
-    var attempts: [WorkItem: Int] = [:]
+    /// Work waiting for its retry time, and the failed attempts of resolve / license work.
+    var retries = RetryQueue()
     var lastProgressEvent: [String: Double] = [:]
     var nextHeartbeat = 0.0
     var nextDiskCheck = 0.0
@@ -78,22 +75,18 @@ public final class SchedulerService {
     var hostWatch = HostWatch()
     let probeInbox = ProbeInbox()
     /// Connectivity failures in a row per `host:port` (reset by any answer from it).
-    var hostFailures: [String: FailureRow] = [:]
+    var hostFailures = HostFailures()
     /// Titles whose segment work waits for a "titles at once" slot (shown as `requested`).
     var waitingForSlot: Set<String> = []
-    /// Re-resolutions of titles whose signed URLs were refused, and what waits for each.
-    var refreshes: [String: PendingRefresh] = [:]
-    /// Per title: its last re-resolution, and the key URIs a re-resolution for refused keys gave it (refused
-    /// again, the title fails).
-    var lastRefresh: [String: LastRefresh] = [:]
-    var refreshedKeyURIs: [String: String] = [:]
+    /// Re-resolutions of titles whose signed URLs were refused: which refusals re-resolve, what waits.
+    var urlRefresh = URLRefreshPolicy()
     /// Verifications of completed titles in progress, and when the scrub last checked each title.
-    var verifyRuns: [String: VerifyRun] = [:]
-    var lastScrubbed: [String: Double] = [:]
+    var verifyRuns = VerifyRuns()
     /// Titles with a license renewal queued or running.
     var renewing: Set<String> = []
-    /// Bumped each time the wall clock is seen going back (persisted).
-    lazy var clockEpoch: Int = (try? store.setting("clock.epoch")).flatMap { $0.flatMap(Int.init) } ?? 0
+    /// The clock guard: the latest wall-clock time seen and the epoch, bumped each time the wall clock is seen
+    /// going back (both persisted).
+    var clock: ClockEpoch
     var nextClockCheck = 0.0
     /// Messages dropped because they were malformed.
     public private(set) var droppedMessages = 0
@@ -107,13 +100,19 @@ public final class SchedulerService {
         metrics.droppedMessage()
     }
 
+    /// Opens the store and binds every endpoint; ``run()`` serves until `shutdown` is requested.
     public init(options: Options, shutdown: ShutdownSignal, logger: Logger) throws {
         self.options = options
         self.logger = logger
         self.shutdown = shutdown
         try options.home.prepare()
-        store = try Store(path: options.home.storePath)
+        let store = try Store(path: options.home.storePath)
+        self.store = store
         vault = KeyVault(masterKey: try KeyVault.loadMasterKey(home: options.home.root))
+        clock = ClockEpoch(
+            epoch: (try? store.setting(Self.clockEpochSetting)).flatMap { $0.flatMap(Int.init) } ?? 0,
+            lastSeen: (try? store.setting(Self.clockLastSeenSetting)).flatMap { $0.flatMap(Double.init) },
+            tolerance: Self.clockTolerance)
         let prefix = String(UInt64.random(in: 0...UInt64.max), radix: 36)
         core = SchedulerCore(idPrefix: prefix)
         core.holdHostWorkUntil = monotonic() + core.connections.idleSeconds
@@ -132,15 +131,23 @@ public final class SchedulerService {
         let tcp = endpoints.filter { $0.hasPrefix("tcp://") }
         if !tcp.isEmpty {
             guard let pair = options.curveKey, let allowList = options.allowList else {
-                throw RuntimeError("tcp endpoints are CURVE-encrypted: give --curve-key (make one with `stowctl keys generate scheduler`) and --allow-keys")
+                throw RuntimeError(
+                    "tcp endpoints are CURVE-encrypted: give --curve-key "
+                        + "(make one with `stowctl keys generate scheduler`) and --allow-keys")
             }
-            guard let secret = Curve.decode(pair.secretKey) else { throw RuntimeError("invalid scheduler CURVE secret key") }
+            guard let secret = Curve.decode(pair.secretKey) else {
+                throw RuntimeError("invalid scheduler CURVE secret key")
+            }
             zap = try ZAPHandler(context: context, allowList: allowList, logger: logger)
             try socket.set(.zapDomain("stowage"))
             try socket.set(.curveServer(true))
             try socket.set(.curveSecretKey(secret))
-            logger.info("CURVE on tcp endpoints", metadata: ["publicKey": "\(pair.publicKey)", "allowList": "\(allowList.path)",
-                                                             "allowedKeys": "\(allowList.keys().count)"])
+            logger.info(
+                "CURVE on tcp endpoints",
+                metadata: [
+                    "publicKey": "\(pair.publicKey)", "allowList": "\(allowList.path)",
+                    "allowedKeys": "\(allowList.keys().count)",
+                ])
             for endpoint in tcp { try bind(endpoint) }
         }
         shutdown.notify(waker)
@@ -149,7 +156,7 @@ public final class SchedulerService {
 
     private func bind(_ endpoint: String) throws {
         try checkEndpoint(endpoint)
-        if endpoint.hasPrefix("ipc://") { unlink(String(endpoint.dropFirst(6))) } // libzmq leaves stale files
+        if endpoint.hasPrefix("ipc://") { unlink(String(endpoint.dropFirst(6))) }  // libzmq leaves stale files
         do { try socket.bind(endpoint) } catch {
             throw RuntimeError("cannot bind \(endpoint): \(error). Is another scheduler running for this STOWAGE_HOME?")
         }
@@ -161,8 +168,9 @@ public final class SchedulerService {
         checkClock()
         try recover()
         while !shutdown.isRequested {
-            let ready = try Poller.poll([.socket(socket, .readable), .fileDescriptor(waker.fd, .readable)] + (zap.map { [$0.pollItem] } ?? []),
-                                        timeoutMilliseconds: 100)
+            let ready = try Poller.poll(
+                [.socket(socket, .readable), .fileDescriptor(waker.fd, .readable)] + (zap.map { [$0.pollItem] } ?? []),
+                timeoutMilliseconds: 100)
             if ready[1].contains(.readable) { waker.drain() }
             if ready.count > 2, ready[2].contains(.readable), let zap {
                 let before = zap.refused
@@ -205,7 +213,9 @@ public final class SchedulerService {
         let envelope: Envelope
         do { envelope = try FrameCodec.decode(Array(frames.dropFirst())) } catch {
             noteDropped()
-            logger.warning("dropped malformed message", metadata: ["peer": "\(FrameCodec.printable(identity))", "reason": "\(error)"])
+            logger.warning(
+                "dropped malformed message",
+                metadata: ["peer": "\(FrameCodec.printable(identity))", "reason": "\(error)"])
             return
         }
         do {
@@ -219,7 +229,8 @@ public final class SchedulerService {
             }
         } catch let error as ProtocolError {
             noteDropped()
-            logger.warning("dropped message", metadata: ["peer": "\(FrameCodec.printable(identity))", "reason": "\(error)"])
+            logger.warning(
+                "dropped message", metadata: ["peer": "\(FrameCodec.printable(identity))", "reason": "\(error)"])
         } catch {
             logger.error("failed to handle \(envelope.command.rawValue)", metadata: ["error": "\(error)"])
         }
@@ -228,16 +239,16 @@ public final class SchedulerService {
     private func tick() {
         let t = monotonic()
         let (dead, requeued) = core.expire(now: t)
-        for id in dead { logger.warning("worker declared dead; its leases go back to the queue", metadata: ["worker": "\(id)"]) }
+        for id in dead {
+            logger.warning("worker declared dead; its leases go back to the queue", metadata: ["worker": "\(id)"])
+        }
         if !requeued.isEmpty { logger.info("re-issuing work", metadata: ["items": "\(requeued.count)"]) }
-        if !delayed.isEmpty {
-            let due = delayed.filter { $0.due <= t }
-            delayed.removeAll { $0.due <= t }
-            for d in due { core.enqueue(d.item) }
+        if !retries.isEmpty {
+            for item in retries.due(now: t) { core.enqueue(item) }
         }
         if t >= nextHeartbeat {
             for id in core.workers.keys { send(Array(id.utf8), FrameCodec.encode(.heartbeat)) }
-            subscribers = subscribers.filter { $0.value.expires > t }
+            subscribers.expire(now: t)
             shareBandwidth()
             metrics.refresh(titles: (try? store.titleCounts()) ?? [:], core: core, now: t)
             nextHeartbeat = t + Double(WireProtocol.heartbeatMilliseconds) / 1000

@@ -36,10 +36,13 @@ final class ZAPHandler {
                 guard t - (lastLogged[key] ?? -.infinity) >= 60 else { continue }
                 lastLogged[key] = t
                 if lastLogged.count > 10_000 { lastLogged.removeAll() }
-                logger.warning("refused a connection: its CURVE key is not on the allow-list",
-                               metadata: ["key": "\(key)", "address": "\(decision.address)", "allowList": "\(allowList.path)"])
+                logger.warning(
+                    "refused a connection: its CURVE key is not on the allow-list",
+                    metadata: ["key": "\(key)", "address": "\(decision.address)", "allowList": "\(allowList.path)"])
             } else if decision.accepted {
-                logger.info("accepted a CURVE connection", metadata: ["key": "\(decision.userID)", "address": "\(decision.address)"])
+                logger.info(
+                    "accepted a CURVE connection",
+                    metadata: ["key": "\(decision.userID)", "address": "\(decision.address)"])
             }
         }
     }

@@ -10,8 +10,9 @@ public struct ConnectionModel: Sendable {
         var busy = 0
         var idleSince: [Double] = []
     }
-    private var use: [String: [String: Use]] = [:]   // host -> worker process -> use
+    private var use: [String: [String: Use]] = [:]  // host -> worker process -> use
 
+    /// No connections; an idle connection closes after `idleSeconds`.
     public init(idleSeconds: Double) { self.idleSeconds = idleSeconds }
 
     /// Connections assumed open to `host`, across all worker processes.
@@ -26,6 +27,7 @@ public struct ConnectionModel: Sendable {
         return open(host: host, now: now) < limit
     }
 
+    /// `process` starts a request to `host`, on an idle connection of its own if it has one.
     public mutating func start(host: String, process: String, now: Double) {
         var u = use[host]?[process] ?? Use()
         u.idleSince.removeAll { now - $0 >= idleSeconds }
@@ -34,6 +36,7 @@ public struct ConnectionModel: Sendable {
         use[host, default: [:]][process] = u
     }
 
+    /// A request of `process` to `host` ended: its connection idles (open until it times out).
     public mutating func finish(host: String, process: String, now: Double) {
         guard var u = use[host]?[process] else { return }
         u.busy = max(0, u.busy - 1)

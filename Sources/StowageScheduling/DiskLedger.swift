@@ -3,12 +3,14 @@ public struct DiskLedger: Sendable {
     /// Bytes always left free.
     public var cushion: Int64
 
+    /// A ledger keeping `cushion` bytes free.
     public init(cushion: Int64) { self.cushion = cushion }
 
     /// A title still owed space: its estimate less what it already stored.
     public struct Reservation: Sendable {
         public var estimate: Int64
         public var stored: Int64
+        /// A title estimated at `estimate` bytes that stored `stored` so far.
         public init(estimate: Int64, stored: Int64) {
             self.estimate = estimate
             self.stored = stored
@@ -20,8 +22,10 @@ public struct DiskLedger: Sendable {
     public func refusal(need: Int64, free: Int64, others: [Reservation]) -> String? {
         let promised = others.reduce(Int64(0)) { $0 + $1.outstanding }
         guard need + promised + cushion > free else { return nil }
-        return "needs about \(Self.describe(need)) but only \(Self.describe(free)) is free, \(Self.describe(promised)) of it promised to "
-            + "\(others.filter { $0.outstanding > 0 }.count) title(s) still downloading, and \(Self.describe(cushion)) is kept as a cushion: "
+        let downloading = others.filter { $0.outstanding > 0 }.count
+        return "needs about \(Self.describe(need)) but only \(Self.describe(free)) is free, "
+            + "\(Self.describe(promised)) of it promised to \(downloading) title(s) still downloading, "
+            + "and \(Self.describe(cushion)) is kept as a cushion: "
             + "free some space or lower the scheduler's --disk-cushion"
     }
 
@@ -29,7 +33,10 @@ public struct DiskLedger: Sendable {
         let units = ["B", "KiB", "MiB", "GiB", "TiB"]
         var value = Double(n)
         var unit = 0
-        while value >= 1024 && unit < units.count - 1 { value /= 1024; unit += 1 }
+        while value >= 1024 && unit < units.count - 1 {
+            value /= 1024
+            unit += 1
+        }
         return unit == 0 ? "\(n) B" : "\((value * 10).rounded() / 10) \(units[unit])"
     }
 }

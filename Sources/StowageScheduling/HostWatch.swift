@@ -5,6 +5,7 @@
 /// 2 s, 4 s, 8 s … capped at ``maxInterval`` (60 s), for as long as the outage lasts. When a probe gets
 /// an answer the host is removed and everything waiting on it resumes.
 public struct HostWatch: Sendable, Equatable {
+    /// A host being watched.
     public struct Entry: Sendable, Equatable {
         /// When the host was first found unreachable (monotonic).
         public var since: Double
@@ -16,10 +17,14 @@ public struct HostWatch: Sendable, Equatable {
         public var probing: Bool
     }
 
+    /// Seconds before the first probe of a host.
     public static let firstInterval = 2.0
+    /// The longest wait between probes, seconds.
     public static let maxInterval = 60.0
+    /// The hosts watched, by `host:port`.
     public private(set) var hosts: [String: Entry] = [:]
 
+    /// No host watched.
     public init() {}
 
     /// The host could not be reached (again): watch it, first probe after ``firstInterval``. A host already

@@ -2,17 +2,24 @@
 /// in force after any restart), then flags or environment values given at start (for that run only).
 /// A nil field is "not set at this layer".
 public struct LimitSettings: Codable, Sendable, Equatable {
+    /// Titles downloading at once.
     public var titles: Int?
+    /// Segment fetches (and verifications) in flight per title.
     public var perTitle: Int?
+    /// Requests in flight per origin host.
     public var perHost: Int?
+    /// License requests in flight.
     public var licenses: Int?
     /// Global rate cap in bytes/s; 0 = none.
     public var bandwidth: Int64?
     /// Free space always kept where titles are stored, bytes.
     public var diskCushion: Int64?
 
-    public init(titles: Int? = nil, perTitle: Int? = nil, perHost: Int? = nil, licenses: Int? = nil,
-                bandwidth: Int64? = nil, diskCushion: Int64? = nil) {
+    /// A layer; fields left nil are not set at it.
+    public init(
+        titles: Int? = nil, perTitle: Int? = nil, perHost: Int? = nil, licenses: Int? = nil,
+        bandwidth: Int64? = nil, diskCushion: Int64? = nil
+    ) {
         self.titles = titles
         self.perTitle = perTitle
         self.perHost = perHost
@@ -22,14 +29,16 @@ public struct LimitSettings: Codable, Sendable, Equatable {
     }
 
     /// What the scheduler uses when nothing else is said.
-    public static let defaults = LimitSettings(titles: 2, perTitle: 6, perHost: 8, licenses: 4, bandwidth: 0,
-                                               diskCushion: 1 << 30)
+    public static let defaults = LimitSettings(
+        titles: 2, perTitle: 6, perHost: 8, licenses: 4, bandwidth: 0,
+        diskCushion: 1 << 30)
 
     /// This layer with every field `top` sets replaced by `top`'s value.
     public func overlaid(with top: LimitSettings) -> LimitSettings {
-        LimitSettings(titles: top.titles ?? titles, perTitle: top.perTitle ?? perTitle, perHost: top.perHost ?? perHost,
-                      licenses: top.licenses ?? licenses, bandwidth: top.bandwidth ?? bandwidth,
-                      diskCushion: top.diskCushion ?? diskCushion)
+        LimitSettings(
+            titles: top.titles ?? titles, perTitle: top.perTitle ?? perTitle, perHost: top.perHost ?? perHost,
+            licenses: top.licenses ?? licenses, bandwidth: top.bandwidth ?? bandwidth,
+            diskCushion: top.diskCushion ?? diskCushion)
     }
 
     /// Fields set in both layers with different values, as `(option, this value, top's value)`: what a
@@ -39,22 +48,26 @@ public struct LimitSettings: Codable, Sendable, Equatable {
             guard let a, let b, a != b else { return nil }
             return (name, "\(a)", "\(b)")
         }
-        return [pair("titles", titles, top.titles), pair("per-title", perTitle, top.perTitle),
-                pair("per-host", perHost, top.perHost), pair("licenses", licenses, top.licenses),
-                pair("bandwidth", bandwidth, top.bandwidth), pair("disk-cushion", diskCushion, top.diskCushion)]
-            .compactMap { $0.map { (option: $0.0, stored: $0.1, given: $0.2) } }
+        return [
+            pair("titles", titles, top.titles), pair("per-title", perTitle, top.perTitle),
+            pair("per-host", perHost, top.perHost), pair("licenses", licenses, top.licenses),
+            pair("bandwidth", bandwidth, top.bandwidth), pair("disk-cushion", diskCushion, top.diskCushion),
+        ]
+        .compactMap { $0.map { (option: $0.0, stored: $0.1, given: $0.2) } }
     }
 
     /// The concurrency limits of a complete layer (missing fields take the defaults).
     public var limits: Limits {
         let d = Self.defaults
-        return Limits(titlesAtOnce: titles ?? d.titles!, perTitle: perTitle ?? d.perTitle!, perHost: perHost ?? d.perHost!,
-                      licenses: licenses ?? d.licenses!)
+        return Limits(
+            titlesAtOnce: titles ?? d.titles!, perTitle: perTitle ?? d.perTitle!,
+            perHost: perHost ?? d.perHost!, licenses: licenses ?? d.licenses!)
     }
 
     /// Why a change cannot be applied (a value out of range), or nil.
     public func refusal() -> String? {
-        for (name, value) in [("titles", titles), ("per-title", perTitle), ("per-host", perHost), ("licenses", licenses)] {
+        let counts = [("titles", titles), ("per-title", perTitle), ("per-host", perHost), ("licenses", licenses)]
+        for (name, value) in counts {
             if let value, value < 1 || value > 10_000 { return "--\(name) must be between 1 and 10000 (got \(value))" }
         }
         if let bandwidth, bandwidth < 0 { return "--bandwidth must be 0 (none) or a positive number of bytes/s" }

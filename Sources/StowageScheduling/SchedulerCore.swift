@@ -1,3 +1,4 @@
+import DequeModule
 import StowageProtocol
 
 /// The scheduler's decisions, without sockets, disk or clocks: who is alive, what is leased to whom,
@@ -12,17 +13,18 @@ public struct SchedulerCore: Sendable {
         var free: Int { max(0, info.capacity - leases.count) }
     }
 
+    /// A title's queued work: one first-in first-out lane per kind of work, and its leases out per lane.
     struct TitleQueue: Sendable {
         var priority: Int
         var requestedAt: Double
-        var lanes: [[WorkItem]] = Array(repeating: [], count: WorkItem.Lane.allCases.count)
-        var heads: [Int] = Array(repeating: 0, count: WorkItem.Lane.allCases.count)
+        var lanes: [Deque<WorkItem>] = Array(repeating: [], count: WorkItem.Lane.allCases.count)
         var inFlight: [Int] = Array(repeating: 0, count: WorkItem.Lane.allCases.count)
 
         var queuedSegmentWork: Bool { queued(.fetch) > 0 || queued(.verify) > 0 }
-        func queued(_ lane: WorkItem.Lane) -> Int { lanes[lane.rawValue].count - heads[lane.rawValue] }
+        func queued(_ lane: WorkItem.Lane) -> Int { lanes[lane.rawValue].count }
     }
 
+    /// The limits in force (live-changeable).
     public var limits: Limits
 
     /// Work waiting for a worker, per kind (`resolve`, `license`, `fetch`, `verify`), across titles.
@@ -33,26 +35,32 @@ public struct SchedulerCore: Sendable {
         }
         return out
     }
+    /// How long each kind of lease may run.
     public var timeouts = LeaseTimeouts()
     /// Seconds of silence after which a worker is declared dead.
     public var workerTimeout: Double
+    /// Registered workers, by id.
     public private(set) var workers: [String: Worker] = [:]
+    /// Leases out, by task id.
     public private(set) var leases: [String: Lease] = [:]
     /// Titles holding a "downloading at once" slot.
     public private(set) var admitted: Set<String> = []
     private var titles: [String: TitleQueue] = [:]
     /// Requests in flight per origin host.
     public private(set) var hostInFlight: [String: Int] = [:]
-    /// A host that asked us to slow down (429/503): lower concurrency until a time, no new work before `resumeAt`.
+    /// A host that asked us to slow down (429/503): lower concurrency until a time, no new work before
+    /// `resumeAt`.
     public struct HostBackoff: Sendable, Equatable {
         public var limit: Int
         public var resumeAt: Double
         public var until: Double
     }
+    /// Hosts slowed down, by host.
     public private(set) var hostBackoff: [String: HostBackoff] = [:]
     private var licensesInFlight = 0
     /// Connections open to each host, modelled (requests in flight plus recently idle ones).
-    public var connections = ConnectionModel(idleSeconds: Double(WireProtocol.connectionIdleMilliseconds) / 1000 + 0.5)
+    public var connections = ConnectionModel(
+        idleSeconds: Double(WireProtocol.connectionIdleMilliseconds) / 1000 + 0.5)
     /// No host-bound work before this time: after a scheduler restart, connections opened under the previous
     /// run are unknown to the model until they have idled out.
     public var holdHostWorkUntil = 0.0
@@ -62,8 +70,11 @@ public struct SchedulerCore: Sendable {
     private var counter: UInt64 = 0
 
     /// `idPrefix` must differ between scheduler runs so task ids never repeat across restarts.
-    public init(limits: Limits = Limits(), workerTimeout: Double = Double(WireProtocol.heartbeatMilliseconds * WireProtocol.liveness) / 1000,
-                idPrefix: String) {
+    public init(
+        limits: Limits = Limits(),
+        workerTimeout: Double = Double(WireProtocol.heartbeatMilliseconds * WireProtocol.liveness) / 1000,
+        idPrefix: String
+    ) {
         self.limits = limits
         self.workerTimeout = workerTimeout
         self.idPrefix = idPrefix
@@ -126,16 +137,12 @@ public struct SchedulerCore: Sendable {
 
     /// Queues work for a title declared with ``addTitle(_:priority:requestedAt:)``.
     public mutating func enqueue(_ item: WorkItem, front: Bool = false) {
-        guard titles[item.token] != nil else { return }
         let lane = item.kind.lane.rawValue
         // Mutated in place through the dictionary (a local copy would copy the whole lane on every append).
-        if front && titles[item.token]!.heads[lane] > 0 {
-            titles[item.token]!.heads[lane] -= 1
-            titles[item.token]!.lanes[lane][titles[item.token]!.heads[lane]] = item
-        } else if front {
-            titles[item.token]!.lanes[lane].insert(item, at: 0)
+        if front {
+            titles[item.token]?.lanes[lane].prepend(item)
         } else {
-            titles[item.token]!.lanes[lane].append(item)
+            titles[item.token]?.lanes[lane].append(item)
         }
     }
 
@@ -207,12 +214,7 @@ public struct SchedulerCore: Sendable {
         var free: [WorkerKind: [String]] = [:]
         for w in workers.values where w.free > 0 { free[w.info.kind, default: []].append(w.id) }
         guard !free.isEmpty else { return out }
-        let order = titles.keys.sorted { a, b in
-            let x = titles[a]!, y = titles[b]!
-            if x.priority != y.priority { return x.priority > y.priority }
-            if x.requestedAt != y.requestedAt { return x.requestedAt < y.requestedAt }
-            return a < b
-        }
+        let order = titles.sorted(by: Self.servedFirst).map(\.key)
         for lane in WorkItem.Lane.allCases {
             for token in order {
                 while let item = peek(token, lane) {
@@ -220,28 +222,33 @@ public struct SchedulerCore: Sendable {
                     guard let worker = pickWorker(kind, &free) else { break }
                     guard hostAllows(item.host, now: now) else { break }
                     let process = workers[worker].map { "\($0.info.host)/\($0.info.pid)" } ?? worker
-                    if let host = item.host, !connections.allows(host: host, process: process, limit: limits.perHost, now: now) { break }
+                    if let host = item.host,
+                        !connections.allows(host: host, process: process, limit: limits.perHost, now: now)
+                    {
+                        break
+                    }
                     if item.kind == .license && licensesInFlight >= limits.licenses { break }
                     if item.kind.needsTitleSlot {
                         if !admitted.contains(token) {
                             guard admitted.count < limits.titlesAtOnce else { break }
                             admitted.insert(token)
                         }
-                        guard titles[token]!.inFlight[lane.rawValue] < limits.perTitle else { break }
+                        guard (titles[token]?.inFlight[lane.rawValue] ?? 0) < limits.perTitle else { break }
                     }
                     pop(token, lane)
                     counter += 1
-                    let lease = Lease(taskID: "\(idPrefix)-\(counter)", item: item, worker: worker, issuedAt: now,
-                                      deadline: now + timeouts.timeout(for: item.kind), process: process)
+                    let lease = Lease(
+                        taskID: "\(idPrefix)-\(counter)", item: item, worker: worker, issuedAt: now,
+                        deadline: now + timeouts.timeout(for: item.kind), process: process)
                     leases[lease.taskID] = lease
-                    workers[worker]!.leases.insert(lease.taskID)
-                    titles[token]!.inFlight[lane.rawValue] += 1
+                    workers[worker]?.leases.insert(lease.taskID)
+                    titles[token]?.inFlight[lane.rawValue] += 1
                     if let host = item.host {
                         hostInFlight[host, default: 0] += 1
                         connections.start(host: host, process: process, now: now)
                     }
                     if item.kind == .license { licensesInFlight += 1 }
-                    if workers[worker]!.free == 0 { free[kind]?.removeAll { $0 == worker } }
+                    if (workers[worker]?.free ?? 0) == 0 { free[kind]?.removeAll { $0 == worker } }
                     out.append(lease)
                 }
             }
@@ -252,21 +259,15 @@ public struct SchedulerCore: Sendable {
     /// The least-loaded live worker of a kind with room.
     private func pickWorker(_ kind: WorkerKind, _ free: inout [WorkerKind: [String]]) -> String? {
         guard let ids = free[kind], !ids.isEmpty else { return nil }
-        return ids.min { (workers[$0]!.leases.count, $0) < (workers[$1]!.leases.count, $1) }
+        return ids.min { (workers[$0]?.leases.count ?? 0, $0) < (workers[$1]?.leases.count ?? 0, $1) }
     }
 
     private func peek(_ token: String, _ lane: WorkItem.Lane) -> WorkItem? {
-        guard let queued = titles[token]?.queued(lane), queued > 0 else { return nil }
-        return titles[token]!.lanes[lane.rawValue][titles[token]!.heads[lane.rawValue]]
+        titles[token]?.lanes[lane.rawValue].first
     }
 
     private mutating func pop(_ token: String, _ lane: WorkItem.Lane) {
-        titles[token]!.heads[lane.rawValue] += 1
-        let head = titles[token]!.heads[lane.rawValue], count = titles[token]!.lanes[lane.rawValue].count
-        if head > 1024 && head * 2 > count {
-            titles[token]!.lanes[lane.rawValue].removeFirst(head)
-            titles[token]!.heads[lane.rawValue] = 0
-        }
+        _ = titles[token]?.lanes[lane.rawValue].popFirst()
     }
 
     // MARK: queries
@@ -275,12 +276,18 @@ public struct SchedulerCore: Sendable {
     /// one (priority, then request time): position 0 is next.
     public func slotQueue() -> [String] {
         titles.filter { !admitted.contains($0.key) && $0.value.queuedSegmentWork }
-            .sorted { a, b in
-                if a.value.priority != b.value.priority { return a.value.priority > b.value.priority }
-                if a.value.requestedAt != b.value.requestedAt { return a.value.requestedAt < b.value.requestedAt }
-                return a.key < b.key
-            }
+            .sorted(by: Self.servedFirst)
             .map(\.key)
+    }
+
+    /// The order titles are served in: priority (higher first), then request time, then token.
+    private static func servedFirst(
+        _ a: Dictionary<String, TitleQueue>.Element,
+        _ b: Dictionary<String, TitleQueue>.Element
+    ) -> Bool {
+        if a.value.priority != b.value.priority { return a.value.priority > b.value.priority }
+        if a.value.requestedAt != b.value.requestedAt { return a.value.requestedAt < b.value.requestedAt }
+        return a.key < b.key
     }
 
     /// Leases currently out for a title.

@@ -3,6 +3,7 @@ import StowageProtocol
 /// A unit of work waiting for, or held by, a worker. Identified by what it is about, not by attempt:
 /// each hand-out of it is a ``Lease`` with a fresh task id.
 public struct WorkItem: Hashable, Sendable, CustomStringConvertible {
+    /// What the work is.
     public enum Kind: Hashable, Sendable {
         case resolve
         case license
@@ -39,17 +40,20 @@ public struct WorkItem: Hashable, Sendable, CustomStringConvertible {
     /// Per-title queues, one per kind of work.
     enum Lane: Int, CaseIterable, Sendable { case resolve, license, fetch, verify }
 
+    /// The title it is for.
     public var token: String
     public var kind: Kind
     /// The origin host it talks to (fetch and resolve work), for the per-host connection limit.
     public var host: String?
 
+    /// Work of `kind` for the title `token`, talking to `host` (fetch and resolve work).
     public init(token: String, kind: Kind, host: String? = nil) {
         self.token = token
         self.kind = kind
         self.host = host
     }
 
+    /// `token/kind`, for logs.
     public var description: String { "\(token)/\(kind)" }
 }
 
@@ -75,6 +79,7 @@ public struct Limits: Sendable, Equatable {
     /// License requests in flight at once.
     public var licenses: Int
 
+    /// The defaults, or the given limits.
     public init(titlesAtOnce: Int = 2, perTitle: Int = 6, perHost: Int = 8, licenses: Int = 4) {
         self.titlesAtOnce = titlesAtOnce
         self.perTitle = perTitle
@@ -90,6 +95,7 @@ public struct LeaseTimeouts: Sendable {
     public var fetch: Double = 600
     public var verify: Double = 300
 
+    /// The default timeouts.
     public init() {}
 
     func timeout(for kind: WorkItem.Kind) -> Double {

@@ -8,7 +8,7 @@ public struct TitleRecord: Codable, Sendable, Equatable, FetchableRecord, Persis
     public var token: String
     public var url: String
     public var name: String?
-    public var state: String
+    public var state: TitleState
     public var priority: Int
     /// JSON of the user's `Selection`.
     public var selection: String
@@ -24,9 +24,6 @@ public struct TitleRecord: Codable, Sendable, Equatable, FetchableRecord, Persis
     public var masterPlaylist: String?
     /// Path of the offline entry playlist, relative to the title directory, once completed.
     public var localPlaylist: String?
-    public var licenseKind: String?
-    public var licenseRequestedAt: Double?
-    public var licenseExpiresAt: Double?
     /// Whether the plan (renditions and resources) is stored.
     public var planned: Bool
     /// Plays authorised so far, and when the first one was.
@@ -47,20 +44,23 @@ public struct TitleRecord: Codable, Sendable, Equatable, FetchableRecord, Persis
     public var preloadOnly: Bool = false
     /// A poster / thumbnail fetched with the title.
     public var posterURL: String?
-    /// Why a suspended title waits (`SuspendedReason` raw value; nil for titles suspended before v7:
-    /// `disk-full` when `errorCode` says so, else `paused`).
-    public var suspendedReason: String?
+    /// Why a suspended title waits (nil for titles suspended before v7: `disk-full` when `errorCode` says so,
+    /// else `paused`).
+    public var suspendedReason: SuspendedReason?
     /// When it was suspended (wall clock, for `status`).
     public var suspendedAt: Double?
     /// `host:port` whose return the title waits for (network suspension or a renewal that could not reach it).
     public var waitingHost: String?
 
-    public init(token: String, url: String, name: String?, state: TitleState, priority: Int, selection: String,
-                headers: String, requestedAt: Double) {
+    /// A new title, not planned yet.
+    public init(
+        token: String, url: String, name: String?, state: TitleState, priority: Int, selection: String,
+        headers: String, requestedAt: Double
+    ) {
         self.token = token
         self.url = url
         self.name = name
-        self.state = state.rawValue
+        self.state = state
         self.priority = priority
         self.selection = selection
         self.headers = headers
@@ -68,7 +68,38 @@ public struct TitleRecord: Codable, Sendable, Equatable, FetchableRecord, Persis
         self.planned = false
     }
 
-    public var titleState: TitleState { TitleState(rawValue: state) ?? .failed }
+    /// The title table's columns, for the query interface.
+    public enum Columns {
+        public static let token = Column(CodingKeys.token)
+        public static let url = Column(CodingKeys.url)
+        public static let name = Column(CodingKeys.name)
+        public static let state = Column(CodingKeys.state)
+        public static let priority = Column(CodingKeys.priority)
+        public static let selection = Column(CodingKeys.selection)
+        public static let headers = Column(CodingKeys.headers)
+        public static let requestedAt = Column(CodingKeys.requestedAt)
+        public static let startedAt = Column(CodingKeys.startedAt)
+        public static let endedAt = Column(CodingKeys.endedAt)
+        public static let errorCode = Column(CodingKeys.errorCode)
+        public static let errorMessage = Column(CodingKeys.errorMessage)
+        public static let bytesEstimate = Column(CodingKeys.bytesEstimate)
+        public static let masterPlaylist = Column(CodingKeys.masterPlaylist)
+        public static let localPlaylist = Column(CodingKeys.localPlaylist)
+        public static let planned = Column(CodingKeys.planned)
+        public static let playCount = Column(CodingKeys.playCount)
+        public static let firstPlayedAt = Column(CodingKeys.firstPlayedAt)
+        public static let licenseTerms = Column(CodingKeys.licenseTerms)
+        public static let requestedTerms = Column(CodingKeys.requestedTerms)
+        public static let licenseURL = Column(CodingKeys.licenseURL)
+        public static let licenseError = Column(CodingKeys.licenseError)
+        public static let licenseEpoch = Column(CodingKeys.licenseEpoch)
+        public static let playedSeconds = Column(CodingKeys.playedSeconds)
+        public static let preloadOnly = Column(CodingKeys.preloadOnly)
+        public static let posterURL = Column(CodingKeys.posterURL)
+        public static let suspendedReason = Column(CodingKeys.suspendedReason)
+        public static let suspendedAt = Column(CodingKeys.suspendedAt)
+        public static let waitingHost = Column(CodingKeys.waitingHost)
+    }
 }
 
 /// A media playlist kept offline.
@@ -77,13 +108,26 @@ public struct RenditionRecord: Codable, Sendable, Equatable, FetchableRecord, Mu
     public var id: Int64?
     public var token: String
     public var position: Int
-    public var kind: String
+    public var kind: PlannedRendition.Kind
     public var sourceURL: String
     public var localPath: String
     public var playlist: String
     public var language: String?
 
+    /// Takes the row id SQLite assigned.
     public mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
+
+    /// The rendition table's columns, for the query interface.
+    public enum Columns {
+        public static let id = Column(CodingKeys.id)
+        public static let token = Column(CodingKeys.token)
+        public static let position = Column(CodingKeys.position)
+        public static let kind = Column(CodingKeys.kind)
+        public static let sourceURL = Column(CodingKeys.sourceURL)
+        public static let localPath = Column(CodingKeys.localPath)
+        public static let playlist = Column(CodingKeys.playlist)
+        public static let language = Column(CodingKeys.language)
+    }
 }
 
 /// The states a resource (segment, init section, subtitle file) moves through.
@@ -107,24 +151,45 @@ public struct ResourceRecord: Codable, Sendable, Equatable, FetchableRecord, Mut
     public var token: String
     public var position: Int
     public var rendition: Int
-    public var kind: String
+    public var kind: PlannedResource.Kind
     public var url: String
     public var rangeOffset: Int64?
     public var rangeLength: Int64?
     public var localPath: String
-    public var container: String
+    public var container: Container
     public var encrypted: Bool
     public var duration: Double
-    public var state: String
+    public var state: ResourceState
     public var attempts: Int
     public var bytes: Int64?
     public var sha256: String?
     public var contentLength: Int64?
     public var lastError: String?
 
+    /// Takes the row id SQLite assigned.
     public mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
 
-    public var resourceState: ResourceState { ResourceState(rawValue: state) ?? .pending }
+    /// The resource table's columns, for the query interface.
+    public enum Columns {
+        public static let id = Column(CodingKeys.id)
+        public static let token = Column(CodingKeys.token)
+        public static let position = Column(CodingKeys.position)
+        public static let rendition = Column(CodingKeys.rendition)
+        public static let kind = Column(CodingKeys.kind)
+        public static let url = Column(CodingKeys.url)
+        public static let rangeOffset = Column(CodingKeys.rangeOffset)
+        public static let rangeLength = Column(CodingKeys.rangeLength)
+        public static let localPath = Column(CodingKeys.localPath)
+        public static let container = Column(CodingKeys.container)
+        public static let encrypted = Column(CodingKeys.encrypted)
+        public static let duration = Column(CodingKeys.duration)
+        public static let state = Column(CodingKeys.state)
+        public static let attempts = Column(CodingKeys.attempts)
+        public static let bytes = Column(CodingKeys.bytes)
+        public static let sha256 = Column(CodingKeys.sha256)
+        public static let contentLength = Column(CodingKeys.contentLength)
+        public static let lastError = Column(CodingKeys.lastError)
+    }
 }
 
 /// Something that happened to a title, kept for `status` history and operators.
@@ -136,6 +201,7 @@ public struct EventRecord: Codable, Sendable, Equatable, FetchableRecord, Mutabl
     public var kind: String
     public var detail: String
 
+    /// A new event (its id is assigned on insertion).
     public init(token: String, at: Double, kind: String, detail: String) {
         self.token = token
         self.at = at
@@ -143,7 +209,17 @@ public struct EventRecord: Codable, Sendable, Equatable, FetchableRecord, Mutabl
         self.detail = detail
     }
 
+    /// Takes the row id SQLite assigned.
     public mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
+
+    /// The event table's columns, for the query interface.
+    public enum Columns {
+        public static let id = Column(CodingKeys.id)
+        public static let token = Column(CodingKeys.token)
+        public static let at = Column(CodingKeys.at)
+        public static let kind = Column(CodingKeys.kind)
+        public static let detail = Column(CodingKeys.detail)
+    }
 }
 
 /// A content key of a title, wrapped with the master key (never stored in the clear).
@@ -157,7 +233,11 @@ public struct ContentKeyRecord: Codable, Sendable, Equatable, FetchableRecord, P
     public var keyFormat: String?
     public var keyID: String?
 
-    public init(token: String, position: Int, uri: String, method: String, wrapped: Data?, keyFormat: String? = nil, keyID: String? = nil) {
+    /// A key of a title; `wrapped` is nil until the license worker acquired it.
+    public init(
+        token: String, position: Int, uri: String, method: String, wrapped: Data?, keyFormat: String? = nil,
+        keyID: String? = nil
+    ) {
         self.token = token
         self.position = position
         self.uri = uri
@@ -166,20 +246,52 @@ public struct ContentKeyRecord: Codable, Sendable, Equatable, FetchableRecord, P
         self.keyFormat = keyFormat
         self.keyID = keyID
     }
+
+    /// The content key table's columns, for the query interface.
+    public enum Columns {
+        public static let token = Column(CodingKeys.token)
+        public static let position = Column(CodingKeys.position)
+        public static let uri = Column(CodingKeys.uri)
+        public static let method = Column(CodingKeys.method)
+        public static let wrapped = Column(CodingKeys.wrapped)
+        public static let keyFormat = Column(CodingKeys.keyFormat)
+        public static let keyID = Column(CodingKeys.keyID)
+    }
 }
 
 /// A bookmark: the user's (changeable) or one that came with the source (index, read-only).
 public struct BookmarkRecord: Codable, Sendable, Equatable, FetchableRecord, PersistableRecord {
     public static let databaseTableName = "bookmark"
     public var token: String
-    public var kind: String
+    public var kind: Bookmark.Kind
     public var position: Double
     public var label: String
 
-    public init(token: String, kind: String, position: Double, label: String) {
+    /// A bookmark `position` seconds from the start.
+    public init(token: String, kind: Bookmark.Kind, position: Double, label: String) {
         self.token = token
         self.kind = kind
         self.position = position
         self.label = label
+    }
+
+    /// The bookmark table's columns, for the query interface.
+    public enum Columns {
+        public static let token = Column(CodingKeys.token)
+        public static let kind = Column(CodingKeys.kind)
+        public static let position = Column(CodingKeys.position)
+        public static let label = Column(CodingKeys.label)
+    }
+}
+
+/// A persisted setting: a key and its text value.
+struct SettingRecord: Codable, FetchableRecord, PersistableRecord {
+    static let databaseTableName = "setting"
+    var key: String
+    var value: String
+
+    enum Columns {
+        static let key = Column(CodingKeys.key)
+        static let value = Column(CodingKeys.value)
     }
 }

@@ -107,7 +107,7 @@ enum Schema {
             try db.alter(table: "title") { t in t.add(column: "posterURL", .text) }
             try db.create(table: "bookmark") { t in
                 t.column("token", .text).notNull().references("title", onDelete: .cascade)
-                t.column("kind", .text).notNull()        // user | index
+                t.column("kind", .text).notNull()  // user | index
                 t.column("position", .double).notNull()  // seconds from the start
                 t.column("label", .text).notNull()
                 t.primaryKey(["token", "kind", "position"])
@@ -124,6 +124,26 @@ enum Schema {
                 t.add(column: "suspendedReason", .text)
                 t.add(column: "suspendedAt", .double)
                 t.add(column: "waitingHost", .text)
+            }
+        }
+        migrator.registerMigration("v8-license-terms-only") { db in
+            // `licenseKind`, `licenseRequestedAt` and `licenseExpiresAt` repeat the `licenseTerms` JSON they
+            // were written with. Titles licensed before v3 have only the columns: their terms are kept as JSON
+            // (the shape of `LicenseTerms`) before the columns go. No index uses them.
+            try db.execute(
+                sql: """
+                    UPDATE title SET licenseTerms = json_object(
+                        'kind', CASE WHEN licenseKind IN ('purchase', 'rental') THEN licenseKind ELSE 'none' END,
+                        'requestedAt', COALESCE(licenseRequestedAt, requestedAt),
+                        'expiresAt', licenseExpiresAt,
+                        'forceExpired', json('false'),
+                        'renewalSuggested', json('false'))
+                    WHERE licenseTerms IS NULL AND licenseKind IS NOT NULL
+                    """)
+            try db.alter(table: "title") { t in
+                t.drop(column: "licenseKind")
+                t.drop(column: "licenseRequestedAt")
+                t.drop(column: "licenseExpiresAt")
             }
         }
         return migrator

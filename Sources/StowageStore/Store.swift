@@ -22,6 +22,7 @@ public final class Store: @unchecked Sendable {
         public var verified: Int
         public var total: Int
         public var bytesVerified: Int64
+        /// Counts of one title (all zero: nothing planned).
         public init(verified: Int = 0, total: Int = 0, bytesVerified: Int64 = 0) {
             self.verified = verified
             self.total = total
@@ -55,33 +56,41 @@ public final class Store: @unchecked Sendable {
 
     // MARK: titles
 
+    /// Stores a new title.
     public func insert(_ title: TitleRecord) throws {
         try db.write { try title.insert($0) }
     }
 
+    /// The title with this token, or nil.
     public func title(_ token: String) throws -> TitleRecord? {
         // Cached statements: the scheduler looks titles and resources up on every result.
-        try db.read { db in try TitleRecord.fetchOne(db.cachedStatement(sql: "SELECT * FROM title WHERE token = ?"), arguments: [token]) }
+        try db.read { db in
+            let statement = try db.cachedStatement(sql: "SELECT * FROM title WHERE token = ?")
+            return try TitleRecord.fetchOne(statement, arguments: [token])
+        }
     }
 
     /// Just a title's state (no record decoding), or nil if there is no such title.
     public func titleState(_ token: String) throws -> TitleState? {
         try db.read { db in
-            try String.fetchOne(db.cachedStatement(sql: "SELECT state FROM title WHERE token = ?"), arguments: [token])
-                .map { TitleState(rawValue: $0) ?? .failed }
+            let statement = try db.cachedStatement(sql: "SELECT state FROM title WHERE token = ?")
+            return try TitleState.fetchOne(statement, arguments: [token])
         }
     }
 
     /// Just a title's request headers (JSON), or nil if there is no such title.
     public func titleHeaders(_ token: String) throws -> String? {
-        try db.read { db in try String.fetchOne(db.cachedStatement(sql: "SELECT headers FROM title WHERE token = ?"), arguments: [token]) }
+        try db.read { db in
+            let statement = try db.cachedStatement(sql: "SELECT headers FROM title WHERE token = ?")
+            return try String.fetchOne(statement, arguments: [token])
+        }
     }
 
     /// Titles, oldest request first, optionally only those in `state`.
     public func titles(state: TitleState? = nil) throws -> [TitleRecord] {
         try db.read { db in
-            var request = TitleRecord.order(Column("requestedAt"), Column("token"))
-            if let state { request = request.filter(Column("state") == state.rawValue) }
+            var request = TitleRecord.all().orderedByRequest()
+            if let state { request = request.inState(state) }
             return try request.fetchAll(db)
         }
     }
@@ -89,17 +98,18 @@ public final class Store: @unchecked Sendable {
     /// The first title submitted for `url` that is not canceled or failed (so a later submit can reuse it).
     public func liveTitle(url: String) throws -> TitleRecord? {
         try db.read { db in
-            try TitleRecord.filter(Column("url") == url)
-                .filter(![TitleState.canceled.rawValue, TitleState.failed.rawValue].contains(Column("state")))
-                .order(Column("requestedAt")).fetchOne(db)
+            try TitleRecord.filter(TitleRecord.Columns.url == url)
+                .filter(![TitleState.canceled, TitleState.failed].contains(TitleRecord.Columns.state))
+                .order(TitleRecord.Columns.requestedAt).fetchOne(db)
         }
     }
 
     /// Titles waiting for an unreachable host (suspended for the network, or a renewal that could not run).
     public func titlesWaitingForHosts() throws -> [TitleRecord] {
-        try db.read { try TitleRecord.filter(Column("waitingHost") != nil).fetchAll($0) }
+        try db.read { try TitleRecord.filter(TitleRecord.Columns.waitingHost != nil).fetchAll($0) }
     }
 
+    /// Saves every column of a title.
     public func update(_ title: TitleRecord) throws {
         try db.write { try title.update($0) }
     }
@@ -115,28 +125,34 @@ public final class Store: @unchecked Sendable {
     public func savePlan(token: String, plan: ResolvedPlan) throws {
         try db.write { db in
             guard var title = try TitleRecord.fetchOne(db, key: token) else { return }
-            try RenditionRecord.filter(Column("token") == token).deleteAll(db)
-            try ResourceRecord.filter(Column("token") == token).deleteAll(db)
+            try RenditionRecord.all().forTitle(token).deleteAll(db)
+            try ResourceRecord.all().forTitle(token).deleteAll(db)
             for (i, r) in plan.renditions.enumerated() {
-                var record = RenditionRecord(id: nil, token: token, position: i, kind: r.kind.rawValue, sourceURL: r.sourceURL,
-                                             localPath: r.localPath, playlist: r.playlist, language: r.language)
+                var record = RenditionRecord(
+                    id: nil, token: token, position: i, kind: r.kind, sourceURL: r.sourceURL,
+                    localPath: r.localPath, playlist: r.playlist, language: r.language)
                 try record.insert(db)
             }
             for (i, r) in plan.resources.enumerated() {
-                var record = ResourceRecord(id: nil, token: token, position: i, rendition: r.rendition, kind: r.kind.rawValue,
-                                            url: r.url, rangeOffset: r.rangeOffset, rangeLength: r.rangeLength,
-                                            localPath: r.localPath, container: r.container.rawValue, encrypted: r.encrypted,
-                                            duration: r.duration, state: ResourceState.pending.rawValue, attempts: 0,
-                                            bytes: nil, sha256: nil, contentLength: nil, lastError: nil)
+                var record = ResourceRecord(
+                    id: nil, token: token, position: i, rendition: r.rendition, kind: r.kind,
+                    url: r.url, rangeOffset: r.rangeOffset, rangeLength: r.rangeLength,
+                    localPath: r.localPath, container: r.container, encrypted: r.encrypted,
+                    duration: r.duration, state: .pending, attempts: 0,
+                    bytes: nil, sha256: nil, contentLength: nil, lastError: nil)
                 try record.insert(db)
             }
-            try ContentKeyRecord.filter(Column("token") == token).deleteAll(db)
+            try ContentKeyRecord.all().forTitle(token).deleteAll(db)
             for (i, k) in plan.keys.enumerated() {
-                try ContentKeyRecord(token: token, position: i, uri: k.uri, method: k.method, wrapped: nil, keyFormat: k.keyFormat, keyID: k.keyID).insert(db)
+                try ContentKeyRecord(
+                    token: token, position: i, uri: k.uri, method: k.method, wrapped: nil,
+                    keyFormat: k.keyFormat, keyID: k.keyID
+                ).insert(db)
             }
-            try BookmarkRecord.filter(Column("token") == token && Column("kind") == "index").deleteAll(db)
+            try BookmarkRecord.all().forTitle(token).ofKind(.index).deleteAll(db)
             for b in plan.bookmarks {
-                try BookmarkRecord(token: token, kind: "index", position: b.position, label: b.label).insert(db, onConflict: .replace)
+                try BookmarkRecord(token: token, kind: .index, position: b.position, label: b.label)
+                    .insert(db, onConflict: .replace)
             }
             title.planned = true
             title.bytesEstimate = plan.bytesEstimate
@@ -154,41 +170,49 @@ public final class Store: @unchecked Sendable {
         try db.write { db in
             let fresh = Dictionary(plan.resources.map { ($0.localPath, $0.url) }, uniquingKeysWith: { a, _ in a })
             var changed = 0
-            for var r in try ResourceRecord.filter(Column("token") == token).fetchAll(db) {
+            for var r in try ResourceRecord.all().forTitle(token).fetchAll(db) {
                 guard let url = fresh[r.localPath], url != r.url else { continue }
                 r.url = url
                 try r.update(db)
                 changed += 1
             }
             for (i, rendition) in plan.renditions.enumerated() {
-                try db.execute(sql: "UPDATE rendition SET sourceURL = ? WHERE token = ? AND position = ?",
-                               arguments: [rendition.sourceURL, token, i])
+                try RenditionRecord.all().forTitle(token).filter(RenditionRecord.Columns.position == i)
+                    .updateAll(db, RenditionRecord.Columns.sourceURL.set(to: rendition.sourceURL))
             }
             for (i, key) in plan.keys.enumerated() {
-                try db.execute(sql: "UPDATE contentKey SET uri = ? WHERE token = ? AND position = ?", arguments: [key.uri, token, i])
+                try ContentKeyRecord.all().forTitle(token).filter(ContentKeyRecord.Columns.position == i)
+                    .updateAll(db, ContentKeyRecord.Columns.uri.set(to: key.uri))
             }
             return changed
         }
     }
 
+    /// The offline playlists of a title, in plan order.
     public func renditions(token: String) throws -> [RenditionRecord] {
-        try db.read { try RenditionRecord.filter(Column("token") == token).order(Column("position")).fetchAll($0) }
+        try db.read { try RenditionRecord.all().forTitle(token).order(RenditionRecord.Columns.position).fetchAll($0) }
     }
 
     // MARK: resources
 
+    /// The files of a title in playlist order, optionally only those in `state`.
     public func resources(token: String, state: ResourceState? = nil) throws -> [ResourceRecord] {
         try db.read { db in
-            var request = ResourceRecord.filter(Column("token") == token)
-            if let state { request = request.filter(Column("state") == state.rawValue) }
-            return try request.order(Column("position")).fetchAll(db)
+            var request = ResourceRecord.all().forTitle(token)
+            if let state { request = request.inState(state) }
+            return try request.orderedByPosition().fetchAll(db)
         }
     }
 
+    /// The resource with this id, or nil.
     public func resource(id: Int64) throws -> ResourceRecord? {
-        try db.read { db in try ResourceRecord.fetchOne(db.cachedStatement(sql: "SELECT * FROM resource WHERE id = ?"), arguments: [id]) }
+        try db.read { db in
+            let statement = try db.cachedStatement(sql: "SELECT * FROM resource WHERE id = ?")
+            return try ResourceRecord.fetchOne(statement, arguments: [id])
+        }
     }
 
+    /// Saves every column of a resource.
     public func update(_ resource: ResourceRecord) throws {
         try db.write { try resource.update($0) }
     }
@@ -196,37 +220,51 @@ public final class Store: @unchecked Sendable {
     /// Sets every resource of a title back to `pending` (its files are gone).
     public func resetResources(token: String) throws {
         try db.write { db in
-            try db.execute(sql: "UPDATE resource SET state = ?, bytes = NULL, sha256 = NULL WHERE token = ?",
-                           arguments: [ResourceState.pending.rawValue, token])
+            _ = try ResourceRecord.all().forTitle(token).updateAll(
+                db,
+                [
+                    ResourceRecord.Columns.state.set(to: ResourceState.pending),
+                    ResourceRecord.Columns.bytes.set(to: nil),
+                    ResourceRecord.Columns.sha256.set(to: nil),
+                ])
         }
     }
 
     /// Progress of every title that has a plan, in one query.
     public func progressByTitle() throws -> [String: Progress] {
         try db.read { db in
-            let rows = try Row.fetchAll(db, sql: """
-                SELECT token, COUNT(*) AS total,
-                       SUM(CASE WHEN state = 'verified' THEN 1 ELSE 0 END) AS verified,
-                       SUM(CASE WHEN state = 'verified' THEN COALESCE(bytes, 0) ELSE 0 END) AS bytes
-                FROM resource GROUP BY token
-                """)
+            let rows = try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT token, COUNT(*) AS total,
+                           SUM(CASE WHEN state = 'verified' THEN 1 ELSE 0 END) AS verified,
+                           SUM(CASE WHEN state = 'verified' THEN COALESCE(bytes, 0) ELSE 0 END) AS bytes
+                    FROM resource GROUP BY token
+                    """)
             var result: [String: Progress] = [:]
             for row in rows {
-                result[row["token"]] = Progress(verified: row["verified"] ?? 0, total: row["total"] ?? 0, bytesVerified: row["bytes"] ?? 0)
+                result[row["token"]] = Progress(
+                    verified: row["verified"] ?? 0, total: row["total"] ?? 0,
+                    bytesVerified: row["bytes"] ?? 0)
             }
             return result
         }
     }
 
+    /// Progress of one title.
     public func progress(token: String) throws -> Progress {
         try db.read { db in
-            let row = try Row.fetchOne(db, sql: """
-                SELECT COUNT(*) AS total,
-                       SUM(CASE WHEN state = 'verified' THEN 1 ELSE 0 END) AS verified,
-                       SUM(CASE WHEN state = 'verified' THEN COALESCE(bytes, 0) ELSE 0 END) AS bytes
-                FROM resource WHERE token = ?
-                """, arguments: [token])
-            return Progress(verified: row?["verified"] ?? 0, total: row?["total"] ?? 0, bytesVerified: row?["bytes"] ?? 0)
+            let row = try Row.fetchOne(
+                db,
+                sql: """
+                    SELECT COUNT(*) AS total,
+                           SUM(CASE WHEN state = 'verified' THEN 1 ELSE 0 END) AS verified,
+                           SUM(CASE WHEN state = 'verified' THEN COALESCE(bytes, 0) ELSE 0 END) AS bytes
+                    FROM resource WHERE token = ?
+                    """, arguments: [token])
+            return Progress(
+                verified: row?["verified"] ?? 0, total: row?["total"] ?? 0,
+                bytesVerified: row?["bytes"] ?? 0)
         }
     }
 
@@ -236,8 +274,8 @@ public final class Store: @unchecked Sendable {
         try db.read { db in
             let marks = states.map { _ in "?" }.joined(separator: ",")
             let arguments = StatementArguments([token] + states.map(\.rawValue))
-            return try Bool.fetchOne(db, sql: "SELECT EXISTS(SELECT 1 FROM resource WHERE token = ? AND state IN (\(marks)))",
-                                     arguments: arguments) ?? false
+            let sql = "SELECT EXISTS(SELECT 1 FROM resource WHERE token = ? AND state IN (\(marks)))"
+            return try Bool.fetchOne(db, sql: sql, arguments: arguments) ?? false
         }
     }
 
@@ -246,16 +284,18 @@ public final class Store: @unchecked Sendable {
     @discardableResult
     public func recoverInterruptedWork() throws -> Int {
         try db.write { db in
-            try db.execute(sql: "UPDATE resource SET state = 'pending' WHERE state = 'fetching'")
-            var changed = db.changesCount
-            try db.execute(sql: "UPDATE resource SET state = 'fetched' WHERE state = 'verifying'")
-            changed += db.changesCount
-            return changed
+            let state = ResourceRecord.Columns.state
+            let fetching = try ResourceRecord.all().inState(.fetching)
+                .updateAll(db, state.set(to: ResourceState.pending))
+            let verifying = try ResourceRecord.all().inState(.verifying)
+                .updateAll(db, state.set(to: ResourceState.fetched))
+            return fetching + verifying
         }
     }
 
     // MARK: events
 
+    /// Records something that happened to a title.
     public func appendEvent(token: String, kind: String, detail: String, at: Date = Date()) throws {
         try db.write { db in
             var event = EventRecord(token: token, at: at.timeIntervalSince1970, kind: kind, detail: detail)
@@ -263,8 +303,9 @@ public final class Store: @unchecked Sendable {
         }
     }
 
+    /// A title's events, oldest first.
     public func events(token: String) throws -> [EventRecord] {
-        try db.read { try EventRecord.filter(Column("token") == token).order(Column("id")).fetchAll($0) }
+        try db.read { try EventRecord.all().forTitle(token).order(EventRecord.Columns.id).fetchAll($0) }
     }
 }
 
@@ -272,8 +313,8 @@ extension Store {
     /// How many resources of a title are in each state.
     public func stateCounts(token: String) throws -> [ResourceState: Int] {
         try db.read { db in
-            let rows = try Row.fetchAll(db, sql: "SELECT state, COUNT(*) AS n FROM resource WHERE token = ? GROUP BY state",
-                                        arguments: [token])
+            let sql = "SELECT state, COUNT(*) AS n FROM resource WHERE token = ? GROUP BY state"
+            let rows = try Row.fetchAll(db, sql: sql, arguments: [token])
             var out: [ResourceState: Int] = [:]
             for row in rows {
                 if let state = ResourceState(rawValue: row["state"]) { out[state] = row["n"] }
@@ -299,14 +340,17 @@ extension Store {
 extension Store {
     /// The content keys of a title, in order.
     public func keys(token: String) throws -> [ContentKeyRecord] {
-        try db.read { try ContentKeyRecord.filter(Column("token") == token).order(Column("position")).fetchAll($0) }
+        try db.read { db in
+            try ContentKeyRecord.all().forTitle(token).order(ContentKeyRecord.Columns.position).fetchAll(db)
+        }
     }
 
     /// Stores wrapped keys (position -> wrapped bytes) in one transaction.
     public func saveWrappedKeys(token: String, _ wrapped: [Int: Data]) throws {
         try db.write { db in
             for (position, data) in wrapped {
-                try db.execute(sql: "UPDATE contentKey SET wrapped = ? WHERE token = ? AND position = ?", arguments: [data, token, position])
+                try ContentKeyRecord.all().forTitle(token).filter(ContentKeyRecord.Columns.position == position)
+                    .updateAll(db, ContentKeyRecord.Columns.wrapped.set(to: data))
             }
         }
     }
@@ -315,29 +359,38 @@ extension Store {
 extension Store {
     /// Clears the failed-attempt counters of a title (on resume).
     public func resetAttempts(token: String) throws {
-        try db.write { try $0.execute(sql: "UPDATE resource SET attempts = 0 WHERE token = ?", arguments: [token]) }
+        try db.write { db in
+            _ = try ResourceRecord.all().forTitle(token).updateAll(db, ResourceRecord.Columns.attempts.set(to: 0))
+        }
     }
 }
 
 extension Store {
     /// A persisted setting (the clock guard's last time seen and epoch).
     public func setting(_ key: String) throws -> String? {
-        try db.read { try String.fetchOne($0, sql: "SELECT value FROM setting WHERE key = ?", arguments: [key]) }
+        try db.read { try SettingRecord.fetchOne($0, key: key)?.value }
     }
 
+    /// Forgets a persisted setting.
     public func removeSetting(_ key: String) throws {
-        try db.write { try $0.execute(sql: "DELETE FROM setting WHERE key = ?", arguments: [key]) }
+        _ = try db.write { try SettingRecord.deleteOne($0, key: key) }
     }
 
+    /// Stores a setting, replacing its value if it is set.
     public func setSetting(_ key: String, _ value: String) throws {
-        try db.write { try $0.execute(sql: "INSERT INTO setting(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-                                      arguments: [key, value]) }
+        try db.write { db in
+            try SettingRecord(key: key, value: value).upsert(db)
+        }
     }
 }
 
 extension Store {
+    /// A title's bookmarks, by position (the source's before the user's at the same position).
     public func bookmarks(token: String) throws -> [BookmarkRecord] {
-        try db.read { try BookmarkRecord.filter(Column("token") == token).order(Column("position"), Column("kind")).fetchAll($0) }
+        try db.read { db in
+            try BookmarkRecord.all().forTitle(token)
+                .order(BookmarkRecord.Columns.position, BookmarkRecord.Columns.kind).fetchAll(db)
+        }
     }
 
     /// Adds a user bookmark; one already at that position is replaced.
@@ -348,7 +401,8 @@ extension Store {
     /// Removes the user bookmark at `position`; returns whether there was one.
     public func removeBookmark(token: String, position: Double) throws -> Bool {
         try db.write { db in
-            try BookmarkRecord.filter(Column("token") == token && Column("kind") == "user" && Column("position") == position).deleteAll(db) > 0
+            try BookmarkRecord.all().forTitle(token).ofKind(.user)
+                .filter(BookmarkRecord.Columns.position == position).deleteAll(db) > 0
         }
     }
 }

@@ -1,6 +1,9 @@
 import CZeroMQ
 
 /// A ZeroMQ context: owns the I/O threads. Create one per process and share it; it is thread-safe.
+///
+/// `@unchecked Sendable`: the handle is an immutable pointer to a libzmq context, which libzmq documents
+/// as safe to use from any thread (unlike its sockets); nothing in this class is mutated after `init`.
 public final class Context: @unchecked Sendable {
     let handle: UnsafeMutableRawPointer
 

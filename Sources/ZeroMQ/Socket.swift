@@ -1,11 +1,13 @@
 import CZeroMQ
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
-/// One ZeroMQ socket. Not thread-safe: a single owner (normally a poll-loop thread) uses it.
+/// One ZeroMQ socket. Not thread-safe: a single owner (normally a poll-loop thread) uses it, so it is not
+/// `Sendable`: create it on the thread that polls it and keep it there.
 /// Close it explicitly with ``close(linger:)``; `deinit` closes it with linger 0 as a last resort.
-public final class Socket: @unchecked Sendable {
+public final class Socket {
     private(set) var handle: UnsafeMutableRawPointer?
     public let type: SocketType
     private let context: Context
@@ -43,7 +45,9 @@ public final class Socket: @unchecked Sendable {
         case .routerMandatory(let v): try int(ZMQ_ROUTER_MANDATORY, v ? 1 : 0)
         case .maxMessageSize(let v):
             var value = v
-            try check("zmq_setsockopt(ZMQ_MAXMSGSIZE)") { zmq_setsockopt(h, ZMQ_MAXMSGSIZE, &value, MemoryLayout<Int64>.size) }
+            try check("zmq_setsockopt(ZMQ_MAXMSGSIZE)") {
+                zmq_setsockopt(h, ZMQ_MAXMSGSIZE, &value, MemoryLayout<Int64>.size)
+            }
         case .routingID(let v): try bytes(ZMQ_ROUTING_ID, v)
         case .receiveTimeout(let v): try int(ZMQ_RCVTIMEO, v)
         case .sendTimeout(let v): try int(ZMQ_SNDTIMEO, v)
@@ -81,7 +85,7 @@ public final class Socket: @unchecked Sendable {
         var buffer = [CChar](repeating: 0, count: 1024)
         var size = buffer.count
         try check("zmq_getsockopt(ZMQ_LAST_ENDPOINT)") { zmq_getsockopt(h, ZMQ_LAST_ENDPOINT, &buffer, &size) }
-        return String(cString: buffer)
+        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
     /// Sends all frames as one multipart message. With `dontWait`, throws `EAGAIN` instead of blocking.
@@ -136,3 +140,7 @@ public final class Socket: @unchecked Sendable {
 
     var rawHandle: UnsafeMutableRawPointer? { handle }
 }
+
+/// libzmq sockets must not be used from two threads: a `Socket` never crosses a concurrency domain.
+@available(*, unavailable, message: "a ZeroMQ socket is owned by one thread; create it on the thread that uses it")
+extension Socket: Sendable {}

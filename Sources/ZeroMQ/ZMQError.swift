@@ -1,6 +1,7 @@
 import CZeroMQ
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// An error from libzmq, carrying the `errno` it reported so callers can tell
@@ -34,7 +35,10 @@ public struct ZMQError: Error, CustomStringConvertible, Sendable, Equatable {
 
 /// Runs a libzmq call that returns -1 on failure, retrying on `EINTR`, and throws the errno otherwise.
 @discardableResult
-func check(_ operation: @autoclosure () -> String, retryOnInterrupt: Bool = true, _ body: () -> Int32) throws(ZMQError) -> Int32 {
+func check(
+    _ operation: @autoclosure () -> String, retryOnInterrupt: Bool = true,
+    _ body: () -> Int32
+) throws(ZMQError) -> Int32 {
     while true {
         let rc = body()
         if rc >= 0 { return rc }

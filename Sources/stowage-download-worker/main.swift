@@ -20,9 +20,13 @@ struct DownloadHandler: TaskHandler {
             case .resolve(let work):
                 return .resolved(try await PlaylistResolver(fetcher: fetcher).resolve(work))
             case .fetch(let work):
-                return .fetched(try await fetcher.download(work, taskID: task.taskID, titlesRoot: titlesRoot, progress: progress))
+                return .fetched(
+                    try await fetcher.download(
+                        work, taskID: task.taskID, titlesRoot: titlesRoot,
+                        progress: progress))
             default:
-                return .failed(TaskFailure(code: .internal, message: "download worker got a \(task.work.workerKind) task", retryable: false))
+                let message = "download worker got a \(task.work.workerKind) task"
+                return .failed(TaskFailure(code: .internal, message: message, retryable: false))
             }
         } catch {
             return .failed(error)
@@ -32,24 +36,26 @@ struct DownloadHandler: TaskHandler {
     func apply(_ limits: WorkerLimits) { fetcher.rateLimiter.setRate(limits.bytesPerSecond) }
 }
 
-struct DownloadWorkerCommand: ParsableCommand {
+struct DownloadWorkerCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "stowage-download-worker",
         abstract: "Resolves HLS playlists and fetches segments, init sections and subtitles for Stowage.",
         discussion: """
-        Streams every file to disk (a .part file, fsync, then rename; the integrity worker hashes it); never holds a whole \
-        segment in memory. Connects to the scheduler (default ipc://$STOWAGE_HOME/run/scheduler.ipc).
-        """)
+            Streams every file to disk (a .part file, fsync, then rename; the integrity worker hashes it); never \
+            holds a whole segment in memory. Connects to the scheduler (default \
+            ipc://$STOWAGE_HOME/run/scheduler.ipc). SIGTERM stops it gracefully: tasks in flight get a grace period \
+            to finish.
+            """)
 
     @OptionGroup var options: WorkerOptions
 
-    func run() throws {
-        try options.runWorker(kind: .download, defaultConcurrency: 8) { home, capacity, logger in
+    func run() async throws {
+        try await options.runWorker(kind: .download, defaultConcurrency: 8) { home, capacity, logger in
             try FileManager.default.createDirectory(at: home.titlesRoot, withIntermediateDirectories: true)
             let fetcher = HTTPFetcher(logger: logger, connectionsPerHost: capacity)
-            return (DownloadHandler(fetcher: fetcher, titlesRoot: home.titlesRoot), { fetcher.syncShutdown() })
+            return (DownloadHandler(fetcher: fetcher, titlesRoot: home.titlesRoot), { await fetcher.shutdown() })
         }
     }
 }
 
-DownloadWorkerCommand.main()
+await DownloadWorkerCommand.topLevelMain()

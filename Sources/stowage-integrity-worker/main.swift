@@ -11,34 +11,46 @@ struct IntegrityHandler: TaskHandler {
 
     func handle(_ task: TaskAssignment, progress: @escaping @Sendable (Int64) -> Void) async -> Outcome {
         guard case .verify(let work) = task.work else {
-            return .failed(TaskFailure(code: .internal, message: "integrity worker got a \(task.work.workerKind) task", retryable: false))
+            return .failed(
+                TaskFailure(
+                    code: .internal, message: "integrity worker got a \(task.work.workerKind) task",
+                    retryable: false))
         }
         let parts = work.path.split(separator: "/", omittingEmptySubsequences: false)
         guard !work.path.hasPrefix("/"), !parts.contains(where: { $0 == ".." || $0.isEmpty }) else {
-            return .failed(TaskFailure(code: .refused, message: "path '\(work.path.prefix(200))' is outside the titles directory", retryable: false))
+            let message = "path '\(work.path.prefix(200))' is outside the titles directory"
+            return .failed(TaskFailure(code: .refused, message: message, retryable: false))
         }
         let path = titlesRoot.appendingPathComponent(work.path).path
-        let kind: ContainerCheck.Kind = work.encrypted ? .other : (ContainerCheck.Kind(rawValue: work.container.rawValue) ?? .other)
-        let verdict = FileVerifier.verify(path: path, expectedBytes: work.expectedBytes, expectedSHA256: work.sha256, container: kind,
-                                          bytesPerSecond: work.bytesPerSecond)
-        return .verified(VerifyReport(ok: verdict.problem == nil, reason: verdict.problem.map { "\(work.path): \($0)" },
-                                      sha256: verdict.sha256.isEmpty ? nil : verdict.sha256))
+        let kind: ContainerCheck.Kind =
+            work.encrypted
+            ? .other : (ContainerCheck.Kind(rawValue: work.container.rawValue) ?? .other)
+        let verdict = FileVerifier.verify(
+            path: path, expectedBytes: work.expectedBytes, expectedSHA256: work.sha256,
+            container: kind, bytesPerSecond: work.bytesPerSecond)
+        return .verified(
+            VerifyReport(
+                ok: verdict.problem == nil, reason: verdict.problem.map { "\(work.path): \($0)" },
+                sha256: verdict.sha256.isEmpty ? nil : verdict.sha256))
     }
 }
 
-struct IntegrityWorkerCommand: ParsableCommand {
+struct IntegrityWorkerCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "stowage-integrity-worker",
         abstract: "Verifies what Stowage fetched and what is at rest: length, container sanity, SHA-256.",
-        discussion: "Stateless; run any number. Connects to the scheduler (default ipc://$STOWAGE_HOME/run/scheduler.ipc).")
+        discussion: """
+            Stateless; run any number. Connects to the scheduler (default ipc://$STOWAGE_HOME/run/scheduler.ipc). \
+            SIGTERM stops it gracefully.
+            """)
 
     @OptionGroup var options: WorkerOptions
 
-    func run() throws {
-        try options.runWorker(kind: .integrity, defaultConcurrency: 2) { home, capacity, logger in
+    func run() async throws {
+        try await options.runWorker(kind: .integrity, defaultConcurrency: 2) { home, _, _ in
             (IntegrityHandler(titlesRoot: home.titlesRoot), {})
         }
     }
 }
 
-IntegrityWorkerCommand.main()
+await IntegrityWorkerCommand.topLevelMain()

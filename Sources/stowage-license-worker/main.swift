@@ -12,7 +12,10 @@ struct LicenseHandler: TaskHandler {
 
     func handle(_ task: TaskAssignment, progress: @escaping @Sendable (Int64) -> Void) async -> Outcome {
         guard case .license(let work) = task.work else {
-            return .failed(TaskFailure(code: .internal, message: "license worker got a \(task.work.workerKind) task", retryable: false))
+            return .failed(
+                TaskFailure(
+                    code: .internal, message: "license worker got a \(task.work.workerKind) task",
+                    retryable: false))
         }
         return await HTTPFetcher.$allowedHosts.withValue(task.allowedHosts) {
             do throws(TaskFailure) {
@@ -24,20 +27,22 @@ struct LicenseHandler: TaskHandler {
     }
 }
 
-struct LicenseWorkerCommand: ParsableCommand {
+struct LicenseWorkerCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "stowage-license-worker",
         abstract: "Acquires, renews and releases the licenses and content keys of Stowage titles.",
-        discussion: "Connects to the scheduler (default ipc://$STOWAGE_HOME/run/scheduler.ipc). SIGTERM stops it gracefully.")
+        discussion: """
+            Connects to the scheduler (default ipc://$STOWAGE_HOME/run/scheduler.ipc). SIGTERM stops it gracefully.
+            """)
 
     @OptionGroup var options: WorkerOptions
 
-    func run() throws {
-        try options.runWorker(kind: .license, defaultConcurrency: 4) { home, capacity, logger in
+    func run() async throws {
+        try await options.runWorker(kind: .license, defaultConcurrency: 4) { _, _, logger in
             let fetcher = HTTPFetcher(logger: logger)
-            return (LicenseHandler(fetcher: fetcher), { fetcher.syncShutdown() })
+            return (LicenseHandler(fetcher: fetcher), { await fetcher.shutdown() })
         }
     }
 }
 
-LicenseWorkerCommand.main()
+await LicenseWorkerCommand.topLevelMain()

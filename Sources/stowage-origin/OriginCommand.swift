@@ -2,20 +2,21 @@ import ArgumentParser
 import Foundation
 import Logging
 import NIOCore
+import ServiceLifecycle
 import StowageOrigin
 
 @main
-struct OriginCommand: ParsableCommand {
+struct OriginCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "stowage-origin",
         abstract: "A development HLS origin for Stowage's demo, tests and benchmarks.",
         subcommands: [Serve.self, Sample.self])
 }
 
-struct Serve: ParsableCommand {
+struct Serve: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Serve a directory over HTTP/1.1 (keep-alive, byte ranges) on 127.0.0.1.",
-        discussion: "Prints 'listening http://HOST:PORT/' on stdout once ready. SIGTERM stops it.")
+        discussion: "Prints 'listening http://HOST:PORT/' on stdout once ready. SIGTERM (or SIGINT) stops it.")
 
     @Option(help: "Directory to serve.")
     var root: String
@@ -25,29 +26,47 @@ struct Serve: ParsableCommand {
     var port = 8080
     @Option(name: .customLong("latency-ms"), help: "Delay every answer by this many milliseconds.")
     var latencyMs = 0
-    @Option(name: .customLong("access-log"), help: "Append a line per request to this file.")
+    @Option(
+        name: .customLong("access-log"),
+        help: """
+            Append a line per request to this file: <epoch> <method> <path> <status> <bytes> <range> <if-range>.
+            """)
     var accessLog: String?
-    @Option(name: .customLong("throttle-bps"), help: "Send each body at most this many bytes per second (0 = unlimited).")
+    @Option(
+        name: .customLong("throttle-bps"),
+        help: "Send each body at most this many bytes per second (0 = unlimited).")
     var throttleBps = 0
-    @Option(help: "Probability (0…1) of a fault on each media request: reset, truncated body, 503 + Retry-After, stall.")
+    @Option(
+        help: """
+            Probability (0…1) of a fault on each media request: reset, truncated body, 503 + Retry-After, stall.
+            """)
     var faults = 0.0
     @Option(help: "Seed of the fault draw.")
     var seed: UInt64 = 1
-    @Option(name: .customLong("license-policy"), help: "Serve the reference license API at POST /license with this JSON policy (re-read on every request).")
+    @Option(
+        name: .customLong("license-policy"),
+        help: """
+            Serve the reference license API at POST /license with this JSON policy (re-read on every request).
+            """)
     var licensePolicy: String?
     @Option(name: .customLong("grant-log"), help: "Append one JSON line per license granted to this file.")
     var grantLog: String?
-    @Option(help: "Answer a path with 302 Found: PATH=LOCATION, e.g. /old.m3u8=/master.m3u8 (repeatable; for redirect tests).")
+    @Option(
+        help: """
+            Answer a path with 302 Found: PATH=LOCATION, e.g. /old.m3u8=/master.m3u8 (repeatable; for redirect tests).
+            """)
     var redirect: [String] = []
-    @Option(name: .customLong("sign-urls"), help: ArgumentHelp(
-        "Imitate CDN token auth with URLs that expire after TTL (20s, 15m, 2h or plain seconds).",
-        discussion: """
-            Every playlist is served with each URI it references (segments, variants, keys, init sections) \
-            signed: exp=<unix time now+TTL>&sig=<HMAC-SHA256 of \"<absolute path>|<exp>\"> is appended to its \
-            query, with a key that is random per process. Playlists need no signature, but every other file \
-            does: without a valid one the answer is 403 "URL signature missing or invalid", after exp it is \
-            403 "URL expired". Use it to test that a client refreshes its playlists when URLs expire.
-            """, valueName: "TTL"))
+    @Option(
+        name: .customLong("sign-urls"),
+        help: ArgumentHelp(
+            "Imitate CDN token auth with URLs that expire after TTL (20s, 15m, 2h or plain seconds).",
+            discussion: """
+                Every playlist is served with each URI it references (segments, variants, keys, init sections) \
+                signed: exp=<unix time now+TTL>&sig=<HMAC-SHA256 of \"<absolute path>|<exp>\"> is appended to its \
+                query, with a key that is random per process. Playlists need no signature, but every other file \
+                does: without a valid one the answer is 403 "URL signature missing or invalid", after exp it is \
+                403 "URL expired". Use it to test that a client refreshes its playlists when URLs expire.
+                """, valueName: "TTL"))
     var signUrls: String?
 
     func validate() throws {
@@ -56,27 +75,52 @@ struct Serve: ParsableCommand {
         }
     }
 
-    func run() throws {
+    func run() async throws {
         LoggingSystem.bootstrap(StreamLogHandler.standardError)
-        var options = OriginServer.Options(root: URL(fileURLWithPath: root), host: host, port: port,
-                                           latencyMilliseconds: latencyMs, accessLog: accessLog, throttleBytesPerSecond: throttleBps)
+        let logger = Logger(label: "stowage.origin")
+        var options = OriginServer.Options(
+            root: URL(fileURLWithPath: root), host: host, port: port,
+            latencyMilliseconds: latencyMs, accessLog: accessLog,
+            throttleBytesPerSecond: throttleBps)
         options.faultProbability = faults
         options.faultSeed = seed
         options.signURLs = signUrls.flatMap(URLSigner.duration)
         for rule in redirect {
             let parts = rule.split(separator: "=", maxSplits: 1).map(String.init)
-            guard parts.count == 2, parts[0].hasPrefix("/") else { throw ValidationError("--redirect takes PATH=LOCATION, e.g. /a.m3u8=/b.m3u8") }
+            guard parts.count == 2, parts[0].hasPrefix("/") else {
+                throw ValidationError("--redirect takes PATH=LOCATION, e.g. /a.m3u8=/b.m3u8")
+            }
             options.redirects[parts[0]] = parts[1]
         }
-        let licenses: LicenseServer? = (licensePolicy != nil || grantLog != nil) ? LicenseServer(policyPath: licensePolicy, grantLogPath: grantLog) : nil
-        let server = OriginServer(options: options, logger: Logger(label: "stowage.origin"), licenses: licenses)
+        let licenses: LicenseServer? =
+            (licensePolicy != nil || grantLog != nil)
+            ? LicenseServer(policyPath: licensePolicy, grantLogPath: grantLog) : nil
+        let server = OriginServer(options: options, logger: logger, licenses: licenses)
         let (channel, bound) = try server.start()
         FileHandle.standardOutput.write(Data("listening http://\(host):\(bound)/\n".utf8))
-        signal(SIGTERM, SIG_IGN)
-        let source = DispatchSource.makeSignalSource(signal: SIGTERM, queue: .global())
-        source.setEventHandler { channel.close(promise: nil) }
-        source.resume()
-        try channel.closeFuture.wait()
+        let group = ServiceGroup(
+            services: [ServedChannel(channel: channel)],
+            gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+        try await group.run()
+    }
+}
+
+/// The origin's listening channel as a swift-service-lifecycle `Service`: it serves until graceful shutdown
+/// (SIGTERM, SIGINT) or cancellation, then closes.
+struct ServedChannel: Service {
+    let channel: any Channel
+
+    func run() async throws {
+        let channel = self.channel
+        try await withTaskCancellationHandler {
+            try await withGracefulShutdownHandler {
+                try await channel.closeFuture.get()
+            } onGracefulShutdown: {
+                channel.close(promise: nil)
+            }
+        } onCancel: {
+            channel.close(promise: nil)
+        }
     }
 }
 

@@ -1,68 +1,88 @@
 import ArgumentParser
 import Foundation
 import Logging
+import ServiceLifecycle
 import StowageProtocol
 import StowageRuntime
-import StowageScheduling
 import StowageSchedulerService
+import StowageScheduling
 
 /// `stowage-scheduler`: the store, the limits, the leases and recovery, behind one ZeroMQ ROUTER.
-struct SchedulerCommand: ParsableCommand {
+struct SchedulerCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "stowage-scheduler",
         abstract: "Owns Stowage's store, limits, leases and recovery; workers and stowctl connect to it over ZeroMQ.",
         discussion: """
-        Binds ipc://$STOWAGE_HOME/run/scheduler.ipc, plus any --bind endpoint (e.g. tcp://0.0.0.0:7700 for \
-        workers on other hosts). tcp endpoints are always CURVE-encrypted: the scheduler's key pair \
-        (--curve-key) and an allow-list of worker and client public keys (--allow-keys); an unknown key is \
-        refused and logged. Every option may also come from STOWAGE_<OPTION> (flags win).
+            Binds ipc://$STOWAGE_HOME/run/scheduler.ipc, plus any --bind endpoint (e.g. tcp://0.0.0.0:7700 for \
+            workers on other hosts). tcp endpoints are always CURVE-encrypted: the scheduler's key pair \
+            (--curve-key) and an allow-list of worker and client public keys (--allow-keys); an unknown key is \
+            refused and logged. Every option may also come from STOWAGE_<OPTION> (flags win).
 
-        SIGTERM stops it gracefully; a restart (even after kill -9) resumes every unfinished title.
-        """)
+            SIGTERM stops it gracefully; a restart (even after kill -9) resumes every unfinished title.
+            """)
 
-    @Option(help: "Stowage home (store, titles/, run/, logs/). Default: $STOWAGE_HOME or ~/.stowage.")
-    var home: String?
+    @OptionGroup(title: "Process options")
+    var process: ProcessOptions
     @Option(help: "An extra endpoint to bind, e.g. tcp://0.0.0.0:7700 (repeatable).")
     var bind: [String] = []
-    @Option(name: .customLong("curve-key"), help: "The scheduler's CURVE key file, required with a tcp:// --bind. Default: $STOWAGE_HOME/keys/scheduler.key if it exists (make it with `stowctl keys generate scheduler`).")
-    var curveKey: String?
-    @Option(name: .customLong("allow-keys"), help: "Public keys allowed over tcp: a file (one key per line) or a directory of .pub files, re-read at every connection. Default: $STOWAGE_HOME/keys/allowed.")
+    @Option(
+        name: .customLong("allow-keys"),
+        help: """
+            Public keys allowed over tcp: a file (one key per line) or a directory of .pub files, re-read at every \
+            connection. Default: $STOWAGE_HOME/keys/allowed.
+            """)
     var allowKeys: String?
-    @Option(name: .customLong("allow-hosts"), help: "Fetch only from these origin hosts: comma-separated names or addresses, *.example.com for a whole domain (default: any host). Checked on submit and on every request and redirect.")
+    @Option(
+        name: .customLong("allow-hosts"),
+        help: """
+            Fetch only from these origin hosts: comma-separated names or addresses, *.example.com for a whole \
+            domain (default: any host). Checked on submit and on every request and redirect.
+            """)
     var allowHosts: String?
-    @Option(help: "Titles downloading at once (default 2). Limits given at start override, for this run, those stored with `stowctl limits`.")
+    @Option(
+        help: """
+            Titles downloading at once (default 2). Limits given at start override, for this run, those stored \
+            with `stowctl limits`.
+            """)
     var titles: Int?
     @Option(name: .customLong("per-title"), help: "Segment fetches in flight per title (default 6).")
     var perTitle: Int?
-    @Option(name: .customLong("per-host"), help: "Requests in flight to one origin host across all workers (default 8).")
+    @Option(
+        name: .customLong("per-host"),
+        help: "Requests in flight to one origin host across all workers (default 8).")
     var perHost: Int?
     @Option(help: "License requests in flight at once (default 4).")
     var licenses: Int?
     @Option(help: "Global download rate cap in bytes/s, split across download workers (default: none).")
     var bandwidth: Int64?
-    @Option(name: .customLong("disk-cushion"), help: "Bytes always kept free where titles are stored (default 1073741824 = 1 GiB).")
+    @Option(
+        name: .customLong("disk-cushion"),
+        help: "Bytes always kept free where titles are stored (default 1073741824 = 1 GiB).")
     var diskCushion: Int64?
-    @Option(name: .customLong("give-up-after"), help: "Fail a title that has waited this long for an unreachable origin or license server (90s, 15m, 24h, 30d). Default: never; it resumes by itself when the host answers.")
+    @Option(
+        name: .customLong("give-up-after"),
+        help: """
+            Fail a title that has waited this long for an unreachable origin or license server (90s, 15m, 24h, \
+            30d). Default: never; it resumes by itself when the host answers.
+            """)
     var giveUpAfter: String?
-    @Option(name: .customLong("auto-renew-before"), help: "Renew time-limited licenses automatically this many seconds before they end (default: never).")
+    @Option(
+        name: .customLong("auto-renew-before"),
+        help: "Renew time-limited licenses automatically this many seconds before they end (default: never).")
     var autoRenewBefore: Double?
-    @Option(name: .customLong("scrub-interval"), help: "Re-verify completed titles at rest this often, in seconds (default: never).")
+    @Option(
+        name: .customLong("scrub-interval"),
+        help: "Re-verify completed titles at rest this often, in seconds (default: never).")
     var scrubInterval: Double?
-    @Option(name: .customLong("scrub-budget"), help: "Bytes per second the background scrub may read (default: no limit).")
+    @Option(
+        name: .customLong("scrub-budget"),
+        help: "Bytes per second the background scrub may read (default: no limit).")
     var scrubBudget: Int64?
-    @Option(help: "Serve Prometheus metrics at http://HOST:PORT/metrics: PORT or HOST:PORT (host default 127.0.0.1). Default: off.")
-    var metrics: String?
-    @Option(name: .customLong("log-format"), help: "text (default) or json (one JSON object per line).")
-    var logFormat: String?
-    @Option(help: "Write this process's pid to FILE.")
-    var pidfile: String?
-    @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error, critical.")
-    var logLevel: String?
 
-    func run() throws {
-        LogSetup.bootstrap(level: logLevel, format: logFormat)
+    func run() async throws {
+        process.bootstrapLogging()
         let logger = Logger(label: "stowage.scheduler")
-        let home = StowageHome(option: home)
+        let home = process.stowageHome
         let binds = bind.isEmpty ? (environmentOption("bind").map { [$0] } ?? []) : bind
         // Given at start: overrides the limits stored with `stowctl limits` for this run (and says so in the log).
         let overrides = LimitSettings(
@@ -73,7 +93,6 @@ struct SchedulerCommand: ParsableCommand {
             bandwidth: bandwidth ?? environmentOption("bandwidth").flatMap { Int64($0) },
             diskCushion: diskCushion ?? environmentOption("disk-cushion").flatMap { Int64($0) })
         if let refusal = overrides.refusal() { throw ValidationError(refusal) }
-        let shutdown = ShutdownSignal()
         var options = SchedulerService.Options(home: home, binds: binds, limitOverrides: overrides)
         if let text = giveUpAfter ?? environmentOption("give-up-after") {
             guard let seconds = parseDuration(text), seconds > 0 else {
@@ -85,19 +104,25 @@ struct SchedulerCommand: ParsableCommand {
         options.scrubInterval = scrubInterval ?? environmentOption("scrub-interval").flatMap { Double($0) }
         options.scrubBytesPerSecond = scrubBudget ?? environmentOption("scrub-budget").flatMap { Int64($0) }
         if binds.contains(where: { $0.hasPrefix("tcp://") }) {
-            let keyFile = curveKey ?? environmentOption("curve-key") ?? home.root.appendingPathComponent("keys/scheduler.key").path
+            let keyFile =
+                process.curveKey ?? environmentOption("curve-key")
+                ?? home.root.appendingPathComponent("keys/scheduler.key").path
             do { options.curveKey = try CurveKeyPair.load(keyFile) } catch {
                 logger.critical("scheduler cannot run: \(error)")
                 throw ExitCode(1)
             }
-            options.allowList = AllowList(path: allowKeys ?? environmentOption("allow-keys") ?? home.root.appendingPathComponent("keys/allowed").path)
+            options.allowList = AllowList(
+                path: allowKeys ?? environmentOption("allow-keys")
+                    ?? home.root.appendingPathComponent("keys/allowed").path)
         }
         options.allowedHosts = (allowHosts ?? environmentOption("allow-hosts")).map(HostAllowList.init(parsing:))
         do {
-            try MetricsEndpoint.start(address: metrics, logger: logger)
-            let service = try SchedulerService(options: options, shutdown: shutdown, logger: logger)
-            writePidFile(pidfile ?? environmentOption("pidfile"))
-            try service.run()
+            let metrics = try await process.startMetrics(logger: logger)
+            let pidfile = process.pidfilePath
+            // The pid file appears once the endpoints are bound, as before.
+            let scheduler = SchedulerService.Runner(options: options, logger: logger) { writePidFile(pidfile) }
+            let services: [any Service] = (metrics.map { [$0] } ?? []) + [scheduler]
+            try await Lifecycle.run(services, logger: logger)
         } catch {
             logger.critical("scheduler cannot run: \(error)")
             throw ExitCode(1)
@@ -105,4 +130,4 @@ struct SchedulerCommand: ParsableCommand {
     }
 }
 
-SchedulerCommand.main()
+await SchedulerCommand.topLevelMain()

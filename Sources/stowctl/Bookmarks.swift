@@ -6,7 +6,9 @@ import StowageProtocol
 struct BookmarkCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bookmark",
-        abstract: "User bookmarks (add, remove, list); bookmarks that came with the source are listed but read-only.",
+        abstract: """
+            User bookmarks (add, remove, list); bookmarks that came with the source are listed but read-only.
+            """,
         subcommands: [Add.self, Remove.self, ListBookmarks.self])
 
     /// `90`, `1:30`, `1:02:03` or `90s` as seconds.
@@ -17,29 +19,39 @@ struct BookmarkCommand: ParsableCommand {
         return parts.reduce(0) { $0 * 60 + $1! }
     }
 
+    /// A position argument must be one.
+    static func validate(_ position: String) throws {
+        if seconds(position) == nil {
+            throw ValidationError("'\(position)' is not a position like 90, 1:30 or 1:02:03")
+        }
+    }
+
     static func show(_ marks: [Bookmark], json: Bool) {
-        if json { printJSON(marks); return }
+        if json {
+            printJSON(marks)
+            return
+        }
         if marks.isEmpty { print("no bookmarks") }
-        for m in marks { print("\(TitleFormatter.duration(m.position).padding(toLength: 9, withPad: " ", startingAt: 0)) \(m.kind == .index ? "[source]" : "[user]  ") \(m.label)") }
+        for m in marks {
+            let position = TitleFormatter.duration(m.position).padding(toLength: 9, withPad: " ", startingAt: 0)
+            print("\(position) \(m.kind == .index ? "[source]" : "[user]  ") \(m.label)")
+        }
     }
 
     struct Add: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Add a bookmark (one already at that position is replaced).")
+        static let configuration = CommandConfiguration(
+            abstract: "Add a bookmark (one already at that position is replaced).")
         @OptionGroup var connection: ConnectionOptions
         @Argument(help: "The title's token.") var token: String
         @Argument(help: "Position: seconds, M:SS or H:MM:SS.") var position: String
         @Option(help: "A label.") var label: String = ""
 
-        func validate() throws {
-            if BookmarkCommand.seconds(position) == nil { throw ValidationError("'\(position)' is not a position like 90, 1:30 or 1:02:03") }
-        }
+        func validate() throws { try BookmarkCommand.validate(position) }
 
         func run() throws {
-            guard case .bookmarks(let marks) = try connection.client().request(
-                .bookmarkAdd(token: token, position: BookmarkCommand.seconds(position)!, label: label)).checked() else {
-                throw Failure(description: "unexpected reply")
-            }
-            BookmarkCommand.show(marks, json: connection.json)
+            let seconds = BookmarkCommand.seconds(position)!
+            let add = ClientOperation.bookmarkAdd(token: token, position: seconds, label: label)
+            BookmarkCommand.show(try connection.request(add, expecting: Reply.bookmarks), json: connection.json)
         }
     }
 
@@ -49,16 +61,11 @@ struct BookmarkCommand: ParsableCommand {
         @Argument(help: "The title's token.") var token: String
         @Argument(help: "Position: seconds, M:SS or H:MM:SS.") var position: String
 
-        func validate() throws {
-            if BookmarkCommand.seconds(position) == nil { throw ValidationError("'\(position)' is not a position like 90, 1:30 or 1:02:03") }
-        }
+        func validate() throws { try BookmarkCommand.validate(position) }
 
         func run() throws {
-            guard case .bookmarks(let marks) = try connection.client().request(
-                .bookmarkRemove(token: token, position: BookmarkCommand.seconds(position)!)).checked() else {
-                throw Failure(description: "unexpected reply")
-            }
-            BookmarkCommand.show(marks, json: connection.json)
+            let remove = ClientOperation.bookmarkRemove(token: token, position: BookmarkCommand.seconds(position)!)
+            BookmarkCommand.show(try connection.request(remove, expecting: Reply.bookmarks), json: connection.json)
         }
     }
 
@@ -68,10 +75,9 @@ struct BookmarkCommand: ParsableCommand {
         @Argument(help: "The title's token.") var token: String
 
         func run() throws {
-            guard case .bookmarks(let marks) = try connection.client().request(.bookmarks(token: token)).checked() else {
-                throw Failure(description: "unexpected reply")
-            }
-            BookmarkCommand.show(marks, json: connection.json)
+            BookmarkCommand.show(
+                try connection.request(.bookmarks(token: token), expecting: Reply.bookmarks),
+                json: connection.json)
         }
     }
 }

@@ -13,10 +13,12 @@ struct EstimateReport: Codable, Sendable {
     var durationSeconds: Double
 }
 
-struct Estimate: ParsableCommand {
+struct Estimate: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Estimate the bytes a selection of renditions takes on disk.",
-        discussion: "Bandwidth (AVERAGE-BANDWIDTH, else BANDWIDTH) × duration; --exact sums HEAD Content-Length of every file.")
+        discussion: """
+            Bandwidth (AVERAGE-BANDWIDTH, else BANDWIDTH) × duration; --exact sums HEAD Content-Length of every file.
+            """)
 
     @Argument(help: "URL of the HLS master (or media) playlist.")
     var url: String
@@ -26,25 +28,34 @@ struct Estimate: ParsableCommand {
     @Flag(help: "Machine-readable JSON output.")
     var json = false
 
-    func run() throws {
+    func run() async throws {
         let work = ResolveWork(url: url, headers: select.parsedHeaders, selection: select.selection)
-        let exact = self.exact
-        let report = try blocking { () async throws -> EstimateReport in
-            let fetcher = HTTPFetcher(logger: Logger(label: "stowctl"))
-            defer { fetcher.syncShutdownDetached() }
+        let report = try await withFetcher { fetcher in
             let plan = try await PlaylistResolver(fetcher: fetcher).resolve(work)
             let duration = plan.resources.filter { $0.rendition == 0 }.reduce(0) { $0 + $1.duration }
             var bytes = plan.bytesEstimate
             if exact || bytes == nil {
                 var total: Int64 = 0
                 for r in plan.resources {
-                    if let length = r.rangeLength { total += length } else { total += try await fetcher.contentLength(r.url, headers: work.headers) }
+                    if let length = r.rangeLength {
+                        total += length
+                    } else {
+                        total += try await fetcher.contentLength(r.url, headers: work.headers)
+                    }
                 }
                 bytes = total
             }
-            return EstimateReport(url: work.url, bytes: bytes, exact: exact || plan.bytesEstimate == nil, files: plan.resources.count, durationSeconds: duration)
+            return EstimateReport(
+                url: work.url, bytes: bytes, exact: exact || plan.bytesEstimate == nil,
+                files: plan.resources.count, durationSeconds: duration)
         }
-        if json { printJSON(report); return }
-        print("\(TitleFormatter.bytes(report.bytes)) (\(report.bytes ?? 0) bytes, \(report.exact ? "exact" : "from bandwidth × duration")), \(report.files) files, \(TitleFormatter.duration(report.durationSeconds))")
+        if json {
+            printJSON(report)
+            return
+        }
+        let how = report.exact ? "exact" : "from bandwidth × duration"
+        print(
+            "\(TitleFormatter.bytes(report.bytes)) (\(report.bytes ?? 0) bytes, \(how)), \(report.files) files, "
+                + TitleFormatter.duration(report.durationSeconds))
     }
 }

@@ -8,16 +8,17 @@ struct KeysCommand: ParsableCommand {
         commandName: "keys",
         abstract: "Make CURVE key pairs for connections over tcp.",
         discussion: """
-        Every tcp endpoint is CURVE-encrypted and authenticated. The scheduler has a key pair \
-        (--curve-key) and an allow-list of the public keys of workers and clients (--allow-keys, a file \
-        or a directory of .pub files, re-read at every connection). Each worker host and operator has its \
-        own pair and the scheduler's public key.
+            Every tcp endpoint is CURVE-encrypted and authenticated. The scheduler has a key pair \
+            (--curve-key) and an allow-list of the public keys of workers and clients (--allow-keys, a file \
+            or a directory of .pub files, re-read at every connection). Each worker host and operator has its \
+            own pair and the scheduler's public key.
 
-        Example:
-          stowctl keys generate scheduler                       # on the scheduler host
-          stowctl keys generate worker-host2 --dir /etc/stowage # on host2; copy worker-host2.pub to the scheduler
-          stowage-scheduler --bind tcp://0.0.0.0:7700 --curve-key ~/.stowage/keys/scheduler.key --allow-keys ~/.stowage/keys/allowed
-        """,
+            Example:
+              stowctl keys generate scheduler                       # on the scheduler host
+              stowctl keys generate worker-host2 --dir /etc/stowage # on host2; copy worker-host2.pub to the scheduler
+              stowage-scheduler --bind tcp://0.0.0.0:7700 --curve-key ~/.stowage/keys/scheduler.key \\
+                  --allow-keys ~/.stowage/keys/allowed
+            """,
         subcommands: [Generate.self])
 
     struct Generate: ParsableCommand {
@@ -34,19 +35,24 @@ struct KeysCommand: ParsableCommand {
         var json = false
 
         func run() throws {
-            let directory = dir.map { URL(fileURLWithPath: $0) } ?? StowageHome(option: home).root.appendingPathComponent("keys")
+            let directory =
+                dir.map { URL(fileURLWithPath: $0) }
+                ?? StowageHome(option: home).root.appendingPathComponent("keys")
             do {
                 let pair = try CurveKeyPair.generate()
                 let (key, pub) = try pair.write(directory: directory, name: name)
                 if json {
-                    printJSON(["name": name, "publicKey": pair.publicKey, "keyFile": key.path, "publicKeyFile": pub.path])
+                    printJSON([
+                        "name": name, "publicKey": pair.publicKey, "keyFile": key.path,
+                        "publicKeyFile": pub.path,
+                    ])
                 } else {
                     print("secret key file: \(key.path) (mode 0600; keep it on this host)")
                     print("public key file: \(pub.path) (goes on the scheduler's allow-list)")
                     print(pair.publicKey)
                 }
             } catch let error as RuntimeError {
-                throw Failure(description: error.description)
+                throw Failure(error.description)
             }
         }
     }

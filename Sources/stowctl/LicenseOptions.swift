@@ -9,19 +9,25 @@ struct LicenseOptions: ParsableArguments {
     var purchase = false
     @Option(help: "Ask for a rental of this length (90s, 15m, 24h, 30d); its clock starts at the request.")
     var rental: String?
-    @Option(name: .customLong("play-duration"), help: "The license also ends this long after the first play (dual expiry).")
+    @Option(
+        name: .customLong("play-duration"),
+        help: "The license also ends this long after the first play (dual expiry).")
     var playDuration: String?
     @Option(name: .customLong("play-count"), help: "At most this many plays (0 = unlimited).")
     var playCount: Int?
     @Option(name: .customLong("play-time"), help: "At most this much media played in total.")
     var playTime: String?
-    @Option(name: .customLong("license-url"), help: "A JSON license API (identity and authorisation in its query string).")
+    @Option(
+        name: .customLong("license-url"),
+        help: "A JSON license API (identity and authorisation in its query string).")
     var licenseURL: String?
 
     func validate() throws {
         if purchase && rental != nil { throw ValidationError("--purchase and --rental exclude each other") }
         for (flag, value) in [("--rental", rental), ("--play-duration", playDuration), ("--play-time", playTime)] {
-            if let value, Self.seconds(value) == nil { throw ValidationError("\(flag) '\(value)' is not a duration like 90s, 15m, 24h or 30d") }
+            if let value, Self.seconds(value) == nil {
+                throw ValidationError("\(flag) '\(value)' is not a duration like 90s, 15m, 24h or 30d")
+            }
         }
         if let playCount, playCount < 0 { throw ValidationError("--play-count must be 0 or more") }
         if let licenseURL, !(licenseURL.hasPrefix("http://") || licenseURL.hasPrefix("https://")) {
@@ -31,10 +37,14 @@ struct LicenseOptions: ParsableArguments {
 
     /// The requested terms, or nil when no license option was given.
     var terms: RequestedTerms? {
-        guard purchase || rental != nil || playDuration != nil || playCount != nil || playTime != nil else { return nil }
-        return RequestedTerms(kind: rental != nil ? .rental : (purchase ? .purchase : .none), rentalSeconds: rental.flatMap(Self.seconds),
-                              playDurationSeconds: playDuration.flatMap(Self.seconds), playCount: playCount,
-                              playTimeSeconds: playTime.flatMap(Self.seconds))
+        guard purchase || rental != nil || playDuration != nil || playCount != nil || playTime != nil else {
+            return nil
+        }
+        return RequestedTerms(
+            kind: rental != nil ? .rental : (purchase ? .purchase : .none),
+            rentalSeconds: rental.flatMap(Self.seconds),
+            playDurationSeconds: playDuration.flatMap(Self.seconds), playCount: playCount,
+            playTimeSeconds: playTime.flatMap(Self.seconds))
     }
 
     /// `90s`, `15m`, `24h`, `30d` (a bare number is seconds).

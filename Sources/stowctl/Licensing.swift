@@ -3,41 +3,55 @@ import Foundation
 import StowageProtocol
 import StowageRuntime
 
-struct Preload: ParsableCommand {
+struct Preload: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Acquire a title's license ahead of time; prints the token. A later submit of the same URL downloads it.")
+        abstract: """
+            Acquire a title's license ahead of time; prints the token. A later submit of the same URL downloads it.
+            """)
     @OptionGroup var connection: ConnectionOptions
     @Argument(help: "URL of the HLS master (or media) playlist.") var url: String
     @OptionGroup var license: LicenseOptions
     @OptionGroup var select: SelectionOptions
 
-    func run() throws {
-        let request = SubmitRequest(url: url, name: nil, priority: 0, headers: select.parsedHeaders, selection: select.selection,
-                                    terms: license.terms, licenseURL: license.licenseURL, preloadOnly: true)
+    func run() async throws {
+        let request = SubmitRequest(
+            url: url, name: nil, priority: 0, headers: select.parsedHeaders,
+            selection: select.selection, terms: license.terms, licenseURL: license.licenseURL,
+            preloadOnly: true)
         let client = try connection.client()
-        guard case .submitted(let token) = try client.request(.submit(request)).checked() else { throw Failure(description: "unexpected reply") }
+        let token = try client.request(.submit(request), expecting: Reply.submitted)
         let deadline = monotonic() + 120
         while monotonic() < deadline {
-            guard case .title(let s) = try client.request(.status(token: token)).checked() else { break }
+            guard let s = Reply.title(try client.request(.status(token: token)).checked()) else { break }
             if s.state == .licensed || s.state == .downloading || s.state == .completed || s.state.isFinal {
-                if s.state == .failed { throw Failure(description: "preload of \(token) failed: [\(s.error?.code.rawValue ?? "")] \(s.error?.message ?? "")") }
+                if s.state == .failed {
+                    let error = "[\(s.error?.code.rawValue ?? "")] \(s.error?.message ?? "")"
+                    throw Failure("preload of \(token) failed: \(error)")
+                }
                 break
             }
-            usleep(200_000)
+            try await Task.sleep(for: .milliseconds(200))
         }
         if connection.json { printJSON(["token": token]) } else { print(token) }
     }
 }
 
 struct LicenseCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "license", abstract: "License terms, expiry and whether the title can be played now.")
+    static let configuration = CommandConfiguration(
+        commandName: "license", abstract: "License terms, expiry and whether the title can be played now.")
     @OptionGroup var connection: ConnectionOptions
     @Argument(help: "The title's token.") var token: String
 
     func run() throws {
-        guard case .license(let r) = try connection.client().request(.license(token: token)).checked() else { throw Failure(description: "unexpected reply") }
-        if connection.json { printJSON(r); return }
-        guard let l = r.license else { print("\(token): no license yet"); return }
+        let r = try connection.request(.license(token: token), expecting: Reply.license)
+        if connection.json {
+            printJSON(r)
+            return
+        }
+        guard let l = r.license else {
+            print("\(token): no license yet")
+            return
+        }
         print("kind:             \(l.kind.rawValue)")
         print("requested:        \(l.requestedAt ?? "-")")
         print("expires:          \(l.expiresAt ?? "never")\(l.expired ? " (EXPIRED)" : "")")
@@ -52,7 +66,7 @@ struct LicenseCommand: ParsableCommand {
     }
 }
 
-struct Renew: ParsableCommand {
+struct Renew: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Renew licenses without re-downloading: one title, --all, --expired or --expiring-within D.",
         discussion: "Bulk renewal shows each item (i of n, ok or error) and a summary; exit 1 if any failed.")
@@ -60,8 +74,9 @@ struct Renew: ParsableCommand {
     @Argument(help: "The title's token (or use --all / --expired).") var token: String?
     @Flag(help: "Renew every licensed title.") var all = false
     @Flag(help: "Renew every title whose license has expired (or has no plays or play time left).") var expired = false
-    @Option(name: .customLong("expiring-within"),
-            help: "Renew every title whose license has expired or ends within this long (90s, 15m, 24h, 30d).")
+    @Option(
+        name: .customLong("expiring-within"),
+        help: "Renew every title whose license has expired or ends within this long (90s, 15m, 24h, 30d).")
     var expiringWithin: String?
     @OptionGroup var license: LicenseOptions
 
@@ -78,43 +93,53 @@ struct Renew: ParsableCommand {
         guard let l = status.license, status.state != .canceled, status.state != .failed else { return false }
         if all || l.expired { return true }
         guard let within = expiringWithin.flatMap(parseDuration), let text = l.expiresAt,
-              let end = try? Date(text, strategy: .iso8601) else { return false }
+            let end = try? Date(text, strategy: .iso8601)
+        else { return false }
         return end.timeIntervalSince(now) <= within
     }
 
-    func run() throws {
+    func run() async throws {
         let client = try connection.client()
         var tokens: [String] = []
-        if let token { tokens = [token] } else {
-            guard case .titles(let titles) = try client.request(.list(state: nil)).checked() else { throw Failure(description: "unexpected reply") }
+        if let token {
+            tokens = [token]
+        } else {
+            let titles = try client.request(.list(state: nil), expecting: Reply.titles)
             let now = Date()
             tokens = titles.filter { picked($0, now: now) }.map(\.token)
         }
         var failures = 0
         var results: [[String: String]] = []
         for (i, t) in tokens.enumerated() {
-            let outcome = renewOne(client, t)
+            let outcome = await renewOne(client, t)
             if outcome.error != nil { failures += 1 }
-            results.append(["token": t, "result": outcome.error == nil ? "ok" : "error", "detail": outcome.error ?? outcome.detail])
+            results.append([
+                "token": t, "result": outcome.error == nil ? "ok" : "error",
+                "detail": outcome.error ?? outcome.detail,
+            ])
             if !connection.json {
-                let line = "[\(i + 1)/\(tokens.count)] \(t) " + (outcome.error.map { "error: \($0)" } ?? "ok: \(outcome.detail)")
+                let line =
+                    "[\(i + 1)/\(tokens.count)] \(t) "
+                    + (outcome.error.map { "error: \($0)" } ?? "ok: \(outcome.detail)")
                 if tokens.count > 1 { FileHandle.standardError.write(Data((line + "\n").utf8)) } else { print(line) }
             }
         }
-        if connection.json { printJSON(results) } else if tokens.count != 1 {
+        if connection.json {
+            printJSON(results)
+        } else if tokens.count != 1 {
             print("renewed \(tokens.count - failures) of \(tokens.count)\(failures > 0 ? ", \(failures) failed" : "")")
         }
         if failures > 0 { throw ExitCode(1) }
     }
 
     /// Asks for the renewal, then waits until the license changes or the renewal fails.
-    private func renewOne(_ client: SchedulerClient, _ token: String) -> (error: String?, detail: String) {
+    private func renewOne(_ client: SchedulerClient, _ token: String) async -> (error: String?, detail: String) {
         do {
             _ = try client.request(.renew(token: token, terms: license.terms, licenseURL: license.licenseURL)).checked()
             let deadline = monotonic() + 120
             while monotonic() < deadline {
-                usleep(150_000)
-                guard case .license(let now) = try client.request(.license(token: token)).checked() else { continue }
+                try await Task.sleep(for: .milliseconds(150))
+                guard let now = Reply.license(try client.request(.license(token: token)).checked()) else { continue }
                 // The scheduler marks the renewal as running before it answers; it ends with new terms or an error.
                 if now.renewing { continue }
                 if let e = now.lastError { return (e, "") }

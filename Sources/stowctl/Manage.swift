@@ -2,9 +2,9 @@ import ArgumentParser
 import Foundation
 import StowageProtocol
 
-/// One-token commands that answer with the title's status.
-private func titleCommand(_ connection: ConnectionOptions, _ operation: ClientOperation) throws {
-    guard case .title(let status) = try connection.client().request(operation).checked() else { throw Failure(description: "unexpected reply") }
+/// One-token commands that answer with the title's status: `TOKEN STATE`, or the status with `--json`.
+func titleCommand(_ connection: ConnectionOptions, _ operation: ClientOperation) throws {
+    let status = try connection.request(operation, expecting: Reply.title)
     if connection.json { printJSON(status) } else { print("\(status.token) \(status.state.rawValue)") }
 }
 
@@ -39,17 +39,19 @@ struct LimitsCommand: ParsableCommand {
         commandName: "limits",
         abstract: "Show, or change live, the scheduler's concurrency limits.",
         discussion: """
-        Changes apply at once to new work and are stored: they stay in force after any restart of the scheduler \
-        (kill -9 included). A limit given to stowage-scheduler as a flag or STOWAGE_<OPTION> at start overrides \
-        the stored value for that run (the scheduler logs it). --reset forgets the stored values.
-        """)
+            Changes apply at once to new work and are stored: they stay in force after any restart of the scheduler \
+            (kill -9 included). A limit given to stowage-scheduler as a flag or STOWAGE_<OPTION> at start overrides \
+            the stored value for that run (the scheduler logs it). --reset forgets the stored values.
+            """)
     @OptionGroup var connection: ConnectionOptions
     @Option(help: "Titles downloading at once.") var titles: Int?
     @Option(name: .customLong("per-title"), help: "Segment fetches in flight per title.") var perTitle: Int?
-    @Option(name: .customLong("per-host"), help: "Requests in flight to one origin host, across all workers.") var perHost: Int?
+    @Option(name: .customLong("per-host"), help: "Requests in flight to one origin host, across all workers.")
+    var perHost: Int?
     @Option(help: "License requests in flight at once.") var licenses: Int?
     @Option(help: "Global download rate cap in bytes/s (0 = none).") var bandwidth: Int64?
-    @Option(name: .customLong("disk-cushion"), help: "Bytes always kept free where titles are stored.") var diskCushion: Int64?
+    @Option(name: .customLong("disk-cushion"), help: "Bytes always kept free where titles are stored.")
+    var diskCushion: Int64?
     @Flag(help: "Forget the stored limits: back to the defaults (other options given with it then apply).")
     var reset = false
 
@@ -62,18 +64,23 @@ struct LimitsCommand: ParsableCommand {
     }
 
     func run() throws {
-        let change = LimitsInfo(titles: titles, perTitle: perTitle, perHost: perHost, licenses: licenses, bandwidth: bandwidth,
-                                diskCushion: diskCushion, reset: reset ? true : nil)
-        let any = reset || [titles, perTitle, perHost, licenses].contains { $0 != nil } || bandwidth != nil || diskCushion != nil
-        guard case .limits(let l) = try connection.client().request(.limits(any ? change : nil)).checked() else {
-            throw Failure(description: "unexpected reply")
+        let change = LimitsInfo(
+            titles: titles, perTitle: perTitle, perHost: perHost, licenses: licenses,
+            bandwidth: bandwidth, diskCushion: diskCushion, reset: reset ? true : nil)
+        let any =
+            reset || [titles, perTitle, perHost, licenses].contains { $0 != nil } || bandwidth != nil
+            || diskCushion != nil
+        let l = try connection.request(.limits(any ? change : nil), expecting: Reply.limits)
+        if connection.json {
+            printJSON(l)
+            return
         }
-        if connection.json { printJSON(l); return }
         print("titles downloading at once:   \(l.titles ?? 0)")
         print("fetches in flight per title:  \(l.perTitle ?? 0)")
         print("requests in flight per host:  \(l.perHost ?? 0)")
         print("license requests at once:     \(l.licenses ?? 0)")
-        print("bandwidth cap:                \((l.bandwidth ?? 0) > 0 ? "\(TitleFormatter.bytes(l.bandwidth))/s" : "none")")
+        let cap = (l.bandwidth ?? 0) > 0 ? "\(TitleFormatter.bytes(l.bandwidth))/s" : "none"
+        print("bandwidth cap:                \(cap)")
         print("disk cushion:                 \(TitleFormatter.bytes(l.diskCushion))")
     }
 }

@@ -5,6 +5,7 @@ import NIOCore
 import StowageOrigin
 import StowageProtocol
 import StowageRuntime
+import Synchronization
 import ZeroMQ
 
 struct Playable: ParsableCommand {
@@ -16,24 +17,26 @@ struct Playable: ParsableCommand {
     var token: String
 
     func run() throws {
-        guard case .play(let verdict) = try connection.client().request(.playable(token: token)).checked() else {
-            throw Failure(description: "unexpected reply")
+        let verdict = try connection.request(.playable(token: token), expecting: Reply.play)
+        if connection.json {
+            printJSON(verdict)
+        } else {
+            print(verdict.playable ? "playable" : "not playable: \(verdict.reason ?? "")")
         }
-        if connection.json { printJSON(verdict) } else { print(verdict.playable ? "playable" : "not playable: \(verdict.reason ?? "")") }
         if !verdict.playable { throw ExitCode(1) }
     }
 }
 
-struct Play: ParsableCommand {
+struct Play: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Authorise one play and serve the offline copy on 127.0.0.1.",
         discussion: """
-        Counts the play, then serves the title (byte ranges supported) until stopped with Ctrl-C or SIGTERM. \
-        A title still downloading can be played too: what is on disk is served from disk, the rest is fetched \
-        from the origin on demand (kept in memory, not counted as downloaded). \
-        Prints the URL of its master playlist; any HLS player (ffplay, VLC, hls.js) can open it. Content keys \
-        are released at /keys/N only while the license allows.
-        """)
+            Counts the play, then serves the title (byte ranges supported) until stopped with Ctrl-C or SIGTERM. \
+            A title still downloading can be played too: what is on disk is served from disk, the rest is fetched \
+            from the origin on demand (kept in memory, not counted as downloaded). \
+            Prints the URL of its master playlist; any HLS player (ffplay, VLC, hls.js) can open it. Content keys \
+            are released at /keys/N only while the license allows.
+            """)
 
     @OptionGroup var connection: ConnectionOptions
     @Argument(help: "The title's token.")
@@ -41,22 +44,37 @@ struct Play: ParsableCommand {
     @Option(help: "Port to serve on (default: any free port).")
     var port: Int = 0
 
-    func run() throws {
+    func run() async throws {
         let client = LockedClient(try connection.client())
-        guard case .play(let auth) = try client.request(.play(token: token)).checked() else { throw Failure(description: "unexpected reply") }
+        let auth = try client.request(.play(token: token), expecting: Reply.play)
         guard auth.playable, let directory = auth.directory, let entry = auth.entryPlaylist else {
-            throw Failure(description: "cannot play \(token): \(auth.reason ?? "not playable")")
+            throw Failure("cannot play \(token): \(auth.reason ?? "not playable")")
         }
-        let token = self.token
+        let logger = Logger(label: "stowctl.play")
         let root = URL(fileURLWithPath: directory)
         // Still downloading: what is not on disk yet is streamed from the origin.
-        let streaming = auth.streaming.map { StreamingSource(directory: root, plan: $0, logger: Logger(label: "stowctl.play")) }
-        defer { streaming?.shutdown() }
-        let meter = PlayMeter(durations: PlayMeter.segmentDurations(playlists: streaming?.playlists ?? PlayMeter.playlists(in: root)))
+        let streaming = auth.streaming.map { StreamingSource(directory: root, plan: $0, logger: logger) }
+        do {
+            try await serve(root: root, entry: entry, client: client, streaming: streaming, logger: logger)
+        } catch {
+            await streaming?.shutdown()
+            throw error
+        }
+        await streaming?.shutdown()
+    }
+
+    /// Serves until SIGTERM or SIGINT; a thread of its own reports the media played every second.
+    private func serve(
+        root: URL, entry: String, client: LockedClient, streaming: StreamingSource?,
+        logger: Logger
+    ) async throws {
+        let token = self.token
+        let playlists = streaming?.playlists ?? PlayMeter.playlists(in: root)
+        let meter = PlayMeter(durations: PlayMeter.segmentDurations(playlists: playlists))
         let keys: OriginServer.KeyProvider = { index in
             do {
-                guard case .key(let text) = try client.request(.key(token: token, index: index)).checked(),
-                      let data = Data(base64Encoded: text) else { return .failure(.init("unexpected reply")) }
+                let text = try client.request(.key(token: token, index: index), expecting: Reply.key)
+                guard let data = Data(base64Encoded: text) else { return .failure(.init("unexpected reply")) }
                 return .success(Array(data))
             } catch {
                 return .failure(.init("\(error)"))
@@ -64,62 +82,73 @@ struct Play: ParsableCommand {
         }
         var provider: OriginServer.ContentProvider?
         if let streaming { provider = { path in streaming.provide(path) } }
-        let server = OriginServer(options: .init(root: root, host: "127.0.0.1", port: port),
-                                  logger: Logger(label: "stowctl.play"), keyProvider: keys,
-                                  onServed: { path, sent, size in meter.served(path, sent: sent, size: size) },
-                                  contentProvider: provider)
+        let server = OriginServer(
+            options: .init(root: root, host: "127.0.0.1", port: port),
+            logger: logger, keyProvider: keys,
+            onServed: { path, sent, size in meter.served(path, sent: sent, size: size) },
+            contentProvider: provider)
         let (channel, bound) = try server.start()
         let url = "http://127.0.0.1:\(bound)/\(entry)"
         // Written unbuffered: scripts wait for this line while the server keeps running.
         let line = connection.json ? "{\"token\":\"\(token)\",\"url\":\"\(url)\"}" : url
         FileHandle.standardOutput.write(Data((line + "\n").utf8))
-        let shutdown = ShutdownSignal()
-        let waker = Waker()
-        shutdown.notify(waker)
-        while !shutdown.isRequested {
-            _ = try? Poller.poll([.fileDescriptor(waker.fd, .readable)], timeoutMilliseconds: 1000)
+        let stop = ShutdownSignal()
+        let reporting = PollLoopService(name: "stowctl-play", stop: stop) {
+            let waker = Waker()
+            stop.notify(waker)
+            while !stop.isRequested {
+                _ = try? Poller.poll([.fileDescriptor(waker.fd, .readable)], timeoutMilliseconds: 1000)
+                meter.report(to: client, token: token, server: server)
+            }
             meter.report(to: client, token: token, server: server)
         }
-        meter.report(to: client, token: token, server: server)
-        try? channel.close().wait()
+        do {
+            try await Lifecycle.run([reporting], logger: logger)
+        } catch {
+            try? await channel.close()
+            throw error
+        }
+        try? await channel.close()
     }
 }
 
-/// The scheduler client shared by the playback server's key requests (one at a time).
-final class LockedClient: @unchecked Sendable {
-    private let client: SchedulerClient
-    private let lock = NSLock()
+/// The scheduler client shared by the playback server's key requests and the play meter, one request at a
+/// time: the client's socket is not thread-safe, so it lives inside the lock.
+final class LockedClient: Sendable {
+    private let client: Mutex<SchedulerClient>
 
-    init(_ client: SchedulerClient) { self.client = client }
+    init(_ client: sending SchedulerClient) { self.client = Mutex(client) }
 
     func request(_ operation: ClientOperation) throws -> ReplyBody {
-        lock.lock()
-        defer { lock.unlock() }
-        return try client.request(operation)
+        try client.withLock { try $0.request(operation) }
+    }
+
+    /// See ``SchedulerClient/request(_:expecting:)``.
+    func request<Value>(_ operation: ClientOperation, expecting expected: (ReplyBody) -> Value?) throws -> Value {
+        guard let value = expected(try request(operation).checked()) else { throw Failure("unexpected reply") }
+        return value
     }
 }
 
 /// Accounts the media actually served (segment durations, in proportion for byte ranges) and reports it
 /// to the scheduler; when the license no longer allows playing, the server stops serving.
-final class PlayMeter: @unchecked Sendable {
+final class PlayMeter: Sendable {
     private let durations: [String: Double]
-    private var pending = 0.0
-    private let lock = NSLock()
+    /// Seconds served since the last report.
+    private let pending = Mutex(0.0)
 
     init(durations: [String: Double]) { self.durations = durations }
 
     func served(_ path: String, sent: Int, size: Int) {
         guard let duration = durations[path], size > 0 else { return }
-        lock.lock()
-        pending += duration * Double(sent) / Double(size)
-        lock.unlock()
+        pending.withLock { $0 += duration * Double(sent) / Double(size) }
     }
 
     func report(to client: LockedClient, token: String, server: OriginServer) {
-        lock.lock()
-        let seconds = pending
-        pending = 0
-        lock.unlock()
+        let seconds = pending.withLock { pending in
+            defer { pending = 0 }
+            return pending
+        }
         guard seconds > 0 else { return }
         _ = try? client.request(.played(token: token, seconds: seconds))
         if case .license(let report)? = try? client.request(.license(token: token)), report.license?.expired == true {
@@ -132,7 +161,9 @@ final class PlayMeter: @unchecked Sendable {
         var out: [String: String] = [:]
         for folder in (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? [] {
             let path = "\(folder)/index.m3u8"
-            if let text = try? String(contentsOf: directory.appendingPathComponent(path), encoding: .utf8) { out[path] = text }
+            if let text = try? String(contentsOf: directory.appendingPathComponent(path), encoding: .utf8) {
+                out[path] = text
+            }
         }
         return out
     }

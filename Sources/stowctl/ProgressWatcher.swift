@@ -42,23 +42,29 @@ struct ProgressWatcher {
                     }
                     drawnLines = tokens.filter { latest[$0] != nil }.count
                     if tokens.count > 1 {
-                        text += "\u{1B}[2K" + TitleFormatter.total(Array(latest.values), rate: rates.values.reduce(0) { $0 + $1.rate }) + "\n"
+                        let rate = rates.values.reduce(0) { $0 + $1.rate }
+                        text += "\u{1B}[2K" + TitleFormatter.total(Array(latest.values), rate: rate) + "\n"
                         drawnLines += 1
                     }
                     handle.write(Data(text.utf8))
-                } else if status.state.isFinal || monotonic() - (lastPrinted[status.token] ?? 0) > 2 || event.kind == "state" {
+                } else if status.state.isFinal || monotonic() - (lastPrinted[status.token] ?? 0) > 2
+                    || event.kind == "state"
+                {
                     lastPrinted[status.token] = monotonic()
                     handle.write(Data((TitleFormatter.bar(status, rate: rates[status.token]?.rate ?? 0) + "\n").utf8))
                     if tokens.count > 1, monotonic() - (lastPrinted["*total"] ?? 0) > 2 {
                         lastPrinted["*total"] = monotonic()
-                        let total = TitleFormatter.total(Array(latest.values), rate: rates.values.reduce(0) { $0 + $1.rate })
+                        let rate = rates.values.reduce(0) { $0 + $1.rate }
+                        let total = TitleFormatter.total(Array(latest.values), rate: rate)
                         handle.write(Data((total + "\n").utf8))
                     }
                 }
             } else if monotonic() - lastAnswer > 10 {
                 // No events for a while: ask directly (the scheduler may have restarted).
                 for token in tokens {
-                    if case .title(let s)? = try? client.request(.status(token: token), timeout: 5) { latest[token] = s }
+                    if case .title(let s)? = try? client.request(.status(token: token), timeout: 5) {
+                        latest[token] = s
+                    }
                 }
                 lastAnswer = monotonic()
             }

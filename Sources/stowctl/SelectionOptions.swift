@@ -16,13 +16,17 @@ struct SelectionOptions: ParsableArguments {
     var headers: [String] = []
 
     func validate() throws {
-        for h in headers where Header(parsing: h) == nil { throw ValidationError("--header '\(h)' is not 'Name: value'") }
+        for h in headers where Header(parsing: h) == nil {
+            throw ValidationError("--header '\(h)' is not 'Name: value'")
+        }
         if let bitrate, bitrate <= 0 { throw ValidationError("--bitrate must be positive") }
         if let maxHeight, maxHeight <= 0 { throw ValidationError("--max-height must be positive") }
     }
 
     var selection: Selection {
-        let list = { (s: String?) in s.map { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty } } }
+        let list = { (s: String?) in
+            s.map { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty } }
+        }
         return Selection(bitrate: bitrate, maxHeight: maxHeight, audio: list(audio), subtitles: list(subtitles))
     }
 

@@ -6,12 +6,14 @@ import StowageProtocol
 struct Stats: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Titles by state, queues, leases, workers, throughput, ETA and retries.",
-        discussion: "The same figures the scheduler exports at /metrics (stowage-scheduler --metrics PORT), read over ZeroMQ.")
+        discussion: """
+            The same figures the scheduler exports at /metrics (stowage-scheduler --metrics PORT), read over ZeroMQ.
+            """)
 
     @OptionGroup var connection: ConnectionOptions
 
     func run() throws {
-        guard case .stats(let s) = try connection.client().request(.stats).checked() else { throw Failure(description: "unexpected reply") }
+        let s = try connection.request(.stats, expecting: Reply.stats)
         if connection.json { return printJSON(s) }
         func pairs(_ d: [String: Int]) -> String {
             d.isEmpty ? "-" : d.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
@@ -19,9 +21,14 @@ struct Stats: ParsableCommand {
         print("titles:      \(pairs(s.titles.filter { $0.value > 0 }))")
         print("queued:      \(pairs(s.queued))   leases out: \(s.leases)")
         print("workers:     \(pairs(s.workers))")
-        print("throughput:  \(TitleFormatter.bytes(Int64(s.bytesPerSecond)))/s   verified since start: \(TitleFormatter.bytes(s.verifiedBytes))")
-        print("remaining:   \(TitleFormatter.bytes(s.bytesRemaining))   ETA \(s.etaSeconds.map(TitleFormatter.duration) ?? "--:--")")
+        print(
+            "throughput:  \(TitleFormatter.bytes(Int64(s.bytesPerSecond)))/s   "
+                + "verified since start: \(TitleFormatter.bytes(s.verifiedBytes))")
+        let eta = s.etaSeconds.map(TitleFormatter.duration) ?? "--:--"
+        print("remaining:   \(TitleFormatter.bytes(s.bytesRemaining))   ETA \(eta)")
         print("retries:     \(pairs(s.retries))")
-        print("dropped:     \(s.droppedMessages) malformed message(s)   uptime \(TitleFormatter.duration(s.uptimeSeconds))")
+        print(
+            "dropped:     \(s.droppedMessages) malformed message(s)   "
+                + "uptime \(TitleFormatter.duration(s.uptimeSeconds))")
     }
 }

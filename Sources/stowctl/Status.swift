@@ -10,9 +10,7 @@ struct Status: ParsableCommand {
     var token: String
 
     func run() throws {
-        guard case .title(let status) = try connection.client().request(.status(token: token)).checked() else {
-            throw Failure(description: "unexpected reply")
-        }
+        let status = try connection.request(.status(token: token), expecting: Reply.title)
         if connection.json { printJSON(status) } else { print(TitleFormatter.details(status)) }
     }
 }
@@ -21,36 +19,32 @@ struct List: ParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Show all titles, oldest first.")
 
     @OptionGroup var connection: ConnectionOptions
-    @Option(help: "Only titles in this state (\(TitleState.allCases.map(\.rawValue).joined(separator: ", "))).")
-    var state: String?
-
-    func validate() throws {
-        if let state, TitleState(rawValue: state) == nil { throw ValidationError("unknown state '\(state)'") }
-    }
+    @Option(help: "Only titles in this state.")
+    var state: TitleState?
 
     func run() throws {
-        guard case .titles(let titles) = try connection.client().request(.list(state: state.flatMap(TitleState.init))).checked() else {
-            throw Failure(description: "unexpected reply")
+        let titles = try connection.request(.list(state: state), expecting: Reply.titles)
+        if connection.json {
+            printJSON(titles)
+            return
         }
-        if connection.json { printJSON(titles); return }
-        if titles.isEmpty { print("no titles"); return }
+        if titles.isEmpty {
+            print("no titles")
+            return
+        }
         for t in titles { print(TitleFormatter.line(t)) }
     }
 }
 
 struct Cancel: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Cancel a title: work stops, files are removed, the record is kept.")
+    static let configuration = CommandConfiguration(
+        abstract: "Cancel a title: work stops, files are removed, the record is kept.")
 
     @OptionGroup var connection: ConnectionOptions
     @Argument(help: "The title's token.")
     var token: String
 
-    func run() throws {
-        guard case .title(let status) = try connection.client().request(.cancel(token: token)).checked() else {
-            throw Failure(description: "unexpected reply")
-        }
-        if connection.json { printJSON(status) } else { print("\(status.token) \(status.state.rawValue)") }
-    }
+    func run() throws { try titleCommand(connection, .cancel(token: token)) }
 }
 
 struct Workers: ParsableCommand {
@@ -59,14 +53,24 @@ struct Workers: ParsableCommand {
     @OptionGroup var connection: ConnectionOptions
 
     func run() throws {
-        guard case .workers(let workers) = try connection.client().request(.workers).checked() else {
-            throw Failure(description: "unexpected reply")
+        let workers = try connection.request(.workers, expecting: Reply.workers)
+        if connection.json {
+            printJSON(workers)
+            return
         }
-        if connection.json { printJSON(workers); return }
-        if workers.isEmpty { print("no workers connected"); return }
+        if workers.isEmpty {
+            print("no workers connected")
+            return
+        }
         for w in workers {
             let seen = String(format: "%.1fs ago", w.lastSeenSecondsAgo)
-            print("\(w.kind.rawValue.padding(toLength: 10, withPad: " ", startingAt: 0)) \(w.alive ? "alive" : "DEAD ")  tasks \(w.tasksInHand)/\(w.capacity)  seen \(seen)  pid \(w.pid)@\(w.host)  \(w.id)")
+            let kind = w.kind.rawValue.padding(toLength: 10, withPad: " ", startingAt: 0)
+            print(
+                "\(kind) \(w.alive ? "alive" : "DEAD ")  tasks \(w.tasksInHand)/\(w.capacity)  seen \(seen)  "
+                    + "pid \(w.pid)@\(w.host)  \(w.id)")
         }
     }
 }
+
+/// `list --state`: a state by its name, the names listed in `--help`.
+extension TitleState: ExpressibleByArgument {}

@@ -5,26 +5,46 @@ import StowageRuntime
 
 /// `stowctl`: the producer / operator CLI. Talks to the scheduler over ZeroMQ only.
 @main
-struct Stowctl: ParsableCommand {
+struct Stowctl: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "stowctl",
         abstract: "Queue, watch and manage Stowage's offline HLS downloads.",
         discussion: """
-        Every command talks to stowage-scheduler: by default over ipc in $STOWAGE_HOME/run (start one with \
-        Deploy/start.sh), or over --scheduler tcp://HOST:PORT. Add --json for machine output. \
-        Exit status: 0 ok, 1 failure, 2 usage error.
+            Every command talks to stowage-scheduler: by default over ipc in $STOWAGE_HOME/run (start one with \
+            Deploy/start.sh), or over --scheduler tcp://HOST:PORT. Add --json for machine output. \
+            Exit status: 0 ok, 1 failure, 2 usage error.
 
-        Examples:
-          stowctl submit https://cdn.example.com/movie/master.m3u8 --bitrate 3000000 --wait
-          stowctl watch
-          stowctl status 3f2a9c1d0b7e4a55 --json
-        """,
-        subcommands: [Submit.self, Status.self, List.self, Watch.self, Cancel.self, Workers.self, Variants.self, Estimate.self, Playable.self, Play.self, Pause.self, Resume.self, Delete.self, LimitsCommand.self, Preload.self, Renew.self, LicenseCommand.self, Verify.self, GarbageCollect.self, BookmarkCommand.self, KeysCommand.self, Stats.self])
+            Examples:
+              stowctl submit https://cdn.example.com/movie/master.m3u8 --bitrate 3000000 --wait
+              stowctl watch
+              stowctl status 3f2a9c1d0b7e4a55 --json
+            """,
+        groupedSubcommands: [
+            CommandGroup(
+                name: "Downloads",
+                subcommands: [
+                    Submit.self, Status.self, List.self, Watch.self, Pause.self, Resume.self, Cancel.self, Delete.self,
+                    Verify.self,
+                ]),
+            CommandGroup(name: "Before downloading", subcommands: [Variants.self, Estimate.self]),
+            CommandGroup(name: "Licenses", subcommands: [Preload.self, Renew.self, LicenseCommand.self]),
+            CommandGroup(name: "Playback & library", subcommands: [Playable.self, Play.self, BookmarkCommand.self]),
+            CommandGroup(
+                name: "Operations",
+                subcommands: [
+                    Workers.self, LimitsCommand.self, Stats.self, GarbageCollect.self, KeysCommand.self,
+                ]),
+        ])
 
-    static func main() {
+    /// As `AsyncParsableCommand.main()`, but a usage error exits 2 (the contract), not 64.
+    static func main() async {
         do {
             var command = try parseAsRoot()
-            try command.run()
+            if var asyncCommand = command as? AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
         } catch {
             if exitCode(for: error) == .validationFailure {
                 FileHandle.standardError.write(Data((fullMessage(for: error) + "\n").utf8))
@@ -39,11 +59,18 @@ struct Stowctl: ParsableCommand {
 struct ConnectionOptions: ParsableArguments {
     @Option(help: "Stowage home. Default: $STOWAGE_HOME or ~/.stowage.")
     var home: String?
-    @Option(help: "Scheduler endpoint (e.g. tcp://host:7700). Default: $STOWAGE_SCHEDULER or the ipc socket in the home.")
+    @Option(
+        help: """
+            Scheduler endpoint (e.g. tcp://host:7700). Default: $STOWAGE_SCHEDULER or the ipc socket in the home.
+            """)
     var scheduler: String?
-    @Option(name: .customLong("curve-key"), help: "Your CURVE key file (from `stowctl keys generate`); required for a tcp:// scheduler.")
+    @Option(
+        name: .customLong("curve-key"),
+        help: "Your CURVE key file (from `stowctl keys generate`); required for a tcp:// scheduler.")
     var curveKey: String?
-    @Option(name: .customLong("curve-server-key"), help: "The scheduler's CURVE public key, or its .pub file; required for a tcp:// scheduler.")
+    @Option(
+        name: .customLong("curve-server-key"),
+        help: "The scheduler's CURVE public key, or its .pub file; required for a tcp:// scheduler.")
     var curveServerKey: String?
     @Flag(help: "Machine-readable JSON output.")
     var json = false
@@ -55,8 +82,13 @@ struct ConnectionOptions: ParsableArguments {
             let curve = try CurveClientKeys.resolve(endpoint: endpoint, keyFile: curveKey, serverKey: curveServerKey)
             return try SchedulerClient(endpoint: endpoint, curve: curve)
         } catch let error as RuntimeError {
-            throw Failure(description: error.description)
+            throw Failure(error.description)
         }
+    }
+
+    /// One request on a new connection; see ``SchedulerClient/request(_:expecting:)``.
+    func request<Value>(_ operation: ClientOperation, expecting expected: (ReplyBody) -> Value?) throws -> Value {
+        try client().request(operation, expecting: expected)
     }
 }
 
@@ -65,12 +97,42 @@ struct Failure: Error, CustomStringConvertible {
     let description: String
 }
 
+extension Failure {
+    init(_ description: String) { self.description = description }
+}
+
 extension ReplyBody {
     /// The reply, or the scheduler's error turned into a failure.
     func checked() throws -> ReplyBody {
-        if case .error(let e) = self { throw Failure(description: "error [\(e.code.rawValue)]: \(e.message)") }
+        if case .error(let e) = self { throw Failure("error [\(e.code.rawValue)]: \(e.message)") }
         return self
     }
+}
+
+extension SchedulerClient {
+    /// Sends `operation` and returns what `expected` takes from the reply (e.g. ``Reply/title(_:)``): the
+    /// scheduler's error, or a reply of another kind, is a failure.
+    func request<Value>(_ operation: ClientOperation, expecting expected: (ReplyBody) -> Value?) throws -> Value {
+        guard let value = expected(try request(operation).checked()) else { throw Failure("unexpected reply") }
+        return value
+    }
+}
+
+/// What a reply is expected to carry, for ``SchedulerClient/request(_:expecting:)``: each returns the
+/// payload of one kind of reply, or nil for any other.
+enum Reply {
+    static func submitted(_ reply: ReplyBody) -> String? { if case .submitted(let t) = reply { t } else { nil } }
+    static func stats(_ reply: ReplyBody) -> SchedulerStats? { if case .stats(let s) = reply { s } else { nil } }
+    static func title(_ reply: ReplyBody) -> TitleStatus? { if case .title(let s) = reply { s } else { nil } }
+    static func titles(_ reply: ReplyBody) -> [TitleStatus]? { if case .titles(let t) = reply { t } else { nil } }
+    static func workers(_ reply: ReplyBody) -> [WorkerInfo]? { if case .workers(let w) = reply { w } else { nil } }
+    static func play(_ reply: ReplyBody) -> PlayAuthorization? { if case .play(let p) = reply { p } else { nil } }
+    static func license(_ reply: ReplyBody) -> LicenseReport? { if case .license(let l) = reply { l } else { nil } }
+    static func removed(_ reply: ReplyBody) -> [String]? { if case .removed(let paths) = reply { paths } else { nil } }
+    static func bookmarks(_ reply: ReplyBody) -> [Bookmark]? { if case .bookmarks(let b) = reply { b } else { nil } }
+    static func limits(_ reply: ReplyBody) -> LimitsInfo? { if case .limits(let l) = reply { l } else { nil } }
+    /// A content key, base64.
+    static func key(_ reply: ReplyBody) -> String? { if case .key(let text) = reply { text } else { nil } }
 }
 
 /// Pretty JSON with stable key order for scripts.

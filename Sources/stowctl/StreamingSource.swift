@@ -1,8 +1,10 @@
+import Dispatch
 import Foundation
 import Logging
 import StowageFetch
 import StowageOrigin
 import StowageProtocol
+import Synchronization
 
 /// What `play` serves of a title that is still downloading and is not on disk yet: the offline playlists
 /// from the scheduler's plan, and each missing file fetched from its source on demand — kept in memory
@@ -29,17 +31,40 @@ final class StreamingSource: Sendable {
         if let text = plan.playlists[relative] { return .success(Data(text.utf8)) }
         guard let source = sources[relative] else { return nil }
         // Landed since the request was routed here.
-        if let data = try? Data(contentsOf: directory.appendingPathComponent(relative), options: .mappedIfSafe) { return .success(data) }
-        let fetcher = self.fetcher, headers = plan.headers
-        do {
-            return .success(try blocking {
-                try await fetcher.fetchData(source.url, headers: headers, offset: source.rangeOffset, length: source.rangeLength)
-            })
-        } catch {
-            let reason = (error as? TaskFailure)?.message ?? "\(error)"
-            return .failure(.init("fetching \(relative) from the origin: \(reason)"))
+        if let data = try? Data(contentsOf: directory.appendingPathComponent(relative), options: .mappedIfSafe) {
+            return .success(data)
         }
+        let fetcher = self.fetcher, headers = plan.headers
+        let fetched = Self.wait { () async throws(TaskFailure) -> Data in
+            try await fetcher.fetchData(
+                source.url, headers: headers, offset: source.rangeOffset,
+                length: source.rangeLength)
+        }
+        return fetched.mapError { OriginServer.KeyRefusal("fetching \(relative) from the origin: \($0.message)") }
     }
 
-    func shutdown() { fetcher.syncShutdown() }
+    /// Closes the origin connections.
+    func shutdown() async { await fetcher.shutdown() }
+
+    /// `OriginServer` asks for content synchronously, on a Dispatch worker thread (never an event loop or a
+    /// thread of the concurrency pool): the one place `play` waits there for async work, the fetch.
+    private static func wait(for fetch: @escaping @Sendable () async throws(TaskFailure) -> Data)
+        -> Result<Data, TaskFailure>
+    {
+        let outcome = Outcome()
+        let done = DispatchSemaphore(value: 0)
+        Task {
+            let result: Result<Data, TaskFailure>
+            do throws(TaskFailure) { result = .success(try await fetch()) } catch { result = .failure(error) }
+            outcome.result.withLock { $0 = result }
+            done.signal()
+        }
+        done.wait()
+        return outcome.result.withLock { $0 }!
+    }
+
+    /// A fetch's result, handed from its task to the waiting thread.
+    private final class Outcome: Sendable {
+        let result = Mutex<Result<Data, TaskFailure>?>(nil)
+    }
 }

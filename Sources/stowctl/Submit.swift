@@ -7,12 +7,12 @@ struct Submit: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Queue a download of an HLS master (or media) playlist.",
         discussion: """
-        Prints the title's token as the last line of stdout. With --wait, shows progress on stderr and \
-        returns when the title ends: exit 0 only if it completed.
+            Prints the title's token as the last line of stdout. With --wait, shows progress on stderr and \
+            returns when the title ends: exit 0 only if it completed.
 
-        Selection: --bitrate picks the highest variant not above it (none given: the lowest variant with \
-        video); --audio picks languages (default: the DEFAULT rendition); --subtitles LANG,...|all|none.
-        """)
+            Selection: --bitrate picks the highest variant not above it (none given: the lowest variant with \
+            video); --audio picks languages (default: the DEFAULT rendition); --subtitles LANG,...|all|none.
+            """)
 
     @OptionGroup var connection: ConnectionOptions
     @Argument(help: "URL of the HLS master or media playlist.")
@@ -29,18 +29,23 @@ struct Submit: ParsableCommand {
     @OptionGroup var license: LicenseOptions
 
     func validate() throws {
-        guard let parsed = URL(string: url), let scheme = parsed.scheme?.lowercased(), ["http", "https"].contains(scheme) else {
+        guard let parsed = URL(string: url), let scheme = parsed.scheme?.lowercased(),
+            ["http", "https"].contains(scheme)
+        else {
             throw ValidationError("'\(url)' is not an http(s) URL")
         }
-        if let poster, !(poster.hasPrefix("http://") || poster.hasPrefix("https://")) { throw ValidationError("--poster must be an http(s) URL") }
+        if let poster, !(poster.hasPrefix("http://") || poster.hasPrefix("https://")) {
+            throw ValidationError("--poster must be an http(s) URL")
+        }
     }
 
     func run() throws {
-        var request = SubmitRequest(url: url, name: name, priority: priority, headers: select.parsedHeaders, selection: select.selection,
-                                    terms: license.terms, licenseURL: license.licenseURL)
+        var request = SubmitRequest(
+            url: url, name: name, priority: priority, headers: select.parsedHeaders,
+            selection: select.selection, terms: license.terms, licenseURL: license.licenseURL)
         request.posterURL = poster
         let client = try connection.client()
-        guard case .submitted(let token) = try client.request(.submit(request)).checked() else { throw Failure(description: "unexpected reply") }
+        let token = try client.request(.submit(request), expecting: Reply.submitted)
         guard wait else {
             if connection.json { printJSON(["token": token]) } else { print(token) }
             return
@@ -49,8 +54,10 @@ struct Submit: ParsableCommand {
         if connection.json, let status = final[token] { printJSON(status) }
         print(token)
         if final[token]?.state != .completed {
-            let reason = final[token]?.error.map { "[\($0.code.rawValue)] \($0.message)" } ?? final[token]?.state.rawValue ?? "unknown"
-            throw Failure(description: "title \(token) did not complete: \(reason)")
+            let reason =
+                final[token]?.error.map { "[\($0.code.rawValue)] \($0.message)" }
+                ?? final[token]?.state.rawValue ?? "unknown"
+            throw Failure("title \(token) did not complete: \(reason)")
         }
     }
 }

@@ -8,14 +8,19 @@ enum TitleFormatter {
         let units = ["B", "KB", "MB", "GB", "TB"]
         var value = Double(n)
         var unit = 0
-        while value >= 1000 && unit < units.count - 1 { value /= 1000; unit += 1 }
+        while value >= 1000 && unit < units.count - 1 {
+            value /= 1000
+            unit += 1
+        }
         return unit == 0 ? "\(n) B" : String(format: "%.1f %@", value, units[unit])
     }
 
     static func duration(_ seconds: Double) -> String {
         guard seconds.isFinite, seconds >= 0 else { return "--:--" }
         let s = Int(seconds.rounded())
-        return s >= 3600 ? String(format: "%d:%02d:%02d", s / 3600, s / 60 % 60, s % 60) : String(format: "%d:%02d", s / 60, s % 60)
+        return s >= 3600
+            ? String(format: "%d:%02d:%02d", s / 3600, s / 60 % 60, s % 60)
+            : String(format: "%d:%02d", s / 60, s % 60)
     }
 
     /// `name  [#####.....]  45%  12.3 MB / 40.0 MB  2.1 MB/s  ETA 0:13  downloading`
@@ -30,7 +35,9 @@ enum TitleFormatter {
             eta = "0:00"
         }
         let label = (s.name ?? s.token).prefix(20).padding(toLength: 20, withPad: " ", startingAt: 0)
-        var line = "\(label) [\(bar)] \(percent)  \(bytes(s.bytesDownloaded)) / \(bytes(s.bytesExpected))  \(bytes(Int64(rate)))/s  ETA \(eta)  \(s.state.rawValue)"
+        var line =
+            "\(label) [\(bar)] \(percent)  \(bytes(s.bytesDownloaded)) / \(bytes(s.bytesExpected))  "
+            + "\(bytes(Int64(rate)))/s  ETA \(eta)  \(s.state.rawValue)"
         if let e = s.error { line += "  [\(e.code.rawValue)] \(e.message)" }
         return line
     }
@@ -40,13 +47,18 @@ enum TitleFormatter {
         let done = all.reduce(Int64(0)) { $0 + $1.bytesDownloaded }
         let expected = all.reduce(Int64(0)) { $0 + max($1.bytesExpected ?? 0, $1.bytesDownloaded) }
         let finished = all.filter { $0.state.isFinal }.count
-        let eta = rate > 0 && expected > done ? duration(Double(expected - done) / rate) : (finished == all.count ? "0:00" : "--:--")
-        return "TOTAL \(finished)/\(all.count) ended  \(bytes(done)) / \(bytes(expected))  \(bytes(Int64(rate)))/s  ETA \(eta)"
+        let eta =
+            rate > 0 && expected > done
+            ? duration(Double(expected - done) / rate) : (finished == all.count ? "0:00" : "--:--")
+        return "TOTAL \(finished)/\(all.count) ended  \(bytes(done)) / \(bytes(expected))  "
+            + "\(bytes(Int64(rate)))/s  ETA \(eta)"
     }
 
     static func line(_ s: TitleStatus) -> String {
         let percent = String(format: "%5.1f%%", s.progress * 100)
-        return "\(s.token)  \(s.state.rawValue.padding(toLength: 11, withPad: " ", startingAt: 0)) \(percent)  \(s.segmentsDone)/\(s.segmentsTotal) files  \(bytes(s.bytesDownloaded))  \(s.name ?? s.url)"
+        let state = s.state.rawValue.padding(toLength: 11, withPad: " ", startingAt: 0)
+        return "\(s.token)  \(state) \(percent)  \(s.segmentsDone)/\(s.segmentsTotal) files  "
+            + "\(bytes(s.bytesDownloaded))  \(s.name ?? s.url)"
     }
 
     /// Why a title waits: ` (network: waiting for host:port since …, next probe at …)`, ` (queued: 2nd)`.
@@ -63,16 +75,21 @@ enum TitleFormatter {
     }
 
     static func details(_ s: TitleStatus) -> String {
+        let license =
+            s.license.map {
+                "\($0.kind.rawValue), expires \($0.expiresAt ?? "never")\($0.expired ? " (EXPIRED)" : "")"
+            } ?? "-"
         var lines = [
             "token:      \(s.token)",
             "url:        \(s.url)",
             "name:       \(s.name ?? "-")",
             "state:      \(s.state.rawValue)\(stateDetail(s))",
-            "progress:   \(String(format: "%.1f%%", s.progress * 100))  (\(s.segmentsDone)/\(s.segmentsTotal) files, \(bytes(s.bytesDownloaded)) of \(bytes(s.bytesExpected)))",
+            "progress:   \(String(format: "%.1f%%", s.progress * 100))  (\(s.segmentsDone)/\(s.segmentsTotal) files, "
+                + "\(bytes(s.bytesDownloaded)) of \(bytes(s.bytesExpected)))",
             "requested:  \(s.requestedAt ?? "-")",
             "started:    \(s.startedAt ?? "-")",
             "ended:      \(s.endedAt ?? "-")",
-            "license:    \(s.license.map { "\($0.kind.rawValue), expires \($0.expiresAt ?? "never")\($0.expired ? " (EXPIRED)" : "")" } ?? "-")",
+            "license:    \(license)",
             "playable:   \(s.playableOffline ? "yes" : "no")",
         ]
         if let p = s.localPlaylist { lines.append("playlist:   \(p)") }

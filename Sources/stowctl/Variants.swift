@@ -35,7 +35,7 @@ struct VariantsReport: Codable, Sendable {
     var renditions: [MediaInfo]
 }
 
-struct Variants: ParsableCommand {
+struct Variants: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "List the renditions of an HLS playlist: bandwidth, resolution, codecs, groups, languages.")
 
@@ -46,43 +46,66 @@ struct Variants: ParsableCommand {
     @Flag(help: "Machine-readable JSON output.")
     var json = false
 
-    func run() throws {
-        let url = self.url
+    func run() async throws {
         let headers = self.headers.compactMap(Header.init(parsing:))
-        let report = try blocking { () async throws -> VariantsReport in
-            let fetcher = HTTPFetcher(logger: Logger(label: "stowctl"))
-            defer { fetcher.syncShutdownDetached() }
+        let report = try await withFetcher { fetcher in
             let (text, finalURL) = try await fetcher.fetchText(url, headers: headers)
             guard PlaylistLines.isMaster(text) else {
                 _ = try MediaPlaylist(text: text, url: finalURL)
                 return VariantsReport(url: finalURL, isMaster: false, variants: [], renditions: [])
             }
             let master = try MasterPlaylist(text: text, url: finalURL)
-            return VariantsReport(url: finalURL, isMaster: true, variants: master.variants.enumerated().map { i, v in
-                VariantInfo(index: i, uri: v.uri, bandwidth: v.bandwidth, averageBandwidth: v.averageBandwidth,
-                            resolution: v.resolution.map { "\($0.width)x\($0.height)" }, codecs: v.codecs, frameRate: v.frameRate,
-                            audioGroup: v.audioGroup, subtitlesGroup: v.subtitlesGroup, hasVideo: v.hasVideo)
-            }, renditions: master.renditions.map {
-                MediaInfo(type: $0.type, groupID: $0.groupID, name: $0.name, language: $0.language, isDefault: $0.isDefault, uri: $0.uri)
-            })
+            let variants = master.variants.enumerated().map { i, v in
+                VariantInfo(
+                    index: i, uri: v.uri, bandwidth: v.bandwidth, averageBandwidth: v.averageBandwidth,
+                    resolution: v.resolution.map { "\($0.width)x\($0.height)" }, codecs: v.codecs,
+                    frameRate: v.frameRate, audioGroup: v.audioGroup, subtitlesGroup: v.subtitlesGroup,
+                    hasVideo: v.hasVideo)
+            }
+            let renditions = master.renditions.map {
+                MediaInfo(
+                    type: $0.type, groupID: $0.groupID, name: $0.name, language: $0.language,
+                    isDefault: $0.isDefault, uri: $0.uri)
+            }
+            return VariantsReport(url: finalURL, isMaster: true, variants: variants, renditions: renditions)
         }
-        if json { printJSON(report); return }
-        guard report.isMaster else { print("\(report.url) is a media playlist: one rendition"); return }
+        if json {
+            printJSON(report)
+            return
+        }
+        guard report.isMaster else {
+            print("\(report.url) is a media playlist: one rendition")
+            return
+        }
         print("variants:")
         for v in report.variants {
             let kbps = "\(v.bandwidth / 1000) kb/s".padding(toLength: 11, withPad: " ", startingAt: 0)
-            print("  [\(v.index)] \(kbps) \((v.resolution ?? (v.hasVideo ? "?" : "audio")).padding(toLength: 10, withPad: " ", startingAt: 0)) \(v.codecs ?? "-")  audio=\(v.audioGroup ?? "-") subtitles=\(v.subtitlesGroup ?? "-")  \(v.uri)")
+            let picture = (v.resolution ?? (v.hasVideo ? "?" : "audio"))
+                .padding(toLength: 10, withPad: " ", startingAt: 0)
+            print(
+                "  [\(v.index)] \(kbps) \(picture) \(v.codecs ?? "-")  audio=\(v.audioGroup ?? "-") "
+                    + "subtitles=\(v.subtitlesGroup ?? "-")  \(v.uri)")
         }
         if !report.renditions.isEmpty { print("renditions:") }
         for r in report.renditions {
-            print("  \(r.type.padding(toLength: 15, withPad: " ", startingAt: 0)) group=\(r.groupID) lang=\(r.language ?? "-") name=\"\(r.name)\"\(r.isDefault ? " DEFAULT" : "")  \(r.uri ?? "(in the variant)")")
+            let type = r.type.padding(toLength: 15, withPad: " ", startingAt: 0)
+            let flag = r.isDefault ? " DEFAULT" : ""
+            print(
+                "  \(type) group=\(r.groupID) lang=\(r.language ?? "-") name=\"\(r.name)\"\(flag)  "
+                    + (r.uri ?? "(in the variant)"))
         }
     }
 }
 
-extension HTTPFetcher {
-    /// Shuts the client down without blocking an event loop thread.
-    func syncShutdownDetached() {
-        Thread.detachNewThread { self.syncShutdown() }
+/// Runs `body` with an HTTP client of its own, and shuts the client down after it, also when it throws.
+func withFetcher<T: Sendable>(_ body: (HTTPFetcher) async throws -> T) async throws -> T {
+    let fetcher = HTTPFetcher(logger: Logger(label: "stowctl"))
+    do {
+        let value = try await body(fetcher)
+        await fetcher.shutdown()
+        return value
+    } catch {
+        await fetcher.shutdown()
+        throw error
     }
 }

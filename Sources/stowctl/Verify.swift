@@ -2,44 +2,57 @@ import ArgumentParser
 import Foundation
 import StowageProtocol
 
-struct Verify: ParsableCommand {
+struct Verify: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Re-check every file of a completed title at rest (length, container, SHA-256).",
-        discussion: "Reports missing and corrupted files. --repair fetches again only those (license permitting) and returns the title to completed.")
+        discussion: """
+            Reports missing and corrupted files. --repair fetches again only those (license permitting) and returns \
+            the title to completed.
+            """)
     @OptionGroup var connection: ConnectionOptions
     @Argument(help: "The title's token.") var token: String
     @Flag(help: "Fetch bad or missing files again.") var repair = false
 
-    func run() throws {
+    func run() async throws {
         let client = try connection.client()
         _ = try client.request(.verify(token: token, repair: repair)).checked()
         var last: TitleStatus?
         while true {
-            guard case .title(let s) = try client.request(.status(token: token)).checked() else { break }
+            guard let s = Reply.title(try client.request(.status(token: token)).checked()) else { break }
             last = s
             if s.state != .verifying && s.state != .downloading { break }
             if !connection.json {
                 FileHandle.standardError.write(Data(("\r" + TitleFormatter.bar(s, rate: 0)).utf8))
             }
-            usleep(200_000)
+            try await Task.sleep(for: .milliseconds(200))
         }
-        guard let s = last else { throw Failure(description: "no status") }
+        guard let s = last else { throw Failure("no status") }
         if !connection.json { FileHandle.standardError.write(Data("\n".utf8)) }
-        if connection.json { printJSON(s) } else {
-            print(s.state == .completed && s.error == nil ? "\(token): all \(s.segmentsTotal) files verified" : "\(token): [\(s.error?.code.rawValue ?? s.state.rawValue)] \(s.error?.message ?? "")")
+        if connection.json {
+            printJSON(s)
+        } else if s.state == .completed && s.error == nil {
+            print("\(token): all \(s.segmentsTotal) files verified")
+        } else {
+            print("\(token): [\(s.error?.code.rawValue ?? s.state.rawValue)] \(s.error?.message ?? "")")
         }
         if s.state != .completed || s.error != nil { throw ExitCode(1) }
     }
 }
 
 struct GarbageCollect: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "gc",
-        abstract: "Remove orphans: title folders the store does not know, and partial files of titles not downloading.")
+    static let configuration = CommandConfiguration(
+        commandName: "gc",
+        abstract: """
+            Remove orphans: title folders the store does not know, and partial files of titles not downloading.
+            """)
     @OptionGroup var connection: ConnectionOptions
 
     func run() throws {
-        guard case .removed(let paths) = try connection.client().request(.gc).checked() else { throw Failure(description: "unexpected reply") }
-        if connection.json { printJSON(paths); return }
+        let paths = try connection.request(.gc, expecting: Reply.removed)
+        if connection.json {
+            printJSON(paths)
+            return
+        }
         for p in paths { print("removed \(p)") }
         print("\(paths.count) orphan(s) removed")
     }

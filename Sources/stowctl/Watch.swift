@@ -15,14 +15,15 @@ struct Watch: ParsableCommand {
         let client = try connection.client()
         var watched = tokens
         if watched.isEmpty {
-            guard case .titles(let titles) = try client.request(.list(state: nil)).checked() else { return }
+            guard let titles = Reply.titles(try client.request(.list(state: nil)).checked()) else { return }
             watched = titles.filter { !$0.state.isFinal }.map(\.token)
             if watched.isEmpty {
                 if !connection.json { print("nothing to watch: every title has ended") }
                 return
             }
         }
-        let final = try ProgressWatcher(client: client, tokens: watched, json: connection.json, output: .standardOutput).run()
+        let watcher = ProgressWatcher(client: client, tokens: watched, json: connection.json, output: .standardOutput)
+        let final = try watcher.run()
         if final.values.contains(where: { $0.state != .completed }) { throw ExitCode(1) }
     }
 }

@@ -207,6 +207,16 @@ final class Harness: @unchecked Sendable {
         return try JSONDecoder().decode(TitleStatus.self, from: Data(out.utf8))
     }
 
+    /// Waits until the origin has no connection open (`ss`): every request it served, or that was cut, has
+    /// been logged, and idle keep-alive connections have closed.
+    func waitForOriginIdle(timeout: Double = 20) throws {
+        guard let port = URL(string: originURL)?.port else { throw HarnessError("no origin running") }
+        try waitUntil(timeout: timeout, "no connection open at the origin") {
+            let (_, out) = try TestMedia.shOutput("ss -Htn state established '( sport = :\(port) )' | wc -l", in: self.root)
+            return out.trimmingCharacters(in: .whitespacesAndNewlines) == "0"
+        }
+    }
+
     /// Waits until no worker holds a task (what was in flight has ended or was called back).
     func waitForIdleWorkers(timeout: Double = 20) throws {
         try waitUntil(timeout: timeout, "every worker idle") { (try? self.workers())?.allSatisfy { $0.tasksInHand == 0 } == true }
@@ -242,7 +252,7 @@ final class Harness: @unchecked Sendable {
         throw HarnessError("timed out after \(timeout) s waiting for \(what); logs in \(root.path)")
     }
 
-    /// The origin's access log lines (`<epoch> <method> <path> <status> <bytes> <range>`).
+    /// The origin's access log lines (`<epoch> <method> <path> <status> <bytes> <range> <if-range>`).
     func originLog() -> [[Substring]] {
         let log = (try? String(contentsOf: root.appendingPathComponent("access.log"), encoding: .utf8)) ?? ""
         return log.split(separator: "\n").map { $0.split(separator: " ") }

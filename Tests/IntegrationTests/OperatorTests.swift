@@ -212,7 +212,7 @@ struct OperatorTests {
         let (code, out) = try h.stowctl(["limits", "--titles", "3", "--per-host", "5", "--json"])
         #expect(code == 0)
         let limits = try JSONDecoder().decode(LimitsInfo.self, from: Data(out.utf8))
-        #expect(limits == LimitsInfo(titles: 3, perTitle: 6, perHost: 5, licenses: 4, bandwidth: 0))
+        #expect(limits == LimitsInfo(titles: 3, perTitle: 6, perHost: 5, licenses: 4, bandwidth: 0, diskCushion: 1 << 30))
         #expect(try h.stowctl(["limits", "--titles", "0"]).0 == 2)
     }
 }

@@ -143,11 +143,7 @@ struct ResumptionTests {
         let final = try h.waitForFinal(token)
         #expect(final.state == .completed, "\(String(describing: final.error))")
         // Asked once the workers' idle connections are closed (ss), so the question is not one more connection.
-        let port = try port(of: h.originURL)
-        try h.waitUntil(timeout: 20, "no connection open at the origin") {
-            let (_, out) = try TestMedia.shOutput("ss -Htn state established '( sport = :\(port) )' | wc -l", in: h.root)
-            return out.trimmingCharacters(in: .whitespacesAndNewlines) == "0"
-        }
+        try h.waitForOriginIdle()
         let (_, stats) = try TestMedia.shOutput("curl -s \(h.originURL)__stats", in: h.root)
         let snapshot = try JSONDecoder().decode(OriginSnapshot.self, from: Data(stats.utf8))
         #expect(snapshot.maxInFlight <= 2 && snapshot.maxConnections <= 2, "origin saw \(stats)")

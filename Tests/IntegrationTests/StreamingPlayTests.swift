@@ -20,7 +20,8 @@ struct StreamingPlayTests {
         }
         try h.waitUntil(timeout: 60, "a first video segment on disk") { !stored().isEmpty }
         #expect(try h.stowctl(["pause", token]).0 == 0)
-        try h.waitForIdleWorkers() // what was in flight has settled
+        try h.waitForIdleWorkers() // what was in flight has settled...
+        try h.waitForOriginIdle() // ...and the origin has logged every request it saw
         let before = try h.status(token)
         let onDisk = stored()
         #expect(before.state == .suspended)

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import StowageScheduling
 
 @Suite("Waiting for the network")
@@ -51,7 +52,9 @@ struct LimitSettingsTests {
         let named = stored.overridden(by: flags)
         #expect(named.count == 1)
         #expect(named.first?.option == "per-host" && named.first?.stored == "3" && named.first?.given == "5")
-        #expect(LimitSettings.defaults.overlaid(with: stored).limits.perHost == 3, "stored values survive without flags")
+        #expect(
+            LimitSettings.defaults.overlaid(with: stored).limits.perHost == 3,
+            "stored values survive without flags")
     }
 
     @Test func outOfRangeValuesAreRefusedByName() {

@@ -1,5 +1,6 @@
 import StowageProtocol
 import Testing
+
 @testable import StowageScheduling
 
 @Suite("Scheduler core")
@@ -37,7 +38,9 @@ struct SchedulerCoreTests {
         c.addTitle("urgent", priority: 9, requestedAt: 3)
         c.addTitle("licensing", priority: 0, requestedAt: 0)
         c.enqueue(WorkItem(token: "licensing", kind: .license))
-        for (i, t) in ["first", "second", "urgent"].enumerated() { c.enqueue(WorkItem(token: t, kind: .fetch(resource: Int64(i)))) }
+        for (i, t) in ["first", "second", "urgent"].enumerated() {
+            c.enqueue(WorkItem(token: t, kind: .fetch(resource: Int64(i))))
+        }
         #expect(c.slotQueue() == ["urgent", "first", "second"], "license work needs no slot")
         #expect(c.assign(now: 1).map(\.item.token) == ["urgent"])
         #expect(c.slotQueue() == ["first", "second"], "the title holding the slot left the queue")
@@ -126,7 +129,10 @@ struct DiskLedgerTests {
     @Test func countsPromisedSpaceAndCushion() {
         let ledger = DiskLedger(cushion: 100)
         #expect(ledger.refusal(need: 500, free: 1_000, others: []) == nil)
-        let others = [DiskLedger.Reservation(estimate: 400, stored: 100), DiskLedger.Reservation(estimate: 50, stored: 80)]
+        let others = [
+            DiskLedger.Reservation(estimate: 400, stored: 100),
+            DiskLedger.Reservation(estimate: 50, stored: 80),
+        ]
         // 500 + 300 outstanding + 100 cushion = 900 ≤ 1000.
         #expect(ledger.refusal(need: 500, free: 1_000, others: others) == nil)
         let refusal = ledger.refusal(need: 700, free: 1_000, others: others)
@@ -138,12 +144,16 @@ struct DiskLedgerTests {
 @Suite("Per-host and license limits")
 struct HostLimitTests {
     @Test func perHostLimitHoldsAcrossWorkersAndTitles() {
-        var c = SchedulerCore(limits: Limits(titlesAtOnce: 5, perTitle: 10, perHost: 3), workerTimeout: 3, idPrefix: "r")
+        var c = SchedulerCore(
+            limits: Limits(titlesAtOnce: 5, perTitle: 10, perHost: 3), workerTimeout: 3,
+            idPrefix: "r")
         c.register(id: "d1", info: Register(kind: .download, capacity: 10, host: "h", pid: 1), now: 0)
         c.register(id: "d2", info: Register(kind: .download, capacity: 10, host: "h", pid: 2), now: 0)
         for (i, token) in ["a", "b"].enumerated() {
             c.addTitle(token, priority: 0, requestedAt: Double(i))
-            for r in 0..<5 { c.enqueue(WorkItem(token: token, kind: .fetch(resource: Int64(i * 10 + r)), host: "cdn.test")) }
+            for r in 0..<5 {
+                c.enqueue(WorkItem(token: token, kind: .fetch(resource: Int64(i * 10 + r)), host: "cdn.test"))
+            }
         }
         c.addTitle("other", priority: 0, requestedAt: 5)
         c.enqueue(WorkItem(token: "other", kind: .fetch(resource: 99), host: "elsewhere.test"))
@@ -156,7 +166,9 @@ struct HostLimitTests {
     }
 
     @Test func slowDownPausesThenHalvesTheHost() {
-        var c = SchedulerCore(limits: Limits(titlesAtOnce: 5, perTitle: 10, perHost: 8), workerTimeout: 100, idPrefix: "r")
+        var c = SchedulerCore(
+            limits: Limits(titlesAtOnce: 5, perTitle: 10, perHost: 8), workerTimeout: 100,
+            idPrefix: "r")
         c.register(id: "d1", info: Register(kind: .download, capacity: 50, host: "h", pid: 1), now: 0)
         c.addTitle("a", priority: 0, requestedAt: 0)
         for r in 0..<20 { c.enqueue(WorkItem(token: "a", kind: .fetch(resource: Int64(r)), host: "cdn.test")) }
@@ -201,7 +213,9 @@ struct ConnectionModelTests {
     }
 
     @Test func coreRoutesWorkWithinTheConnectionLimit() {
-        var c = SchedulerCore(limits: Limits(titlesAtOnce: 5, perTitle: 10, perHost: 2), workerTimeout: 100, idPrefix: "r")
+        var c = SchedulerCore(
+            limits: Limits(titlesAtOnce: 5, perTitle: 10, perHost: 2), workerTimeout: 100,
+            idPrefix: "r")
         c.register(id: "w1", info: Register(kind: .download, capacity: 5, host: "x", pid: 1), now: 0)
         c.register(id: "w2", info: Register(kind: .download, capacity: 5, host: "x", pid: 2), now: 0)
         c.addTitle("a", priority: 0, requestedAt: 0)

@@ -1,27 +1,43 @@
 import Foundation
+import GRDB
 import StowageProtocol
 import Testing
+
 @testable import StowageStore
 
 @Suite("Store")
 struct StoreTests {
     func plan(_ n: Int) -> ResolvedPlan {
-        ResolvedPlan(masterPlaylist: "#EXTM3U\n", renditions: [PlannedRendition(kind: .video, sourceURL: "http://h/v.m3u8", localPath: "video/index.m3u8", playlist: "#EXTM3U\n")],
-                     resources: (0..<n).map { PlannedResource(kind: .segment, rendition: 0, url: "http://h/\($0).ts", rangeOffset: nil, rangeLength: nil,
-                                                              localPath: "video/seg-\($0).ts", container: .mpegTS, encrypted: false, duration: 2) },
-                     bytesEstimate: 1000)
+        let rendition = PlannedRendition(
+            kind: .video, sourceURL: "http://h/v.m3u8", localPath: "video/index.m3u8",
+            playlist: "#EXTM3U\n")
+        let resources = (0..<n).map {
+            PlannedResource(
+                kind: .segment, rendition: 0, url: "http://h/\($0).ts", rangeOffset: nil, rangeLength: nil,
+                localPath: "video/seg-\($0).ts", container: .mpegTS, encrypted: false, duration: 2)
+        }
+        return ResolvedPlan(
+            masterPlaylist: "#EXTM3U\n", renditions: [rendition], resources: resources,
+            bytesEstimate: 1000)
     }
 
     func title(_ token: String) -> TitleRecord {
-        TitleRecord(token: token, url: "http://h/m.m3u8", name: nil, state: .requested, priority: 0, selection: "{}", headers: "[]", requestedAt: 1)
+        TitleRecord(
+            token: token, url: "http://h/m.m3u8", name: nil, state: .requested, priority: 0, selection: "{}",
+            headers: "[]", requestedAt: 1)
     }
+
+    static let migrations = [
+        "v1-initial", "v2-keys-and-plays", "v3-license-terms", "v4-key-systems", "v5-library",
+        "v6-title-url-index", "v7-waiting", "v8-license-terms-only",
+    ]
 
     @Test func migratesAndUsesWAL() throws {
         let dir = NSTemporaryDirectory() + "stowage-store-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let store = try Store(path: dir + "/s.sqlite")
-        #expect(try store.appliedMigrations() == ["v1-initial", "v2-keys-and-plays", "v3-license-terms", "v4-key-systems", "v5-library", "v6-title-url-index", "v7-waiting"])
+        #expect(try store.appliedMigrations() == Self.migrations)
         try store.insert(title("t1"))
         // Re-opening applies nothing twice and keeps data.
         let again = try Store(path: dir + "/s.sqlite")
@@ -35,18 +51,21 @@ struct StoreTests {
         try store.savePlan(token: "t1", plan: plan(4))
         var resources = try store.resources(token: "t1")
         #expect(resources.count == 4)
-        resources[0].state = ResourceState.verified.rawValue
+        resources[0].state = .verified
         resources[0].bytes = 100
-        resources[1].state = ResourceState.fetching.rawValue
-        resources[2].state = ResourceState.verifying.rawValue
+        resources[1].state = .fetching
+        resources[2].state = .verifying
         resources[2].bytes = 50
         for r in resources { try store.update(r) }
         #expect(try store.progress(token: "t1") == Store.Progress(verified: 1, total: 4, bytesVerified: 100))
         #expect(try store.recoverInterruptedWork() == 2)
-        let states = try store.resources(token: "t1").map(\.resourceState)
+        let states = try store.resources(token: "t1").map(\.state)
         #expect(states == [.verified, .pending, .fetched, .pending])
         #expect(try store.stateCounts(token: "t1") == [.verified: 1, .pending: 2, .fetched: 1])
         #expect(try store.progressByTitle()["t1"]?.total == 4)
+        #expect(try store.resources(token: "t1", state: .pending).map(\.position) == [1, 3])
+        #expect(try store.hasResources(token: "t1", in: [.fetched]))
+        #expect(try !store.hasResources(token: "t1", in: [.fetching, .verifying]))
     }
 
     @Test func deleteCascades() throws {
@@ -61,10 +80,156 @@ struct StoreTests {
     @Test func liveTitleIgnoresFailedAndCanceled() throws {
         let store = try Store()
         var t = title("t1")
-        t.state = TitleState.failed.rawValue
+        t.state = .failed
         try store.insert(t)
         #expect(try store.liveTitle(url: "http://h/m.m3u8") == nil)
         try store.insert(title("t2"))
         #expect(try store.liveTitle(url: "http://h/m.m3u8")?.token == "t2")
+    }
+
+    @Test func typedColumnsAreStoredAsTheirRawValues() throws {
+        let store = try Store()
+        var t = title("t1")
+        t.state = .suspended
+        t.suspendedReason = .diskFull
+        try store.insert(t)
+        try store.savePlan(token: "t1", plan: plan(1))
+        try store.putBookmark(BookmarkRecord(token: "t1", kind: .user, position: 3, label: "here"))
+        let row = try store.db.read { db in
+            try Row.fetchOne(
+                db,
+                sql: """
+                    SELECT title.state, title.suspendedReason, resource.kind, resource.container, resource.state AS rs,
+                           rendition.kind AS rk, bookmark.kind AS bk
+                    FROM title JOIN resource USING (token) JOIN rendition USING (token) JOIN bookmark USING (token)
+                    """)
+        }
+        #expect(row?["state"] == "suspended")
+        #expect(row?["suspendedReason"] == "disk-full")
+        #expect(row?["kind"] == "segment")
+        #expect(row?["container"] == "ts")
+        #expect(row?["rs"] == "pending")
+        #expect(row?["rk"] == "video")
+        #expect(row?["bk"] == "user")
+        #expect(try store.title("t1")?.suspendedReason == .diskFull)
+        #expect(try store.titleState("t1") == .suspended)
+        #expect(try store.titles(state: .suspended).map(\.token) == ["t1"])
+        #expect(try store.titles(state: .requested).isEmpty)
+        #expect(try store.titleCounts() == [.suspended: 1])
+    }
+
+    @Test func unknownStoredValuesReadAsBefore() throws {
+        let store = try Store()
+        try store.insert(title("t1"))
+        try store.savePlan(token: "t1", plan: plan(1))
+        try store.db.write { db in
+            try db.execute(sql: "UPDATE title SET state = 'from-the-future'")
+            try db.execute(sql: "UPDATE resource SET state = 'from-the-future', container = 'from-the-future'")
+        }
+        #expect(try store.title("t1")?.state == .failed)
+        #expect(try store.titleState("t1") == .failed)
+        let r = try store.resources(token: "t1")
+        #expect(r.map(\.state) == [.pending])
+        #expect(r.map(\.container) == [.other])
+    }
+
+    @Test func bookmarksOfTheSourceAreKeptApartFromTheUsers() throws {
+        let store = try Store()
+        try store.insert(title("t1"))
+        var p = plan(1)
+        p.bookmarks = [Bookmark(position: 5, label: "chapter")]
+        try store.savePlan(token: "t1", plan: p)
+        try store.putBookmark(BookmarkRecord(token: "t1", kind: .user, position: 5, label: "mine"))
+        #expect(try store.bookmarks(token: "t1").map(\.kind) == [.index, .user])
+        #expect(try !store.removeBookmark(token: "t1", position: 4))
+        #expect(try store.removeBookmark(token: "t1", position: 5))
+        #expect(try store.bookmarks(token: "t1").map(\.kind) == [.index])
+        // A new plan replaces the source's bookmarks only.
+        try store.putBookmark(BookmarkRecord(token: "t1", kind: .user, position: 1, label: "again"))
+        try store.savePlan(token: "t1", plan: plan(1))
+        #expect(try store.bookmarks(token: "t1").map(\.kind) == [.user])
+    }
+
+    @Test func refreshedURLsKeepStatesAndKeysTakeNewURIs() throws {
+        let store = try Store()
+        try store.insert(title("t1"))
+        var p = plan(2)
+        p.keys = [PlannedKey(uri: "http://h/k1", method: "AES-128")]
+        try store.savePlan(token: "t1", plan: p)
+        var first = try #require(try store.resources(token: "t1").first)
+        first.state = .verified
+        try store.update(first)
+        try store.saveWrappedKeys(token: "t1", [0: Data([1, 2, 3])])
+        var fresh = p
+        fresh.resources = p.resources.map {
+            var r = $0
+            r.url += "?sig=2"
+            return r
+        }
+        fresh.keys = [PlannedKey(uri: "http://h/k1?sig=2", method: "AES-128")]
+        fresh.renditions[0].sourceURL = "http://h/v.m3u8?sig=2"
+        #expect(try store.refreshURLs(token: "t1", plan: fresh) == 2)
+        #expect(try store.resources(token: "t1").map(\.state) == [.verified, .pending])
+        #expect(try store.keys(token: "t1").map(\.uri) == ["http://h/k1?sig=2"])
+        #expect(try store.keys(token: "t1").map(\.wrapped) == [Data([1, 2, 3])])
+        #expect(try store.renditions(token: "t1").map(\.sourceURL) == ["http://h/v.m3u8?sig=2"])
+        try store.resetResources(token: "t1")
+        #expect(try store.resources(token: "t1").allSatisfy { $0.state == .pending && $0.bytes == nil })
+    }
+
+    @Test func settings() throws {
+        let store = try Store()
+        #expect(try store.setting("k") == nil)
+        try store.setSetting("k", "1")
+        try store.setSetting("k", "2")
+        #expect(try store.setting("k") == "2")
+        try store.removeSetting("k")
+        #expect(try store.setting("k") == nil)
+    }
+
+    /// A database written before v8 keeps its license: the terms of titles licensed before v3 (only the
+    /// columns were written then) become JSON, and the duplicated columns are gone.
+    @Test func v8KeepsLicensesOfOlderDatabasesAndDropsTheDuplicatedColumns() throws {
+        let dir = NSTemporaryDirectory() + "stowage-store-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let path = dir + "/s.sqlite"
+        let old = try DatabaseQueue(path: path)
+        try Schema.migrator.migrate(old, upTo: "v7-waiting")
+        let terms = #"{"kind":"purchase","requestedAt":5,"forceExpired":false,"renewalSuggested":false}"#
+        try old.write { db in
+            let insert = """
+                INSERT INTO title (token, url, state, selection, headers, requestedAt, planned,
+                                   licenseKind, licenseRequestedAt, licenseExpiresAt, licenseTerms)
+                VALUES (?, 'http://h/m.m3u8', 'completed', '{}', '[]', 1, 1, ?, ?, ?, ?)
+                """
+            try db.execute(sql: insert, arguments: ["pre-v3", "rental", 10.0, 20.0, nil])
+            try db.execute(sql: insert, arguments: ["v3", "purchase", 5.0, nil, terms])
+            try db.execute(sql: insert, arguments: ["unlicensed", nil, nil, nil, nil])
+        }
+        try old.close()
+        let store = try Store(path: path)
+        #expect(try store.appliedMigrations() == Self.migrations)
+        let columns = try store.db.read { try $0.columns(in: "title").map(\.name) }
+        #expect(!columns.contains("licenseKind"))
+        #expect(!columns.contains("licenseRequestedAt"))
+        #expect(!columns.contains("licenseExpiresAt"))
+        struct Terms: Decodable, Equatable {
+            var kind: String
+            var requestedAt: Double
+            var expiresAt: Double?
+            var forceExpired: Bool
+            var renewalSuggested: Bool
+        }
+        func decoded(_ token: String) throws -> Terms? {
+            try store.title(token)?.licenseTerms.map { try JSONDecoder().decode(Terms.self, from: Data($0.utf8)) }
+        }
+        #expect(
+            try decoded("pre-v3")
+                == Terms(
+                    kind: "rental", requestedAt: 10, expiresAt: 20, forceExpired: false,
+                    renewalSuggested: false))
+        #expect(try store.title("v3")?.licenseTerms == terms, "terms written since v3 are untouched")
+        #expect(try decoded("unlicensed") == nil)
     }
 }
