@@ -43,7 +43,7 @@ let package = Package(
             "StowageProtocol",
             .product(name: "GRDB", package: "GRDB.swift"),
         ]),
-        .target(name: "StowageScheduling", dependencies: [
+        .target(name: "StowageSchedulerCore", dependencies: [
             "StowageProtocol",
             .product(name: "DequeModule", package: "swift-collections"),
         ]),
@@ -55,6 +55,12 @@ let package = Package(
             .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "Crypto", package: "swift-crypto"),
             .product(name: "Logging", package: "swift-log"),
+        ]),
+        // License acquisition over HTTP (JSON license API, W3C Clear Key, HLS key delivery) for the license worker.
+        .target(name: "StowageLicenseAcquisition", dependencies: [
+            "StowageFetch", "StowageProtocol",
+            .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            .product(name: "NIOCore", package: "swift-nio"),
         ]),
         .target(name: "StowageRuntime", dependencies: [
             "ZeroMQ", "StowageProtocol",
@@ -68,7 +74,7 @@ let package = Package(
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
         .target(name: "StowageSchedulerService", dependencies: [
-            "ZeroMQ", "StowageProtocol", "StowageStore", "StowageScheduling", "StowageRuntime", "StowageLicensing",
+            "ZeroMQ", "StowageProtocol", "StowageStore", "StowageSchedulerCore", "StowageRuntime", "StowageLicensing",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "Metrics", package: "swift-metrics"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -90,7 +96,7 @@ let package = Package(
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
         .executableTarget(name: "stowage-license-worker", dependencies: [
-            "StowageRuntime", "StowageProtocol", "StowageFetch",
+            "StowageRuntime", "StowageProtocol", "StowageFetch", "StowageLicenseAcquisition",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "stowage-download-worker", dependencies: [
@@ -127,7 +133,7 @@ let package = Package(
         .testTarget(name: "StowageHLSTests", dependencies: ["StowageHLS"]),
         .testTarget(name: "StowageIntegrityTests", dependencies: ["StowageIntegrity"]),
         .testTarget(name: "StowageStoreTests", dependencies: ["StowageStore", "StowageProtocol"]),
-        .testTarget(name: "StowageSchedulingTests", dependencies: ["StowageScheduling", "StowageProtocol"]),
+        .testTarget(name: "StowageSchedulerCoreTests", dependencies: ["StowageSchedulerCore", "StowageProtocol"]),
         .testTarget(name: "StowageFetchTests", dependencies: [
             "StowageFetch", "StowageProtocol", .product(name: "Logging", package: "swift-log"),
         ]),

@@ -5,6 +5,8 @@ cd "$(dirname "$0")/.."
 source Deploy/lib.sh
 
 ensure_packages iproute2 faketime
+log "checking the format (Deploy/lint.sh)"
+bash Deploy/lint.sh
 build
 export STOWAGE_BIN="$BIN"
 log "running tests"

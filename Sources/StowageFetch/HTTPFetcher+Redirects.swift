@@ -12,7 +12,7 @@ extension HTTPFetcher {
     static let maxRedirects = 5
 
     /// A URL may be fetched: http or https, and its host allowed for the running task.
-    static func checkURL(_ url: String, reachedFrom origin: String? = nil) throws(TaskFailure) {
+    package static func checkURL(_ url: String, reachedFrom origin: String? = nil) throws(TaskFailure) {
         let via = origin.map { "\(URLRedaction.redacted($0).prefix(200)) redirected to " } ?? ""
         guard let parsed = URL(string: url), let scheme = parsed.scheme?.lowercased(), scheme == "http" || scheme == "https",
               parsed.host?.isEmpty == false else {
@@ -28,7 +28,7 @@ extension HTTPFetcher {
     /// scheme and host and refusing loops, so no redirect can lead outside what the task may fetch.
     /// Credentials (`Authorization`, `Cookie`) are not carried to another host. Returns the final
     /// response and its URL.
-    func perform(_ request: HTTPClientRequest, timeout: TimeAmount) async throws -> (HTTPClientResponse, String) {
+    package func perform(_ request: HTTPClientRequest, timeout: TimeAmount) async throws -> (HTTPClientResponse, String) {
         var current = request
         var visited: [String] = [request.url]
         while true {

@@ -13,8 +13,8 @@ import Glibc
 public final class HTTPFetcher: Sendable {
     /// Largest playlist accepted.
     public static let maxPlaylistBytes = 32 * 1024 * 1024
-    let client: HTTPClient
-    let logger: Logger
+    package let client: HTTPClient
+    package let logger: Logger
     /// This worker's share of the global bandwidth cap.
     public let rateLimiter = RateLimiter()
 
@@ -38,7 +38,7 @@ public final class HTTPFetcher: Sendable {
     /// Closes connections; call from a thread that is not an event loop (e.g. after the worker loop).
     public func syncShutdown() { try? client.syncShutdown() }
 
-    func request(_ url: String, headers: [Header], range: ClosedRange<Int64>? = nil) throws(TaskFailure) -> HTTPClientRequest {
+    package func request(_ url: String, headers: [Header], range: ClosedRange<Int64>? = nil) throws(TaskFailure) -> HTTPClientRequest {
         try Self.checkURL(url)
         var request = HTTPClientRequest(url: url)
         for h in headers { request.headers.add(name: h.name, value: h.value) }
@@ -52,7 +52,7 @@ public final class HTTPFetcher: Sendable {
 
     /// Maps an HTTP status to a failure: 5xx / 408 / 429 retryable; other 4xx final. 429 and 503 carry
     /// the host and `Retry-After` (seconds or an HTTP date) so the scheduler can slow that host down.
-    static func failure(status: HTTPResponseStatus, url: String, headers: HTTPHeaders = HTTPHeaders()) -> TaskFailure {
+    package static func failure(status: HTTPResponseStatus, url: String, headers: HTTPHeaders = HTTPHeaders()) -> TaskFailure {
         let code = Int(status.code)
         let retryable = code >= 500 || code == 408 || code == 429
         var failure = TaskFailure(code: .httpStatus, message: "\(url) answered HTTP \(code) \(status.reasonPhrase)", retryable: retryable)
@@ -77,7 +77,7 @@ public final class HTTPFetcher: Sendable {
 
     /// A connectivity failure (refused, reset, timed out, no such host, no route), named in words a person can
     /// act on, with the `host:port` the scheduler probes before resuming titles that wait for it.
-    static func networkFailure(_ error: Error, url: String) -> TaskFailure {
+    package static func networkFailure(_ error: Error, url: String) -> TaskFailure {
         if error is CancellationError { return TaskFailure(code: .canceled, message: "canceled", retryable: false) }
         if (error as? HTTPClientError) == .cancelled { return TaskFailure(code: .canceled, message: "canceled", retryable: false) }
         let endpoint = NetworkErrorText.endpoint(of: url)

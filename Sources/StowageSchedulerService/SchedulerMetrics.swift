@@ -2,7 +2,7 @@ import Foundation
 import Metrics
 import StowageProtocol
 import StowageRuntime
-import StowageScheduling
+import StowageSchedulerCore
 
 /// The scheduler's Prometheus series (through swift-metrics), refreshed once a second by the poll loop:
 /// titles by state, work queued per kind, leases, workers by kind and liveness; plus counters bumped as

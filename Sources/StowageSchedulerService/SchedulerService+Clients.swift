@@ -1,7 +1,7 @@
 import Foundation
 import StowageProtocol
 import StowageRuntime
-import StowageScheduling
+import StowageSchedulerCore
 import StowageStore
 
 extension SchedulerService {

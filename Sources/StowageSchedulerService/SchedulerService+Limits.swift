@@ -1,7 +1,7 @@
 import Foundation
 import StowageProtocol
 import StowageRuntime
-import StowageScheduling
+import StowageSchedulerCore
 
 extension SchedulerService {
     /// The store key of the limits set with `stowctl limits`.

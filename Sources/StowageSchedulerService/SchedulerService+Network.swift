@@ -1,7 +1,7 @@
 import Foundation
 import StowageProtocol
 import StowageRuntime
-import StowageScheduling
+import StowageSchedulerCore
 import StowageStore
 
 /// Waiting for the network: connectivity failures never fail a title (unless `--give-up-after` says so).

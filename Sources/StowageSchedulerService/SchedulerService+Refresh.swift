@@ -1,7 +1,7 @@
 import Foundation
 import StowageProtocol
 import StowageRuntime
-import StowageScheduling
+import StowageSchedulerCore
 import StowageStore
 
 /// Expiring URLs (see ``URLRefreshPolicy``, which decides): a refused segment or key re-resolves the title's

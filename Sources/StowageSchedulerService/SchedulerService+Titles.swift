@@ -2,7 +2,7 @@ import Foundation
 import Logging
 import StowageProtocol
 import StowageRuntime
-import StowageScheduling
+import StowageSchedulerCore
 import StowageStore
 
 extension SchedulerService {

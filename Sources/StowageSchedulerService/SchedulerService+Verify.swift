@@ -2,7 +2,7 @@ import Foundation
 import StowageLicensing
 import StowageProtocol
 import StowageRuntime
-import StowageScheduling
+import StowageSchedulerCore
 import StowageStore
 
 extension SchedulerService {

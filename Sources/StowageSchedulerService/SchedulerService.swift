@@ -3,7 +3,7 @@ import Logging
 import StowageLicensing
 import StowageProtocol
 import StowageRuntime
-import StowageScheduling
+import StowageSchedulerCore
 import StowageStore
 import ZeroMQ
 

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Logging
 import StowageFetch
+import StowageLicenseAcquisition
 import StowageProtocol
 import StowageRuntime
 

@@ -5,7 +5,7 @@ import ServiceLifecycle
 import StowageProtocol
 import StowageRuntime
 import StowageSchedulerService
-import StowageScheduling
+import StowageSchedulerCore
 
 /// `stowage-scheduler`: the store, the limits, the leases and recovery, behind one ZeroMQ ROUTER.
 struct SchedulerCommand: AsyncParsableCommand {

@@ -1,6 +1,6 @@
 import Testing
 
-@testable import StowageScheduling
+@testable import StowageSchedulerCore
 
 @Suite("Verify runs")
 struct VerifyRunsTests {

@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Foundation
 import NIOCore
+import StowageFetch
 import StowageProtocol
 
 /// W3C Clear Key (EME): `POST {"kids": [b64url], "type": "persistent-license"}` to the license server,

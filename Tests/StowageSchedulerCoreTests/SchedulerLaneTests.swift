@@ -2,7 +2,7 @@ import Foundation
 import StowageProtocol
 import Testing
 
-@testable import StowageScheduling
+@testable import StowageSchedulerCore
 
 @Suite("Scheduler core lanes")
 struct SchedulerLaneTests {

@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import Foundation
+import StowageFetch
 import StowageProtocol
 
 extension HTTPFetcher {

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import StowageScheduling
+@testable import StowageSchedulerCore
 
 @Suite("Waiting for the network")
 struct HostWatchTests {

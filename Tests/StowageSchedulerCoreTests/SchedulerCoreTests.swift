@@ -1,7 +1,7 @@
 import StowageProtocol
 import Testing
 
-@testable import StowageScheduling
+@testable import StowageSchedulerCore
 
 @Suite("Scheduler core")
 struct SchedulerCoreTests {

@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Foundation
 import NIOCore
+import StowageFetch
 import StowageProtocol
 
 /// The JSON-over-HTTP-POST license API: identity and authorisation ride in the license URL's query string,
