@@ -39,93 +39,122 @@ let package = Package(
         // MARK: domain libraries
         .target(name: "StowageHLS", dependencies: ["StowageProtocol"]),
         .target(name: "StowageIntegrity", dependencies: [.product(name: "Crypto", package: "swift-crypto")]),
-        .target(name: "StowageStore", dependencies: [
-            "StowageProtocol",
-            .product(name: "GRDB", package: "GRDB.swift"),
-        ]),
-        .target(name: "StowageSchedulerCore", dependencies: [
-            "StowageProtocol",
-            .product(name: "DequeModule", package: "swift-collections"),
-        ]),
+        .target(
+            name: "StowageStore",
+            dependencies: [
+                "StowageProtocol",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]),
+        .target(
+            name: "StowageSchedulerCore",
+            dependencies: [
+                "StowageProtocol",
+                .product(name: "DequeModule", package: "swift-collections"),
+            ]),
         .target(name: "StowageLicensing", dependencies: [.product(name: "Crypto", package: "swift-crypto")]),
-        .target(name: "StowageFetch", dependencies: [
-            "StowageProtocol", "StowageHLS",
-            .product(name: "AsyncHTTPClient", package: "async-http-client"),
-            .product(name: "NIOCore", package: "swift-nio"),
-            .product(name: "NIOPosix", package: "swift-nio"),
-            .product(name: "Crypto", package: "swift-crypto"),
-            .product(name: "Logging", package: "swift-log"),
-        ]),
+        .target(
+            name: "StowageFetch",
+            dependencies: [
+                "StowageProtocol", "StowageHLS",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ]),
         // License acquisition over HTTP (JSON license API, W3C Clear Key, HLS key delivery) for the license worker.
-        .target(name: "StowageLicenseAcquisition", dependencies: [
-            "StowageFetch", "StowageProtocol",
-            .product(name: "AsyncHTTPClient", package: "async-http-client"),
-            .product(name: "NIOCore", package: "swift-nio"),
-        ]),
-        .target(name: "StowageRuntime", dependencies: [
-            "ZeroMQ", "StowageProtocol",
-            .product(name: "Logging", package: "swift-log"),
-            .product(name: "Metrics", package: "swift-metrics"),
-            .product(name: "Prometheus", package: "swift-prometheus"),
-            .product(name: "NIOCore", package: "swift-nio"),
-            .product(name: "NIOPosix", package: "swift-nio"),
-            .product(name: "NIOHTTP1", package: "swift-nio"),
-            .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-        ]),
-        .target(name: "StowageSchedulerService", dependencies: [
-            "ZeroMQ", "StowageProtocol", "StowageStore", "StowageSchedulerCore", "StowageRuntime", "StowageLicensing",
-            .product(name: "Logging", package: "swift-log"),
-            .product(name: "Metrics", package: "swift-metrics"),
-            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-        ]),
-        .target(name: "StowageOrigin", dependencies: [
-            "StowageProtocol",
-            .product(name: "NIOCore", package: "swift-nio"),
-            .product(name: "NIOPosix", package: "swift-nio"),
-            .product(name: "NIOHTTP1", package: "swift-nio"),
-            .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
-            .product(name: "Logging", package: "swift-log"),
-            .product(name: "Crypto", package: "swift-crypto"),
-        ]),
+        .target(
+            name: "StowageLicenseAcquisition",
+            dependencies: [
+                "StowageFetch", "StowageProtocol",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ]),
+        .target(
+            name: "StowageRuntime",
+            dependencies: [
+                "ZeroMQ", "StowageProtocol",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]),
+        .target(
+            name: "StowageSchedulerService",
+            dependencies: [
+                "ZeroMQ", "StowageProtocol", "StowageStore", "StowageSchedulerCore", "StowageRuntime",
+                "StowageLicensing",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]),
+        .target(
+            name: "StowageOrigin",
+            dependencies: [
+                "StowageProtocol",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]),
 
         // MARK: executables (argument parsing and wiring only)
-        .executableTarget(name: "stowage-scheduler", dependencies: [
-            "StowageSchedulerService", "StowageRuntime",
-            .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-        ]),
-        .executableTarget(name: "stowage-license-worker", dependencies: [
-            "StowageRuntime", "StowageProtocol", "StowageFetch", "StowageLicenseAcquisition",
-            .product(name: "ArgumentParser", package: "swift-argument-parser"),
-        ]),
-        .executableTarget(name: "stowage-download-worker", dependencies: [
-            "StowageRuntime", "StowageProtocol", "StowageFetch",
-            .product(name: "ArgumentParser", package: "swift-argument-parser"),
-        ]),
-        .executableTarget(name: "stowage-integrity-worker", dependencies: [
-            "StowageRuntime", "StowageProtocol", "StowageIntegrity",
-            .product(name: "ArgumentParser", package: "swift-argument-parser"),
-        ]),
-        .executableTarget(name: "stowctl", dependencies: [
-            "StowageRuntime", "StowageProtocol", "ZeroMQ", "StowageFetch", "StowageHLS", "StowageOrigin",
-            .product(name: "NIOCore", package: "swift-nio"),
-            .product(name: "Logging", package: "swift-log"),
-            .product(name: "ArgumentParser", package: "swift-argument-parser"),
-        ]),
-        .executableTarget(name: "stowage-origin", dependencies: [
-            "StowageOrigin",
-            .product(name: "NIOCore", package: "swift-nio"),
-            .product(name: "Logging", package: "swift-log"),
-            .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-        ]),
+        .executableTarget(
+            name: "stowage-scheduler",
+            dependencies: [
+                "StowageSchedulerService", "StowageRuntime",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]),
+        .executableTarget(
+            name: "stowage-license-worker",
+            dependencies: [
+                "StowageRuntime", "StowageProtocol", "StowageFetch", "StowageLicenseAcquisition",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]),
+        .executableTarget(
+            name: "stowage-download-worker",
+            dependencies: [
+                "StowageRuntime", "StowageProtocol", "StowageFetch",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]),
+        .executableTarget(
+            name: "stowage-integrity-worker",
+            dependencies: [
+                "StowageRuntime", "StowageProtocol", "StowageIntegrity",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]),
+        .executableTarget(
+            name: "stowctl",
+            dependencies: [
+                "StowageRuntime", "StowageProtocol", "ZeroMQ", "StowageFetch", "StowageHLS", "StowageOrigin",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]),
+        .executableTarget(
+            name: "stowage-origin",
+            dependencies: [
+                "StowageOrigin",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]),
 
         // MARK: fuzz targets (libFuzzer with Benchmarks/fuzz.sh; plain builds replay inputs)
         .target(name: "FuzzReplay", path: "Tests/Fuzz/FuzzReplay"),
-        .executableTarget(name: "stowage-fuzz-playlist", dependencies: ["StowageHLS", "StowageProtocol", "FuzzReplay"],
-                          path: "Tests/Fuzz/FuzzPlaylist"),
-        .executableTarget(name: "stowage-fuzz-frames", dependencies: ["StowageProtocol", "FuzzReplay"], path: "Tests/Fuzz/FuzzFrames"),
+        .executableTarget(
+            name: "stowage-fuzz-playlist", dependencies: ["StowageHLS", "StowageProtocol", "FuzzReplay"],
+            path: "Tests/Fuzz/FuzzPlaylist"),
+        .executableTarget(
+            name: "stowage-fuzz-frames", dependencies: ["StowageProtocol", "FuzzReplay"], path: "Tests/Fuzz/FuzzFrames"),
 
         // MARK: tests
         .testTarget(name: "ZeroMQTests", dependencies: ["ZeroMQ"]),
@@ -134,9 +163,11 @@ let package = Package(
         .testTarget(name: "StowageIntegrityTests", dependencies: ["StowageIntegrity"]),
         .testTarget(name: "StowageStoreTests", dependencies: ["StowageStore", "StowageProtocol"]),
         .testTarget(name: "StowageSchedulerCoreTests", dependencies: ["StowageSchedulerCore", "StowageProtocol"]),
-        .testTarget(name: "StowageFetchTests", dependencies: [
-            "StowageFetch", "StowageProtocol", .product(name: "Logging", package: "swift-log"),
-        ]),
+        .testTarget(
+            name: "StowageFetchTests",
+            dependencies: [
+                "StowageFetch", "StowageProtocol", .product(name: "Logging", package: "swift-log"),
+            ]),
         .testTarget(name: "StowageLicensingTests", dependencies: ["StowageLicensing"]),
         .testTarget(name: "StowageRuntimeTests", dependencies: ["StowageRuntime", "ZeroMQ"]),
         .testTarget(name: "IntegrationTests", dependencies: ["ZeroMQ", "StowageProtocol"]),

@@ -5,8 +5,9 @@ import Logging
 import NIOCore
 import NIOHTTP1
 import StowageProtocol
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// HTTP for the download worker: playlists into memory (bounded), resources streamed to disk.
@@ -20,8 +21,9 @@ public final class HTTPFetcher: Sendable {
 
     public init(logger: Logger, connectionsPerHost: Int = 8) {
         // Redirects are followed by `perform`, which checks every hop.
-        var config = HTTPClient.Configuration(redirectConfiguration: .disallow,
-                                              timeout: .init(connect: .seconds(10), read: .seconds(30)))
+        var config = HTTPClient.Configuration(
+            redirectConfiguration: .disallow,
+            timeout: .init(connect: .seconds(10), read: .seconds(30)))
         config.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = connectionsPerHost
         // A refused connection fails the request at once: the scheduler owns retries and backoff, and notices
         // an outage in seconds instead of one connect timeout per attempt.
@@ -38,7 +40,9 @@ public final class HTTPFetcher: Sendable {
     /// Closes connections; call from a thread that is not an event loop (e.g. after the worker loop).
     public func syncShutdown() { try? client.syncShutdown() }
 
-    package func request(_ url: String, headers: [Header], range: ClosedRange<Int64>? = nil) throws(TaskFailure) -> HTTPClientRequest {
+    package func request(_ url: String, headers: [Header], range: ClosedRange<Int64>? = nil) throws(TaskFailure)
+        -> HTTPClientRequest
+    {
         try Self.checkURL(url)
         var request = HTTPClientRequest(url: url)
         for h in headers { request.headers.add(name: h.name, value: h.value) }
@@ -52,10 +56,13 @@ public final class HTTPFetcher: Sendable {
 
     /// Maps an HTTP status to a failure: 5xx / 408 / 429 retryable; other 4xx final. 429 and 503 carry
     /// the host and `Retry-After` (seconds or an HTTP date) so the scheduler can slow that host down.
-    package static func failure(status: HTTPResponseStatus, url: String, headers: HTTPHeaders = HTTPHeaders()) -> TaskFailure {
+    package static func failure(status: HTTPResponseStatus, url: String, headers: HTTPHeaders = HTTPHeaders())
+        -> TaskFailure
+    {
         let code = Int(status.code)
         let retryable = code >= 500 || code == 408 || code == 429
-        var failure = TaskFailure(code: .httpStatus, message: "\(url) answered HTTP \(code) \(status.reasonPhrase)", retryable: retryable)
+        var failure = TaskFailure(
+            code: .httpStatus, message: "\(url) answered HTTP \(code) \(status.reasonPhrase)", retryable: retryable)
         failure.status = code
         if code == 429 || code == 503 {
             failure.host = URL(string: url)?.host
@@ -79,10 +86,13 @@ public final class HTTPFetcher: Sendable {
     /// act on, with the `host:port` the scheduler probes before resuming titles that wait for it.
     package static func networkFailure(_ error: Error, url: String) -> TaskFailure {
         if error is CancellationError { return TaskFailure(code: .canceled, message: "canceled", retryable: false) }
-        if (error as? HTTPClientError) == .cancelled { return TaskFailure(code: .canceled, message: "canceled", retryable: false) }
+        if (error as? HTTPClientError) == .cancelled {
+            return TaskFailure(code: .canceled, message: "canceled", retryable: false)
+        }
         let endpoint = NetworkErrorText.endpoint(of: url)
-        var failure = TaskFailure(code: .network, message: "\(url): \(NetworkErrorText.describe(error, endpoint: endpoint))",
-                                  retryable: true)
+        var failure = TaskFailure(
+            code: .network, message: "\(url): \(NetworkErrorText.describe(error, endpoint: endpoint))",
+            retryable: true)
         failure.endpoint = endpoint
         return failure
     }
@@ -93,7 +103,9 @@ public final class HTTPFetcher: Sendable {
         req.method = .HEAD
         do {
             let (response, _) = try await perform(req, timeout: .seconds(30))
-            guard (200..<300).contains(response.status.code) else { throw Self.failure(status: response.status, url: url) }
+            guard (200..<300).contains(response.status.code) else {
+                throw Self.failure(status: response.status, url: url)
+            }
             guard let length = response.headers.first(name: "Content-Length").flatMap({ Int64($0) }) else {
                 throw TaskFailure(code: .httpStatus, message: "\(url) sent no Content-Length", retryable: false)
             }
@@ -107,19 +119,27 @@ public final class HTTPFetcher: Sendable {
 
     /// Fetches a whole resource (or its byte range) into memory, at most `limit` bytes: what `stowctl play`
     /// streams from the origin for a title still downloading. Nothing is written or counted.
-    public func fetchData(_ url: String, headers: [Header], offset: Int64? = nil, length: Int64? = nil,
-                          limit: Int = 256 << 20) async throws(TaskFailure) -> Data {
+    public func fetchData(
+        _ url: String, headers: [Header], offset: Int64? = nil, length: Int64? = nil,
+        limit: Int = 256 << 20
+    ) async throws(TaskFailure) -> Data {
         let range = offset.map { o in o...(length.map { o + $0 - 1 } ?? Int64.max) }
         let req = try request(url, headers: headers, range: range)
         do {
             let (response, _) = try await perform(req, timeout: .seconds(60))
-            guard (200..<300).contains(response.status.code) else { throw Self.failure(status: response.status, url: url, headers: response.headers) }
+            guard (200..<300).contains(response.status.code) else {
+                throw Self.failure(status: response.status, url: url, headers: response.headers)
+            }
             if range != nil && response.status.code != 206 {
-                throw TaskFailure(code: .httpStatus, message: "\(url) ignored the byte range (HTTP \(response.status.code))", retryable: false)
+                throw TaskFailure(
+                    code: .httpStatus, message: "\(url) ignored the byte range (HTTP \(response.status.code))",
+                    retryable: false)
             }
             let body = try await response.body.collect(upTo: limit)
             if let length, body.readableBytes != Int(length) {
-                throw TaskFailure(code: .network, message: "\(url) sent \(body.readableBytes) bytes, expected \(length)", retryable: true)
+                throw TaskFailure(
+                    code: .network, message: "\(url) sent \(body.readableBytes) bytes, expected \(length)",
+                    retryable: true)
             }
             return Data(body.readableBytesView)
         } catch let f as TaskFailure {
@@ -130,13 +150,17 @@ public final class HTTPFetcher: Sendable {
     }
 
     /// Fetches a text resource (a playlist). Returns the text and the final URL after redirects.
-    public func fetchText(_ url: String, headers: [Header]) async throws(TaskFailure) -> (text: String, finalURL: String) {
+    public func fetchText(_ url: String, headers: [Header]) async throws(TaskFailure) -> (
+        text: String, finalURL: String
+    ) {
         let req = try request(url, headers: headers)
         do {
             let (response, finalURL) = try await perform(req, timeout: .seconds(60))
             guard (200..<300).contains(response.status.code) else {
                 if response.status.code == 404 || response.status.code == 410 {
-                    throw TaskFailure(code: .sourceGone, message: "\(url) answered HTTP \(response.status.code): the playlist is gone", retryable: false)
+                    throw TaskFailure(
+                        code: .sourceGone,
+                        message: "\(url) answered HTTP \(response.status.code): the playlist is gone", retryable: false)
                 }
                 throw Self.failure(status: response.status, url: url, headers: response.headers)
             }
@@ -147,7 +171,10 @@ public final class HTTPFetcher: Sendable {
             throw f
         } catch let e as NIOTooManyBytesError {
             _ = e
-            throw TaskFailure(code: .playlist, message: "\(url) is larger than \(Self.maxPlaylistBytes) bytes: not accepted as a playlist", retryable: false)
+            throw TaskFailure(
+                code: .playlist,
+                message: "\(url) is larger than \(Self.maxPlaylistBytes) bytes: not accepted as a playlist",
+                retryable: false)
         } catch {
             throw Self.networkFailure(error, url: url)
         }

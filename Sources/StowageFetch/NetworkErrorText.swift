@@ -2,8 +2,9 @@ import AsyncHTTPClient
 import Foundation
 import NIOCore
 import NIOPosix
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Connectivity failures in words a person can act on ("connection refused by 127.0.0.1:8080", "no answer
@@ -32,7 +33,8 @@ enum NetworkErrorText {
             }
         case let e as NIOConnectionError:
             if let first = e.connectionErrors.last {
-                return describe(first.error, endpoint: endpoint, connectTimeout: connectTimeout, readTimeout: readTimeout)
+                return describe(
+                    first.error, endpoint: endpoint, connectTimeout: connectTimeout, readTimeout: readTimeout)
             }
             if e.dnsAError != nil || e.dnsAAAAError != nil { return "no such host \(e.host)" }
             return "no connection to \(endpoint)"

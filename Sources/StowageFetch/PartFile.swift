@@ -1,7 +1,8 @@
 import Foundation
 import StowageProtocol
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A `.part` file held under an exclusive lock while one fetch writes it.
@@ -51,10 +52,13 @@ struct PartFile {
         let fd = self.fd, path = self.path
         let outcome: Result<Void, TaskFailure> = await withCheckedContinuation { continuation in
             Self.durability.async {
-                continuation.resume(returning: Result { () throws(TaskFailure) in
-                    guard fsync(fd) == 0 else { throw HTTPFetcher.ioFailure(errno, path: path) }
-                    guard rename(path, destination) == 0 else { throw HTTPFetcher.ioFailure(errno, path: destination) }
-                })
+                continuation.resume(
+                    returning: Result { () throws(TaskFailure) in
+                        guard fsync(fd) == 0 else { throw HTTPFetcher.ioFailure(errno, path: path) }
+                        guard rename(path, destination) == 0 else {
+                            throw HTTPFetcher.ioFailure(errno, path: destination)
+                        }
+                    })
             }
         }
         try outcome.get()

@@ -14,18 +14,30 @@ public struct PlaylistResolver: Sendable {
             if PlaylistLines.isMaster(text) {
                 let master = try MasterPlaylist(text: text, url: finalURL)
                 let choice = try RenditionSelector.select(master, work.selection)
-                var inputs = [OfflinePlanner.Input(kind: .video, playlist: try await media(choice.variant.uri, base: master.url,
-                                                                                          line: choice.variant.line, work), rendition: nil)]
+                var inputs = [
+                    OfflinePlanner.Input(
+                        kind: .video,
+                        playlist: try await media(
+                            choice.variant.uri, base: master.url,
+                            line: choice.variant.line, work), rendition: nil)
+                ]
                 for r in choice.audio where r.uri != nil {
-                    inputs.append(.init(kind: .audio, playlist: try await media(r.uri!, base: master.url, line: r.line, work), rendition: r))
+                    inputs.append(
+                        .init(
+                            kind: .audio, playlist: try await media(r.uri!, base: master.url, line: r.line, work),
+                            rendition: r))
                 }
                 for r in choice.subtitles {
-                    inputs.append(.init(kind: .subtitles, playlist: try await media(r.uri!, base: master.url, line: r.line, work), rendition: r))
+                    inputs.append(
+                        .init(
+                            kind: .subtitles, playlist: try await media(r.uri!, base: master.url, line: r.line, work),
+                            rendition: r))
                 }
                 return try OfflinePlanner.plan(master: master, choice: choice, inputs: inputs)
             }
             let playlist = try MediaPlaylist(text: text, url: finalURL)
-            return try OfflinePlanner.plan(master: nil, choice: nil, inputs: [.init(kind: .video, playlist: playlist, rendition: nil)])
+            return try OfflinePlanner.plan(
+                master: nil, choice: nil, inputs: [.init(kind: .video, playlist: playlist, rendition: nil)])
         } catch let error as PlaylistError {
             throw Self.failure(error)
         } catch let failure as TaskFailure {

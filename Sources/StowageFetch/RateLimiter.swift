@@ -3,7 +3,7 @@ import Synchronization
 /// A token bucket shared by all fetches of one worker: the worker's share of the global bandwidth cap.
 public final class RateLimiter: Sendable {
     private struct State {
-        var rate: Double?       // bytes per second; nil = unlimited
+        var rate: Double?  // bytes per second; nil = unlimited
         var available: Double
         var last: ContinuousClock.Instant
     }
@@ -30,7 +30,7 @@ public final class RateLimiter: Sendable {
             let elapsed = now - s.last
             s.last = now
             let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-            s.available = min(rate, s.available + seconds * rate) - Double(bytes)   // burst of at most one second
+            s.available = min(rate, s.available + seconds * rate) - Double(bytes)  // burst of at most one second
             return s.available < 0 ? -s.available / rate : 0
         }
         if wait > 0 { try? await Task.sleep(for: .milliseconds(Int(wait * 1000))) }

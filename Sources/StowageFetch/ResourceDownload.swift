@@ -2,8 +2,9 @@ import AsyncHTTPClient
 import Foundation
 import NIOCore
 import StowageProtocol
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 extension HTTPFetcher {
@@ -15,14 +16,24 @@ extension HTTPFetcher {
     /// fetch continues with `Range` and `If-Range` on the validator (ETag, else Last-Modified) recorded in
     /// `<path>.part.meta`. If the origin's copy changed, the file restarts from zero. An exclusive `flock`
     /// on the `.part` file keeps two workers from ever writing the same file.
-    public func download(_ work: FetchWork, taskID: String, titlesRoot: URL,
-                         progress: @escaping @Sendable (Int64) -> Void) async throws(TaskFailure) -> FetchReport {
+    public func download(
+        _ work: FetchWork, taskID: String, titlesRoot: URL,
+        progress: @escaping @Sendable (Int64) -> Void
+    ) async throws(TaskFailure) -> FetchReport {
         guard let destination = Self.safeDestination(work.path, under: titlesRoot) else {
-            throw TaskFailure(code: .refused, message: "destination '\(work.path.prefix(200))' is outside the titles directory", retryable: false)
+            throw TaskFailure(
+                code: .refused, message: "destination '\(work.path.prefix(200))' is outside the titles directory",
+                retryable: false)
         }
-        try Self.checkURL(work.url) // before anything is created on disk
-        do { try FileManager.default.createDirectory(at: destination.deletingLastPathComponent(), withIntermediateDirectories: true) } catch {
-            throw TaskFailure(code: .io, message: "cannot create \(destination.deletingLastPathComponent().path): \(error.localizedDescription)", retryable: true)
+        try Self.checkURL(work.url)  // before anything is created on disk
+        do {
+            try FileManager.default.createDirectory(
+                at: destination.deletingLastPathComponent(), withIntermediateDirectories: true)
+        } catch {
+            throw TaskFailure(
+                code: .io,
+                message: "cannot create \(destination.deletingLastPathComponent().path): \(error.localizedDescription)",
+                retryable: true)
         }
         var part = try PartFile(path: destination.path + ".part")
         defer { part.close() }
@@ -34,7 +45,9 @@ extension HTTPFetcher {
             try part.truncate()
         }
         if let length = work.rangeLength, resumeFrom >= length {
-            if resumeFrom == length { return try await finish(&part, bytes: resumeFrom, contentLength: length, to: destination) }
+            if resumeFrom == length {
+                return try await finish(&part, bytes: resumeFrom, contentLength: length, to: destination)
+            }
             try part.truncate()
             resumeFrom = 0
         }
@@ -46,7 +59,9 @@ extension HTTPFetcher {
             range = resumeFrom...Int64.max
         }
         var req = try request(work.url, headers: work.headers, range: range)
-        if resumeFrom > 0, let validator = meta?.validator { req.headers.replaceOrAdd(name: "If-Range", value: validator) }
+        if resumeFrom > 0, let validator = meta?.validator {
+            req.headers.replaceOrAdd(name: "If-Range", value: validator)
+        }
         var written = resumeFrom
         var contentLength: Int64?
         do {
@@ -55,18 +70,29 @@ extension HTTPFetcher {
             if status == 416 && resumeFrom > 0 {
                 // Nothing after the bytes we have: the partial file may already be whole (a fetch that died
                 // between its last byte and the rename).
-                let total = response.headers.first(name: "Content-Range").flatMap { $0.split(separator: "/").last }.flatMap { Int64($0) }
-                if total == resumeFrom { return try await finish(&part, bytes: resumeFrom, contentLength: total, to: destination) }
+                let total = response.headers.first(name: "Content-Range").flatMap { $0.split(separator: "/").last }
+                    .flatMap { Int64($0) }
+                if total == resumeFrom {
+                    return try await finish(&part, bytes: resumeFrom, contentLength: total, to: destination)
+                }
                 try part.truncate()
                 PartMeta.remove(part.metaPath)
-                throw TaskFailure(code: .network, message: "\(work.url): the partial file does not fit the origin's copy; restarting it", retryable: true)
+                throw TaskFailure(
+                    code: .network,
+                    message: "\(work.url): the partial file does not fit the origin's copy; restarting it",
+                    retryable: true)
             }
-            guard (200..<300).contains(status) else { throw Self.failure(status: response.status, url: work.url, headers: response.headers) }
+            guard (200..<300).contains(status) else {
+                throw Self.failure(status: response.status, url: work.url, headers: response.headers)
+            }
             if range != nil && status == 200 {
                 // Either the origin ignores ranges, or If-Range found the copy changed: start this file over.
                 try part.truncate()
                 PartMeta.remove(part.metaPath)
-                let why = resumeFrom > 0 ? "changed since the partial download (validator differs); restarting it" : "ignored the byte range request (HTTP 200 instead of 206)"
+                let why =
+                    resumeFrom > 0
+                    ? "changed since the partial download (validator differs); restarting it"
+                    : "ignored the byte range request (HTTP 200 instead of 206)"
                 throw TaskFailure(code: .httpStatus, message: "\(work.url) \(why)", retryable: resumeFrom > 0)
             }
             let validator = response.headers.first(name: "ETag") ?? response.headers.first(name: "Last-Modified")
@@ -95,12 +121,16 @@ extension HTTPFetcher {
             throw f
         }
         if let contentLength, contentLength != written {
-            var f = TaskFailure(code: .network, message: "\(work.url): body ended after \(written) of \(contentLength) bytes", retryable: true)
+            var f = TaskFailure(
+                code: .network, message: "\(work.url): body ended after \(written) of \(contentLength) bytes",
+                retryable: true)
             f.madeProgress = written > resumeFrom
             throw f
         }
         if let expected = work.rangeLength, expected != written {
-            throw TaskFailure(code: .network, message: "\(work.url): got \(written) bytes of a \(expected)-byte range", retryable: true)
+            throw TaskFailure(
+                code: .network, message: "\(work.url): got \(written) bytes of a \(expected)-byte range",
+                retryable: true)
         }
         return try await finish(&part, bytes: written, contentLength: contentLength, to: destination)
     }
@@ -109,7 +139,9 @@ extension HTTPFetcher {
     static let resumableBytes: Int64 = 64 * 1024
 
     /// Renames the complete `.part` file into place and reports it.
-    private func finish(_ part: inout PartFile, bytes: Int64, contentLength: Int64?, to destination: URL) async throws(TaskFailure) -> FetchReport {
+    private func finish(_ part: inout PartFile, bytes: Int64, contentLength: Int64?, to destination: URL)
+        async throws(TaskFailure) -> FetchReport
+    {
         try await part.commit(to: destination.path)
         PartMeta.remove(part.metaPath)
         return FetchReport(bytes: bytes, contentLength: contentLength)
@@ -125,7 +157,8 @@ extension HTTPFetcher {
     /// `path` resolved under `root`, or nil if it would leave it (absolute, `..`, control characters).
     public static func safeDestination(_ path: String, under root: URL) -> URL? {
         guard !path.isEmpty, !path.hasPrefix("/"), path.utf8.count < 1024,
-              !path.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7f }) else { return nil }
+            !path.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7f })
+        else { return nil }
         let parts = path.split(separator: "/", omittingEmptySubsequences: false)
         guard !parts.contains(where: { $0 == ".." || $0 == "." || $0.isEmpty }) else { return nil }
         return root.appendingPathComponent(path)
@@ -144,7 +177,9 @@ struct PartMeta: Codable {
     }
 
     func save(_ path: String) {
-        if let data = try? JSONEncoder().encode(self) { try? data.write(to: URL(fileURLWithPath: path), options: .atomic) }
+        if let data = try? JSONEncoder().encode(self) {
+            try? data.write(to: URL(fileURLWithPath: path), options: .atomic)
+        }
     }
 
     static func remove(_ path: String) { unlink(path) }

@@ -19,7 +19,7 @@ public struct AttributeList: Sendable, Equatable {
             skipSpaces()
             guard index < text.endIndex else { break }
             let nameStart = index
-            while index < text.endIndex, text[index] != "=" , text[index] != "," { index = text.index(after: index) }
+            while index < text.endIndex, text[index] != "=", text[index] != "," { index = text.index(after: index) }
             let name = String(text[nameStart..<index]).trimmingSpaces
             guard index < text.endIndex, text[index] == "=", !name.isEmpty else {
                 throw AttributeListError(message: "attribute '\(name.prefix(40))' has no value")
@@ -29,14 +29,17 @@ public struct AttributeList: Sendable, Equatable {
                 index = text.index(after: index)
                 let valueStart = index
                 while index < text.endIndex, text[index] != "\"" { index = text.index(after: index) }
-                guard index < text.endIndex else { throw AttributeListError(message: "unterminated quoted value of \(name)") }
+                guard index < text.endIndex else {
+                    throw AttributeListError(message: "unterminated quoted value of \(name)")
+                }
                 result.append(Attribute(name: name, value: String(text[valueStart..<index]), quoted: true))
                 index = text.index(after: index)
                 skipSpaces()
             } else {
                 let valueStart = index
                 while index < text.endIndex, text[index] != "," { index = text.index(after: index) }
-                result.append(Attribute(name: name, value: String(text[valueStart..<index]).trimmingSpaces, quoted: false))
+                result.append(
+                    Attribute(name: name, value: String(text[valueStart..<index]).trimmingSpaces, quoted: false))
             }
             if index < text.endIndex {
                 guard text[index] == "," else { throw AttributeListError(message: "expected ',' after \(name)") }

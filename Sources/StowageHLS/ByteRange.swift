@@ -16,7 +16,8 @@ public struct ByteRange: Sendable, Equatable, Hashable {
         }
         if parts.count == 2 {
             guard let offset = Int64(parts[1].trimmingCharacters(in: " ")), offset >= 0,
-                  offset <= Int64.max - length else {
+                offset <= Int64.max - length
+            else {
                 throw AttributeListError(message: "byte range offset '\(parts[1].prefix(40))' is not a valid number")
             }
             return ByteRange(length: length, offset: offset)

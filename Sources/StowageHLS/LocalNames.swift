@@ -2,13 +2,18 @@
 /// so nothing can leave the title's directory (no `..`, no absolute paths, no control characters).
 public enum LocalNames {
     /// Extensions kept from the source URI (so players and tools recognise the file); anything else is `.bin`.
-    static let knownExtensions: Set<String> = ["ts", "m4s", "mp4", "m4a", "m4v", "aac", "ac3", "ec3", "mp3",
-                                               "vtt", "webvtt", "cmfv", "cmfa", "cmft", "fmp4", "mpd"]
+    static let knownExtensions: Set<String> = [
+        "ts", "m4s", "mp4", "m4a", "m4v", "aac", "ac3", "ec3", "mp3",
+        "vtt", "webvtt", "cmfv", "cmfa", "cmft", "fmp4", "mpd",
+    ]
 
     /// A folder-name-safe label from free text (a language tag, say): `[a-z0-9-]`, at most 24 characters.
     public static func label(_ text: String?, fallback: String) -> String {
         let cleaned = (text ?? "").lowercased().unicodeScalars
-            .map { ($0.properties.isASCIIHexDigit || ("a"..."z").contains($0) || ("0"..."9").contains($0)) ? Character($0) : "-" }
+            .map {
+                ($0.properties.isASCIIHexDigit || ("a"..."z").contains($0) || ("0"..."9").contains($0))
+                    ? Character($0) : "-"
+            }
         var s = String(cleaned).split(separator: "-").joined(separator: "-")
         if s.count > 24 { s = String(s.prefix(24)) }
         return s.isEmpty ? fallback : s

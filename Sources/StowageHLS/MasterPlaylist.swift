@@ -24,7 +24,9 @@ public struct MasterPlaylist: Sendable {
             if resolution != nil { return true }
             guard let codecs else { return true }
             let video = ["avc1", "avc3", "hvc1", "hev1", "av01", "vp09", "vp8", "mp4v", "dvh1", "dvhe"]
-            return codecs.split(separator: ",").contains { c in video.contains { c.trimmingCharacters(in: " ").hasPrefix($0) } }
+            return codecs.split(separator: ",").contains { c in
+                video.contains { c.trimmingCharacters(in: " ").hasPrefix($0) }
+            }
         }
 
         public static func == (a: Variant, b: Variant) -> Bool { a.attributes == b.attributes && a.uri == b.uri }
@@ -68,14 +70,18 @@ public struct MasterPlaylist: Sendable {
                 switch name {
                 case "#EXT-X-STREAM-INF":
                     let a = try attrs()
-                    guard a.integer("BANDWIDTH") != nil else { throw fail("#EXT-X-STREAM-INF has no numeric BANDWIDTH") }
+                    guard a.integer("BANDWIDTH") != nil else {
+                        throw fail("#EXT-X-STREAM-INF has no numeric BANDWIDTH")
+                    }
                     pending = (a, number)
                 case "#EXT-X-MEDIA":
                     let a = try attrs()
                     guard let type = a["TYPE"], ["AUDIO", "VIDEO", "SUBTITLES", "CLOSED-CAPTIONS"].contains(type) else {
                         throw fail("#EXT-X-MEDIA has no valid TYPE")
                     }
-                    guard a["GROUP-ID"] != nil, a["NAME"] != nil else { throw fail("#EXT-X-MEDIA needs GROUP-ID and NAME") }
+                    guard a["GROUP-ID"] != nil, a["NAME"] != nil else {
+                        throw fail("#EXT-X-MEDIA needs GROUP-ID and NAME")
+                    }
                     if type == "SUBTITLES" && a["URI"] == nil { throw fail("#EXT-X-MEDIA TYPE=SUBTITLES needs a URI") }
                     renditions.append(Rendition(attributes: a, line: number))
                 case "#EXT-X-I-FRAME-STREAM-INF":
@@ -89,11 +95,18 @@ public struct MasterPlaylist: Sendable {
                 }
                 continue
             }
-            guard let (a, tagLine) = pending else { throw fail("URI '\(line.prefix(60))' without #EXT-X-STREAM-INF before it") }
+            guard let (a, tagLine) = pending else {
+                throw fail("URI '\(line.prefix(60))' without #EXT-X-STREAM-INF before it")
+            }
             variants.append(Variant(attributes: a, uri: String(line.trimmingCharacters(in: " \t")), line: tagLine))
             pending = nil
         }
-        if pending != nil { throw PlaylistError(.malformed, url: url, line: lines.count, "#EXT-X-STREAM-INF at the end has no URI after it") }
-        guard !variants.isEmpty else { throw PlaylistError(.malformed, url: url, line: nil, "master playlist has no #EXT-X-STREAM-INF variants") }
+        if pending != nil {
+            throw PlaylistError(
+                .malformed, url: url, line: lines.count, "#EXT-X-STREAM-INF at the end has no URI after it")
+        }
+        guard !variants.isEmpty else {
+            throw PlaylistError(.malformed, url: url, line: nil, "master playlist has no #EXT-X-STREAM-INF variants")
+        }
     }
 }

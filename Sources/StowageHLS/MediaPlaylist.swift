@@ -56,8 +56,9 @@ public struct MediaPlaylist: Sendable {
         lines = try PlaylistLines(text, url: url).lines
         try parse()
         if !hasEndList && !allowLive && playlistType != "VOD" {
-            throw PlaylistError(.live, url: url, line: nil,
-                                "live playlist (no #EXT-X-ENDLIST): only complete VOD or EVENT playlists can be stored offline")
+            throw PlaylistError(
+                .live, url: url, line: nil,
+                "live playlist (no #EXT-X-ENDLIST): only complete VOD or EVENT playlists can be stored offline")
         }
     }
 
@@ -82,17 +83,24 @@ public struct MediaPlaylist: Sendable {
                 let (name, value) = PlaylistLines.tag(line)
                 switch name {
                 case "#EXTINF":
-                    let durationText = value.split(separator: ",", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
-                    guard let duration = Double(durationText.trimmingCharacters(in: " ")), duration >= 0, duration.isFinite else {
+                    let durationText =
+                        value.split(separator: ",", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
+                    guard let duration = Double(durationText.trimmingCharacters(in: " ")), duration >= 0,
+                        duration.isFinite
+                    else {
                         throw fail("#EXTINF duration '\(durationText.prefix(40))' is not a number")
                     }
                     pendingDuration = duration
                 case "#EXT-X-TARGETDURATION":
-                    guard let v = Double(value.trimmingCharacters(in: " ")) else { throw fail("#EXT-X-TARGETDURATION is not a number") }
+                    guard let v = Double(value.trimmingCharacters(in: " ")) else {
+                        throw fail("#EXT-X-TARGETDURATION is not a number")
+                    }
                     targetDuration = v
                 case "#EXT-X-MEDIA-SEQUENCE":
                     guard !sawSegment else { throw fail("#EXT-X-MEDIA-SEQUENCE must come before the first segment") }
-                    guard let v = Int(value.trimmingCharacters(in: " ")), v >= 0 else { throw fail("#EXT-X-MEDIA-SEQUENCE is not a number") }
+                    guard let v = Int(value.trimmingCharacters(in: " ")), v >= 0 else {
+                        throw fail("#EXT-X-MEDIA-SEQUENCE is not a number")
+                    }
                     mediaSequence = v
                     sequence = v
                 case "#EXT-X-PLAYLIST-TYPE":
@@ -103,10 +111,14 @@ public struct MediaPlaylist: Sendable {
                     pendingGap = true
                 case "#EXT-X-PROGRAM-DATE-TIME":
                     if programDateTime == nil {
-                        programDateTime = (String(value.trimmingCharacters(in: " ")), segments.reduce(0) { $0 + $1.duration })
+                        programDateTime = (
+                            String(value.trimmingCharacters(in: " ")), segments.reduce(0) { $0 + $1.duration }
+                        )
                     }
                 case "#EXT-X-DATERANGE":
-                    if let attrs = try? AttributeList(parsing: value), let id = attrs["ID"], let start = attrs["START-DATE"] {
+                    if let attrs = try? AttributeList(parsing: value), let id = attrs["ID"],
+                        let start = attrs["START-DATE"]
+                    {
                         dateRanges.append((id, start, attrs["X-TITLE"] ?? attrs["X-LABEL"] ?? attrs["CLASS"]))
                     }
                 case "#EXT-X-BYTERANGE":
@@ -119,32 +131,44 @@ public struct MediaPlaylist: Sendable {
                     byteRangeLines.insert(number)
                 case "#EXT-X-KEY":
                     let attrs: AttributeList
-                    do { attrs = try AttributeList(parsing: value) } catch { throw fail("#EXT-X-KEY: \(error.message)") }
+                    do { attrs = try AttributeList(parsing: value) } catch {
+                        throw fail("#EXT-X-KEY: \(error.message)")
+                    }
                     guard let method = attrs["METHOD"] else { throw fail("#EXT-X-KEY has no METHOD") }
                     guard ["NONE", "AES-128", "SAMPLE-AES", "SAMPLE-AES-CTR"].contains(method) else {
                         throw fail("#EXT-X-KEY METHOD \(method.prefix(20)) is not supported")
                     }
                     if method != "NONE" && attrs["URI"] == nil { throw fail("#EXT-X-KEY METHOD=\(method) needs a URI") }
-                    if let iv = attrs["IV"], !Self.isValidIV(iv) { throw fail("#EXT-X-KEY IV '\(iv.prefix(40))' is not a 128-bit hex number") }
-                    let k = Key(method: method, uri: attrs["URI"], iv: attrs["IV"], keyFormat: attrs["KEYFORMAT"], keyID: attrs["KEYID"])
+                    if let iv = attrs["IV"], !Self.isValidIV(iv) {
+                        throw fail("#EXT-X-KEY IV '\(iv.prefix(40))' is not a 128-bit hex number")
+                    }
+                    let k = Key(
+                        method: method, uri: attrs["URI"], iv: attrs["IV"], keyFormat: attrs["KEYFORMAT"],
+                        keyID: attrs["KEYID"])
                     if k.isDeliverable { key = k.isEncrypted ? k : nil }
                     keyLines[number] = k
                 case "#EXT-X-MAP":
                     let attrs: AttributeList
-                    do { attrs = try AttributeList(parsing: value) } catch { throw fail("#EXT-X-MAP: \(error.message)") }
+                    do { attrs = try AttributeList(parsing: value) } catch {
+                        throw fail("#EXT-X-MAP: \(error.message)")
+                    }
                     guard let uri = attrs["URI"], !uri.isEmpty else { throw fail("#EXT-X-MAP has no URI") }
                     var range: ByteRange?
                     if let r = attrs["BYTERANGE"] {
-                        do { range = try ByteRange.parse(r, previousEnd: 0) } catch { throw fail("#EXT-X-MAP \(error.message)") }
+                        do { range = try ByteRange.parse(r, previousEnd: 0) } catch {
+                            throw fail("#EXT-X-MAP \(error.message)")
+                        }
                     }
                     map = InitSection(uri: uri, byteRange: range, line: number)
                 default:
-                    continue // unknown and pass-through tags (DISCONTINUITY, PROGRAM-DATE-TIME, …)
+                    continue  // unknown and pass-through tags (DISCONTINUITY, PROGRAM-DATE-TIME, …)
                 }
                 continue
             }
             // A URI line: one segment.
-            guard let duration = pendingDuration else { throw fail("segment URI '\(line.prefix(60))' has no #EXTINF before it") }
+            guard let duration = pendingDuration else {
+                throw fail("segment URI '\(line.prefix(60))' has no #EXTINF before it")
+            }
             let uri = String(line.trimmingCharacters(in: " \t"))
             var range = pendingRange
             if var r = range, r.offset < 0 {
@@ -163,10 +187,13 @@ public struct MediaPlaylist: Sendable {
                 lastRangeEnd[uri] = nil
             }
             guard segments.count < Self.maxSegments else {
-                throw PlaylistError(.tooLarge, url: url, line: number, "more than \(Self.maxSegments) segments: refused")
+                throw PlaylistError(
+                    .tooLarge, url: url, line: number, "more than \(Self.maxSegments) segments: refused")
             }
-            segments.append(Segment(uri: uri, duration: duration, byteRange: range, mediaSequence: sequence,
-                                    key: key, map: map, isGap: pendingGap, line: number))
+            segments.append(
+                Segment(
+                    uri: uri, duration: duration, byteRange: range, mediaSequence: sequence,
+                    key: key, map: map, isGap: pendingGap, line: number))
             sawSegment = true
             sequence += 1
             pendingDuration = nil
@@ -174,7 +201,8 @@ public struct MediaPlaylist: Sendable {
             pendingGap = false
         }
         if pendingDuration != nil {
-            throw PlaylistError(.malformed, url: url, line: lines.count, "#EXTINF at the end has no segment URI after it")
+            throw PlaylistError(
+                .malformed, url: url, line: lines.count, "#EXTINF at the end has no segment URI after it")
         }
     }
 

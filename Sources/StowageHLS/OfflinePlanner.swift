@@ -33,7 +33,9 @@ public struct OfflinePlanner: Sendable {
     public init() {}
 
     /// Builds the plan for a master playlist and its chosen renditions (`inputs[0]` is the variant).
-    public static func plan(master: MasterPlaylist?, choice: RenditionSelector.Choice?, inputs: [Input]) throws(PlaylistError) -> ResolvedPlan {
+    public static func plan(master: MasterPlaylist?, choice: RenditionSelector.Choice?, inputs: [Input])
+        throws(PlaylistError) -> ResolvedPlan
+    {
         var planner = OfflinePlanner()
         for input in inputs { try planner.add(input) }
         let text: String
@@ -45,8 +47,9 @@ public struct OfflinePlanner: Sendable {
         } else {
             text = ""
         }
-        return ResolvedPlan(masterPlaylist: text, renditions: planner.renditions, resources: planner.resources, bytesEstimate: estimate,
-                            keys: planner.keys, bookmarks: inputs.first.map { Self.indexBookmarks($0.playlist) } ?? [])
+        return ResolvedPlan(
+            masterPlaylist: text, renditions: planner.renditions, resources: planner.resources, bytesEstimate: estimate,
+            keys: planner.keys, bookmarks: inputs.first.map { Self.indexBookmarks($0.playlist) } ?? [])
     }
 
     private mutating func add(_ input: Input) throws(PlaylistError) {
@@ -55,24 +58,31 @@ public struct OfflinePlanner: Sendable {
         let label: String
         switch input.kind {
         case .video: label = "video"
-        case .audio: label = "audio-" + LocalNames.label(input.rendition?.language ?? input.rendition?.name, fallback: "\(index)")
-        case .subtitles: label = "subtitles-" + LocalNames.label(input.rendition?.language ?? input.rendition?.name, fallback: "\(index)")
+        case .audio:
+            label =
+                "audio-" + LocalNames.label(input.rendition?.language ?? input.rendition?.name, fallback: "\(index)")
+        case .subtitles:
+            label =
+                "subtitles-"
+                + LocalNames.label(input.rendition?.language ?? input.rendition?.name, fallback: "\(index)")
         }
         let folder = folders.unique(label)
-        var lineTarget: [Int: String] = [:]   // line -> local path (relative to folder) for URI lines and MAP tags
+        var lineTarget: [Int: String] = [:]  // line -> local path (relative to folder) for URI lines and MAP tags
         var initCount = 0
         for (n, segment) in playlist.segments.enumerated() {
             if let map = segment.map, lineTarget[map.line] == nil {
                 let url = try URIResolver.resolve(map.uri, against: playlist.url, line: map.line)
                 let ext = LocalNames.fileExtension(of: map.uri) ?? "mp4"
-                let path = add(kind: .initSection, rendition: index, url: url, range: map.byteRange,
-                               suggested: "\(folder)/init-\(initCount).\(ext)", container: .fmp4, encrypted: false, duration: 0)
+                let path = add(
+                    kind: .initSection, rendition: index, url: url, range: map.byteRange,
+                    suggested: "\(folder)/init-\(initCount).\(ext)", container: .fmp4, encrypted: false, duration: 0)
                 initCount += 1
                 lineTarget[map.line] = relative(path, from: folder)
             }
             let ext = LocalNames.fileExtension(of: segment.uri)
             let container = Self.container(kind: input.kind, ext: ext, hasMap: segment.map != nil)
-            let defaultExt = container == .webVTT ? "vtt" : container == .fmp4 ? "m4s" : container == .mpegTS ? "ts" : "bin"
+            let defaultExt =
+                container == .webVTT ? "vtt" : container == .fmp4 ? "m4s" : container == .mpegTS ? "ts" : "bin"
             if segment.isGap {
                 // Nothing is stored for a GAP segment, but it keeps its place (EXTINF, GAP and a local URI that
                 // is never fetched): without a URI line its EXTINF and GAP tag would fall to the next segment.
@@ -80,34 +90,47 @@ public struct OfflinePlanner: Sendable {
                 continue
             }
             let url = try URIResolver.resolve(segment.uri, against: playlist.url, line: segment.line)
-            let path = add(kind: input.kind == .subtitles ? .subtitle : .segment, rendition: index, url: url,
-                           range: segment.byteRange, suggested: "\(folder)/seg-\(padded6(n)).\(ext ?? defaultExt)",
-                           container: container, encrypted: segment.key?.isEncrypted ?? false, duration: segment.duration)
+            let path = add(
+                kind: input.kind == .subtitles ? .subtitle : .segment, rendition: index, url: url,
+                range: segment.byteRange, suggested: "\(folder)/seg-\(padded6(n)).\(ext ?? defaultExt)",
+                container: container, encrypted: segment.key?.isEncrypted ?? false, duration: segment.duration)
             lineTarget[segment.line] = relative(path, from: folder)
         }
         let text = try offlineMediaText(playlist, lineTarget: lineTarget)
-        renditions.append(PlannedRendition(kind: input.kind, sourceURL: playlist.url, localPath: "\(folder)/index.m3u8",
-                                           playlist: text, language: input.rendition?.language))
+        renditions.append(
+            PlannedRendition(
+                kind: input.kind, sourceURL: playlist.url, localPath: "\(folder)/index.m3u8",
+                playlist: text, language: input.rendition?.language))
     }
 
-    private mutating func add(kind: PlannedResource.Kind, rendition: Int, url: String, range: ByteRange?, suggested: String,
-                              container: Container, encrypted: Bool, duration: Double) -> String {
+    private mutating func add(
+        kind: PlannedResource.Kind, rendition: Int, url: String, range: ByteRange?, suggested: String,
+        container: Container, encrypted: Bool, duration: Double
+    ) -> String {
         let key = "\(url)#\(range?.offset ?? -1):\(range?.length ?? -1)"
         if let existing = byKey[key] { return resources[existing].localPath }
         byKey[key] = resources.count
-        resources.append(PlannedResource(kind: kind, rendition: rendition, url: url, rangeOffset: range?.offset,
-                                         rangeLength: range?.length, localPath: suggested, container: container,
-                                         encrypted: encrypted, duration: duration))
+        resources.append(
+            PlannedResource(
+                kind: kind, rendition: rendition, url: url, rangeOffset: range?.offset,
+                rangeLength: range?.length, localPath: suggested, container: container,
+                encrypted: encrypted, duration: duration))
         return suggested
     }
 
-    private mutating func offlineMediaText(_ playlist: MediaPlaylist, lineTarget: [Int: String]) throws(PlaylistError) -> String {
+    private mutating func offlineMediaText(_ playlist: MediaPlaylist, lineTarget: [Int: String]) throws(PlaylistError)
+        -> String
+    {
         var out: [String] = []
         for (i, line) in playlist.lines.enumerated() {
             let number = i + 1
             if playlist.byteRangeLines.contains(number) { continue }
             if let target = lineTarget[number] {
-                if line.hasPrefix("#EXT-X-MAP") { out.append("#EXT-X-MAP:URI=\"\(target)\"") } else { out.append(target) }
+                if line.hasPrefix("#EXT-X-MAP") {
+                    out.append("#EXT-X-MAP:URI=\"\(target)\"")
+                } else {
+                    out.append(target)
+                }
             } else if let key = playlist.keyLines[number], let uri = key.uri {
                 // Keys are acquired by the license worker and kept (wrapped) in the store, never next to the
                 // media; offline, key n is served at /keys/n by `stowctl play` while the license allows.
@@ -119,19 +142,22 @@ public struct OfflinePlanner: Sendable {
                     let id = clearKey ? "\(absolute)#\(key.keyID ?? "")" : absolute
                     let n = keyIndex[id] ?? keys.count
                     if n == keys.count {
-                        keys.append(PlannedKey(uri: absolute, method: key.method, keyFormat: clearKey ? MediaPlaylist.Key.clearKey : nil,
-                                               keyID: key.keyID))
+                        keys.append(
+                            PlannedKey(
+                                uri: absolute, method: key.method,
+                                keyFormat: clearKey ? MediaPlaylist.Key.clearKey : nil,
+                                keyID: key.keyID))
                         keyIndex[id] = n
                     }
                     attrs.setQuoted("URI", Self.keyPath(n))
                     // Offline the raw key is served at /keys/n: the key system's own attributes no longer apply.
                     for name in ["KEYFORMAT", "KEYFORMATVERSIONS", "KEYID"] { attrs.remove(name) }
                 } else if let absolute = try? URIResolver.resolve(uri, against: playlist.url, line: number) {
-                    attrs.setQuoted("URI", absolute) // a DRM system's key (http): left to that system
-                }                                    // (skd://, data: … stay as they are)
+                    attrs.setQuoted("URI", absolute)  // a DRM system's key (http): left to that system
+                }  // (skd://, data: … stay as they are)
                 out.append("#EXT-X-KEY:" + attrs.text)
             } else if !line.hasPrefix("#") && !line.allSatisfy(\.isWhitespace) {
-                continue // not a segment's URI line (cannot happen: every URI line is a segment)
+                continue  // not a segment's URI line (cannot happen: every URI line is a segment)
             } else {
                 out.append(String(line))
             }
@@ -149,7 +175,8 @@ public struct OfflinePlanner: Sendable {
             attrs.setQuoted("URI", renditions[i].localPath)
             if input.kind == .audio {
                 let first = inputs.firstIndex { $0.kind == .audio } == i
-                attrs.remove("DEFAULT"); attrs.remove("AUTOSELECT")
+                attrs.remove("DEFAULT")
+                attrs.remove("AUTOSELECT")
                 attrs.set("DEFAULT", first ? "YES" : "NO", quoted: false)
                 attrs.set("AUTOSELECT", "YES", quoted: false)
             }
@@ -157,7 +184,8 @@ public struct OfflinePlanner: Sendable {
         }
         // Renditions without a URI (muxed audio, closed captions) referenced by the variant stay as they were.
         for r in master.renditions where r.uri == nil {
-            let referenced = (r.type == "AUDIO" && r.groupID == choice.variant.audioGroup && choice.audio.isEmpty)
+            let referenced =
+                (r.type == "AUDIO" && r.groupID == choice.variant.audioGroup && choice.audio.isEmpty)
                 || (r.type == "CLOSED-CAPTIONS" && r.groupID == choice.variant.attributes["CLOSED-CAPTIONS"])
             if referenced { out.append("#EXT-X-MEDIA:" + r.attributes.text) }
         }
@@ -199,7 +227,6 @@ public struct OfflinePlanner: Sendable {
         return .other
     }
 }
-
 
 /// `n` zero-padded to six digits.
 func padded6(_ n: Int) -> String {

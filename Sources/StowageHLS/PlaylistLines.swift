@@ -12,7 +12,8 @@ public struct PlaylistLines {
             var line = raw
             if line.last == "\r" { line = line.dropLast() }
             guard line.utf8.count <= Self.maxLineLength else {
-                throw PlaylistError(.tooLarge, url: url, line: index + 1, "line is longer than \(Self.maxLineLength) bytes")
+                throw PlaylistError(
+                    .tooLarge, url: url, line: index + 1, "line is longer than \(Self.maxLineLength) bytes")
             }
             result.append(line)
         }

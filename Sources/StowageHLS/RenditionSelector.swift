@@ -15,7 +15,8 @@ public enum RenditionSelector {
         if let maxHeight = selection.maxHeight {
             candidates = candidates.filter { ($0.resolution?.height ?? 0) <= maxHeight }
             guard !candidates.isEmpty else {
-                throw PlaylistError(.nothingSelectable, url: master.url, line: nil, "no variant is at most \(maxHeight) pixels high")
+                throw PlaylistError(
+                    .nothingSelectable, url: master.url, line: nil, "no variant is at most \(maxHeight) pixels high")
             }
         }
         let withVideo = candidates.filter(\.hasVideo)
@@ -27,35 +28,47 @@ public enum RenditionSelector {
         } else {
             variant = byBandwidth[0]
         }
-        return Choice(variant: variant,
-                      audio: try audio(for: variant, in: master, languages: selection.audio),
-                      subtitles: subtitles(for: variant, in: master, choice: selection.subtitles))
+        return Choice(
+            variant: variant,
+            audio: try audio(for: variant, in: master, languages: selection.audio),
+            subtitles: subtitles(for: variant, in: master, choice: selection.subtitles))
     }
 
-    static func audio(for variant: MasterPlaylist.Variant, in master: MasterPlaylist,
-                      languages: [String]?) throws(PlaylistError) -> [MasterPlaylist.Rendition] {
+    static func audio(
+        for variant: MasterPlaylist.Variant, in master: MasterPlaylist,
+        languages: [String]?
+    ) throws(PlaylistError) -> [MasterPlaylist.Rendition] {
         guard let group = variant.audioGroup else { return [] }
         let members = master.renditions.filter { $0.type == "AUDIO" && $0.groupID == group }
         guard !members.isEmpty else {
-            throw PlaylistError(.malformed, url: master.url, line: variant.line, "variant names AUDIO group '\(group)' that has no #EXT-X-MEDIA")
+            throw PlaylistError(
+                .malformed, url: master.url, line: variant.line,
+                "variant names AUDIO group '\(group)' that has no #EXT-X-MEDIA")
         }
         if let languages, !languages.isEmpty {
             var chosen: [MasterPlaylist.Rendition] = []
             for language in languages {
-                if let r = members.first(where: { matches($0.language, language) }), !chosen.contains(r) { chosen.append(r) }
+                if let r = members.first(where: { matches($0.language, language) }), !chosen.contains(r) {
+                    chosen.append(r)
+                }
             }
             guard !chosen.isEmpty else {
                 let available = members.compactMap(\.language).joined(separator: ", ")
-                throw PlaylistError(.nothingSelectable, url: master.url, line: nil,
-                                    "no audio in \(languages.joined(separator: ",")); available: \(available.isEmpty ? "none labelled" : available)")
+                throw PlaylistError(
+                    .nothingSelectable, url: master.url, line: nil,
+                    "no audio in \(languages.joined(separator: ",")); "
+                        + "available: \(available.isEmpty ? "none labelled" : available)"
+                )
             }
             return chosen
         }
         return [members.first(where: \.isDefault) ?? members[0]]
     }
 
-    static func subtitles(for variant: MasterPlaylist.Variant, in master: MasterPlaylist,
-                          choice: [String]?) -> [MasterPlaylist.Rendition] {
+    static func subtitles(
+        for variant: MasterPlaylist.Variant, in master: MasterPlaylist,
+        choice: [String]?
+    ) -> [MasterPlaylist.Rendition] {
         guard let group = variant.subtitlesGroup, let choice, !choice.isEmpty, choice != ["none"] else { return [] }
         let members = master.renditions.filter { $0.type == "SUBTITLES" && $0.groupID == group && $0.uri != nil }
         if choice.contains("all") { return members }

@@ -10,13 +10,18 @@ public enum URIResolver {
         guard let baseURL = URL(string: base) else {
             throw PlaylistError(.refusedURI, url: base, line: line, "playlist URL is not a valid URL")
         }
-        guard let resolved = URL(string: uri, relativeTo: baseURL)?.absoluteURL
-                ?? URL(string: uri.addingPercentEncoding(withAllowedCharacters: .urlFragmentAllowed) ?? "", relativeTo: baseURL)?.absoluteURL else {
+        guard
+            let resolved = URL(string: uri, relativeTo: baseURL)?.absoluteURL
+                ?? URL(
+                    string: uri.addingPercentEncoding(withAllowedCharacters: .urlFragmentAllowed) ?? "",
+                    relativeTo: baseURL)?.absoluteURL
+        else {
             throw PlaylistError(.refusedURI, url: base, line: line, "'\(uri.prefix(80))' is not a valid URI")
         }
         guard let scheme = resolved.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
-            throw PlaylistError(.refusedURI, url: base, line: line,
-                                "'\(uri.prefix(80))' uses scheme '\(resolved.scheme ?? "")': only http and https are fetched")
+            throw PlaylistError(
+                .refusedURI, url: base, line: line,
+                "'\(uri.prefix(80))' uses scheme '\(resolved.scheme ?? "")': only http and https are fetched")
         }
         guard resolved.host != nil else {
             throw PlaylistError(.refusedURI, url: base, line: line, "'\(uri.prefix(80))' has no host")

@@ -3,7 +3,10 @@
 public enum ContainerCheck {
     /// The container a file should be.
     public enum Kind: String, Sendable {
-        case mpegTS = "ts", fmp4, webVTT = "vtt", other
+        case mpegTS = "ts"
+        case fmp4
+        case webVTT = "vtt"
+        case other
     }
 
     /// Incremental checker fed with consecutive chunks of one file.
@@ -39,7 +42,10 @@ public enum ContainerCheck {
                 if offset % 188 != 0 { return "MPEG-TS length \(offset) is not a multiple of 188 bytes (truncated?)" }
             case .fmp4:
                 if offset == 0 { return "fMP4 file is empty" }
-                if nextBoxAt != offset { return "fMP4 box at offset \(lastBoxStart) runs past the end of the file (\(offset) bytes): truncated" }
+                if nextBoxAt != offset {
+                    return
+                        "fMP4 box at offset \(lastBoxStart) runs past the end of the file (\(offset) bytes): truncated"
+                }
             case .webVTT:
                 var h = header[...]
                 if h.starts(with: [0xEF, 0xBB, 0xBF]) { h = h.dropFirst(3) }
@@ -60,7 +66,9 @@ public enum ContainerCheck {
             // Extensionless URIs are assumed to be TS; packed audio (ID3 tag or ADTS sync first) is not, and
             // has no packet structure to check.
             if offset == 0, chunk.count >= 3, chunk[0] != 0x47,
-               (chunk[0] == 0x49 && chunk[1] == 0x44 && chunk[2] == 0x33) || (chunk[0] == 0xFF && chunk[1] & 0xF0 == 0xF0) {
+                (chunk[0] == 0x49 && chunk[1] == 0x44 && chunk[2] == 0x33)
+                    || (chunk[0] == 0xFF && chunk[1] & 0xF0 == 0xF0)
+            {
                 packedAudio = true
             }
             if packedAudio { return }
@@ -68,7 +76,9 @@ public enum ContainerCheck {
             var position = (188 - Int(offset % 188)) % 188
             while position < chunk.count {
                 if chunk[position] != 0x47 {
-                    failure = "MPEG-TS sync byte missing at offset \(offset + Int64(position)) (packet \((offset + Int64(position)) / 188))"
+                    failure =
+                        "MPEG-TS sync byte missing at offset \(offset + Int64(position)) "
+                        + "(packet \((offset + Int64(position)) / 188))"
                     return
                 }
                 position += 188
@@ -98,11 +108,15 @@ public enum ContainerCheck {
                         if boxHeader.count < 16 { continue }
                         size = boxHeader[8..<16].reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
                     } else if size32 == 0 {
-                        failure = "fMP4 box '\(String(decoding: type, as: UTF8.self))' extends to end of file, which HLS fragments do not use"
+                        failure =
+                            "fMP4 box '\(String(decoding: type, as: UTF8.self))' extends to end of file, "
+                            + "which HLS fragments do not use"
                         return
                     }
                     guard size >= UInt64(boxHeader.count), size < UInt64(Int64.max / 2) else {
-                        failure = "fMP4 box '\(String(decoding: type, as: UTF8.self))' at offset \(nextBoxAt) has an impossible size \(size)"
+                        failure =
+                            "fMP4 box '\(String(decoding: type, as: UTF8.self))' at offset \(nextBoxAt) has "
+                            + "an impossible size \(size)"
                         return
                     }
                     lastBoxStart = nextBoxAt

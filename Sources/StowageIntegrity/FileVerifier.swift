@@ -1,7 +1,8 @@
 import Crypto
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Re-reads a stored file from disk in fixed-size chunks (memory stays bounded whatever the file size)
@@ -15,8 +16,10 @@ public enum FileVerifier {
     }
 
     /// Checks `path`. `expectedBytes`/`expectedSHA256` nil skip those checks.
-    public static func verify(path: String, expectedBytes: Int64?, expectedSHA256: String?,
-                              container: ContainerCheck.Kind, chunkSize: Int = 1 << 20, bytesPerSecond: Int64? = nil) -> Verdict {
+    public static func verify(
+        path: String, expectedBytes: Int64?, expectedSHA256: String?,
+        container: ContainerCheck.Kind, chunkSize: Int = 1 << 20, bytesPerSecond: Int64? = nil
+    ) -> Verdict {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else {
             let reason = errno == ENOENT ? "file is missing" : "cannot open: \(String(cString: strerror(errno)))"
@@ -49,7 +52,12 @@ public enum FileVerifier {
             return Verdict(bytes: total, sha256: digest, problem: problem)
         }
         if let expectedSHA256, expectedSHA256.lowercased() != digest {
-            return Verdict(bytes: total, sha256: digest, problem: "SHA-256 \(digest.prefix(16))… differs from the \(expectedSHA256.prefix(16))… recorded when it was stored")
+            return Verdict(
+                bytes: total, sha256: digest,
+                problem:
+                    "SHA-256 \(digest.prefix(16))… differs from the \(expectedSHA256.prefix(16))… recorded "
+                    + "when it was stored"
+            )
         }
         return Verdict(bytes: total, sha256: digest, problem: nil)
     }

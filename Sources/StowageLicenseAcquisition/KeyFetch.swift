@@ -13,11 +13,16 @@ extension HTTPFetcher {
             let code = Int(response.status.code)
             guard (200..<300).contains(code) else {
                 let retryable = code >= 500 || code == 408 || code == 429
-                throw TaskFailure(code: .license, message: "key server \(Self.redacted(url)) answered HTTP \(code)", retryable: retryable)
+                throw TaskFailure(
+                    code: .license, message: "key server \(Self.redacted(url)) answered HTTP \(code)",
+                    retryable: retryable)
             }
             let body = try await response.body.collect(upTo: 1024)
             guard body.readableBytes == 16 else {
-                throw TaskFailure(code: .license, message: "key server \(Self.redacted(url)) sent \(body.readableBytes) bytes; an AES-128 key is 16", retryable: false)
+                throw TaskFailure(
+                    code: .license,
+                    message: "key server \(Self.redacted(url)) sent \(body.readableBytes) bytes; an AES-128 key is 16",
+                    retryable: false)
             }
             return Array(body.readableBytesView)
         } catch let f as TaskFailure {

@@ -43,10 +43,11 @@ extension HTTPFetcher {
         if let url = work.licenseURL {
             let answer = try await askLicenseAPI(url, work: work)
             let g = answer.granted
-            terms = GrantedTerms(kind: g.kind, requestedAt: requestedAt,
-                                 expiresAt: g.expiresAt ?? g.rentalSeconds.map { requestedAt + $0 },
-                                 playDurationSeconds: g.playDurationSeconds, playCount: g.playCount, playTimeSeconds: g.playTimeSeconds,
-                                 forceExpired: g.forceExpired ?? false, renewalSuggested: g.renewalSuggested ?? false)
+            terms = GrantedTerms(
+                kind: g.kind, requestedAt: requestedAt,
+                expiresAt: g.expiresAt ?? g.rentalSeconds.map { requestedAt + $0 },
+                playDurationSeconds: g.playDurationSeconds, playCount: g.playCount, playTimeSeconds: g.playTimeSeconds,
+                forceExpired: g.forceExpired ?? false, renewalSuggested: g.renewalSuggested ?? false)
             keys = answer.keys
         }
         if keys?.count != work.keyURIs.count {
@@ -61,7 +62,9 @@ extension HTTPFetcher {
         let described = work.keys ?? work.keyURIs.map { PlannedKey(uri: $0, method: "AES-128") }
         var clear: [String: [String]] = [:]
         for k in described where k.keyFormat == "org.w3.clearkey" {
-            guard let id = k.keyID else { throw TaskFailure(code: .license, message: "a Clear Key #EXT-X-KEY has no KEYID", retryable: false) }
+            guard let id = k.keyID else {
+                throw TaskFailure(code: .license, message: "a Clear Key #EXT-X-KEY has no KEYID", retryable: false)
+            }
             clear[k.uri, default: []].append(id)
         }
         var fromServers: [String: [UInt8]] = [:]
@@ -84,7 +87,8 @@ extension HTTPFetcher {
         var req = try request(url, headers: work.headers)
         req.method = .POST
         req.headers.replaceOrAdd(name: "Content-Type", value: "application/json")
-        let body = LicenseAPIRequest(titleURL: work.url, keyURIs: work.keyURIs, requested: work.terms, renewal: work.renewal)
+        let body = LicenseAPIRequest(
+            titleURL: work.url, keyURIs: work.keyURIs, requested: work.terms, renewal: work.renewal)
         req.body = .bytes(ByteBuffer(bytes: (try? JSONEncoder().encode(body)) ?? Data()))
         let shown = Self.redacted(url)
         do {
@@ -92,15 +96,23 @@ extension HTTPFetcher {
             let data = try await response.body.collect(upTo: 1 << 20)
             let code = Int(response.status.code)
             guard (200..<300).contains(code) else {
-                let text = String(decoding: data.readableBytesView.prefix(200), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+                let text = String(decoding: data.readableBytesView.prefix(200), as: UTF8.self).trimmingCharacters(
+                    in: .whitespacesAndNewlines)
                 let retryable = code >= 500 || code == 408 || code == 429
-                throw TaskFailure(code: .license, message: "license server \(shown) \(retryable ? "failed" : "refused the license"): HTTP \(code)\(text.isEmpty ? "" : " (\(text))")",
-                                  retryable: retryable)
+                throw TaskFailure(
+                    code: .license,
+                    message:
+                        "license server \(shown) \(retryable ? "failed" : "refused the license"): "
+                        + "HTTP \(code)\(text.isEmpty ? "" : " (\(text))")",
+                    retryable: retryable)
             }
             do {
                 return try JSONDecoder().decode(LicenseAPIAnswer.self, from: Data(data.readableBytesView))
             } catch {
-                throw TaskFailure(code: .license, message: "license server \(shown) answered something that is not a license: \(error)", retryable: false)
+                throw TaskFailure(
+                    code: .license,
+                    message: "license server \(shown) answered something that is not a license: \(error)",
+                    retryable: false)
             }
         } catch let f as TaskFailure {
             throw f

@@ -22,14 +22,20 @@ public enum LicensePolicy {
     /// Why the license does not allow playing now (nil: it does). `clockRolledBack`: the wall clock went
     /// back beyond the tolerance since last seen, so time-limited licenses count as expired until renewed.
     /// `startingPlay`: a new play is about to be counted (so a used-up play count refuses it).
-    public static func refusal(_ terms: LicenseTerms, _ usage: LicenseUsage, now: Double, clockRolledBack: Bool,
-                               startingPlay: Bool) -> String? {
+    public static func refusal(
+        _ terms: LicenseTerms, _ usage: LicenseUsage, now: Double, clockRolledBack: Bool,
+        startingPlay: Bool
+    ) -> String? {
         if terms.forceExpired { return "the license server revoked the license (forced expiry)" }
         if clockRolledBack && terms.isTimeLimited {
-            return "the system clock went back; time-limited licenses count as expired until renewed online (stowctl renew)"
+            return
+                "the system clock went back; time-limited licenses count as expired until renewed online "
+                + "(stowctl renew)"
         }
         if let end = effectiveExpiry(terms, usage), now >= end {
-            if let playEnd = terms.playDurationSeconds.flatMap({ d in usage.firstPlayedAt.map { $0 + d } }), playEnd <= now {
+            if let playEnd = terms.playDurationSeconds.flatMap({ d in usage.firstPlayedAt.map { $0 + d } }),
+                playEnd <= now
+            {
                 return "the play duration ended (\(Int(terms.playDurationSeconds ?? 0)) s after the first play)"
             }
             return "the rental expired"

@@ -18,8 +18,11 @@ public struct LicenseTerms: Codable, Sendable, Equatable {
     /// The server suggests renewing soon.
     public var renewalSuggested: Bool
 
-    public init(kind: Kind, requestedAt: Double, expiresAt: Double? = nil, playDurationSeconds: Double? = nil,
-                playCountLimit: Int? = nil, playTimeLimitSeconds: Double? = nil, forceExpired: Bool = false, renewalSuggested: Bool = false) {
+    public init(
+        kind: Kind, requestedAt: Double, expiresAt: Double? = nil, playDurationSeconds: Double? = nil,
+        playCountLimit: Int? = nil, playTimeLimitSeconds: Double? = nil, forceExpired: Bool = false,
+        renewalSuggested: Bool = false
+    ) {
         self.kind = kind
         self.requestedAt = requestedAt
         self.expiresAt = expiresAt

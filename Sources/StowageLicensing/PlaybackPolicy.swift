@@ -10,7 +10,10 @@ public enum PlaybackPolicy {
         /// then neither completion nor every file on disk is required.
         public var streaming: Bool
 
-        public init(completed: Bool, expiresAt: Double?, filesPresent: Bool, keysPresent: Bool, now: Double, streaming: Bool = false) {
+        public init(
+            completed: Bool, expiresAt: Double?, filesPresent: Bool, keysPresent: Bool, now: Double,
+            streaming: Bool = false
+        ) {
             self.streaming = streaming
             self.completed = completed
             self.expiresAt = expiresAt

@@ -27,9 +27,13 @@ public final class FaultInjector: Sendable {
         let path = uri.split(separator: "?").first ?? ""
         guard !path.hasSuffix(".m3u8"), !path.hasPrefix("/__"), !path.hasPrefix("/keys/") else { return nil }
         let (a, b) = state.withLockedValue { s -> (UInt64, UInt64) in
-            s ^= s << 13; s ^= s >> 7; s ^= s << 17
+            s ^= s << 13
+            s ^= s >> 7
+            s ^= s << 17
             let first = s
-            s ^= s << 13; s ^= s >> 7; s ^= s << 17
+            s ^= s << 13
+            s ^= s >> 7
+            s ^= s << 17
             return (first, s)
         }
         guard Double(a % 1_000_000) / 1_000_000 < probability else { return nil }

@@ -41,19 +41,24 @@ final class FileHandler: ChannelInboundHandler, @unchecked Sendable {
             head = h
             body.removeAll(keepingCapacity: true)
         case .body(var chunk):
-            if body.count < 1 << 20, let bytes = chunk.readBytes(length: chunk.readableBytes) { body.append(contentsOf: bytes) }
+            if body.count < 1 << 20, let bytes = chunk.readBytes(length: chunk.readableBytes) {
+                body.append(contentsOf: bytes)
+            }
         case .end:
             guard let head else { return }
             self.head = nil
             if head.method == .POST, let licenses = server.licenses,
-               head.uri.hasPrefix("/license") || (head.uri.split(separator: "?").first ?? "").hasSuffix("/clearkey") {
+                head.uri.hasPrefix("/license") || (head.uri.split(separator: "?").first ?? "").hasSuffix("/clearkey")
+            {
                 let clearKey = (head.uri.split(separator: "?").first ?? "").hasSuffix("/clearkey")
-                let (code, answer, delay) = clearKey ? licenses.clearKey(body: body) : licenses.answer(uri: head.uri, body: body)
+                let (code, answer, delay) =
+                    clearKey ? licenses.clearKey(body: body) : licenses.answer(uri: head.uri, body: body)
                 let bound = NIOLoopBound(context, eventLoop: context.eventLoop)
                 var headers = HTTPHeaders()
                 headers.add(name: "Content-Type", value: code == 200 ? "application/json" : "text/plain")
                 context.eventLoop.scheduleTask(in: .milliseconds(Int64(delay))) {
-                    self.send(bound.value, head, status: HTTPResponseStatus(statusCode: code), body: answer, headers: headers)
+                    self.send(
+                        bound.value, head, status: HTTPResponseStatus(statusCode: code), body: answer, headers: headers)
                 }
                 return
             }
@@ -73,8 +78,9 @@ final class FileHandler: ChannelInboundHandler, @unchecked Sendable {
             if let fault = server.faults.draw(for: head.uri) {
                 server.stats.fault(fault.rawValue)
                 let now = Date().timeIntervalSince1970
-                server.log?.record("\(now) \(head.method.rawValue) \(head.uri) FAULT-\(fault.rawValue) 0 "
-                                   + AccessLog.conditionFields(head))
+                server.log?.record(
+                    "\(now) \(head.method.rawValue) \(head.uri) FAULT-\(fault.rawValue) 0 "
+                        + AccessLog.conditionFields(head))
                 switch fault {
                 case .reset:
                     return context.close(promise: nil)
@@ -83,7 +89,9 @@ final class FileHandler: ChannelInboundHandler, @unchecked Sendable {
                 case .unavailable:
                     var headers = HTTPHeaders()
                     headers.add(name: "Retry-After", value: "1")
-                    return send(context, head, status: .serviceUnavailable, body: Data("try again\n".utf8), headers: headers, logged: false)
+                    return send(
+                        context, head, status: .serviceUnavailable, body: Data("try again\n".utf8), headers: headers,
+                        logged: false)
                 case .stall:
                     let bound = NIOLoopBound(context, eventLoop: context.eventLoop)
                     context.eventLoop.scheduleTask(in: .seconds(3)) { self.respond(bound.value, head) }
@@ -93,7 +101,9 @@ final class FileHandler: ChannelInboundHandler, @unchecked Sendable {
             let delay = server.options.latencyMilliseconds
             if delay > 0 {
                 let loopContext = NIOLoopBound(context, eventLoop: context.eventLoop)
-                context.eventLoop.scheduleTask(in: .milliseconds(Int64(delay))) { self.respond(loopContext.value, head) }
+                context.eventLoop.scheduleTask(in: .milliseconds(Int64(delay))) {
+                    self.respond(loopContext.value, head)
+                }
             } else {
                 respond(context, head)
             }
@@ -107,7 +117,9 @@ final class FileHandler: ChannelInboundHandler, @unchecked Sendable {
         if let provider = server.keyProvider, request.uri.hasPrefix("/keys/") {
             return serveKey(context, request, provider)
         }
-        if let location = server.options.redirects[request.uri.split(separator: "?").first.map(String.init) ?? request.uri] {
+        if let location = server.options.redirects[
+            request.uri.split(separator: "?").first.map(String.init) ?? request.uri]
+        {
             var headers = HTTPHeaders()
             headers.add(name: "Location", value: location)
             return send(context, request, status: .found, body: Data(), headers: headers)
@@ -116,7 +128,8 @@ final class FileHandler: ChannelInboundHandler, @unchecked Sendable {
             return send(context, request, status: .forbidden, body: Data((reason + "\n").utf8))
         }
         let path = request.uri.split(separator: "?").first.map(String.init) ?? request.uri
-        guard let url = server.file(for: request.uri), let data = try? Data(contentsOf: url, options: .mappedIfSafe) else {
+        guard let url = server.file(for: request.uri), let data = try? Data(contentsOf: url, options: .mappedIfSafe)
+        else {
             if let provider = server.contentProvider, server.file(for: request.uri) != nil {
                 return serveProvided(context, request, path: path, provider)
             }
@@ -127,12 +140,16 @@ final class FileHandler: ChannelInboundHandler, @unchecked Sendable {
         }
         let attributes = try? FileManager.default.attributesOfItem(atPath: url.path)
         let modified = (attributes?[.modificationDate] as? Date) ?? Date(timeIntervalSince1970: 0)
-        serveData(context, request, path: path, data: data, modified: modified, contentType: Self.contentType(url.pathExtension))
+        serveData(
+            context, request, path: path, data: data, modified: modified,
+            contentType: Self.contentType(url.pathExtension))
     }
 
     /// A file that is not on disk, from the content provider (off the event loop, like keys).
-    private func serveProvided(_ context: ChannelHandlerContext, _ request: HTTPRequestHead, path: String,
-                               _ provider: @escaping OriginServer.ContentProvider) {
+    private func serveProvided(
+        _ context: ChannelHandlerContext, _ request: HTTPRequestHead, path: String,
+        _ provider: @escaping OriginServer.ContentProvider
+    ) {
         let loop = context.eventLoop
         let bound = NIOLoopBound(context, eventLoop: loop)
         let decoded = path.removingPercentEncoding ?? path
@@ -144,8 +161,9 @@ final class FileHandler: ChannelInboundHandler, @unchecked Sendable {
                     self.send(bound.value, request, status: .notFound, body: Data("not found\n".utf8))
                 case .success(let data)?:
                     let ext = (decoded as NSString).pathExtension
-                    self.serveData(bound.value, request, path: path, data: data, modified: Date(timeIntervalSince1970: 0),
-                                   contentType: Self.contentType(ext))
+                    self.serveData(
+                        bound.value, request, path: path, data: data, modified: Date(timeIntervalSince1970: 0),
+                        contentType: Self.contentType(ext))
                 case .failure(let refusal)?:
                     self.send(bound.value, request, status: .badGateway, body: Data((refusal.reason + "\n").utf8))
                 }
@@ -154,14 +172,17 @@ final class FileHandler: ChannelInboundHandler, @unchecked Sendable {
     }
 
     /// Answers with `data` (whole, or the requested range), and reports what was served.
-    private func serveData(_ context: ChannelHandlerContext, _ request: HTTPRequestHead, path: String, data: Data, modified: Date,
-                           contentType: String) {
+    private func serveData(
+        _ context: ChannelHandlerContext, _ request: HTTPRequestHead, path: String, data: Data, modified: Date,
+        contentType: String
+    ) {
         var data = data
         // Signed playlists differ on every request: served whole, never from a cache.
         let signed = server.signer != nil && path.lowercased().hasSuffix(".m3u8")
         if let signer = server.signer, signed {
-            let text = signer.sign(playlist: String(decoding: data, as: UTF8.self), at: path,
-                                   host: request.headers.first(name: "Host"))
+            let text = signer.sign(
+                playlist: String(decoding: data, as: UTF8.self), at: path,
+                host: request.headers.first(name: "Host"))
             data = Data(text.utf8)
         }
         defer { if request.method == .GET { server.onServed?(path, servedBytes, data.count) } }
@@ -191,28 +212,38 @@ final class FileHandler: ChannelInboundHandler, @unchecked Sendable {
 
     /// Promises the whole file, sends half of it, and closes: a truncated body.
     private func truncate(_ context: ChannelHandlerContext, _ request: HTTPRequestHead) {
-        guard let url = server.file(for: request.uri), let data = try? Data(contentsOf: url, options: .mappedIfSafe) else {
+        guard let url = server.file(for: request.uri), let data = try? Data(contentsOf: url, options: .mappedIfSafe)
+        else {
             return send(context, request, status: .notFound, body: Data("not found\n".utf8))
         }
         var headers = HTTPHeaders()
         headers.add(name: "Content-Length", value: "\(data.count)")
-        context.write(wrapOutboundOut(.head(HTTPResponseHead(version: request.version, status: .ok, headers: headers))), promise: nil)
+        context.write(
+            wrapOutboundOut(.head(HTTPResponseHead(version: request.version, status: .ok, headers: headers))),
+            promise: nil)
         var buffer = context.channel.allocator.buffer(capacity: data.count / 2)
         buffer.writeBytes(data.prefix(data.count / 2))
-        context.writeAndFlush(wrapOutboundOut(.body(.byteBuffer(buffer)))).whenComplete { _ in context.close(promise: nil) }
+        context.writeAndFlush(wrapOutboundOut(.body(.byteBuffer(buffer)))).whenComplete { _ in
+            context.close(promise: nil)
+        }
     }
 
-    private func send(_ context: ChannelHandlerContext, _ request: HTTPRequestHead, status: HTTPResponseStatus, body: Data,
-                      headers: HTTPHeaders = HTTPHeaders(), logged: Bool = true) {
+    private func send(
+        _ context: ChannelHandlerContext, _ request: HTTPRequestHead, status: HTTPResponseStatus, body: Data,
+        headers: HTTPHeaders = HTTPHeaders(), logged: Bool = true
+    ) {
         var headers = headers
         headers.replaceOrAdd(name: "Content-Length", value: "\(body.count)")
         let keepAlive = request.isKeepAlive
         headers.replaceOrAdd(name: "Connection", value: keepAlive ? "keep-alive" : "close")
-        context.write(wrapOutboundOut(.head(HTTPResponseHead(version: request.version, status: status, headers: headers))), promise: nil)
+        context.write(
+            wrapOutboundOut(.head(HTTPResponseHead(version: request.version, status: status, headers: headers))),
+            promise: nil)
         if logged {
             let now = Date().timeIntervalSince1970, sent = request.method == .HEAD ? 0 : body.count
-            server.log?.record("\(now) \(request.method.rawValue) \(request.uri) \(status.code) \(sent) "
-                               + AccessLog.conditionFields(request))
+            server.log?.record(
+                "\(now) \(request.method.rawValue) \(request.uri) \(status.code) \(sent) "
+                    + AccessLog.conditionFields(request))
         }
         let rate = server.options.throttleBytesPerSecond
         if rate > 0 && request.method != .HEAD && !body.isEmpty {
@@ -248,11 +279,15 @@ final class FileHandler: ChannelInboundHandler, @unchecked Sendable {
         if remaining.isEmpty { return finish(context, keepAlive: keepAlive) }
         let bound = NIOLoopBound(context, eventLoop: context.eventLoop)
         let delay = Int64(chunk.count) * 1_000_000 / Int64(rate)
-        context.eventLoop.scheduleTask(in: .microseconds(delay)) { self.sendThrottled(bound.value, remaining, rate: rate, keepAlive: keepAlive) }
+        context.eventLoop.scheduleTask(in: .microseconds(delay)) {
+            self.sendThrottled(bound.value, remaining, rate: rate, keepAlive: keepAlive)
+        }
     }
 
     /// Asks the key provider off the event loop (it talks to the scheduler), then answers on it.
-    private func serveKey(_ context: ChannelHandlerContext, _ request: HTTPRequestHead, _ provider: @escaping OriginServer.KeyProvider) {
+    private func serveKey(
+        _ context: ChannelHandlerContext, _ request: HTTPRequestHead, _ provider: @escaping OriginServer.KeyProvider
+    ) {
         let path = request.uri.split(separator: "?").first.map(String.init) ?? ""
         guard let index = Int(path.dropFirst("/keys/".count)), index >= 0 else {
             return send(context, request, status: .notFound, body: Data("no such key\n".utf8))
@@ -269,7 +304,9 @@ final class FileHandler: ChannelInboundHandler, @unchecked Sendable {
                     headers.add(name: "Content-Type", value: "application/octet-stream")
                     self.send(bound.value, request, status: .ok, body: Data(key), headers: headers)
                 case .failure(let refusal):
-                    self.send(bound.value, request, status: .forbidden, body: Data((refusal.reason + "\n").utf8), headers: headers)
+                    self.send(
+                        bound.value, request, status: .forbidden, body: Data((refusal.reason + "\n").utf8),
+                        headers: headers)
                 }
             }
         }

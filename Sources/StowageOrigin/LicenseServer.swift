@@ -61,7 +61,7 @@ public final class LicenseServer: Sendable {
     /// HLS key delivery: a GET of a key file whose path has a rule in the policy obeys it (refuse, failures,
     /// delay) and is logged as a grant. nil when no rule applies (the file is served as it is).
     func keyDelivery(path: String, uri: String) -> (Int, Data, Int)? {
-        guard !path.hasSuffix(".m3u8") else { return nil }   // playlists are keyed by title, not as key files
+        guard !path.hasSuffix(".m3u8") else { return nil }  // playlists are keyed by title, not as key files
         let policy = loadPolicy()
         guard let rule = policy.titles?[path] else { return nil }
         let delay = rule.delayMs ?? 0
@@ -74,16 +74,24 @@ public final class LicenseServer: Sendable {
     /// W3C Clear Key: `{"kids": [b64url], "type"}` -> `{"keys": [{"kty": "oct", "kid", "k"}], "type"}`.
     func clearKey(body: Data) -> (Int, Data, Int) {
         let policy = loadPolicy()
-        struct Req: Codable { var kids: [String]; var type: String? }
-        guard let req = try? JSONDecoder().decode(Req.self, from: body) else { return (400, Data("not a Clear Key request\n".utf8), 0) }
+        struct Req: Codable {
+            var kids: [String]
+            var type: String?
+        }
+        guard let req = try? JSONDecoder().decode(Req.self, from: body) else {
+            return (400, Data("not a Clear Key request\n".utf8), 0)
+        }
         if policy.default?.refuse == true { return (403, Data("refused by the license policy\n".utf8), 0) }
         var keys: [[String: String]] = []
         for kid in req.kids {
             guard let raw = KeyEncoding.base64urlDecode(kid), let key = policy.clearkeys?[KeyEncoding.hexString(raw)],
-                  let keyBytes = KeyEncoding.hex(key) else { continue }
+                let keyBytes = KeyEncoding.hex(key)
+            else { continue }
             keys.append(["kty": "oct", "kid": kid, "k": KeyEncoding.base64url(keyBytes)])
         }
-        let answer = (try? JSONSerialization.data(withJSONObject: ["keys": keys, "type": req.type ?? "temporary"], options: [.sortedKeys])) ?? Data()
+        let answer =
+            (try? JSONSerialization.data(
+                withJSONObject: ["keys": keys, "type": req.type ?? "temporary"], options: [.sortedKeys])) ?? Data()
         grantLog?.record("{\"clearkey\":\(keys.count)}")
         return (200, answer, 0)
     }
@@ -99,7 +107,9 @@ public final class LicenseServer: Sendable {
     }
 
     private func loadPolicy() -> Policy {
-        policyPath.flatMap { FileManager.default.contents(atPath: $0) }.flatMap { try? JSONDecoder().decode(Policy.self, from: $0) } ?? Policy()
+        policyPath.flatMap { FileManager.default.contents(atPath: $0) }.flatMap {
+            try? JSONDecoder().decode(Policy.self, from: $0)
+        } ?? Policy()
     }
 
     /// Answers one license request: (HTTP status, body, delay before answering in ms).
@@ -128,7 +138,13 @@ public final class LicenseServer: Sendable {
         } else {
             rental = nil
         }
-        func lower<T: Comparable>(_ a: T?, _ b: T?) -> T? { switch (a, b) { case let (x?, y?): min(x, y); case (let x?, nil): x; default: b } }
+        func lower<T: Comparable>(_ a: T?, _ b: T?) -> T? {
+            switch (a, b) {
+            case let (x?, y?): min(x, y)
+            case (let x?, nil): x
+            default: b
+            }
+        }
         var granted: [String: Any] = ["kind": kind]
         if let rental { granted["rentalSeconds"] = rental }
         if let v = lower(rule.playCount, asked?.playCount) { granted["playCount"] = v }
@@ -136,8 +152,12 @@ public final class LicenseServer: Sendable {
         if let v = lower(rule.playTimeSeconds, asked?.playTimeSeconds) { granted["playTimeSeconds"] = v }
         if rule.forceExpired == true { granted["forceExpired"] = true }
         if rule.renewalSuggested == true { granted["renewalSuggested"] = true }
-        let answer = (try? JSONSerialization.data(withJSONObject: ["granted": granted], options: [.sortedKeys])) ?? Data()
-        let logLine: [String: Any] = ["at": Date().timeIntervalSince1970, "title": key, "user": user ?? "", "renewal": request.renewal ?? false, "granted": granted]
+        let answer =
+            (try? JSONSerialization.data(withJSONObject: ["granted": granted], options: [.sortedKeys])) ?? Data()
+        let logLine: [String: Any] = [
+            "at": Date().timeIntervalSince1970, "title": key, "user": user ?? "", "renewal": request.renewal ?? false,
+            "granted": granted,
+        ]
         if let line = try? JSONSerialization.data(withJSONObject: logLine, options: [.sortedKeys]) {
             grantLog?.record(String(decoding: line, as: UTF8.self))
         }

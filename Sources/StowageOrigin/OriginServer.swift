@@ -1,9 +1,9 @@
 import Foundation
 import Logging
+import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP1
 import NIOPosix
-import NIOConcurrencyHelpers
 
 /// Serves a directory over HTTP/1.1 with keep-alive and byte ranges: the development HLS origin
 /// (`stowage-origin serve`, which can add latency and log every request) and the offline playback server
@@ -41,8 +41,11 @@ public final class OriginServer: Sendable {
         /// any other file without a valid, unexpired signature (nil = off). See ``URLSigner``.
         public var signURLs: TimeInterval?
 
-        public init(root: URL, host: String = "127.0.0.1", port: Int = 8080, latencyMilliseconds: Int = 0, accessLog: String? = nil,
-                    throttleBytesPerSecond: Int = 0) {
+        public init(
+            root: URL, host: String = "127.0.0.1", port: Int = 8080, latencyMilliseconds: Int = 0,
+            accessLog: String? = nil,
+            throttleBytesPerSecond: Int = 0
+        ) {
             self.root = root
             self.host = host
             self.port = port
@@ -74,8 +77,10 @@ public final class OriginServer: Sendable {
     /// Signs playlists and checks signatures, when `Options.signURLs` is set.
     let signer: URLSigner?
 
-    public init(options: Options, logger: Logger, keyProvider: KeyProvider? = nil, licenses: LicenseServer? = nil,
-                onServed: ServedHook? = nil, contentProvider: ContentProvider? = nil) {
+    public init(
+        options: Options, logger: Logger, keyProvider: KeyProvider? = nil, licenses: LicenseServer? = nil,
+        onServed: ServedHook? = nil, contentProvider: ContentProvider? = nil
+    ) {
         self.options = options
         self.contentProvider = contentProvider
         self.onServed = onServed

@@ -26,7 +26,9 @@ public enum SampleTitle {
             "-f", "hls", "-hls_time", "\(segmentSeconds)", "-hls_playlist_type", "vod",
             "-hls_segment_filename", "\(dir)/v%v/seg%03d.ts",
             "-master_pl_name", "master.m3u8",
-            "-var_stream_map", "v:0,agroup:aud,name:360p v:1,agroup:aud,name:480p v:2,agroup:aud,name:720p a:0,agroup:aud,language:en,name:English,default:yes",
+            "-var_stream_map",
+            "v:0,agroup:aud,name:360p v:1,agroup:aud,name:480p v:2,agroup:aud,name:720p a:0,agroup:aud,"
+                + "language:en,name:English,default:yes",
             "\(dir)/v%v/index.m3u8",
         ]
         let process = Process()
@@ -40,7 +42,11 @@ public enum SampleTitle {
         let output = errors.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         guard process.terminationStatus == 0 else {
-            throw Failure(description: "ffmpeg failed (\(process.terminationStatus)): \(String(decoding: output, as: UTF8.self).prefix(2000))")
+            throw Failure(
+                description:
+                    "ffmpeg failed (\(process.terminationStatus)):"
+                    + " \(String(decoding: output, as: UTF8.self).prefix(2000))"
+            )
         }
     }
 }

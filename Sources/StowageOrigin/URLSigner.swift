@@ -27,7 +27,10 @@ public struct URLSigner: Sendable {
         let text = text.trimmingCharacters(in: .whitespaces).lowercased()
         let units: [Character: TimeInterval] = ["s": 1, "m": 60, "h": 3600, "d": 86400]
         var number = Substring(text), unit: TimeInterval = 1
-        if let last = text.last, let seconds = units[last] { number = number.dropLast(); unit = seconds }
+        if let last = text.last, let seconds = units[last] {
+            number = number.dropLast()
+            unit = seconds
+        }
         guard let value = TimeInterval(number), value.isFinite, value > 0 else { return nil }
         return value * unit
     }
@@ -48,8 +51,9 @@ public struct URLSigner: Sendable {
         }
         if expiry == nil, signature == nil, path.lowercased().hasSuffix(".m3u8") { return nil }
         guard let expiry, let expires = Int(expiry), let signature, let mac = Self.bytes(hex: signature),
-              HMAC<SHA256>.isValidAuthenticationCode(mac, authenticating: Self.message(path, expires),
-                                                     using: SymmetricKey(data: key))
+            HMAC<SHA256>.isValidAuthenticationCode(
+                mac, authenticating: Self.message(path, expires),
+                using: SymmetricKey(data: key))
         else { return "URL signature missing or invalid" }
         return now.timeIntervalSince1970 < TimeInterval(expires) ? nil : "URL expired"
     }
@@ -110,8 +114,8 @@ public struct URLSigner: Sendable {
         let absolute = scheme.first?.isLetter == true && reference.dropFirst(scheme.count).hasPrefix(":")
         if absolute || reference.hasPrefix("//") {
             guard !absolute || ["http", "https"].contains(scheme.lowercased()),
-                  let parts = URLComponents(string: absolute ? uri : "http:" + uri), let name = parts.host,
-                  let host, (name + (parts.port.map { ":\($0)" } ?? "")).lowercased() == host.lowercased()
+                let parts = URLComponents(string: absolute ? uri : "http:" + uri), let name = parts.host,
+                let host, (name + (parts.port.map { ":\($0)" } ?? "")).lowercased() == host.lowercased()
             else { return nil }
             return parts.percentEncodedPath.isEmpty ? "/" : parts.percentEncodedPath
         }
@@ -128,7 +132,10 @@ public struct URLSigner: Sendable {
         var segments: [Substring] = []
         for segment in rooted.split(separator: "/", omittingEmptySubsequences: false).dropFirst() {
             if segment == "." { continue }
-            if segment == ".." { _ = segments.popLast(); continue }
+            if segment == ".." {
+                _ = segments.popLast()
+                continue
+            }
             segments.append(segment)
         }
         return Data(("/" + segments.joined(separator: "/") + "|\(expires)").utf8)

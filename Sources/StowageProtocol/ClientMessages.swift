@@ -66,8 +66,10 @@ public struct LimitsInfo: Codable, Sendable, Equatable {
     /// In a change: forget the stored values and go back to the defaults (`stowctl limits --reset`).
     public var reset: Bool?
 
-    public init(titles: Int? = nil, perTitle: Int? = nil, perHost: Int? = nil, licenses: Int? = nil, bandwidth: Int64? = nil,
-                diskCushion: Int64? = nil, reset: Bool? = nil) {
+    public init(
+        titles: Int? = nil, perTitle: Int? = nil, perHost: Int? = nil, licenses: Int? = nil, bandwidth: Int64? = nil,
+        diskCushion: Int64? = nil, reset: Bool? = nil
+    ) {
         self.titles = titles
         self.perTitle = perTitle
         self.perHost = perHost
@@ -91,7 +93,9 @@ public struct PlayAuthorization: Codable, Sendable, Equatable {
     /// missing fetched on demand from its source (never written, never counted as downloaded).
     public var streaming: StreamingPlan?
 
-    public init(playable: Bool, reason: String?, directory: String?, entryPlaylist: String?, streaming: StreamingPlan? = nil) {
+    public init(
+        playable: Bool, reason: String?, directory: String?, entryPlaylist: String?, streaming: StreamingPlan? = nil
+    ) {
         self.playable = playable
         self.reason = reason
         self.directory = directory
@@ -145,8 +149,10 @@ public struct SubmitRequest: Codable, Sendable, Equatable {
     /// A poster / thumbnail to fetch with the title.
     public var posterURL: String?
 
-    public init(url: String, name: String?, priority: Int, headers: [Header], selection: Selection,
-                terms: RequestedTerms? = nil, licenseURL: String? = nil, preloadOnly: Bool = false) {
+    public init(
+        url: String, name: String?, priority: Int, headers: [Header], selection: Selection,
+        terms: RequestedTerms? = nil, licenseURL: String? = nil, preloadOnly: Bool = false
+    ) {
         self.url = url
         self.name = name
         self.priority = priority
@@ -210,8 +216,10 @@ public struct WorkerInfo: Codable, Sendable, Equatable {
     public var lastSeenSecondsAgo: Double
     public var alive: Bool
 
-    public init(id: String, kind: WorkerKind, host: String, pid: Int32, capacity: Int, tasksInHand: Int,
-                lastSeenSecondsAgo: Double, alive: Bool) {
+    public init(
+        id: String, kind: WorkerKind, host: String, pid: Int32, capacity: Int, tasksInHand: Int,
+        lastSeenSecondsAgo: Double, alive: Bool
+    ) {
         self.id = id
         self.kind = kind
         self.host = host
@@ -235,8 +243,10 @@ public struct LicenseReport: Codable, Sendable, Equatable {
     public var playable: Bool
     public var reason: String?
 
-    public init(token: String, license: LicenseStatus?, licenseURL: String?, forceExpired: Bool, renewalSuggested: Bool,
-                renewing: Bool, lastError: String?, playable: Bool, reason: String?) {
+    public init(
+        token: String, license: LicenseStatus?, licenseURL: String?, forceExpired: Bool, renewalSuggested: Bool,
+        renewing: Bool, lastError: String?, playable: Bool, reason: String?
+    ) {
         self.token = token
         self.license = license
         self.licenseURL = licenseURL

@@ -41,7 +41,8 @@ public enum FrameCodec {
         do {
             return try decoder.decode(T.self, from: Data(envelope.body))
         } catch {
-            throw ProtocolError(.badBody, "\(envelope.command.rawValue) body is not a valid \(T.self): \(describe(error))")
+            throw ProtocolError(
+                .badBody, "\(envelope.command.rawValue) body is not a valid \(T.self): \(describe(error))")
         }
     }
 
@@ -49,7 +50,8 @@ public enum FrameCodec {
     public static func printable(_ bytes: [UInt8], limit: Int = 32) -> String {
         let prefix = bytes.prefix(limit)
         if let text = String(validating: prefix, as: UTF8.self),
-           text.unicodeScalars.allSatisfy({ $0.value >= 0x20 && $0.value < 0x7f }) {
+            text.unicodeScalars.allSatisfy({ $0.value >= 0x20 && $0.value < 0x7f })
+        {
             return "\"\(text)\"" + (bytes.count > limit ? "…" : "")
         }
         return "0x" + prefix.map { String(format: "%02x", $0) }.joined() + (bytes.count > limit ? "…" : "")
@@ -59,7 +61,7 @@ public enum FrameCodec {
         switch error {
         case DecodingError.keyNotFound(let key, _): "missing field '\(key.stringValue)'"
         case DecodingError.typeMismatch(_, let ctx), DecodingError.valueNotFound(_, let ctx),
-             DecodingError.dataCorrupted(let ctx):
+            DecodingError.dataCorrupted(let ctx):
             ctx.codingPath.map(\.stringValue).joined(separator: ".") + ": " + ctx.debugDescription
         default: "\(error)"
         }

@@ -23,8 +23,12 @@ public struct HostAllowList: Codable, Sendable, Equatable {
 
     /// nil when `url` may be fetched; otherwise why not, naming the URL.
     public func refusal(_ url: String) -> String? {
-        guard let host = URL(string: url)?.host, !host.isEmpty else { return "\(URLRedaction.redacted(url).prefix(200)): no host in the URL" }
-        return allows(host: host) ? nil
-            : "\(URLRedaction.redacted(url).prefix(200)): host \(host) is not on the allow-list (\(entries.joined(separator: ",")))"
+        guard let host = URL(string: url)?.host, !host.isEmpty else {
+            return "\(URLRedaction.redacted(url).prefix(200)): no host in the URL"
+        }
+        return allows(host: host)
+            ? nil
+            : "\(URLRedaction.redacted(url).prefix(200)): host \(host) is not on the allow-list "
+                + "(\(entries.joined(separator: ",")))"
     }
 }

@@ -13,8 +13,10 @@ public struct ResolvedPlan: Codable, Sendable, Equatable {
     /// Index bookmarks that come with the source (`EXT-X-DATERANGE` with a `PROGRAM-DATE-TIME` timeline).
     public var bookmarks: [Bookmark]
 
-    public init(masterPlaylist: String, renditions: [PlannedRendition], resources: [PlannedResource], bytesEstimate: Int64?,
-                keys: [PlannedKey] = [], bookmarks: [Bookmark] = []) {
+    public init(
+        masterPlaylist: String, renditions: [PlannedRendition], resources: [PlannedResource], bytesEstimate: Int64?,
+        keys: [PlannedKey] = [], bookmarks: [Bookmark] = []
+    ) {
         self.masterPlaylist = masterPlaylist
         self.renditions = renditions
         self.resources = resources
@@ -78,7 +80,11 @@ public struct PlannedRendition: Codable, Sendable, Equatable {
 
 /// One file of the offline copy.
 public struct PlannedResource: Codable, Sendable, Equatable {
-    public enum Kind: String, Codable, Sendable { case segment, initSection = "init", subtitle, poster }
+    public enum Kind: String, Codable, Sendable {
+        case segment
+        case initSection = "init"
+        case subtitle, poster
+    }
     public var kind: Kind
     public var rendition: Int
     public var url: String
@@ -90,8 +96,10 @@ public struct PlannedResource: Codable, Sendable, Equatable {
     public var encrypted: Bool
     public var duration: Double
 
-    public init(kind: Kind, rendition: Int, url: String, rangeOffset: Int64?, rangeLength: Int64?,
-                localPath: String, container: Container, encrypted: Bool, duration: Double) {
+    public init(
+        kind: Kind, rendition: Int, url: String, rangeOffset: Int64?, rangeLength: Int64?,
+        localPath: String, container: Container, encrypted: Bool, duration: Double
+    ) {
         self.kind = kind
         self.rendition = rendition
         self.url = url

@@ -20,9 +20,12 @@ public struct SchedulerStats: Codable, Sendable, Equatable {
     public var droppedMessages: Int
     public var uptimeSeconds: Double
 
-    public init(titles: [String: Int], queued: [String: Int], leases: Int, workers: [String: Int], verifiedBytes: Int64,
-                bytesPerSecond: Double, bytesRemaining: Int64, etaSeconds: Double?, retries: [String: Int], droppedMessages: Int,
-                uptimeSeconds: Double) {
+    public init(
+        titles: [String: Int], queued: [String: Int], leases: Int, workers: [String: Int], verifiedBytes: Int64,
+        bytesPerSecond: Double, bytesRemaining: Int64, etaSeconds: Double?, retries: [String: Int],
+        droppedMessages: Int,
+        uptimeSeconds: Double
+    ) {
         self.titles = titles
         self.queued = queued
         self.leases = leases

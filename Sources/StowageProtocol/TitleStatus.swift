@@ -24,8 +24,10 @@ public struct LicenseStatus: Codable, Sendable, Equatable {
     public var playTimeRemainingSeconds: Double?
     public var expired: Bool
 
-    public init(kind: LicenseKind, requestedAt: String?, expiresAt: String?, playDurationSeconds: Double? = nil,
-                playsRemaining: Int? = nil, playTimeRemainingSeconds: Double? = nil, expired: Bool) {
+    public init(
+        kind: LicenseKind, requestedAt: String?, expiresAt: String?, playDurationSeconds: Double? = nil,
+        playsRemaining: Int? = nil, playTimeRemainingSeconds: Double? = nil, expired: Bool
+    ) {
         self.kind = kind
         self.requestedAt = requestedAt
         self.expiresAt = expiresAt
@@ -76,10 +78,12 @@ public struct TitleStatus: Codable, Sendable, Equatable {
     /// A `requested` title waiting for a "titles at once" slot: its place in that queue (1 = next).
     public var queuePosition: Int?
 
-    public init(token: String, url: String, name: String?, state: TitleState, progress: Double,
-                bytesDownloaded: Int64, bytesExpected: Int64?, segmentsDone: Int, segmentsTotal: Int,
-                requestedAt: String?, startedAt: String?, endedAt: String?, license: LicenseStatus?,
-                localPlaylist: String?, playableOffline: Bool, error: TitleError?) {
+    public init(
+        token: String, url: String, name: String?, state: TitleState, progress: Double,
+        bytesDownloaded: Int64, bytesExpected: Int64?, segmentsDone: Int, segmentsTotal: Int,
+        requestedAt: String?, startedAt: String?, endedAt: String?, license: LicenseStatus?,
+        localPlaylist: String?, playableOffline: Bool, error: TitleError?
+    ) {
         self.token = token
         self.url = url
         self.name = name

@@ -17,7 +17,8 @@ public struct Header: Codable, Sendable, Equatable {
         let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
         let allowed = Set("!#$%&'*+-.^_`|~0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
         guard !name.isEmpty, name.allSatisfy({ allowed.contains($0) }),
-              !value.unicodeScalars.contains(where: { $0.value < 0x20 && $0 != "\t" || $0.value == 0x7f }) else { return nil }
+            !value.unicodeScalars.contains(where: { $0.value < 0x20 && $0 != "\t" || $0.value == 0x7f })
+        else { return nil }
         self.init(name: name, value: value)
     }
 }
@@ -98,7 +99,10 @@ public struct LicenseWork: Codable, Sendable, Equatable {
     /// Per key (same order as `keyURIs`): its key system, nil for HLS key delivery.
     public var keys: [PlannedKey]?
 
-    public init(url: String, headers: [Header], keyURIs: [String], terms: RequestedTerms? = nil, licenseURL: String? = nil, renewal: Bool = false) {
+    public init(
+        url: String, headers: [Header], keyURIs: [String], terms: RequestedTerms? = nil, licenseURL: String? = nil,
+        renewal: Bool = false
+    ) {
         self.url = url
         self.headers = headers
         self.keyURIs = keyURIs
@@ -116,7 +120,10 @@ public struct RequestedTerms: Codable, Sendable, Equatable {
     public var playCount: Int?
     public var playTimeSeconds: Double?
 
-    public init(kind: LicenseKind, rentalSeconds: Double? = nil, playDurationSeconds: Double? = nil, playCount: Int? = nil, playTimeSeconds: Double? = nil) {
+    public init(
+        kind: LicenseKind, rentalSeconds: Double? = nil, playDurationSeconds: Double? = nil, playCount: Int? = nil,
+        playTimeSeconds: Double? = nil
+    ) {
         self.kind = kind
         self.rentalSeconds = rentalSeconds
         self.playDurationSeconds = playDurationSeconds
@@ -136,8 +143,11 @@ public struct GrantedTerms: Codable, Sendable, Equatable {
     public var forceExpired: Bool
     public var renewalSuggested: Bool
 
-    public init(kind: LicenseKind, requestedAt: Double, expiresAt: Double? = nil, playDurationSeconds: Double? = nil, playCount: Int? = nil,
-                playTimeSeconds: Double? = nil, forceExpired: Bool = false, renewalSuggested: Bool = false) {
+    public init(
+        kind: LicenseKind, requestedAt: Double, expiresAt: Double? = nil, playDurationSeconds: Double? = nil,
+        playCount: Int? = nil,
+        playTimeSeconds: Double? = nil, forceExpired: Bool = false, renewalSuggested: Bool = false
+    ) {
         self.kind = kind
         self.requestedAt = requestedAt
         self.expiresAt = expiresAt
@@ -150,10 +160,11 @@ public struct GrantedTerms: Codable, Sendable, Equatable {
 
     /// The terms a request gets when no license server decides (the operator's own policy).
     public init(requested: RequestedTerms?, at requestedAt: Double) {
-        self.init(kind: requested?.kind ?? .none, requestedAt: requestedAt,
-                  expiresAt: requested?.rentalSeconds.map { requestedAt + $0 },
-                  playDurationSeconds: requested?.playDurationSeconds, playCount: requested?.playCount,
-                  playTimeSeconds: requested?.playTimeSeconds)
+        self.init(
+            kind: requested?.kind ?? .none, requestedAt: requestedAt,
+            expiresAt: requested?.rentalSeconds.map { requestedAt + $0 },
+            playDurationSeconds: requested?.playDurationSeconds, playCount: requested?.playCount,
+            playTimeSeconds: requested?.playTimeSeconds)
     }
 }
 

@@ -4,8 +4,8 @@ import Logging
 import ServiceLifecycle
 import StowageProtocol
 import StowageRuntime
-import StowageSchedulerService
 import StowageSchedulerCore
+import StowageSchedulerService
 
 /// `stowage-scheduler`: the store, the limits, the leases and recovery, behind one ZeroMQ ROUTER.
 struct SchedulerCommand: AsyncParsableCommand {

@@ -17,7 +17,8 @@ struct AtRestTests {
         let originFrames = try OfflineCopy.framemd5(h.originURL + "v360p/index.m3u8")
         #expect(try h.stowctl(["verify", token]).0 == 0, "a sound copy verifies")
         // Flip one byte in the middle of a stored segment.
-        let segment = URL(fileURLWithPath: master).deletingLastPathComponent().appendingPathComponent("video/seg-000001.ts")
+        let segment = URL(fileURLWithPath: master).deletingLastPathComponent().appendingPathComponent(
+            "video/seg-000001.ts")
         var bytes = try Data(contentsOf: segment)
         bytes[bytes.count / 2] ^= 0xFF
         try bytes.write(to: segment)
@@ -41,11 +42,13 @@ struct AtRestTests {
         // Orphans: a folder the store does not know and a stray partial file.
         let orphan = h.home.appendingPathComponent("titles/0123456789abcdef")
         try FileManager.default.createDirectory(at: orphan, withIntermediateDirectories: true)
-        let stray = URL(fileURLWithPath: master).deletingLastPathComponent().appendingPathComponent("video/seg-000000.ts.part")
+        let stray = URL(fileURLWithPath: master).deletingLastPathComponent().appendingPathComponent(
+            "video/seg-000000.ts.part")
         try Data([1, 2, 3]).write(to: stray)
         let (gc, removed) = try h.stowctl(["gc"])
         #expect(gc == 0 && removed.contains("2 orphan(s) removed"), "\(removed)")
-        #expect(!FileManager.default.fileExists(atPath: orphan.path) && !FileManager.default.fileExists(atPath: stray.path))
+        #expect(
+            !FileManager.default.fileExists(atPath: orphan.path) && !FileManager.default.fileExists(atPath: stray.path))
         #expect(try h.stowctl(["verify", token]).0 == 0)
     }
 
@@ -58,11 +61,14 @@ struct AtRestTests {
         #expect(code == 0)
         let token = try #require(out.split(separator: "\n").last.map(String.init))
         let master = try #require(try h.status(token).localPlaylist)
-        let segment = URL(fileURLWithPath: master).deletingLastPathComponent().appendingPathComponent("audio-en/seg-000000.ts")
+        let segment = URL(fileURLWithPath: master).deletingLastPathComponent().appendingPathComponent(
+            "audio-en/seg-000000.ts")
         var bytes = try Data(contentsOf: segment)
         bytes[bytes.count - 7] ^= 0x01
         try bytes.write(to: segment)
-        try h.waitUntil(timeout: 45, "the scrub to find the damaged file") { (try? h.status(token).error?.code) == .integrity }
+        try h.waitUntil(timeout: 45, "the scrub to find the damaged file") {
+            (try? h.status(token).error?.code) == .integrity
+        }
         let status = try h.status(token)
         #expect(status.state == .completed && !status.playableOffline)
         #expect(status.error?.message.contains("audio-en/seg-000000.ts") == true)

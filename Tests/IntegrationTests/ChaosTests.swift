@@ -44,8 +44,12 @@ struct ChaosTests {
             let deadline = Date().addingTimeInterval(5)
             while Date() < deadline {
                 if let workers = try? h.workers() {
-                    if name == "scheduler" ? workers.contains(where: { $0.tasksInHand > 0 })
-                        : workers.contains(where: { $0.pid == h.pid(name) && $0.tasksInHand > 0 }) { return true }
+                    if name == "scheduler"
+                        ? workers.contains(where: { $0.tasksInHand > 0 })
+                        : workers.contains(where: { $0.pid == h.pid(name) && $0.tasksInHand > 0 })
+                    {
+                        return true
+                    }
                 }
                 usleep(50_000)
             }
@@ -55,7 +59,9 @@ struct ChaosTests {
             if name == "integrity" { integrityKills += 1 } else if busy(name) { busyKills += 1 }
             h.kill9(name)
             kills += 1
-            if name == "scheduler" { try h.startScheduler(schedulerArgs) } else {
+            if name == "scheduler" {
+                try h.startScheduler(schedulerArgs)
+            } else {
                 try h.startWorker(name.hasPrefix("download") ? "download" : "integrity", name: name)
             }
             try h.waitUntil(timeout: 20, "\(name) back") {
@@ -73,16 +79,24 @@ struct ChaosTests {
             #expect(status.state == .completed, "chaos-\(t): \(String(describing: status.error))")
             guard let playlist = status.localPlaylist else { continue }
             let dir = URL(fileURLWithPath: playlist).deletingLastPathComponent()
-            _ = try OfflineCopy.compare(localMedia: dir.appendingPathComponent("video/index.m3u8"),
-                                        originMedia: h.media.appendingPathComponent("t\(t)/v360p/index.m3u8"))
-            _ = try OfflineCopy.compare(localMedia: dir.appendingPathComponent("audio-en/index.m3u8"),
-                                        originMedia: h.media.appendingPathComponent("t\(t)/vEnglish/index.m3u8"))
+            _ = try OfflineCopy.compare(
+                localMedia: dir.appendingPathComponent("video/index.m3u8"),
+                originMedia: h.media.appendingPathComponent("t\(t)/v360p/index.m3u8"))
+            _ = try OfflineCopy.compare(
+                localMedia: dir.appendingPathComponent("audio-en/index.m3u8"),
+                originMedia: h.media.appendingPathComponent("t\(t)/vEnglish/index.m3u8"))
         }
         let (_, statsText) = try TestMedia.shOutput("curl -s \(h.originURL)__stats", in: h.root)
         let stats = try JSONDecoder().decode(OriginSnapshot.self, from: Data(statsText.utf8))
         let files = finals.reduce(0) { $0 + $1.segmentsTotal }
-        let complete = h.originLog().filter { $0.count > 3 && $0[2].hasSuffix(".ts") && ($0[3] == "200" || $0[3] == "206") }.count
-        print("[measure] chaos: \(titles) titles, \(files) files, \(kills) kills, faults \(stats.faults), \(complete) complete answers, origin max connections \(stats.maxConnections), max requests in flight \(stats.maxInFlight), max titles at once \(stats.maxTitlesAtOnce)")
+        let complete = h.originLog().filter {
+            $0.count > 3 && $0[2].hasSuffix(".ts") && ($0[3] == "200" || $0[3] == "206")
+        }.count
+        print(
+            "[measure] chaos: \(titles) titles, \(files) files, \(kills) kills, faults \(stats.faults),"
+                + " \(complete) complete answers, origin max connections \(stats.maxConnections), max "
+                + "requests in flight \(stats.maxInFlight), max titles at once \(stats.maxTitlesAtOnce)"
+        )
         #expect(stats.maxInFlight <= perHost, "requests in flight at the origin never exceed --per-host")
         #expect(stats.maxConnections <= perHost, "connections open at the origin never exceed --per-host")
         #expect(stats.maxTitlesAtOnce <= titlesAtOnce, "titles downloading at once never exceed --titles")
@@ -91,7 +105,9 @@ struct ChaosTests {
             #expect((stats.faults[kind] ?? 0) >= 1, "the origin injected at least one \(kind): \(stats.faults)")
         }
         // Verifications are short, so an integrity worker is often idle when it dies; the others must be busy.
-        #expect(busyKills == kills - integrityKills,
-                "every scheduler and download-worker kill hit a process holding work (\(busyKills) of \(kills - integrityKills))")
+        #expect(
+            busyKills == kills - integrityKills,
+            "every scheduler and download-worker kill hit a busy process (\(busyKills) of \(kills - integrityKills))"
+        )
     }
 }

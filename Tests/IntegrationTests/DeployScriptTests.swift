@@ -14,8 +14,11 @@ struct DeployScriptTests {
         // Foundation's Process learns that its child ended when an inherited socket closes; the daemons the
         // script leaves running would keep it open for ever. Close every descriptor above 2 first.
         let closeInherited = #"for fd in $(ls /proc/$$/fd); do [ "$fd" -gt 2 ] && eval "exec $fd>&-"; done; "#
-        p.arguments = ["-c", closeInherited + #"exec bash "$0" "$@""#,
-                       Self.repository.appendingPathComponent("Deploy/\(name)").path] + arguments
+        p.arguments =
+            [
+                "-c", closeInherited + #"exec bash "$0" "$@""#,
+                Self.repository.appendingPathComponent("Deploy/\(name)").path,
+            ] + arguments
         var env = Harness.cleanEnvironment()
         env["STOWAGE_HOME"] = h.home.path
         env["BIN"] = h.bin.path
@@ -31,7 +34,8 @@ struct DeployScriptTests {
 
     func alive(_ pid: Int32) -> Bool {
         guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-              let close = stat.lastIndex(of: ")") else { return false }
+            let close = stat.lastIndex(of: ")")
+        else { return false }
         let state = stat[stat.index(close, offsetBy: 2)]
         return state != "Z" && state != "X"
     }
@@ -58,13 +62,15 @@ struct DeployScriptTests {
         try impostor.run()
         defer { impostor.terminate() }
         let license = try #require(before["license-worker-1"] ?? nil)
-        try "\(impostor.processIdentifier)\n".write(to: h.home.appendingPathComponent("run/license-worker-1.pid"),
-                                                     atomically: true, encoding: .utf8)
+        try "\(impostor.processIdentifier)\n".write(
+            to: h.home.appendingPathComponent("run/license-worker-1.pid"),
+            atomically: true, encoding: .utf8)
 
         let again = try script(h, "start.sh", ["--workers", "1"])
         #expect(again.status == 0, "\(again.stderr)")
         #expect(again.stderr.contains("download-worker-1: stale pid file"), "\(again.stderr)")
-        #expect(again.stderr.contains("runs /usr/bin/sleep") || again.stderr.contains("runs /bin/sleep"), "\(again.stderr)")
+        #expect(
+            again.stderr.contains("runs /usr/bin/sleep") || again.stderr.contains("runs /bin/sleep"), "\(again.stderr)")
         #expect(again.stderr.contains("scheduler already running"))
         #expect(pid(h, "scheduler") == before["scheduler"] ?? nil, "the scheduler was left running")
         #expect(pid(h, "integrity-worker-1") == before["integrity-worker-1"] ?? nil)
@@ -77,8 +83,9 @@ struct DeployScriptTests {
         #expect(workers.filter(\.alive).contains { $0.pid == newDownload })
 
         // stop.sh stops ours only: the impostor is left alone, the old license worker too (its pid file was lost).
-        try "\(impostor.processIdentifier)\n".write(to: h.home.appendingPathComponent("run/gateway.pid"),
-                                                     atomically: true, encoding: .utf8)
+        try "\(impostor.processIdentifier)\n".write(
+            to: h.home.appendingPathComponent("run/gateway.pid"),
+            atomically: true, encoding: .utf8)
         let stop = try script(h, "stop.sh")
         #expect(stop.status == 0, "\(stop.stderr)")
         for name in names { #expect(pid(h, name).map(alive) != true, "\(name) stopped") }

@@ -11,7 +11,8 @@ struct DiskFullTests {
         try FileManager.default.createDirectory(at: titles, withIntermediateDirectories: true)
         // A missing prerequisite fails the test with what is missing; it never passes without running.
         try #require(getuid() == 0, "the disk-full test mounts a tmpfs: run the suite as root (CI does)")
-        let (mounted, why) = try TestMedia.shOutput("mount -t tmpfs -o size=6m stowage-test-tmpfs '\(titles.path)' 2>&1", in: h.root)
+        let (mounted, why) = try TestMedia.shOutput(
+            "mount -t tmpfs -o size=6m stowage-test-tmpfs '\(titles.path)' 2>&1", in: h.root)
         try #require(mounted == 0, "cannot mount a 6 MB tmpfs under titles/: \(why)")
         defer { _ = try? TestMedia.sh("umount -l '\(titles.path)'", in: h.root) }
         try h.makeSample(seconds: 8)
@@ -33,7 +34,11 @@ struct DiskFullTests {
         #expect(final.state == .completed, "\(String(describing: final.error))")
         #expect(final.error == nil)
         let dir = URL(fileURLWithPath: try #require(final.localPlaylist)).deletingLastPathComponent()
-        _ = try OfflineCopy.compare(localMedia: dir.appendingPathComponent("video/index.m3u8"), originMedia: h.media.appendingPathComponent("v720p/index.m3u8"))
-        _ = try OfflineCopy.compare(localMedia: dir.appendingPathComponent("audio-en/index.m3u8"), originMedia: h.media.appendingPathComponent("vEnglish/index.m3u8"))
+        _ = try OfflineCopy.compare(
+            localMedia: dir.appendingPathComponent("video/index.m3u8"),
+            originMedia: h.media.appendingPathComponent("v720p/index.m3u8"))
+        _ = try OfflineCopy.compare(
+            localMedia: dir.appendingPathComponent("audio-en/index.m3u8"),
+            originMedia: h.media.appendingPathComponent("vEnglish/index.m3u8"))
     }
 }

@@ -17,7 +17,8 @@ struct FuzzRegressionTests {
     }
 
     static func replay(_ target: String, _ arguments: [String]) throws
-        -> (status: Int32, stdout: String, stderr: String) {
+        -> (status: Int32, stdout: String, stderr: String)
+    {
         let p = Process()
         p.executableURL = Harness.binDirectory().appendingPathComponent("stowage-fuzz-\(target)")
         guard FileManager.default.isExecutableFile(atPath: p.executableURL!.path) else {
@@ -34,8 +35,9 @@ struct FuzzRegressionTests {
         #expect(try Self.inputs(directories[0]).count >= 5, "the seed corpus of \(target) is there")
         let run = try Self.replay(target, directories.map(\.path))
         #expect(run.status == 0, "stdout: \(run.stdout)\nstderr: \(run.stderr)")
-        #expect(run.stdout.contains("replayed \(expected) input(s) without a crash"),
-                "\(expected) files in \(directories.map(\.path)); the replay said: \(run.stdout) \(run.stderr)")
+        #expect(
+            run.stdout.contains("replayed \(expected) input(s) without a crash"),
+            "\(expected) files in \(directories.map(\.path)); the replay said: \(run.stdout) \(run.stderr)")
     }
 
     /// The count is the replay's own: one file named twice (directly and through its directory) counts twice,

@@ -64,7 +64,8 @@ struct HLSCompletenessTests {
                 Issue.record("framemd5 of \(missing) returned \(frames.count) characters")
             } catch {
                 let text = "\(error)"
-                #expect(text.contains(missing) && text.contains("exited 1") && text.contains("stderr: ")
+                #expect(
+                    text.contains(missing) && text.contains("exited 1") && text.contains("stderr: ")
                         && text.count > "\(missing)".count + 60, "\(text)")
             }
         }
@@ -76,10 +77,19 @@ struct HLSCompletenessTests {
         let status = try submitAndWait(h, "master.m3u8", ["--bitrate", "600000", "--audio", "de", "--subtitles", "en"])
         let master = try #require(status.localPlaylist)
         let dir = URL(fileURLWithPath: master).deletingLastPathComponent()
-        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted() == ["audio-de", "master.m3u8", "subtitles-en", "video"])
-        _ = try OfflineCopy.compare(localMedia: dir.appendingPathComponent("video/index.m3u8"), originMedia: h.media.appendingPathComponent("mid/index.m3u8"))
-        _ = try OfflineCopy.compare(localMedia: dir.appendingPathComponent("audio-de/index.m3u8"), originMedia: h.media.appendingPathComponent("ade/index.m3u8"))
-        _ = try OfflineCopy.compare(localMedia: dir.appendingPathComponent("subtitles-en/index.m3u8"), originMedia: h.media.appendingPathComponent("subs-en/index.m3u8"))
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted() == [
+                "audio-de", "master.m3u8", "subtitles-en", "video",
+            ])
+        _ = try OfflineCopy.compare(
+            localMedia: dir.appendingPathComponent("video/index.m3u8"),
+            originMedia: h.media.appendingPathComponent("mid/index.m3u8"))
+        _ = try OfflineCopy.compare(
+            localMedia: dir.appendingPathComponent("audio-de/index.m3u8"),
+            originMedia: h.media.appendingPathComponent("ade/index.m3u8"))
+        _ = try OfflineCopy.compare(
+            localMedia: dir.appendingPathComponent("subtitles-en/index.m3u8"),
+            originMedia: h.media.appendingPathComponent("subs-en/index.m3u8"))
         #expect(h.originRequests(matching: "subs-fr/part0.vtt") == 0)
         #expect(h.originRequests(matching: "aen/seg000.ts") == 0)
         let text = try String(contentsOfFile: master, encoding: .utf8)
@@ -87,18 +97,21 @@ struct HLSCompletenessTests {
         #expect(text.contains("SUBTITLES=\"subs\""))
         // The video through the offline master (its one variant); the German audio through its own playlist, as
         // at the origin (in a master's context ffmpeg times the first AAC frames differently, same samples).
-        try checkPlaysOffline(h, status.token, [
-            PlayedStream(offline: nil, origin: "mid/index.m3u8", stream: "v"),
-            PlayedStream(offline: "audio-de/index.m3u8", origin: "ade/index.m3u8", stream: "a"),
-            PlayedStream(offline: "subtitles-en/index.m3u8", origin: "subs-en/index.m3u8", stream: "s"),
-        ])
+        try checkPlaysOffline(
+            h, status.token,
+            [
+                PlayedStream(offline: nil, origin: "mid/index.m3u8", stream: "v"),
+                PlayedStream(offline: "audio-de/index.m3u8", origin: "ade/index.m3u8", stream: "a"),
+                PlayedStream(offline: "subtitles-en/index.m3u8", origin: "subs-en/index.m3u8", stream: "s"),
+            ])
     }
 
     @Test func fragmentedMP4WithInitSection() throws {
         let h = try run("fmp4") { try TestMedia.fmp4(into: $0, singleFile: false) }
         let status = try submitAndWait(h, "index.m3u8", [])
         let local = try #require(status.localPlaylist)
-        _ = try OfflineCopy.compare(localMedia: URL(fileURLWithPath: local), originMedia: h.media.appendingPathComponent("index.m3u8"))
+        _ = try OfflineCopy.compare(
+            localMedia: URL(fileURLWithPath: local), originMedia: h.media.appendingPathComponent("index.m3u8"))
         #expect(h.originRequests(matching: "init.mp4") == 1, "the shared init section is fetched once")
         try checkPlaysOffline(h, status.token, PlayedStream.videoAndAudio(of: "index.m3u8"))
     }
@@ -109,9 +122,14 @@ struct HLSCompletenessTests {
         let local = URL(fileURLWithPath: try #require(status.localPlaylist))
         // The ranges tile the origin's file: their concatenation is the file, byte for byte.
         let text = try String(contentsOf: local, encoding: .utf8)
-        let initName = try #require(text.split(separator: "\n").first { $0.hasPrefix("#EXT-X-MAP") }.flatMap { $0.split(separator: "\"").dropFirst().first })
+        let initName = try #require(
+            text.split(separator: "\n").first { $0.hasPrefix("#EXT-X-MAP") }.flatMap {
+                $0.split(separator: "\"").dropFirst().first
+            })
         var joined = try Data(contentsOf: local.deletingLastPathComponent().appendingPathComponent(String(initName)))
-        for name in try OfflineCopy.uris(local) { joined += try Data(contentsOf: local.deletingLastPathComponent().appendingPathComponent(name)) }
+        for name in try OfflineCopy.uris(local) {
+            joined += try Data(contentsOf: local.deletingLastPathComponent().appendingPathComponent(name))
+        }
         #expect(joined == (try Data(contentsOf: h.media.appendingPathComponent("index.m4s"))))
         try checkPlaysOffline(h, status.token, PlayedStream.videoAndAudio(of: "index.m3u8"))
     }
@@ -126,9 +144,12 @@ struct HLSCompletenessTests {
         #expect(text.components(separatedBy: "#EXT-X-KEY").count - 1 == expectedKeyTags)
         #expect(text.contains("URI=\"/keys/0\"") && !text.contains("http"))
         let files = try FileManager.default.subpathsOfDirectory(atPath: local.deletingLastPathComponent().path)
-        #expect(!files.contains { $0.hasSuffix(".key") || $0.hasSuffix(".bin") }, "keys are never written next to the media: \(files)")
+        #expect(
+            !files.contains { $0.hasSuffix(".key") || $0.hasSuffix(".bin") },
+            "keys are never written next to the media: \(files)")
         // No key is in the clear in the store file or in any log.
-        let store = try Data(contentsOf: h.home.appendingPathComponent("stowage.sqlite"))
+        let store =
+            try Data(contentsOf: h.home.appendingPathComponent("stowage.sqlite"))
             + ((try? Data(contentsOf: h.home.appendingPathComponent("stowage.sqlite-wal"))) ?? Data())
         var logs = Data()
         for name in try FileManager.default.contentsOfDirectory(atPath: h.root.path) where name.hasSuffix(".log") {
@@ -138,7 +159,9 @@ struct HLSCompletenessTests {
             let key = try Data(contentsOf: h.media.appendingPathComponent(keyFile))
             #expect(key.count == 16)
             #expect(store.range(of: key) == nil, "\(keyFile) is not in the store unwrapped")
-            #expect(logs.range(of: key) == nil && !String(decoding: logs, as: UTF8.self).contains(key.base64EncodedString()))
+            #expect(
+                logs.range(of: key) == nil && !String(decoding: logs, as: UTF8.self).contains(key.base64EncodedString())
+            )
         }
         try checkPlaysOffline(h, status.token, PlayedStream.videoAndAudio(of: "index.m3u8"))
     }
@@ -151,14 +174,17 @@ struct HLSCompletenessTests {
     @Test func aes128RotatingKeysWithoutIVAndQueryStrings() throws {
         let h = try run("aes2") { try TestMedia.aesRotatingNoIV(into: $0) }
         try checkEncrypted(h, keyFiles: ["k0.key", "k1.key"], expectedKeyTags: 2)
-        let local = try String(contentsOf: h.home.appendingPathComponent("titles").appendingPathComponent(
-            try FileManager.default.contentsOfDirectory(atPath: h.home.appendingPathComponent("titles").path)[0]).appendingPathComponent("video/index.m3u8"), encoding: .utf8)
+        let local = try String(
+            contentsOf: h.home.appendingPathComponent("titles").appendingPathComponent(
+                try FileManager.default.contentsOfDirectory(atPath: h.home.appendingPathComponent("titles").path)[0]
+            ).appendingPathComponent("video/index.m3u8"), encoding: .utf8)
         #expect(local.contains("#EXT-X-MEDIA-SEQUENCE:7"))
     }
 
     @Test func refusesATitleThatDoesNotFitOnDisk() throws {
-        let h = try run("disk", { try TestMedia.fmp4(into: $0, singleFile: false) },
-                        schedulerArguments: ["--disk-cushion", "\(Int64(1) << 60)"])
+        let h = try run(
+            "disk", { try TestMedia.fmp4(into: $0, singleFile: false) },
+            schedulerArguments: ["--disk-cushion", "\(Int64(1) << 60)"])
         let (code, out) = try h.stowctl(["submit", h.originURL + "index.m3u8", "--wait"])
         #expect(code == 1)
         let token = try #require(out.split(separator: "\n").last.map(String.init))

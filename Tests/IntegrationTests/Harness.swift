@@ -23,7 +23,9 @@ final class Harness: @unchecked Sendable {
     deinit {
         for p in processes.values where p.isRunning { kill(p.processIdentifier, SIGKILL) }
         // STOWAGE_TEST_KEEP=1 keeps homes, logs and media for a look after a failure.
-        if ProcessInfo.processInfo.environment["STOWAGE_TEST_KEEP"] == nil { try? FileManager.default.removeItem(at: root) }
+        if ProcessInfo.processInfo.environment["STOWAGE_TEST_KEEP"] == nil {
+            try? FileManager.default.removeItem(at: root)
+        }
     }
 
     /// The build's bin directory: `STOWAGE_BIN` (set by Deploy/test.sh), else the directory of this test
@@ -31,11 +33,13 @@ final class Harness: @unchecked Sendable {
     /// binaries), else `.build/debug` of this checkout.
     static func binDirectory() -> URL {
         if let dir = ProcessInfo.processInfo.environment["STOWAGE_BIN"] { return URL(fileURLWithPath: dir) }
-        let bundle = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
+        let bundle = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+            .deletingLastPathComponent()
         if FileManager.default.isExecutableFile(atPath: bundle.appendingPathComponent("stowage-scheduler").path) {
             return bundle
         }
-        return URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        return URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
             .appendingPathComponent(".build/debug")
     }
 
@@ -46,11 +50,18 @@ final class Harness: @unchecked Sendable {
     }
 
     /// Starts the origin on a free port and waits for its "listening" line.
-    func startOrigin(latencyMilliseconds: Int = 0, throttleBytesPerSecond: Int = 0, port: Int = 0, extra: [String] = []) throws {
+    func startOrigin(latencyMilliseconds: Int = 0, throttleBytesPerSecond: Int = 0, port: Int = 0, extra: [String] = [])
+        throws
+    {
         let out = root.appendingPathComponent("origin.out")
-        let p = try spawn("origin", "stowage-origin", ["serve", "--root", media.path, "--port", "\(port)", "--latency-ms", "\(latencyMilliseconds)",
-                                                       "--throttle-bps", "\(throttleBytesPerSecond)"] + extra + [
-                                                       "--access-log", root.appendingPathComponent("access.log").path], stdout: out)
+        let p = try spawn(
+            "origin", "stowage-origin",
+            [
+                "serve", "--root", media.path, "--port", "\(port)", "--latency-ms", "\(latencyMilliseconds)",
+                "--throttle-bps", "\(throttleBytesPerSecond)",
+            ] + extra + [
+                "--access-log", root.appendingPathComponent("access.log").path,
+            ], stdout: out)
         _ = p
         try waitUntil(timeout: 20, "origin ready") {
             (try? String(contentsOf: out, encoding: .utf8))?.contains("listening") == true
@@ -61,8 +72,10 @@ final class Harness: @unchecked Sendable {
 
     /// Starts a named process from the bin directory with STOWAGE_HOME set.
     @discardableResult
-    func spawn(_ name: String, _ executable: String, _ arguments: [String], stdout: URL? = nil, namespace: String? = nil,
-               environment: [String: String] = [:]) throws -> Process {
+    func spawn(
+        _ name: String, _ executable: String, _ arguments: [String], stdout: URL? = nil, namespace: String? = nil,
+        environment: [String: String] = [:]
+    ) throws -> Process {
         let p = Process()
         if let namespace {
             // Another test host: the same program inside a network namespace.
@@ -102,7 +115,9 @@ final class Harness: @unchecked Sendable {
         addr.sin_addr.s_addr = inet_addr("127.0.0.1")
         var len = socklen_t(MemoryLayout<sockaddr_in>.size)
         let ok = withUnsafeMutablePointer(to: &addr) { p in
-            p.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, len) == 0 && getsockname(fd, $0, &len) == 0 }
+            p.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, len) == 0 && getsockname(fd, $0, &len) == 0
+            }
         }
         guard ok else { throw HarnessError("cannot find a free port: \(String(cString: strerror(errno)))") }
         return Int(UInt16(bigEndian: addr.sin_port))
@@ -115,12 +130,18 @@ final class Harness: @unchecked Sendable {
     /// (`+600`, `-3600`, seconds) that can be rewritten while the process runs. The monotonic clock stays real.
     func fakeClock(_ name: String) throws -> (file: URL, environment: [String: String]) {
         guard FileManager.default.fileExists(atPath: Harness.faketime) else {
-            throw HarnessError("libfaketime is missing at \(Harness.faketime): install Debian's faketime (Deploy/test.sh does)")
+            throw HarnessError(
+                "libfaketime is missing at \(Harness.faketime): install Debian's faketime (Deploy/test.sh does)")
         }
         let file = root.appendingPathComponent("\(name).faketime")
         try "+0".write(to: file, atomically: true, encoding: .utf8)
-        return (file, ["LD_PRELOAD": Harness.faketime, "FAKETIME_TIMESTAMP_FILE": file.path, "FAKETIME_NO_CACHE": "1",
-                       "FAKETIME_DONT_FAKE_MONOTONIC": "1"])
+        return (
+            file,
+            [
+                "LD_PRELOAD": Harness.faketime, "FAKETIME_TIMESTAMP_FILE": file.path, "FAKETIME_NO_CACHE": "1",
+                "FAKETIME_DONT_FAKE_MONOTONIC": "1",
+            ]
+        )
     }
 
     /// This process's environment without any `STOWAGE_*` variable: a test sets what it means to set.
@@ -150,7 +171,8 @@ final class Harness: @unchecked Sendable {
         try spawn("play-\(token)", "stowctl", ["play", token], stdout: out)
         var url = ""
         try waitUntil(timeout: 20, "stowctl play to print its URL") {
-            url = ((try? String(contentsOf: out, encoding: .utf8)) ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+            url = ((try? String(contentsOf: out, encoding: .utf8)) ?? "").trimmingCharacters(
+                in: .whitespacesAndNewlines)
             return url.hasPrefix("http://")
         }
         return url
@@ -173,7 +195,9 @@ final class Harness: @unchecked Sendable {
     func pid(_ name: String) -> Int32? { processes[name]?.processIdentifier }
 
     /// What a process wrote to stderr (its log).
-    func log(_ name: String) -> String { (try? String(contentsOf: root.appendingPathComponent("\(name).log"), encoding: .utf8)) ?? "" }
+    func log(_ name: String) -> String {
+        (try? String(contentsOf: root.appendingPathComponent("\(name).log"), encoding: .utf8)) ?? ""
+    }
 
     func isRunning(_ name: String) -> Bool { processes[name]?.isRunning == true }
 
@@ -212,14 +236,17 @@ final class Harness: @unchecked Sendable {
     func waitForOriginIdle(timeout: Double = 20) throws {
         guard let port = URL(string: originURL)?.port else { throw HarnessError("no origin running") }
         try waitUntil(timeout: timeout, "no connection open at the origin") {
-            let (_, out) = try TestMedia.shOutput("ss -Htn state established '( sport = :\(port) )' | wc -l", in: self.root)
+            let (_, out) = try TestMedia.shOutput(
+                "ss -Htn state established '( sport = :\(port) )' | wc -l", in: self.root)
             return out.trimmingCharacters(in: .whitespacesAndNewlines) == "0"
         }
     }
 
     /// Waits until no worker holds a task (what was in flight has ended or was called back).
     func waitForIdleWorkers(timeout: Double = 20) throws {
-        try waitUntil(timeout: timeout, "every worker idle") { (try? self.workers())?.allSatisfy { $0.tasksInHand == 0 } == true }
+        try waitUntil(timeout: timeout, "every worker idle") {
+            (try? self.workers())?.allSatisfy { $0.tasksInHand == 0 } == true
+        }
     }
 
     func workers() throws -> [WorkerInfo] {
@@ -230,7 +257,9 @@ final class Harness: @unchecked Sendable {
 
     func submit(_ path: String, _ extra: [String] = []) throws -> String {
         let (code, out) = try stowctl(["submit", originURL + path] + extra)
-        guard code == 0, let token = out.split(separator: "\n").last else { throw HarnessError("submit exited \(code): \(out)") }
+        guard code == 0, let token = out.split(separator: "\n").last else {
+            throw HarnessError("submit exited \(code): \(out)")
+        }
         return String(token)
     }
 
@@ -261,7 +290,9 @@ final class Harness: @unchecked Sendable {
     /// Number of GET requests the origin logged for a path suffix.
     func originRequests(matching suffix: String) -> Int {
         let log = (try? String(contentsOf: root.appendingPathComponent("access.log"), encoding: .utf8)) ?? ""
-        return log.split(separator: "\n").filter { $0.split(separator: " ").count > 2 && $0.split(separator: " ")[2].hasSuffix(suffix) }.count
+        return log.split(separator: "\n").filter {
+            $0.split(separator: " ").count > 2 && $0.split(separator: " ")[2].hasSuffix(suffix)
+        }.count
     }
 }
 

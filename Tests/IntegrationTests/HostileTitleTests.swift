@@ -11,17 +11,24 @@ struct HostileTitleTests {
         let m = h.media
         func write(_ name: String, _ text: String) throws {
             let url = m.appendingPathComponent(name)
-            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(
+                at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
             try text.write(to: url, atomically: true, encoding: .utf8)
         }
         let head = "#EXTM3U\n#EXT-X-VERSION:3\n#EXT-X-TARGETDURATION:2\n"
-        try write("huge-line.m3u8", head + "#EXTINF:2,\n" + String(repeating: "a", count: 200_000) + ".ts\n#EXT-X-ENDLIST\n")
+        try write(
+            "huge-line.m3u8", head + "#EXTINF:2,\n" + String(repeating: "a", count: 200_000) + ".ts\n#EXT-X-ENDLIST\n")
         try write("million.m3u8", head + String(repeating: "#EXTINF:1,\ns.ts\n", count: 1_000_000) + "#EXT-X-ENDLIST\n")
         try write("file-segment.m3u8", head + "#EXTINF:2,\nfile:///etc/passwd\n#EXT-X-ENDLIST\n")
         try write("file-variant.m3u8", "#EXTM3U\n#EXT-X-STREAM-INF:BANDWIDTH=100000\nfile:///etc/shadow\n")
-        try write("deep/a/b/escape.m3u8", head + "#EXTINF:2,\n../../../v360p/seg000.ts\n#EXTINF:2,\n/../../v360p/seg001.ts\n#EXT-X-ENDLIST\n")
-        try h.startOrigin(extra: ["--redirect", "/loop-a.m3u8=/loop-b.m3u8", "--redirect", "/loop-b.m3u8=/loop-a.m3u8",
-                                  "--redirect", "/to-file.m3u8=file:///etc/passwd", "--redirect", "/elsewhere.m3u8=http://localhost/v360p/index.m3u8"])
+        try write(
+            "deep/a/b/escape.m3u8",
+            head + "#EXTINF:2,\n../../../v360p/seg000.ts\n#EXTINF:2,\n/../../v360p/seg001.ts\n#EXT-X-ENDLIST\n")
+        try h.startOrigin(extra: [
+            "--redirect", "/loop-a.m3u8=/loop-b.m3u8", "--redirect", "/loop-b.m3u8=/loop-a.m3u8",
+            "--redirect", "/to-file.m3u8=file:///etc/passwd", "--redirect",
+            "/elsewhere.m3u8=http://localhost/v360p/index.m3u8",
+        ])
         let port = try #require(URL(string: h.originURL)?.port)
         // localhost is the same machine, but not on the allow-list.
         try write("other-host.m3u8", head + "#EXTINF:2,\nhttp://localhost:\(port)/v360p/seg000.ts\n#EXT-X-ENDLIST\n")
@@ -41,7 +48,9 @@ struct HostileTitleTests {
         try refused("to-file.m3u8", .refused, "only http and https")
         try refused("other-host.m3u8", .refused, "host localhost is not on the allow-list")
         try refused("elsewhere.m3u8", .refused, "host localhost is not on the allow-list")
-        #expect(!h.originLog().contains { $0.count > 2 && $0[2].hasSuffix("seg000.ts") }, "nothing fetched from a host that is not allowed")
+        #expect(
+            !h.originLog().contains { $0.count > 2 && $0[2].hasSuffix("seg000.ts") },
+            "nothing fetched from a host that is not allowed")
         let (direct, message) = try h.stowctl(["submit", "http://localhost:\(port)/master.m3u8"])
         #expect(direct == 1 && message.isEmpty, "refused at submit")
 
@@ -54,12 +63,15 @@ struct HostileTitleTests {
         while let path = walker?.nextObject() as? String {
             var isDirectory: ObjCBool = false
             FileManager.default.fileExists(atPath: h.home.appendingPathComponent(path).path, isDirectory: &isDirectory)
-            if isDirectory.boolValue || path.hasPrefix(titleDir) || path.hasPrefix("run/") || path.hasPrefix("logs/") { continue }
+            if isDirectory.boolValue || path.hasPrefix(titleDir) || path.hasPrefix("run/") || path.hasPrefix("logs/") {
+                continue
+            }
             if path.hasPrefix("stowage.sqlite") || path == "master.key" { continue }
             outside.append(path)
         }
         #expect(outside.isEmpty, "files outside the title directory: \(outside)")
-        let stored = try FileManager.default.subpathsOfDirectory(atPath: h.home.appendingPathComponent(titleDir).path).sorted()
+        let stored = try FileManager.default.subpathsOfDirectory(atPath: h.home.appendingPathComponent(titleDir).path)
+            .sorted()
         #expect(stored.allSatisfy { !$0.contains("..") } && stored.contains("video/seg-000000.ts"), "\(stored)")
     }
 }

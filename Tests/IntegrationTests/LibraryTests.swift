@@ -9,13 +9,18 @@ struct LibraryTests {
         let h = try Harness(name: "lib")
         try h.makeSample(seconds: 8)
         // A packager's chapter marks: PROGRAM-DATE-TIME and a DATERANGE 4 s in, on the 360p rendition.
-        _ = try TestMedia.sh("""
-        ffmpeg -v error -y -f lavfi -i testsrc2=size=320x180:rate=1 -frames:v 1 poster.png
-        sed -i 's/^#EXT-X-PLAYLIST-TYPE:VOD/#EXT-X-PLAYLIST-TYPE:VOD\\n#EXT-X-PROGRAM-DATE-TIME:2026-01-01T10:00:00.000Z\\n#EXT-X-DATERANGE:ID="ch2",START-DATE="2026-01-01T10:00:04.000Z",X-TITLE="Chapter 2"/' v360p/index.m3u8
-        """, in: h.media)
+        _ = try TestMedia.sh(
+            """
+            ffmpeg -v error -y -f lavfi -i testsrc2=size=320x180:rate=1 -frames:v 1 poster.png
+            sed -i 's/^#EXT-X-PLAYLIST-TYPE:VOD/#EXT-X-PLAYLIST-TYPE:VOD\\n\
+            #EXT-X-PROGRAM-DATE-TIME:2026-01-01T10:00:00.000Z\\n\
+            #EXT-X-DATERANGE:ID="ch2",START-DATE="2026-01-01T10:00:04.000Z",X-TITLE="Chapter 2"/' v360p/index.m3u8
+            """, in: h.media)
         try h.startOrigin()
         try h.startPipeline()
-        let (code, out) = try h.stowctl(["submit", h.originURL + "master.m3u8", "--poster", h.originURL + "poster.png", "--wait"])
+        let (code, out) = try h.stowctl([
+            "submit", h.originURL + "master.m3u8", "--poster", h.originURL + "poster.png", "--wait",
+        ])
         #expect(code == 0)
         let token = try #require(out.split(separator: "\n").last.map(String.init))
         let poster = h.home.appendingPathComponent("titles/\(token)/poster.png")

@@ -13,8 +13,10 @@ struct LicensingTests {
         let h = try Harness(name: name)
         try make(h.media)
         try setPolicy(h, policy)
-        try h.startOrigin(extra: ["--license-policy", h.root.appendingPathComponent("policy.json").path,
-                                  "--grant-log", h.root.appendingPathComponent("grants.log").path])
+        try h.startOrigin(extra: [
+            "--license-policy", h.root.appendingPathComponent("policy.json").path,
+            "--grant-log", h.root.appendingPathComponent("grants.log").path,
+        ])
         try h.startPipeline()
         return h
     }
@@ -25,29 +27,48 @@ struct LicensingTests {
         return try JSONDecoder().decode(LicenseReport.self, from: Data(out.utf8))
     }
 
-    func iso(_ text: String?) -> Double? { text.flatMap { ISO8601DateFormatter().date(from: $0)?.timeIntervalSince1970 } }
+    func iso(_ text: String?) -> Double? {
+        text.flatMap { ISO8601DateFormatter().date(from: $0)?.timeIntervalSince1970 }
+    }
 
     func stopPlay(_ h: Harness, _ token: String) { _ = h.terminate("play-\(token)") }
 
     @Test func jsonLicenseAPIGrantsLessThanAskedAndPlayCountHolds() throws {
-        let h = try start("lic-api", { try TestMedia.aesExplicitIV(into: $0) },
-                          policy: #"{"auth": {"alice": "s3cret"}, "default": {"grantKind": "rental", "maxRentalSeconds": 3600, "playCount": 2}}"#)
+        let h = try start(
+            "lic-api", { try TestMedia.aesExplicitIV(into: $0) },
+            policy:
+                #"{"auth": {"alice": "s3cret"}, "default": {"grantKind": "rental", "maxRentalSeconds": 3600, "#
+                + #""playCount": 2}}"#
+        )
         let licenseURL = h.originURL + "license?user=alice&token=s3cret"
         // HLS key delivery refused by the key server: a license error, nothing fetched.
-        try setPolicy(h, #"{"auth": {"alice": "s3cret"}, "titles": {"/key.bin": {"refuse": true}}, "default": {"grantKind": "rental", "maxRentalSeconds": 3600, "playCount": 2}}"#)
+        try setPolicy(
+            h,
+            #"{"auth": {"alice": "s3cret"}, "titles": {"/key.bin": {"refuse": true}}, "default": "#
+                + #"{"grantKind": "rental", "maxRentalSeconds": 3600, "playCount": 2}}"#
+        )
         let (keyRefused, keyOut) = try h.stowctl(["submit", h.originURL + "index.m3u8", "--wait"])
         #expect(keyRefused == 1)
         let keyStatus = try h.status(try #require(keyOut.split(separator: "\n").last.map(String.init)))
         #expect(keyStatus.error?.code == .license && keyStatus.error?.message.contains("403") == true)
         #expect(h.originRequests(matching: ".ts") == 0)
-        try setPolicy(h, #"{"auth": {"alice": "s3cret"}, "default": {"grantKind": "rental", "maxRentalSeconds": 3600, "playCount": 2}}"#)
-        let (bad, _) = try h.stowctl(["submit", h.originURL + "index.m3u8", "--license-url", h.originURL + "license?user=alice&token=wrong", "--wait"])
+        try setPolicy(
+            h,
+            #"{"auth": {"alice": "s3cret"}, "default": {"grantKind": "rental", "maxRentalSeconds": 3600, "#
+                + #""playCount": 2}}"#
+        )
+        let (bad, _) = try h.stowctl([
+            "submit", h.originURL + "index.m3u8", "--license-url", h.originURL + "license?user=alice&token=wrong",
+            "--wait",
+        ])
         #expect(bad == 1, "a bad token is refused")
         try h.stowctl(["list", "--json"]).1.split(separator: "\"token\" : \"").dropFirst().forEach { part in
             _ = try? h.stowctl(["delete", String(part.prefix(16))])
         }
-        let (code, out) = try h.stowctl(["submit", h.originURL + "index.m3u8", "--rental", "24h", "--play-count", "5",
-                                         "--license-url", licenseURL, "--wait", "--json"])
+        let (code, out) = try h.stowctl([
+            "submit", h.originURL + "index.m3u8", "--rental", "24h", "--play-count", "5",
+            "--license-url", licenseURL, "--wait", "--json",
+        ])
         #expect(code == 0, "\(out)")
         let token = try #require(out.split(separator: "\n").last.map(String.init))
         let report = try license(h, token)
@@ -68,7 +89,8 @@ struct LicensingTests {
         #expect(try h.stowctl(["play", token]).0 == 1)
         // No plays left counts as expired, so `renew --expired` picks the title up.
         let used = try h.status(token)
-        #expect(used.license?.expired == true && used.license?.playsRemaining == 0, "\(String(describing: used.license))")
+        #expect(
+            used.license?.expired == true && used.license?.playsRemaining == 0, "\(String(describing: used.license))")
         let (_, renewed) = try h.stowctl(["renew", "--expired", "--json"])
         #expect(renewed.contains(token), "renew --expired picked the used-up title: \(renewed)")
         let grants = try String(contentsOf: h.root.appendingPathComponent("grants.log"), encoding: .utf8)
@@ -77,29 +99,37 @@ struct LicensingTests {
         let key = try Data(contentsOf: h.media.appendingPathComponent("key.bin"))
         for args in [["status", token, "--json"], ["license", token, "--json"], ["list", "--json"]] {
             let text = try h.stowctl(args).1
-            #expect(!text.contains(key.base64EncodedString()) && !text.contains(key.map { String(format: "%02x", $0) }.joined()))
+            #expect(
+                !text.contains(key.base64EncodedString())
+                    && !text.contains(key.map { String(format: "%02x", $0) }.joined()))
         }
     }
 
     @Test func w3cClearKeyLicenseServer() throws {
         let h = try start("lic-ck", { try TestMedia.clearKey(into: $0) }, policy: "{}")
         try FileManager.default.removeItem(at: h.root.appendingPathComponent("policy.json"))
-        try FileManager.default.copyItem(at: h.media.appendingPathComponent("clearkey-policy.json"), to: h.root.appendingPathComponent("policy.json"))
+        try FileManager.default.copyItem(
+            at: h.media.appendingPathComponent("clearkey-policy.json"), to: h.root.appendingPathComponent("policy.json")
+        )
         let (code, out) = try h.stowctl(["submit", h.originURL + "index.m3u8", "--purchase", "--wait"])
         #expect(code == 0, "\(out)")
         let token = try #require(out.split(separator: "\n").last.map(String.init))
-        let local = try String(contentsOf: URL(fileURLWithPath: try #require(try h.status(token).localPlaylist)), encoding: .utf8)
+        let local = try String(
+            contentsOf: URL(fileURLWithPath: try #require(try h.status(token).localPlaylist)), encoding: .utf8)
         #expect(local.contains("URI=\"/keys/0\"") && !local.contains("KEYFORMAT"))
         let clearFrames = try OfflineCopy.framemd5(h.originURL + "clear/index.m3u8")
         #expect(h.terminate("origin") == 0, "the origin stops cleanly on SIGTERM")
-        #expect(try OfflineCopy.framemd5(h.startPlay(token)) == clearFrames, "the Clear Key-protected copy plays offline")
+        #expect(
+            try OfflineCopy.framemd5(h.startPlay(token)) == clearFrames, "the Clear Key-protected copy plays offline")
         #expect(try license(h, token).license?.kind == .purchase)
     }
 
     @Test func totalPlayTimeIsCountedFromServedMedia() throws {
         let h = try start("lic-time", { _ in }, policy: "{}")
         try h.makeSample(seconds: 8)
-        let (code, out) = try h.stowctl(["submit", h.originURL + "master.m3u8", "--purchase", "--play-time", "5s", "--wait"])
+        let (code, out) = try h.stowctl([
+            "submit", h.originURL + "master.m3u8", "--purchase", "--play-time", "5s", "--wait",
+        ])
         #expect(code == 0)
         let token = try #require(out.split(separator: "\n").last.map(String.init))
         #expect(try license(h, token).license?.playTimeRemainingSeconds == 5)
@@ -107,13 +137,21 @@ struct LicensingTests {
         // Six seconds of wall clock with the play server open and nothing served: no play time is used.
         let opened = Date()
         try h.waitUntil(timeout: 20, "six seconds with the player idle") { Date().timeIntervalSince(opened) >= 6 }
-        #expect(try license(h, token).license?.playTimeRemainingSeconds == 5, "play time counts media served, not wall time")
-        #expect(!(try OfflineCopy.framemd5(url)).isEmpty)   // 8 s of media served, in far less wall time
-        try h.waitUntil(timeout: 10, "the play time to be used up") { (try? self.license(h, token).license?.playTimeRemainingSeconds) == 0 }
+        #expect(
+            try license(h, token).license?.playTimeRemainingSeconds == 5, "play time counts media served, not wall time"
+        )
+        #expect(!(try OfflineCopy.framemd5(url)).isEmpty)  // 8 s of media served, in far less wall time
+        try h.waitUntil(timeout: 10, "the play time to be used up") {
+            (try? self.license(h, token).license?.playTimeRemainingSeconds) == 0
+        }
         let (playable, reason) = try h.run("stowctl", ["playable", token])
         #expect(playable == 1 && reason.contains("play time"), "\(reason)")
         // The running play server stops serving media once the license ends.
-        let refused = try TestMedia.shOutput("curl -s -o /dev/null -w '%{http_code}' '\(url.replacingOccurrences(of: "master.m3u8", with: "video/seg-000000.ts"))'", in: h.root).1
+        let refused = try TestMedia.shOutput(
+            "curl -s -o /dev/null -w '%{http_code}' "
+                + "'\(url.replacingOccurrences(of: "master.m3u8", with: "video/seg-000000.ts"))'",
+            in: h.root
+        ).1
         #expect(refused == "403")
     }
 
@@ -138,14 +176,19 @@ struct LicensingTests {
         #expect(code == 0)
         let token = try #require(out.split(separator: "\n").last.map(String.init))
         let first = try #require(try license(h, token).license?.requestedAt)
-        try h.waitUntil(timeout: 40, "an automatic renewal") { (try? self.license(h, token).license?.requestedAt) != first }
+        try h.waitUntil(timeout: 40, "an automatic renewal") {
+            (try? self.license(h, token).license?.requestedAt) != first
+        }
         #expect(try license(h, token).license?.expired == false)
     }
 
     @Test func preloadThenSubmitReusesTheToken() throws {
-        let h = try start("lic-pre", { try TestMedia.aesExplicitIV(into: $0, seconds: 4) },
-                          policy: #"{"default": {"grantKind": "rental", "maxRentalSeconds": 3600}}"#)
-        let (code, out) = try h.stowctl(["preload", h.originURL + "index.m3u8", "--rental", "2h", "--license-url", h.originURL + "license"])
+        let h = try start(
+            "lic-pre", { try TestMedia.aesExplicitIV(into: $0, seconds: 4) },
+            policy: #"{"default": {"grantKind": "rental", "maxRentalSeconds": 3600}}"#)
+        let (code, out) = try h.stowctl([
+            "preload", h.originURL + "index.m3u8", "--rental", "2h", "--license-url", h.originURL + "license",
+        ])
         #expect(code == 0)
         let token = try #require(out.split(separator: "\n").last.map(String.init))
         let preloaded = try h.status(token)
@@ -161,20 +204,27 @@ struct LicensingTests {
     @Test func forcedExpiryRenewalSuggestedAndRenewExpired() throws {
         let h = try Harness(name: "lic-force")
         try TestMedia.fmp4(into: h.media, singleFile: false, seconds: 4)
-        _ = try TestMedia.sh("for d in a b; do mkdir -p $d; cp index.m3u8 *.m4s $d/; cp init.mp4 $d/ 2>/dev/null || true; done",
-                             in: h.media)
+        _ = try TestMedia.sh(
+            "for d in a b; do mkdir -p $d; cp index.m3u8 *.m4s $d/; cp init.mp4 $d/ 2>/dev/null || true; done",
+            in: h.media)
         try setPolicy(h, #"{"default": {"grantKind": "rental", "maxRentalSeconds": 3600}}"#)
         try h.startOrigin(extra: ["--license-policy", h.root.appendingPathComponent("policy.json").path])
         try h.startPipeline(schedulerArguments: ["--auto-renew-before", "5"])
         func submit(_ path: String) throws -> String {
-            let (code, out) = try h.stowctl(["submit", h.originURL + path, "--rental", "1h", "--license-url",
-                                             h.originURL + "license", "--wait"])
+            let (code, out) = try h.stowctl([
+                "submit", h.originURL + path, "--rental", "1h", "--license-url",
+                h.originURL + "license", "--wait",
+            ])
             #expect(code == 0, "\(out)")
             return try #require(out.split(separator: "\n").last.map(String.init))
         }
         let a = try submit("a/index.m3u8"), b = try submit("b/index.m3u8")
         // The server revokes A at its next renewal: A is expired and not playable, saying why.
-        try setPolicy(h, #"{"titles": {"/a/index.m3u8": {"grantKind": "rental", "maxRentalSeconds": 3600, "forceExpired": true}}, "default": {"grantKind": "rental", "maxRentalSeconds": 3600}}"#)
+        try setPolicy(
+            h,
+            #"{"titles": {"/a/index.m3u8": {"grantKind": "rental", "maxRentalSeconds": 3600, "forceExpired": "#
+                + #"true}}, "default": {"grantKind": "rental", "maxRentalSeconds": 3600}}"#
+        )
         #expect(try h.stowctl(["renew", a]).0 == 0)
         #expect(try license(h, a).forceExpired)
         #expect(try license(h, a).license?.expired == true)
@@ -187,7 +237,11 @@ struct LicensingTests {
         #expect(renewed.contains(a) && !renewed.contains(b), "\(renewed)")
         #expect(try h.stowctl(["playable", a]).0 == 0, "renewed: playable again")
         // The server suggests renewing B: the scheduler renews it by itself long before its expiry.
-        try setPolicy(h, #"{"titles": {"/b/index.m3u8": {"grantKind": "rental", "maxRentalSeconds": 3600, "renewalSuggested": true}}, "default": {"grantKind": "rental", "maxRentalSeconds": 3600}}"#)
+        try setPolicy(
+            h,
+            #"{"titles": {"/b/index.m3u8": {"grantKind": "rental", "maxRentalSeconds": 3600, "#
+                + #""renewalSuggested": true}}, "default": {"grantKind": "rental", "maxRentalSeconds": 3600}}"#
+        )
         #expect(try h.stowctl(["renew", b]).0 == 0)
         #expect(try license(h, b).renewalSuggested)
         let suggestedAt = try #require(try license(h, b).license?.requestedAt)
@@ -200,23 +254,34 @@ struct LicensingTests {
     }
 
     @Test func refusalTransientFailuresRenewalAndBulkRenewal() throws {
-        let h = try start("lic-renew", { try TestMedia.fmp4(into: $0, singleFile: false, seconds: 4) },
-                          policy: #"{"default": {"grantKind": "rental", "maxRentalSeconds": 600}}"#)
+        let h = try start(
+            "lic-renew", { try TestMedia.fmp4(into: $0, singleFile: false, seconds: 4) },
+            policy: #"{"default": {"grantKind": "rental", "maxRentalSeconds": 600}}"#)
         // Refused: fails with a license error and no segment is fetched.
         try setPolicy(h, #"{"titles": {"/index.m3u8": {"refuse": true}}}"#)
-        let (refused, out) = try h.stowctl(["submit", h.originURL + "index.m3u8", "--license-url", h.originURL + "license", "--wait"])
+        let (refused, out) = try h.stowctl([
+            "submit", h.originURL + "index.m3u8", "--license-url", h.originURL + "license", "--wait",
+        ])
         #expect(refused == 1)
         let refusedStatus = try h.status(try #require(out.split(separator: "\n").last.map(String.init)))
         #expect(refusedStatus.error?.code == .license && refusedStatus.error?.message.contains("403") == true)
         #expect(h.originRequests(matching: ".m4s") == 0, "no segment fetched for a refused title")
         // Transient: two 500s, retried with backoff, then granted.
-        try setPolicy(h, #"{"titles": {"/index.m3u8": {"grantKind": "rental", "maxRentalSeconds": 600, "failTimes": 2, "failStatus": 500}}}"#)
-        let (ok, out2) = try h.stowctl(["submit", h.originURL + "index.m3u8", "--rental", "1h", "--license-url", h.originURL + "license", "--wait"])
+        try setPolicy(
+            h,
+            #"{"titles": {"/index.m3u8": {"grantKind": "rental", "maxRentalSeconds": 600, "failTimes": 2, "#
+                + #""failStatus": 500}}}"#
+        )
+        let (ok, out2) = try h.stowctl([
+            "submit", h.originURL + "index.m3u8", "--rental", "1h", "--license-url", h.originURL + "license", "--wait",
+        ])
         #expect(ok == 0)
         let token = try #require(out2.split(separator: "\n").last.map(String.init))
         let first = try #require(try license(h, token).license)
         // Renewal with changed terms: the expiry moves, the media is untouched (same inode, same bytes).
-        let segment = try #require(try FileManager.default.subpathsOfDirectory(atPath: h.home.appendingPathComponent("titles/\(token)").path).first { $0.hasSuffix(".m4s") })
+        let segment = try #require(
+            try FileManager.default.subpathsOfDirectory(atPath: h.home.appendingPathComponent("titles/\(token)").path)
+                .first { $0.hasSuffix(".m4s") })
         let path = h.home.appendingPathComponent("titles/\(token)/\(segment)").path
         let inode = try FileManager.default.attributesOfItem(atPath: path)[.systemFileNumber] as? Int
         let bytes = try Data(contentsOf: URL(fileURLWithPath: path))
@@ -229,10 +294,19 @@ struct LicensingTests {
         #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == bytes)
         #expect(try h.status(token).state == .completed)
         // Bulk renewal with one failing item: a second title, then the server refuses the first one.
-        try FileManager.default.createDirectory(at: h.media.appendingPathComponent("b"), withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            at: h.media.appendingPathComponent("b"), withIntermediateDirectories: true)
         _ = try TestMedia.sh("cp index.m3u8 *.m4s init.mp4 b/ 2>/dev/null || cp index.m3u8 *.m4s b/", in: h.media)
-        #expect(try h.stowctl(["submit", h.originURL + "b/index.m3u8", "--rental", "1h", "--license-url", h.originURL + "license", "--wait"]).0 == 0)
-        try setPolicy(h, #"{"titles": {"/index.m3u8": {"refuse": true}}, "default": {"grantKind": "rental", "maxRentalSeconds": 600}}"#)
+        #expect(
+            try h.stowctl([
+                "submit", h.originURL + "b/index.m3u8", "--rental", "1h", "--license-url", h.originURL + "license",
+                "--wait",
+            ]).0 == 0)
+        try setPolicy(
+            h,
+            #"{"titles": {"/index.m3u8": {"refuse": true}}, "default": {"grantKind": "rental", "#
+                + #""maxRentalSeconds": 600}}"#
+        )
         let (bulk, summary) = try h.stowctl(["renew", "--all"])
         #expect(bulk == 1)
         #expect(summary.contains("renewed 1 of 2, 1 failed"), "\(summary)")
@@ -242,7 +316,9 @@ struct LicensingTests {
 
     @Test func expiryDualExpiryAndClockRollback() throws {
         let h = try start("lic-clock", { try TestMedia.fmp4(into: $0, singleFile: false, seconds: 4) }, policy: "{}")
-        _ = try TestMedia.sh("for d in p r d; do mkdir -p $d; cp index.m3u8 *.m4s $d/; cp init.mp4 $d/ 2>/dev/null || true; done", in: h.media)
+        _ = try TestMedia.sh(
+            "for d in p r d; do mkdir -p $d; cp index.m3u8 *.m4s $d/; cp init.mp4 $d/ 2>/dev/null || true; done",
+            in: h.media)
         func submit(_ path: String, _ options: [String]) throws -> String {
             let (code, out) = try h.stowctl(["submit", h.originURL + path, "--wait"] + options)
             #expect(code == 0, "\(out)")
@@ -258,7 +334,8 @@ struct LicensingTests {
         // Dual expiry: the play duration starts at the first play, not at the download: 3 s after the download
         // the title is still playable.
         try h.waitUntil(timeout: 20, "3 s after the download") { Date().timeIntervalSince(downloaded) >= 3 }
-        #expect(try h.stowctl(["playable", dual]).0 == 0, "the 2 s play duration has not started before the first play")
+        #expect(
+            try h.stowctl(["playable", dual]).0 == 0, "the 2 s play duration has not started before the first play")
         _ = try h.startPlay(dual)
         stopPlay(h, dual)
         #expect(try h.stowctl(["playable", dual]).0 == 0, "still playable within the 2 s play duration")

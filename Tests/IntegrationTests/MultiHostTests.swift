@@ -15,21 +15,24 @@ struct MultiHostTests {
         let (code, out) = try h.stowctl(["keys", "generate", name, "--dir", dir.path])
         #expect(code == 0, "\(out)")
         if allowed { try allow(h, name) }
-        return ["--scheduler", endpoint, "--curve-key", dir.appendingPathComponent("\(name).key").path,
-                "--curve-server-key", h.home.appendingPathComponent("keys/scheduler.pub").path]
+        return [
+            "--scheduler", endpoint, "--curve-key", dir.appendingPathComponent("\(name).key").path,
+            "--curve-server-key", h.home.appendingPathComponent("keys/scheduler.pub").path,
+        ]
     }
 
     func allow(_ h: Harness, _ name: String) throws {
         let allowed = h.home.appendingPathComponent("keys/allowed")
         try FileManager.default.createDirectory(at: allowed, withIntermediateDirectories: true)
-        try FileManager.default.copyItem(at: h.root.appendingPathComponent("keys-\(name)/\(name).pub"),
-                                         to: allowed.appendingPathComponent("\(name).pub"))
+        try FileManager.default.copyItem(
+            at: h.root.appendingPathComponent("keys-\(name)/\(name).pub"),
+            to: allowed.appendingPathComponent("\(name).pub"))
     }
 
     @Test func anUnknownKeyCannotRegister() throws {
         let h = try Harness(name: "curve")
         let endpoint = "tcp://127.0.0.1:\(try Harness.freePort())"
-        _ = try keys(h, "scheduler-only", allowed: false, endpoint: endpoint) // makes the scheduler's pair
+        _ = try keys(h, "scheduler-only", allowed: false, endpoint: endpoint)  // makes the scheduler's pair
         try h.startScheduler(["--bind", endpoint])
         let stranger = try keys(h, "stranger", allowed: false, endpoint: endpoint)
         try h.spawn("stranger", "stowage-download-worker", stranger)
@@ -39,8 +42,10 @@ struct MultiHostTests {
         try h.waitUntil(timeout: 20, "the stranger refused") { h.log("scheduler").contains("not on the allow-list") }
         let workers = try h.workers()
         #expect(workers.count == 1 && workers[0].pid == h.pid("admitted"), "only the allowed key registers: \(workers)")
-        let strangerKey = try String(contentsOf: h.root.appendingPathComponent("keys-stranger/stranger.pub"), encoding: .utf8)
-            .split(separator: " ")[0]
+        let strangerKey = try String(
+            contentsOf: h.root.appendingPathComponent("keys-stranger/stranger.pub"), encoding: .utf8
+        )
+        .split(separator: " ")[0]
         let log = h.log("scheduler")
         #expect(log.contains("not on the allow-list") && log.contains(String(strangerKey)), "the refusal names the key")
         // A client needs keys too, and says which.
@@ -88,13 +93,17 @@ struct MultiHostTests {
         try h.waitUntil(timeout: 60, "host B registered again") {
             try h.workers().contains { $0.kind == .download && $0.id != first.id && $0.pid == first.pid && $0.alive }
         }
-        usleep(2_000_000) // an observation window: whatever B still had in hand may arrive now
+        usleep(2_000_000)  // an observation window: whatever B still had in hand may arrive now
         let after = try h.status(token)
-        #expect(after.state == .completed && after.segmentsDone == final.segmentsDone && after.bytesDownloaded == final.bytesDownloaded)
+        #expect(
+            after.state == .completed && after.segmentsDone == final.segmentsDone
+                && after.bytesDownloaded == final.bytesDownloaded)
         #expect(try h.stowctl(["verify", token]).0 == 0, "nothing B sent late changed the stored copy")
         let master = try #require(final.localPlaylist)
         let video = URL(fileURLWithPath: master).deletingLastPathComponent().appendingPathComponent("video/index.m3u8")
-        #expect(try OfflineCopy.compare(localMedia: video, originMedia: h.media.appendingPathComponent("v360p/index.m3u8")) == 6)
+        #expect(
+            try OfflineCopy.compare(localMedia: video, originMedia: h.media.appendingPathComponent("v360p/index.m3u8"))
+                == 6)
         let stale = h.log("scheduler").components(separatedBy: "ignored").count - 1
         print("multi-host: namespace=\(b.namespace) stale results ignored=\(stale)")
     }

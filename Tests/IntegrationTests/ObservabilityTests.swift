@@ -16,7 +16,9 @@ struct ObservabilityTests {
 
     /// The value of one series (`name{labels}` exactly as exported), or nil.
     func value(_ text: String, _ series: String) -> Double? {
-        text.split(separator: "\n").first { $0.hasPrefix(series + " ") }.flatMap { Double($0.split(separator: " ").last ?? "") }
+        text.split(separator: "\n").first { $0.hasPrefix(series + " ") }.flatMap {
+            Double($0.split(separator: " ").last ?? "")
+        }
     }
 
     @Test func metricsMoveDuringADownload() throws {
@@ -53,14 +55,20 @@ struct ObservabilityTests {
         #expect(value(after, #"stowage_titles{state="downloading"}"#) == 0)
         #expect((value(after, "stowage_verified_bytes_total") ?? 0) >= Double(final.bytesDownloaded))
         #expect((value(afterWorker, "stowage_fetched_bytes_total") ?? 0) >= Double(final.bytesDownloaded))
-        #expect((value(afterWorker, "stowage_fetched_bytes_total") ?? 0) > (value(midWorker, "stowage_fetched_bytes_total") ?? 0))
-        #expect((value(afterWorker, #"stowage_tasks_total{work="fetch",outcome="ok"}"#) ?? 0) >= Double(final.segmentsTotal - 2))
+        #expect(
+            (value(afterWorker, "stowage_fetched_bytes_total") ?? 0)
+                > (value(midWorker, "stowage_fetched_bytes_total") ?? 0))
+        #expect(
+            (value(afterWorker, #"stowage_tasks_total{work="fetch",outcome="ok"}"#) ?? 0)
+                >= Double(final.segmentsTotal - 2))
 
         // stowctl stats reads the same figures.
         let (code, json) = try h.stowctl(["stats", "--json"])
         #expect(code == 0)
         let stats = try JSONDecoder().decode(SchedulerStats.self, from: Data(json.utf8))
-        #expect(stats.titles["completed"] == 1 && stats.workers["download"] == 1 && stats.verifiedBytes >= final.bytesDownloaded)
+        #expect(
+            stats.titles["completed"] == 1 && stats.workers["download"] == 1
+                && stats.verifiedBytes >= final.bytesDownloaded)
 
         // JSON logs: one object per line, with the task and token ids.
         let lines = h.log("integrity").split(separator: "\n")

@@ -34,14 +34,18 @@ enum OfflineCopy {
     static func framemd5(_ playlist: String, stream: String = "v", copy: Bool = false) throws -> String {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        p.arguments = ["ffmpeg", "-nostdin", "-v", "error", "-allowed_extensions", "ALL",
-                       "-protocol_whitelist", "file,http,tcp,crypto,data",
-                       "-i", playlist, "-map", "0:\(stream)"] + (copy ? ["-c", "copy"] : []) + ["-f", "framemd5", "-"]
+        p.arguments =
+            [
+                "ffmpeg", "-nostdin", "-v", "error", "-allowed_extensions", "ALL",
+                "-protocol_whitelist", "file,http,tcp,crypto,data",
+                "-i", playlist, "-map", "0:\(stream)",
+            ] + (copy ? ["-c", "copy"] : []) + ["-f", "framemd5", "-"]
         let run = try runCapturingStreams(p)
         let frames = run.stdout.split(separator: "\n").filter { !$0.hasPrefix("#") }
         guard run.status == 0, !frames.isEmpty else {
-            throw HarnessError("ffmpeg framemd5 of \(playlist) (stream \(stream)) exited \(run.status) with "
-                               + "\(frames.count) frames; stderr: \(run.stderr.suffix(2_000))")
+            throw HarnessError(
+                "ffmpeg framemd5 of \(playlist) (stream \(stream)) exited \(run.status) with "
+                    + "\(frames.count) frames; stderr: \(run.stderr.suffix(2_000))")
         }
         return frames.joined(separator: "\n")
     }

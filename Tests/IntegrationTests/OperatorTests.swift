@@ -29,7 +29,9 @@ struct OperatorTests {
         let final = try h.waitForFinal(token)
         #expect(final.state == .completed)
         let fetches = h.originRequests(matching: ".ts")
-        #expect(fetches <= final.segmentsTotal + 2, "verified files (\(done)) were not fetched again: \(fetches) fetches for \(final.segmentsTotal)")
+        #expect(
+            fetches <= final.segmentsTotal + 2,
+            "verified files (\(done)) were not fetched again: \(fetches) fetches for \(final.segmentsTotal)")
         // Delete removes files and record.
         let dir = URL(fileURLWithPath: try #require(final.localPlaylist)).deletingLastPathComponent()
         #expect(try h.stowctl(["delete", token]).0 == 0)
@@ -47,7 +49,8 @@ struct OperatorTests {
         func partSize() -> Int {
             let names = (try? FileManager.default.contentsOfDirectory(atPath: video.path)) ?? []
             return names.filter { $0.hasSuffix(".part") }.compactMap {
-                (try? FileManager.default.attributesOfItem(atPath: video.appendingPathComponent($0).path)[.size] as? Int) ?? nil
+                let path = video.appendingPathComponent($0).path
+                return (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? nil
             }.max() ?? 0
         }
         try h.waitUntil(timeout: 60, "a partial file of 60 KB") { partSize() >= 60_000 }
@@ -58,15 +61,20 @@ struct OperatorTests {
         let final = try h.waitForFinal(token, timeout: 180)
         #expect(final.state == .completed, "\(String(describing: final.error))")
         let dir = URL(fileURLWithPath: try #require(final.localPlaylist)).deletingLastPathComponent()
-        _ = try OfflineCopy.compare(localMedia: dir.appendingPathComponent("video/index.m3u8"), originMedia: h.media.appendingPathComponent("v720p/index.m3u8"))
-        let resumed = h.originLog().filter { $0.count > 5 && $0[2].hasSuffix(".ts") && $0[5].hasPrefix("bytes=") && !$0[5].hasPrefix("bytes=0-") }
+        _ = try OfflineCopy.compare(
+            localMedia: dir.appendingPathComponent("video/index.m3u8"),
+            originMedia: h.media.appendingPathComponent("v720p/index.m3u8"))
+        let resumed = h.originLog().filter {
+            $0.count > 5 && $0[2].hasSuffix(".ts") && $0[5].hasPrefix("bytes=") && !$0[5].hasPrefix("bytes=0-")
+        }
         #expect(!resumed.isEmpty, "the paused file continued with a Range request")
         #expect(resumed.allSatisfy { $0[3] == "206" })
         // On the wire: each continuation is conditional on the validator the origin sent for that file (its ETag).
         for line in resumed {
             let sent = try Self.etag(of: h.media.appendingPathComponent(String(line[2].dropFirst())))
-            #expect(line.count > 6 && line[6] == sent,
-                    "If-Range carries the origin's ETag \(sent): \(line.joined(separator: " "))")
+            #expect(
+                line.count > 6 && line[6] == sent,
+                "If-Range carries the origin's ETag \(sent): \(line.joined(separator: " "))")
         }
     }
 
@@ -115,8 +123,9 @@ struct OperatorTests {
         // Another ETag even within the same second: the origin derives it from size and whole-second mtime.
         let attributes = try FileManager.default.attributesOfItem(atPath: origin.path)
         let modified = try #require(attributes[.modificationDate] as? Date)
-        try FileManager.default.setAttributes([.modificationDate: modified.addingTimeInterval(60)],
-                                              ofItemAtPath: origin.path)
+        try FileManager.default.setAttributes(
+            [.modificationDate: modified.addingTimeInterval(60)],
+            ofItemAtPath: origin.path)
         let newTag = try Self.etag(of: origin)
         #expect(newTag != oldTag)
         #expect(try h.stowctl(["resume", token]).0 == 0)
@@ -129,13 +138,16 @@ struct OperatorTests {
         // fresh fetch from byte 0.
         let requests = h.originLog().filter { $0.count > 6 && $0[2] == "/" + path }
         let described = requests.map { $0.joined(separator: " ") }.joined(separator: "\n")
-        let conditional = try #require(requests.firstIndex { $0[5] == "bytes=\(kept)-" },
-                                       "a Range request from byte \(kept):\n\(described)")
-        #expect(requests[conditional][6] == oldTag && requests[conditional][3] == "200",
-                "If-Range on the old ETag \(oldTag), answered 200:\n\(described)")
+        let conditional = try #require(
+            requests.firstIndex { $0[5] == "bytes=\(kept)-" },
+            "a Range request from byte \(kept):\n\(described)")
+        #expect(
+            requests[conditional][6] == oldTag && requests[conditional][3] == "200",
+            "If-Range on the old ETag \(oldTag), answered 200:\n\(described)")
         let after = requests[(conditional + 1)...]
-        #expect(after.count == 1 && after.allSatisfy { $0[3] == "200" && $0[5] == "-" && $0[6] == "-" },
-                "then the file from byte 0, unconditionally:\n\(described)")
+        #expect(
+            after.count == 1 && after.allSatisfy { $0[3] == "200" && $0[5] == "-" && $0[6] == "-" },
+            "then the file from byte 0, unconditionally:\n\(described)")
     }
 
     @Test func aPartialFileThatIsAlreadyWholeIsFinishedWithoutRefetching() throws {
@@ -147,7 +159,10 @@ struct OperatorTests {
         let video = h.home.appendingPathComponent("titles/\(token)/video")
         var partName = ""
         try h.waitUntil(timeout: 60, "a partial file") {
-            partName = ((try? FileManager.default.contentsOfDirectory(atPath: video.path)) ?? []).first { $0.hasSuffix(".ts.part") } ?? ""
+            partName =
+                ((try? FileManager.default.contentsOfDirectory(atPath: video.path)) ?? []).first {
+                    $0.hasSuffix(".ts.part")
+                } ?? ""
             return !partName.isEmpty
         }
         #expect(try h.stowctl(["pause", token]).0 == 0)
@@ -161,8 +176,11 @@ struct OperatorTests {
         let final = try h.waitForFinal(token, timeout: 120)
         #expect(final.state == .completed, "\(String(describing: final.error))")
         let dir = URL(fileURLWithPath: try #require(final.localPlaylist)).deletingLastPathComponent()
-        _ = try OfflineCopy.compare(localMedia: dir.appendingPathComponent("video/index.m3u8"), originMedia: h.media.appendingPathComponent("v720p/index.m3u8"))
-        let answers = h.originLog().filter { $0.count > 3 && $0[2].hasSuffix("v720p/" + origin.lastPathComponent) }.map { String($0[3]) }
+        _ = try OfflineCopy.compare(
+            localMedia: dir.appendingPathComponent("video/index.m3u8"),
+            originMedia: h.media.appendingPathComponent("v720p/index.m3u8"))
+        let answers = h.originLog().filter { $0.count > 3 && $0[2].hasSuffix("v720p/" + origin.lastPathComponent) }.map
+        { String($0[3]) }
         #expect(answers.last == "416", "the resumed fetch found nothing left to fetch: \(answers)")
     }
 
@@ -194,14 +212,17 @@ struct OperatorTests {
         try h.startPipeline()
         let cap: Int64 = 400_000
         #expect(try h.stowctl(["limits", "--bandwidth", "\(cap)"]).0 == 0)
-        usleep(1_500_000) // the share reaches the worker with the next heartbeat
+        usleep(1_500_000)  // the share reaches the worker with the next heartbeat
         let started = Date()
         let (code, out) = try h.stowctl(["submit", h.originURL + "master.m3u8", "--bitrate", "2000000", "--wait"])
         let elapsed = Date().timeIntervalSince(started)
         #expect(code == 0)
         let status = try h.status(try #require(out.split(separator: "\n").last.map(String.init)))
-        let floor = Double(status.bytesDownloaded) / Double(cap) - 1.5   // the bucket allows a one-second burst
-        print("[measure] \(status.bytesDownloaded) bytes under a \(cap) B/s cap took \(String(format: "%.2f", elapsed)) s (floor \(String(format: "%.2f", floor)) s)")
+        let floor = Double(status.bytesDownloaded) / Double(cap) - 1.5  // the bucket allows a one-second burst
+        print(
+            "[measure] \(status.bytesDownloaded) bytes under a \(cap) B/s cap "
+                + "took \(String(format: "%.2f", elapsed)) s (floor \(String(format: "%.2f", floor)) s)"
+        )
         #expect(elapsed >= floor, "the cap held")
     }
 
@@ -212,7 +233,8 @@ struct OperatorTests {
         let (code, out) = try h.stowctl(["limits", "--titles", "3", "--per-host", "5", "--json"])
         #expect(code == 0)
         let limits = try JSONDecoder().decode(LimitsInfo.self, from: Data(out.utf8))
-        #expect(limits == LimitsInfo(titles: 3, perTitle: 6, perHost: 5, licenses: 4, bandwidth: 0, diskCushion: 1 << 30))
+        #expect(
+            limits == LimitsInfo(titles: 3, perTitle: 6, perHost: 5, licenses: 4, bandwidth: 0, diskCushion: 1 << 30))
         #expect(try h.stowctl(["limits", "--titles", "0"]).0 == 2)
     }
 }

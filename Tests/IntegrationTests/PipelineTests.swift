@@ -12,7 +12,9 @@ struct PipelineTests {
         try h.startOrigin()
         try h.startPipeline()
         let started = Date()
-        let (code, out) = try h.stowctl(["submit", h.originURL + "master.m3u8", "--bitrate", "1000000", "--name", "sample", "--wait"])
+        let (code, out) = try h.stowctl([
+            "submit", h.originURL + "master.m3u8", "--bitrate", "1000000", "--name", "sample", "--wait",
+        ])
         let elapsed = Date().timeIntervalSince(started)
         print("[measure] clear 8 s title, 3 variants: submit --wait took \(String(format: "%.2f", elapsed)) s")
         #expect(code == 0, "submit --wait failed: \(out)")
@@ -27,10 +29,12 @@ struct PipelineTests {
         let master = try #require(status.localPlaylist)
         let titleDir = URL(fileURLWithPath: master).deletingLastPathComponent()
         // The selected variant (≤ 1 Mb/s is the 480p one) and the default audio, nothing else.
-        var compared = try OfflineCopy.compare(localMedia: titleDir.appendingPathComponent("video/index.m3u8"),
-                                               originMedia: h.media.appendingPathComponent("v480p/index.m3u8"))
-        compared += try OfflineCopy.compare(localMedia: titleDir.appendingPathComponent("audio-en/index.m3u8"),
-                                            originMedia: h.media.appendingPathComponent("vEnglish/index.m3u8"))
+        var compared = try OfflineCopy.compare(
+            localMedia: titleDir.appendingPathComponent("video/index.m3u8"),
+            originMedia: h.media.appendingPathComponent("v480p/index.m3u8"))
+        compared += try OfflineCopy.compare(
+            localMedia: titleDir.appendingPathComponent("audio-en/index.m3u8"),
+            originMedia: h.media.appendingPathComponent("vEnglish/index.m3u8"))
         #expect(compared == status.segmentsTotal)
         #expect(h.originRequests(matching: ".ts") == status.segmentsTotal, "each file fetched once")
         let entries = try FileManager.default.contentsOfDirectory(atPath: titleDir.path).sorted()
@@ -62,16 +66,24 @@ struct PipelineTests {
         h.kill9("download")
         let atKill = try h.status(token)
         #expect(atKill.state != .completed)
-        try h.waitUntil(timeout: 10, "the dead worker to be dropped") { (try? h.workers().contains { $0.kind == .download }) == false }
+        try h.waitUntil(timeout: 10, "the dead worker to be dropped") {
+            (try? h.workers().contains { $0.kind == .download }) == false
+        }
         try h.startWorker("download", name: "download-2")
         let final = try h.waitForFinal(token)
         #expect(final.state == .completed, "\(String(describing: final.error))")
         let dir = URL(fileURLWithPath: try #require(final.localPlaylist)).deletingLastPathComponent()
-        _ = try OfflineCopy.compare(localMedia: dir.appendingPathComponent("video/index.m3u8"), originMedia: h.media.appendingPathComponent("v360p/index.m3u8"))
-        _ = try OfflineCopy.compare(localMedia: dir.appendingPathComponent("audio-en/index.m3u8"), originMedia: h.media.appendingPathComponent("vEnglish/index.m3u8"))
+        _ = try OfflineCopy.compare(
+            localMedia: dir.appendingPathComponent("video/index.m3u8"),
+            originMedia: h.media.appendingPathComponent("v360p/index.m3u8"))
+        _ = try OfflineCopy.compare(
+            localMedia: dir.appendingPathComponent("audio-en/index.m3u8"),
+            originMedia: h.media.appendingPathComponent("vEnglish/index.m3u8"))
         // Only what was in flight at the kill (at most --per-title of fetches) was fetched twice.
         let fetches = h.originRequests(matching: ".ts")
-        #expect(fetches >= final.segmentsTotal && fetches <= final.segmentsTotal + 2, "fetches \(fetches) for \(final.segmentsTotal) files")
+        #expect(
+            fetches >= final.segmentsTotal && fetches <= final.segmentsTotal + 2,
+            "fetches \(fetches) for \(final.segmentsTotal) files")
         let leftovers = try FileManager.default.subpathsOfDirectory(atPath: dir.path).filter { $0.hasSuffix(".part") }
         #expect(leftovers.isEmpty, "no .part files remain: \(leftovers)")
     }
@@ -87,20 +99,28 @@ struct PipelineTests {
         // What the store says was verified when the scheduler died: none of these may be requested again.
         let store = h.home.appendingPathComponent("stowage.sqlite").path
         let (_, rows) = try TestMedia.shOutput(
-            "sqlite3 '\(store)' \"SELECT url FROM resource WHERE token = '\(token)' AND state = 'verified'\"", in: h.root)
+            "sqlite3 '\(store)' \"SELECT url FROM resource WHERE token = '\(token)' AND state = 'verified'\"",
+            in: h.root)
         let verified = rows.split(separator: "\n").compactMap { URL(string: String($0))?.path }
         #expect(verified.count >= 4, "files verified before the kill: \(verified)")
         let restart = Date()
         try h.startScheduler(["--per-title", "2"])
         let final = try h.waitForFinal(token)
-        print("[measure] scheduler kill -9 + restart: title completed \(String(format: "%.2f", Date().timeIntervalSince(restart))) s after restart")
+        print(
+            "[measure] scheduler kill -9 + restart: title "
+                + "completed \(String(format: "%.2f", Date().timeIntervalSince(restart))) s after restart"
+        )
         #expect(final.state == .completed, "\(String(describing: final.error))")
         let dir = URL(fileURLWithPath: try #require(final.localPlaylist)).deletingLastPathComponent()
-        _ = try OfflineCopy.compare(localMedia: dir.appendingPathComponent("video/index.m3u8"), originMedia: h.media.appendingPathComponent("v360p/index.m3u8"))
+        _ = try OfflineCopy.compare(
+            localMedia: dir.appendingPathComponent("video/index.m3u8"),
+            originMedia: h.media.appendingPathComponent("v360p/index.m3u8"))
         // Workers re-registered with the new scheduler by themselves.
         #expect(try h.workers().count == 3)
         for path in verified {
-            let requests = h.originLog().filter { $0.count > 2 && $0[1] == "GET" && $0[2].split(separator: "?")[0] == path }
+            let requests = h.originLog().filter {
+                $0.count > 2 && $0[1] == "GET" && $0[2].split(separator: "?")[0] == path
+            }
             #expect(requests.count == 1, "\(path) was verified before the kill and requested \(requests.count) times")
         }
     }
@@ -110,7 +130,8 @@ struct PipelineTests {
         try FileManager.default.createDirectory(at: h.media, withIntermediateDirectories: true)
         try "#EXTM3U\n#EXT-X-TARGETDURATION:2\n#EXTINF:two seconds,\nseg0.ts\n#EXT-X-ENDLIST\n"
             .write(to: h.media.appendingPathComponent("bad.m3u8"), atomically: true, encoding: .utf8)
-        try "#EXTM3U\n#EXT-X-TARGETDURATION:2\n#EXTINF:2,\nseg0.ts\n".write(to: h.media.appendingPathComponent("live.m3u8"), atomically: true, encoding: .utf8)
+        try "#EXTM3U\n#EXT-X-TARGETDURATION:2\n#EXTINF:2,\nseg0.ts\n".write(
+            to: h.media.appendingPathComponent("live.m3u8"), atomically: true, encoding: .utf8)
         try h.startOrigin()
         try h.startPipeline()
         let (code, out) = try h.stowctl(["submit", h.originURL + "bad.m3u8", "--wait"])
@@ -152,18 +173,24 @@ struct PipelineTests {
         garbage.append(frames("STW9", "REGISTER", "{}"))
         garbage.append(frames("STW1", "REGISTER", "{not json"))
         garbage.append(frames("STW1", "REGISTER", #"{"kind":"download","capacity":-5,"host":"x","pid":1}"#))
-        garbage.append(frames("STW1", "RESULT", #"{"taskID":"nope","token":"t","outcome":{"fetched":{"_0":{"bytes":1,"sha256":"x"}}}}"#))
+        garbage.append(
+            frames(
+                "STW1", "RESULT",
+                #"{"taskID":"nope","token":"t","outcome":{"fetched":{"_0":{"bytes":1,"sha256":"x"}}}}"#))
         garbage.append(frames("STW1", "EVENT", "{}"))
         garbage.append(frames("STW1", "REQUEST", #"{"requestID":"1","operation":{"explode":{}}}"#))
         for _ in 0..<200 {
             var message: [[UInt8]] = []
             for _ in 0..<Int.random(in: 1...4, using: &rng) {
-                message.append((0..<Int.random(in: 0...64, using: &rng)).map { _ in UInt8.random(in: 0...255, using: &rng) })
+                message.append(
+                    (0..<Int.random(in: 0...64, using: &rng)).map { _ in UInt8.random(in: 0...255, using: &rng) })
             }
             garbage.append(message)
         }
         for frames in garbage { try rogue.send(frames) }
-        try h.waitUntil(timeout: 10, "the scheduler to read the rogue frames") { h.log("scheduler").contains("dropped") }
+        try h.waitUntil(timeout: 10, "the scheduler to read the rogue frames") {
+            h.log("scheduler").contains("dropped")
+        }
         #expect(h.isRunning("scheduler"))
         let (code, out) = try h.stowctl(["list", "--json"])
         #expect(code == 0, "scheduler still answers: \(out)")

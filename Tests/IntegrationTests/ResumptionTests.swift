@@ -32,11 +32,14 @@ struct ResumptionTests {
         #expect(w.waitingFor == "127.0.0.1:\(port)")
         #expect(w.suspendedSince != nil && w.nextProbeAt != nil, "status says since when and the next probe")
         #expect(w.error?.code == .network)
-        #expect(w.error?.message.contains("connection refused by 127.0.0.1:\(port)") == true, "\(w.error?.message ?? "")")
+        #expect(
+            w.error?.message.contains("connection refused by 127.0.0.1:\(port)") == true, "\(w.error?.message ?? "")")
         // Down for at least two minutes in all: the title keeps waiting, it never fails.
         while Date().timeIntervalSince(downAt) < 125 {
             let s = try h.status(token)
-            #expect(s.state == .suspended && s.suspendedReason == .network, "still waiting after \(Date().timeIntervalSince(downAt)) s")
+            #expect(
+                s.state == .suspended && s.suspendedReason == .network,
+                "still waiting after \(Date().timeIntervalSince(downAt)) s")
             usleep(2_000_000)
         }
         let before = try h.status(token).segmentsDone
@@ -46,8 +49,9 @@ struct ResumptionTests {
         #expect(final.error == nil)
         #expect(final.segmentsDone > before)
         let dir = URL(fileURLWithPath: try #require(final.localPlaylist)).deletingLastPathComponent()
-        let compared = try OfflineCopy.compare(localMedia: dir.appendingPathComponent("video/index.m3u8"),
-                                               originMedia: h.media.appendingPathComponent("v720p/index.m3u8"))
+        let compared = try OfflineCopy.compare(
+            localMedia: dir.appendingPathComponent("video/index.m3u8"),
+            originMedia: h.media.appendingPathComponent("v720p/index.m3u8"))
         #expect(compared >= 3)
         #expect(h.log("scheduler").contains("host answers again"), "resumed by the probe, not by an operator")
     }
@@ -112,8 +116,9 @@ struct ResumptionTests {
         let logged = try #require(format.date(from: String(stamp)), "log stamp \(stamp)")
         #expect(abs(Date().timeIntervalSince(logged) - 3600) < 120, "worker's last log line is stamped \(stamp)")
         let dir = URL(fileURLWithPath: try #require(final.localPlaylist)).deletingLastPathComponent()
-        _ = try OfflineCopy.compare(localMedia: dir.appendingPathComponent("video/index.m3u8"),
-                                    originMedia: h.media.appendingPathComponent("v720p/index.m3u8"))
+        _ = try OfflineCopy.compare(
+            localMedia: dir.appendingPathComponent("video/index.m3u8"),
+            originMedia: h.media.appendingPathComponent("v720p/index.m3u8"))
     }
 
     struct OriginSnapshot: Decodable {
@@ -179,14 +184,17 @@ struct ResumptionTests {
         let masters = log.filter { $0.count > 3 && $0[2].hasPrefix("/master.m3u8") }.count
         #expect(masters >= 2, "the title was re-resolved from its URL (\(masters) master fetches)")
         let dir = URL(fileURLWithPath: try #require(final.localPlaylist)).deletingLastPathComponent()
-        _ = try OfflineCopy.compare(localMedia: dir.appendingPathComponent("video/index.m3u8"),
-                                    originMedia: h.media.appendingPathComponent("v720p/index.m3u8"))
+        _ = try OfflineCopy.compare(
+            localMedia: dir.appendingPathComponent("video/index.m3u8"),
+            originMedia: h.media.appendingPathComponent("v720p/index.m3u8"))
     }
 
     @Test func queuedTitlesShowRequestedWithTheirPlaceAndUnknownTokensAreNotFound() throws {
         let h = try Harness(name: "queued")
         try h.makeSample(seconds: 8)
-        for t in 0..<3 { _ = try TestMedia.sh("mkdir -p t\(t) && cp -r v360p vEnglish master.m3u8 t\(t)/", in: h.media) }
+        for t in 0..<3 {
+            _ = try TestMedia.sh("mkdir -p t\(t) && cp -r v360p vEnglish master.m3u8 t\(t)/", in: h.media)
+        }
         try h.startOrigin(throttleBytesPerSecond: 100_000)
         try h.startPipeline(schedulerArguments: ["--titles", "1", "--per-title", "1"])
         let tokens = try (0..<3).map { try h.submit("t\($0)/master.m3u8") }
@@ -202,6 +210,7 @@ struct ResumptionTests {
 
         let missing = try h.stowctlStreams(["status", "0123456789abcdef", "--json"])
         #expect(missing.status == 1)
-        #expect(missing.stderr.contains("[not-found]") && missing.stderr.contains("0123456789abcdef"), "\(missing.stderr)")
+        #expect(
+            missing.stderr.contains("[not-found]") && missing.stderr.contains("0123456789abcdef"), "\(missing.stderr)")
     }
 }

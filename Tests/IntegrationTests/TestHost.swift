@@ -38,10 +38,12 @@ final class TestHost: Sendable {
             guard status != 0 else { continue }
             _ = ip(["link", "del", outer])
             _ = ip(["netns", "del", ns])
-            throw HarnessError("cannot make a second test host: `ip \(step.joined(separator: " "))` exited \(status) "
-                               + "(network namespaces need root and iproute2; Deploy/test.sh installs iproute2)")
+            throw HarnessError(
+                "cannot make a second test host: `ip \(step.joined(separator: " "))` exited \(status) "
+                    + "(network namespaces need root and iproute2; Deploy/test.sh installs iproute2)")
         }
-        return TestHost(namespace: ns, address: innerAddress, peerAddress: outerAddress, outerLink: outer, innerLink: inner)
+        return TestHost(
+            namespace: ns, address: innerAddress, peerAddress: outerAddress, outerLink: outer, innerLink: inner)
     }
 
     func cut() { _ = Self.ip(["netns", "exec", namespace, "ip", "link", "set", innerLink, "down"]) }

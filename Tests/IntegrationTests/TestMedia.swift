@@ -16,7 +16,9 @@ enum TestMedia {
         let data = out.fileHandleForReading.readDataToEndOfFile()
         p.waitUntilExit()
         let text = String(decoding: data, as: UTF8.self)
-        guard p.terminationStatus == 0 else { throw HarnessError("command failed (\(p.terminationStatus)): \(command)\n\(text)") }
+        guard p.terminationStatus == 0 else {
+            throw HarnessError("command failed (\(p.terminationStatus)): \(command)\n\(text)")
+        }
         return text
     }
 
@@ -34,91 +36,110 @@ enum TestMedia {
     /// Three TS variants (low/mid/high), two audio languages (en default, de), WebVTT subtitles (en, fr)
     /// added beside ffmpeg's master as a packager would.
     static func multiLanguage(into dir: URL, seconds: Int = 6) throws {
-        try sh("""
-        ffmpeg -v error -y \(source) -f lavfi -i sine=frequency=660:sample_rate=48000 -t \(seconds) \
-          -filter_complex "[0:v]split=3[a][b][c];[a]scale=320:180[v0];[b]scale=480:270[v1];[c]scale=640:360[v2]" \
-          -map "[v0]" -map "[v1]" -map "[v2]" -map 1:a -map 2:a \
-          -c:v libx264 -preset ultrafast -g 50 -sc_threshold 0 -b:v:0 200k -b:v:1 400k -b:v:2 800k -c:a aac -b:a 64k \
-          -f hls -hls_time 2 -hls_playlist_type vod -hls_segment_filename "%v/seg%03d.ts" -master_pl_name master.m3u8 \
-          -var_stream_map "v:0,agroup:aud,name:low v:1,agroup:aud,name:mid v:2,agroup:aud,name:high a:0,agroup:aud,language:en,name:aen,default:yes a:1,agroup:aud,language:de,name:ade" \
-          "%v/index.m3u8"
-        for lang in en fr; do
-          mkdir -p subs-$lang
-          printf 'WEBVTT\\n\\n00:00:00.000 --> 00:00:02.000\\nline one %s\\n\\n' $lang > subs-$lang/part0.vtt
-          printf 'WEBVTT\\n\\n00:00:03.000 --> 00:00:05.000\\nline two %s\\n\\n' $lang > subs-$lang/part1.vtt
-          printf '#EXTM3U\\n#EXT-X-TARGETDURATION:3\\n#EXT-X-PLAYLIST-TYPE:VOD\\n#EXTINF:3.0,\\npart0.vtt\\n#EXTINF:3.0,\\npart1.vtt\\n#EXT-X-ENDLIST\\n' > subs-$lang/index.m3u8
-        done
-        sed -i 's/AUDIO="group_aud"/AUDIO="group_aud",SUBTITLES="subs"/' master.m3u8
-        sed -i '2a #EXT-X-MEDIA:TYPE=SUBTITLES,GROUP-ID="subs",NAME="English",LANGUAGE="en",DEFAULT=NO,URI="subs-en/index.m3u8"\\n#EXT-X-MEDIA:TYPE=SUBTITLES,GROUP-ID="subs",NAME="Francais",LANGUAGE="fr",DEFAULT=NO,URI="subs-fr/index.m3u8"' master.m3u8
-        """, in: dir)
+        try sh(
+            """
+            ffmpeg -v error -y \(source) -f lavfi -i sine=frequency=660:sample_rate=48000 -t \(seconds) \
+              -filter_complex "[0:v]split=3[a][b][c];[a]scale=320:180[v0];[b]scale=480:270[v1];[c]scale=640:360[v2]" \
+              -map "[v0]" -map "[v1]" -map "[v2]" -map 1:a -map 2:a \
+              -c:v libx264 -preset ultrafast -g 50 -sc_threshold 0 -b:v:0 200k -b:v:1 400k -b:v:2 800k -c:a aac \
+            -b:a 64k \
+              -f hls -hls_time 2 -hls_playlist_type vod -hls_segment_filename "%v/seg%03d.ts" -master_pl_name \
+            master.m3u8 \
+              -var_stream_map "v:0,agroup:aud,name:low v:1,agroup:aud,name:mid v:2,agroup:aud,name:high a:0,\
+            agroup:aud,language:en,name:aen,default:yes a:1,agroup:aud,language:de,name:ade" \
+              "%v/index.m3u8"
+            for lang in en fr; do
+              mkdir -p subs-$lang
+              printf 'WEBVTT\\n\\n00:00:00.000 --> 00:00:02.000\\nline one %s\\n\\n' $lang > subs-$lang/part0.vtt
+              printf 'WEBVTT\\n\\n00:00:03.000 --> 00:00:05.000\\nline two %s\\n\\n' $lang > subs-$lang/part1.vtt
+              printf '#EXTM3U\\n#EXT-X-TARGETDURATION:3\\n#EXT-X-PLAYLIST-TYPE:VOD\\n#EXTINF:3.0,\
+            \\npart0.vtt\\n#EXTINF:3.0,\\npart1.vtt\\n#EXT-X-ENDLIST\\n' > subs-$lang/index.m3u8
+            done
+            sed -i 's/AUDIO="group_aud"/AUDIO="group_aud",SUBTITLES="subs"/' master.m3u8
+            sed -i '2a #EXT-X-MEDIA:TYPE=SUBTITLES,GROUP-ID="subs",NAME="English",LANGUAGE="en",DEFAULT=NO,\
+            URI="subs-en/index.m3u8"\\n#EXT-X-MEDIA:TYPE=SUBTITLES,GROUP-ID="subs",NAME="Francais",LANGUAGE="fr",\
+            DEFAULT=NO,URI="subs-fr/index.m3u8"' master.m3u8
+            """, in: dir)
     }
 
     /// fMP4 segments with `EXT-X-MAP`; `singleFile` puts everything in one file addressed by byte ranges.
     static func fmp4(into dir: URL, singleFile: Bool, seconds: Int = 6) throws {
-        try sh("""
-        ffmpeg -v error -y \(source) -t \(seconds) -c:v libx264 -preset ultrafast -g 50 -sc_threshold 0 -c:a aac -b:a 64k \
-          -f hls -hls_time 2 -hls_playlist_type vod -hls_segment_type fmp4 \(singleFile ? "-hls_flags single_file" : "-hls_segment_filename 'seg%03d.m4s'") index.m3u8
-        """, in: dir)
+        try sh(
+            """
+            ffmpeg -v error -y \(source) -t \(seconds) -c:v libx264 -preset ultrafast -g 50 -sc_threshold 0 -c:a \
+            aac -b:a 64k \
+              -f hls -hls_time 2 -hls_playlist_type vod -hls_segment_type \
+            fmp4 \(singleFile ? "-hls_flags single_file" : "-hls_segment_filename 'seg%03d.m4s'") index.m3u8
+            """, in: dir)
     }
 
     /// AES-128 by ffmpeg: one key, explicit IV (`IV=0x…`), key URI relative to the playlist.
     static func aesExplicitIV(into dir: URL, seconds: Int = 6) throws {
-        try sh("""
-        openssl rand 16 > key.bin
-        printf 'key.bin?auth=abc\\nkey.bin\\n%s\\n' "$(openssl rand -hex 16)" > keyinfo
-        ffmpeg -v error -y \(source) -t \(seconds) -c:v libx264 -preset ultrafast -g 50 -sc_threshold 0 -c:a aac -b:a 64k \
-          -f hls -hls_time 2 -hls_playlist_type vod -hls_key_info_file keyinfo -hls_segment_filename 'seg%03d.ts' index.m3u8
-        rm keyinfo
-        """, in: dir)
+        try sh(
+            """
+            openssl rand 16 > key.bin
+            printf 'key.bin?auth=abc\\nkey.bin\\n%s\\n' "$(openssl rand -hex 16)" > keyinfo
+            ffmpeg -v error -y \(source) -t \(seconds) -c:v libx264 -preset ultrafast -g 50 -sc_threshold 0 -c:a \
+            aac -b:a 64k \
+              -f hls -hls_time 2 -hls_playlist_type vod -hls_key_info_file keyinfo -hls_segment_filename \
+            'seg%03d.ts' index.m3u8
+            rm keyinfo
+            """, in: dir)
     }
 
     /// AES-128 built by hand as real packagers do: two keys rotating every two segments, no IV attribute
     /// (the IV is the media sequence number), a media sequence starting at 7, URIs with query strings.
     static func aesRotatingNoIV(into dir: URL, seconds: Int = 8) throws {
-        try sh("""
-        mkdir -p clear
-        ffmpeg -v error -y \(source) -t \(seconds) -c:v libx264 -preset ultrafast -g 50 -sc_threshold 0 -c:a aac -b:a 64k \
-          -f hls -hls_time 2 -hls_playlist_type vod -hls_segment_filename 'clear/seg%03d.ts' clear/index.m3u8
-        openssl rand 16 > k0.key; openssl rand 16 > k1.key
-        {
-          echo '#EXTM3U'; echo '#EXT-X-VERSION:3'; echo '#EXT-X-TARGETDURATION:3'; echo '#EXT-X-MEDIA-SEQUENCE:7'
-          echo '#EXT-X-PLAYLIST-TYPE:VOD'
-          n=0
-          for f in $(grep -v '^#' clear/index.m3u8); do
-            seq=$((n + 7)); k=$(( (n / 2) % 2 ))
-            if [ $((n % 2)) -eq 0 ]; then echo "#EXT-X-KEY:METHOD=AES-128,URI=\\"k$k.key?session=xyz&n=$n\\""; fi
-            iv=$(printf '%032x' $seq)
-            openssl enc -aes-128-cbc -K "$(od -An -tx1 k$k.key | tr -d " \\n")" -iv "$iv" -in clear/$f -out enc-$n.ts
-            grep -B1 -x "$f" clear/index.m3u8 | head -n 1
-            echo "enc-$n.ts?token=a%2Fb&seq=$seq"
-            n=$((n + 1))
-          done
-          echo '#EXT-X-ENDLIST'
-        } > index.m3u8
-        rm -r clear
-        """, in: dir)
+        try sh(
+            """
+            mkdir -p clear
+            ffmpeg -v error -y \(source) -t \(seconds) -c:v libx264 -preset ultrafast -g 50 -sc_threshold 0 -c:a \
+            aac -b:a 64k \
+              -f hls -hls_time 2 -hls_playlist_type vod -hls_segment_filename 'clear/seg%03d.ts' clear/index.m3u8
+            openssl rand 16 > k0.key; openssl rand 16 > k1.key
+            {
+              echo '#EXTM3U'; echo '#EXT-X-VERSION:3'; echo '#EXT-X-TARGETDURATION:3'; echo '#EXT-X-MEDIA-SEQUENCE:7'
+              echo '#EXT-X-PLAYLIST-TYPE:VOD'
+              n=0
+              for f in $(grep -v '^#' clear/index.m3u8); do
+                seq=$((n + 7)); k=$(( (n / 2) % 2 ))
+                if [ $((n % 2)) -eq 0 ]; then echo "#EXT-X-KEY:METHOD=AES-128,URI=\\"k$k.key?session=xyz&n=$n\\""; fi
+                iv=$(printf '%032x' $seq)
+                openssl enc -aes-128-cbc -K "$(od -An -tx1 k$k.key | tr -d " \\n")" -iv "$iv" -in clear/$f -out \
+            enc-$n.ts
+                grep -B1 -x "$f" clear/index.m3u8 | head -n 1
+                echo "enc-$n.ts?token=a%2Fb&seq=$seq"
+                n=$((n + 1))
+              done
+              echo '#EXT-X-ENDLIST'
+            } > index.m3u8
+            rm -r clear
+            """, in: dir)
     }
 
     /// AES-128 whose key is delivered by a W3C Clear Key license server (`KEYFORMAT="org.w3.clearkey"`,
     /// `KEYID`). Leaves the clear segments in `clear/` (for comparison) and the server's key table in
     /// `clearkey-policy.json`.
     static func clearKey(into dir: URL, seconds: Int = 6) throws {
-        try sh("""
-        mkdir -p clear
-        ffmpeg -v error -y \(source) -t \(seconds) -c:v libx264 -preset ultrafast -g 50 -sc_threshold 0 -c:a aac -b:a 64k \
-          -f hls -hls_time 2 -hls_playlist_type vod -hls_segment_filename 'clear/seg%03d.ts' clear/index.m3u8
-        key=$(openssl rand -hex 16); kid=$(openssl rand -hex 16); iv=$(openssl rand -hex 16)
-        {
-          echo '#EXTM3U'; echo '#EXT-X-VERSION:5'; echo '#EXT-X-TARGETDURATION:3'; echo '#EXT-X-PLAYLIST-TYPE:VOD'
-          echo "#EXT-X-KEY:METHOD=AES-128,URI=\"/clearkey\",KEYFORMAT=\"org.w3.clearkey\",KEYFORMATVERSIONS=\"1\",KEYID=0x$kid,IV=0x$iv"
-          for f in $(grep -v '^#' clear/index.m3u8); do
-            openssl enc -aes-128-cbc -K "$key" -iv "$iv" -in clear/$f -out ck-$f
-            grep -B1 -x "$f" clear/index.m3u8 | head -n 1
-            echo "ck-$f"
-          done
-          echo '#EXT-X-ENDLIST'
-        } > index.m3u8
-        printf '{"clearkeys": {"%s": "%s"}}' "$kid" "$key" > clearkey-policy.json
-        """, in: dir)
+        try sh(
+            """
+            mkdir -p clear
+            ffmpeg -v error -y \(source) -t \(seconds) -c:v libx264 -preset ultrafast -g 50 -sc_threshold 0 -c:a \
+            aac -b:a 64k \
+              -f hls -hls_time 2 -hls_playlist_type vod -hls_segment_filename 'clear/seg%03d.ts' clear/index.m3u8
+            key=$(openssl rand -hex 16); kid=$(openssl rand -hex 16); iv=$(openssl rand -hex 16)
+            {
+              echo '#EXTM3U'; echo '#EXT-X-VERSION:5'; echo '#EXT-X-TARGETDURATION:3'; echo '#EXT-X-PLAYLIST-TYPE:VOD'
+              echo "#EXT-X-KEY:METHOD=AES-128,URI=\"/clearkey\",KEYFORMAT=\"org.w3.clearkey\",\
+            KEYFORMATVERSIONS=\"1\",KEYID=0x$kid,IV=0x$iv"
+              for f in $(grep -v '^#' clear/index.m3u8); do
+                openssl enc -aes-128-cbc -K "$key" -iv "$iv" -in clear/$f -out ck-$f
+                grep -B1 -x "$f" clear/index.m3u8 | head -n 1
+                echo "ck-$f"
+              done
+              echo '#EXT-X-ENDLIST'
+            } > index.m3u8
+            printf '{"clearkeys": {"%s": "%s"}}' "$kid" "$key" > clearkey-policy.json
+            """, in: dir)
     }
 }

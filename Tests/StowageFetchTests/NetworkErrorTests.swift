@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import StowageProtocol
 import Testing
+
 @testable import StowageFetch
 
 @Suite("Connectivity errors in words")

@@ -1,6 +1,7 @@
 import Foundation
 import StowageProtocol
 import Testing
+
 @testable import StowageHLS
 
 @Suite("Media playlists")
@@ -9,26 +10,26 @@ struct MediaPlaylistTests {
 
     @Test func parsesSegmentsKeysMapsAndRanges() throws {
         let text = """
-        #EXTM3U
-        #EXT-X-VERSION:7
-        #EXT-X-TARGETDURATION:4
-        #EXT-X-MEDIA-SEQUENCE:17
-        #EXT-X-MAP:URI="init.mp4",BYTERANGE="720@0"
-        #EXT-X-KEY:METHOD=AES-128,URI="https://keys.test/k1?t=abc"
-        #EXTINF:4.0,
-        #EXT-X-BYTERANGE:1000@720
-        main.mp4
-        #EXTINF:3.5,title
-        #EXT-X-BYTERANGE:500
-        main.mp4
-        #EXT-X-DISCONTINUITY
-        #EXT-X-PROGRAM-DATE-TIME:2020-01-01T00:00:00Z
-        #EXT-X-SOMETHING-NEW:X=1
-        #EXT-X-KEY:METHOD=NONE
-        #EXTINF:2,
-        ../c/last.mp4?sig=1
-        #EXT-X-ENDLIST
-        """
+            #EXTM3U
+            #EXT-X-VERSION:7
+            #EXT-X-TARGETDURATION:4
+            #EXT-X-MEDIA-SEQUENCE:17
+            #EXT-X-MAP:URI="init.mp4",BYTERANGE="720@0"
+            #EXT-X-KEY:METHOD=AES-128,URI="https://keys.test/k1?t=abc"
+            #EXTINF:4.0,
+            #EXT-X-BYTERANGE:1000@720
+            main.mp4
+            #EXTINF:3.5,title
+            #EXT-X-BYTERANGE:500
+            main.mp4
+            #EXT-X-DISCONTINUITY
+            #EXT-X-PROGRAM-DATE-TIME:2020-01-01T00:00:00Z
+            #EXT-X-SOMETHING-NEW:X=1
+            #EXT-X-KEY:METHOD=NONE
+            #EXTINF:2,
+            ../c/last.mp4?sig=1
+            #EXT-X-ENDLIST
+            """
         let p = try MediaPlaylist(text: text, url: url)
         #expect(p.segments.count == 3)
         #expect(p.segments[0].mediaSequence == 17)
@@ -69,24 +70,26 @@ struct MediaPlaylistTests {
 
     @Test func rangeEndsThatWouldOverflowAreRefused() {
         let text = """
-        #EXTM3U
-        #EXTINF:2,
-        #EXT-X-BYTERANGE:9223372036854775807@0
-        a.mp4
-        #EXTINF:2,
-        #EXT-X-BYTERANGE:10
-        a.mp4
-        #EXT-X-ENDLIST
-        """
+            #EXTM3U
+            #EXTINF:2,
+            #EXT-X-BYTERANGE:9223372036854775807@0
+            a.mp4
+            #EXTINF:2,
+            #EXT-X-BYTERANGE:10
+            a.mp4
+            #EXT-X-ENDLIST
+            """
         #expect { try MediaPlaylist(text: text, url: url) } throws: { ($0 as? PlaylistError)?.line == 7 }
     }
 
     @Test func gapSegmentsKeepTheirPlaceOffline() throws {
-        let text = "#EXTM3U\n#EXTINF:2,\na.ts\n#EXT-X-GAP\n#EXTINF:2,\nb.ts\n#EXTINF:2,\nc.ts\n"
+        let text =
+            "#EXTM3U\n#EXTINF:2,\na.ts\n#EXT-X-GAP\n#EXTINF:2,\nb.ts\n#EXTINF:2,\nc.ts\n"
             + "#EXT-X-GAP\n#EXTINF:1.5,\nd.ts\n#EXT-X-ENDLIST\n"
         let p = try MediaPlaylist(text: text, url: url)
-        let plan = try OfflinePlanner.plan(master: nil, choice: nil,
-                                           inputs: [.init(kind: .video, playlist: p, rendition: nil)])
+        let plan = try OfflinePlanner.plan(
+            master: nil, choice: nil,
+            inputs: [.init(kind: .video, playlist: p, rendition: nil)])
         #expect(plan.resources.map(\.localPath) == ["video/seg-000000.ts", "video/seg-000002.ts"])
         let offline = try MediaPlaylist(text: plan.renditions[0].playlist, url: "http://127.0.0.1:9/video/index.m3u8")
         #expect(offline.segments.map(\.isGap) == [false, true, false, true])
@@ -98,33 +101,36 @@ struct MediaPlaylistTests {
     /// a PlaylistError naming a line of the text; what parses has sane segments, and its offline playlist
     /// (the module's serialiser) parses back to the same timeline and is a fixed point of parse + plan.
     @Test func mutatedPlaylistsKeepTheirInvariants() {
-        let seeds = ["""
-        #EXTM3U
-        #EXT-X-TARGETDURATION:4
-        #EXT-X-MEDIA-SEQUENCE:3
-        #EXT-X-MAP:URI="init.mp4",BYTERANGE="720@0"
-        #EXT-X-KEY:METHOD=AES-128,URI="k",IV=0x00000000000000000000000000000001
-        #EXTINF:4.0,
-        #EXT-X-BYTERANGE:1000@720
-        main.mp4
-        #EXTINF:4.0,
-        #EXT-X-BYTERANGE:1000
-        main.mp4
-        #EXT-X-ENDLIST
-        """, """
-        #EXTM3U
-        #EXT-X-TARGETDURATION:2
-        #EXT-X-PROGRAM-DATE-TIME:2026-01-01T10:00:00.000Z
-        #EXTINF:2,
-        seg000.ts
-        #EXT-X-GAP
-        #EXTINF:2,
-        seg001.ts?x=1
-        #EXT-X-KEY:METHOD=NONE
-        #EXTINF:1.5,
-        http://other.test/seg002.ts
-        #EXT-X-ENDLIST
-        """]
+        let seeds = [
+            """
+            #EXTM3U
+            #EXT-X-TARGETDURATION:4
+            #EXT-X-MEDIA-SEQUENCE:3
+            #EXT-X-MAP:URI="init.mp4",BYTERANGE="720@0"
+            #EXT-X-KEY:METHOD=AES-128,URI="k",IV=0x00000000000000000000000000000001
+            #EXTINF:4.0,
+            #EXT-X-BYTERANGE:1000@720
+            main.mp4
+            #EXTINF:4.0,
+            #EXT-X-BYTERANGE:1000
+            main.mp4
+            #EXT-X-ENDLIST
+            """,
+            """
+            #EXTM3U
+            #EXT-X-TARGETDURATION:2
+            #EXT-X-PROGRAM-DATE-TIME:2026-01-01T10:00:00.000Z
+            #EXTINF:2,
+            seg000.ts
+            #EXT-X-GAP
+            #EXTINF:2,
+            seg001.ts?x=1
+            #EXT-X-KEY:METHOD=NONE
+            #EXTINF:1.5,
+            http://other.test/seg002.ts
+            #EXT-X-ENDLIST
+            """,
+        ]
         var generator = SplitMix(seed: 42)
         var parsed = 0, planned = 0, refused = 0
         for round in 0..<4_000 {
@@ -151,8 +157,9 @@ struct MediaPlaylistTests {
             PlaylistProperties.checkSegments(playlist, text)
             let plan: ResolvedPlan
             do {
-                plan = try OfflinePlanner.plan(master: nil, choice: nil,
-                                               inputs: [.init(kind: .video, playlist: playlist, rendition: nil)])
+                plan = try OfflinePlanner.plan(
+                    master: nil, choice: nil,
+                    inputs: [.init(kind: .video, playlist: playlist, rendition: nil)])
             } catch {
                 #expect(error.kind == .refusedURI, "\(error)\n\(text)")
                 PlaylistProperties.checkError(error, url: url, lineCount: playlist.lines.count, text)
@@ -162,8 +169,9 @@ struct MediaPlaylistTests {
             PlaylistProperties.checkOfflineRoundTrip(playlist, plan, text)
         }
         // The mutations reach every branch: refusals, parses that cannot be planned, and full round trips.
-        #expect(refused >= 500 && parsed >= 500 && planned >= 500 && parsed > planned,
-                "\(refused) refused, \(parsed) parsed, \(planned) planned")
+        #expect(
+            refused >= 500 && parsed >= 500 && planned >= 500 && parsed > planned,
+            "\(refused) refused, \(parsed) parsed, \(planned) planned")
     }
 }
 
@@ -190,15 +198,17 @@ enum PlaylistProperties {
     static func checkSegments(_ p: MediaPlaylist, _ text: String) {
         var previousLine = 0
         for (n, s) in p.segments.enumerated() {
-            #expect(!s.uri.isEmpty && !s.uri.hasPrefix("#") && Substring(s.uri).trimmingCharacters(in: " \t") == s.uri,
-                    "'\(s.uri)'\n\(text)")
+            #expect(
+                !s.uri.isEmpty && !s.uri.hasPrefix("#") && Substring(s.uri).trimmingCharacters(in: " \t") == s.uri,
+                "'\(s.uri)'\n\(text)")
             #expect(s.duration.isFinite && s.duration >= 0, "\(s.duration)\n\(text)")
             #expect(s.mediaSequence == p.mediaSequence + n)
             #expect(s.line > previousLine && s.line <= p.lines.count && p.lines[s.line - 1].contains(s.uri))
             previousLine = s.line
             for range in [s.byteRange, s.map?.byteRange].compactMap({ $0 }) {
-                #expect(range.length >= 0 && range.offset >= 0 && range.offset <= Int64.max - range.length,
-                        "\(range)\n\(text)")
+                #expect(
+                    range.length >= 0 && range.offset >= 0 && range.offset <= Int64.max - range.length,
+                    "\(range)\n\(text)")
             }
             if let key = s.key { #expect(key.isEncrypted && key.isDeliverable && key.uri != nil) }
             do {
@@ -222,8 +232,9 @@ enum PlaylistProperties {
 
     static func timeline(_ p: MediaPlaylist) -> [Timeline] {
         p.segments.map {
-            Timeline(duration: $0.duration, mediaSequence: $0.mediaSequence, isGap: $0.isGap, keyMethod: $0.key?.method,
-                     keyIV: $0.key?.iv, hasMap: $0.map != nil)
+            Timeline(
+                duration: $0.duration, mediaSequence: $0.mediaSequence, isGap: $0.isGap, keyMethod: $0.key?.method,
+                keyIV: $0.key?.iv, hasMap: $0.map != nil)
         }
     }
 
@@ -261,8 +272,9 @@ enum PlaylistProperties {
         }
         // The offline playlist is a fixed point: planning it again writes it again, byte for byte.
         do {
-            let again = try OfflinePlanner.plan(master: nil, choice: nil,
-                                                inputs: [.init(kind: .video, playlist: offline, rendition: nil)])
+            let again = try OfflinePlanner.plan(
+                master: nil, choice: nil,
+                inputs: [.init(kind: .video, playlist: offline, rendition: nil)])
             #expect(again.renditions.map(\.playlist) == [rendition.playlist], "--- source\n\(text)")
             #expect(again.resources.map(\.localPath) == plan.resources.map(\.localPath))
         } catch {
@@ -275,14 +287,15 @@ enum PlaylistProperties {
 struct MasterFuzzTests {
     @Test func mutatedMastersNeverCrash() {
         let seed = """
-        #EXTM3U
-        #EXT-X-MEDIA:TYPE=AUDIO,GROUP-ID="aud",NAME="English",LANGUAGE="en",DEFAULT=YES,URI="a/en.m3u8"
-        #EXT-X-MEDIA:TYPE=SUBTITLES,GROUP-ID="subs",NAME="English",LANGUAGE="en",URI="s/en.m3u8"
-        #EXT-X-STREAM-INF:BANDWIDTH=800000,RESOLUTION=640x360,CODECS="avc1.4d401e,mp4a.40.2",AUDIO="aud",SUBTITLES="subs"
-        low/index.m3u8
-        #EXT-X-STREAM-INF:BANDWIDTH=2000000,RESOLUTION=1280x720,AUDIO="aud"
-        mid/index.m3u8
-        """
+            #EXTM3U
+            #EXT-X-MEDIA:TYPE=AUDIO,GROUP-ID="aud",NAME="English",LANGUAGE="en",DEFAULT=YES,URI="a/en.m3u8"
+            #EXT-X-MEDIA:TYPE=SUBTITLES,GROUP-ID="subs",NAME="English",LANGUAGE="en",URI="s/en.m3u8"
+            #EXT-X-STREAM-INF:BANDWIDTH=800000,RESOLUTION=640x360,CODECS="avc1.4d401e,mp4a.40.2",AUDIO="aud",\
+            SUBTITLES="subs"
+            low/index.m3u8
+            #EXT-X-STREAM-INF:BANDWIDTH=2000000,RESOLUTION=1280x720,AUDIO="aud"
+            mid/index.m3u8
+            """
         var generator = SplitMix(seed: 7)
         let bytes = Array(seed.utf8)
         var parsed = 0

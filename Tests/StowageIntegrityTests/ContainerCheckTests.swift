@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import StowageIntegrity
 
 @Suite("Integrity checks")
@@ -29,7 +30,8 @@ struct ContainerCheckTests {
 
     func box(_ type: String, _ payload: Int) -> [UInt8] {
         let size = UInt32(8 + payload)
-        return [UInt8(size >> 24), UInt8(size >> 16 & 0xff), UInt8(size >> 8 & 0xff), UInt8(size & 0xff)] + Array(type.utf8) + [UInt8](repeating: 0, count: payload)
+        return [UInt8(size >> 24), UInt8(size >> 16 & 0xff), UInt8(size >> 8 & 0xff), UInt8(size & 0xff)]
+            + Array(type.utf8) + [UInt8](repeating: 0, count: payload)
     }
 
     @Test func fmp4() {
@@ -52,13 +54,22 @@ struct ContainerCheckTests {
         defer { unlink(path) }
         let bytes = ts(packets: 10)
         try Data(bytes).write(to: URL(fileURLWithPath: path))
-        let good = FileVerifier.verify(path: path, expectedBytes: Int64(bytes.count), expectedSHA256: nil, container: .mpegTS, chunkSize: 100)
+        let good = FileVerifier.verify(
+            path: path, expectedBytes: Int64(bytes.count), expectedSHA256: nil, container: .mpegTS, chunkSize: 100)
         #expect(good.problem == nil)
-        #expect(FileVerifier.verify(path: path, expectedBytes: nil, expectedSHA256: good.sha256, container: .mpegTS).problem == nil)
-        #expect(FileVerifier.verify(path: path, expectedBytes: 5, expectedSHA256: nil, container: .other).problem?.contains("expected 5") == true)
+        #expect(
+            FileVerifier.verify(path: path, expectedBytes: nil, expectedSHA256: good.sha256, container: .mpegTS).problem
+                == nil)
+        #expect(
+            FileVerifier.verify(path: path, expectedBytes: 5, expectedSHA256: nil, container: .other).problem?.contains(
+                "expected 5") == true)
         let wrong = String(repeating: "0", count: 64)
-        #expect(FileVerifier.verify(path: path, expectedBytes: nil, expectedSHA256: wrong, container: .other).problem?.contains("SHA-256") == true)
-        #expect(FileVerifier.verify(path: path + ".missing", expectedBytes: nil, expectedSHA256: nil, container: .other).problem == "file is missing")
+        #expect(
+            FileVerifier.verify(path: path, expectedBytes: nil, expectedSHA256: wrong, container: .other).problem?
+                .contains("SHA-256") == true)
+        #expect(
+            FileVerifier.verify(path: path + ".missing", expectedBytes: nil, expectedSHA256: nil, container: .other)
+                .problem == "file is missing")
     }
 }
 
@@ -66,7 +77,8 @@ struct ContainerCheckTests {
 struct PackedAudioTests {
     @Test func packedAudioBehindAnExtensionlessURIIsNotCheckedAsTS() {
         var c = ContainerCheck.Checker(kind: .mpegTS)
-        let id3: [UInt8] = Array("ID3".utf8) + [4, 0, 0, 0, 0, 0, 10] + [UInt8](repeating: 0, count: 10) + [0xFF, 0xF1, 0x50, 0x80]
+        let id3: [UInt8] =
+            Array("ID3".utf8) + [4, 0, 0, 0, 0, 0, 10] + [UInt8](repeating: 0, count: 10) + [0xFF, 0xF1, 0x50, 0x80]
         id3.withUnsafeBytes { c.feed($0) }
         #expect(c.finish() == nil)
     }

@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import Testing
+
 @testable import StowageLicensing
 
 @Suite("Key vault and playback policy")
@@ -13,7 +14,9 @@ struct KeyVaultTests {
         #expect(try vault.unwrap(wrapped, token: "t1", index: 0) == key)
         #expect(throws: VaultError.self) { try vault.unwrap(wrapped, token: "t2", index: 0) }
         #expect(throws: VaultError.self) { try vault.unwrap(wrapped, token: "t1", index: 1) }
-        #expect(throws: VaultError.self) { try KeyVault(masterKey: SymmetricKey(size: .bits256)).unwrap(wrapped, token: "t1", index: 0) }
+        #expect(throws: VaultError.self) {
+            try KeyVault(masterKey: SymmetricKey(size: .bits256)).unwrap(wrapped, token: "t1", index: 0)
+        }
     }
 
     @Test func masterKeyFileIsCreatedPrivateAndReused() throws {
@@ -23,9 +26,13 @@ struct KeyVaultTests {
         let a = try KeyVault.loadMasterKey(home: home, environment: [:])
         let b = try KeyVault.loadMasterKey(home: home, environment: [:])
         #expect(a == b)
-        let mode = try FileManager.default.attributesOfItem(atPath: home.appendingPathComponent("master.key").path)[.posixPermissions] as? Int
+        let mode =
+            try FileManager.default.attributesOfItem(atPath: home.appendingPathComponent("master.key").path)[
+                .posixPermissions] as? Int
         #expect(mode == 0o600)
-        #expect(throws: VaultError.self) { try KeyVault.loadMasterKey(home: home, environment: ["STOWAGE_MASTER_KEY": "short"]) }
+        #expect(throws: VaultError.self) {
+            try KeyVault.loadMasterKey(home: home, environment: ["STOWAGE_MASTER_KEY": "short"])
+        }
     }
 
     @Test func playbackPolicyNamesTheFailingCondition() {
@@ -64,7 +71,9 @@ struct LicensePolicyTests {
     @Test func rentalExpiresFromTheRequest() {
         let t = LicenseTerms(kind: .rental, requestedAt: 100, expiresAt: 200)
         #expect(LicensePolicy.refusal(t, LicenseUsage(), now: 199, clockRolledBack: false, startingPlay: true) == nil)
-        #expect(LicensePolicy.refusal(t, LicenseUsage(), now: 200, clockRolledBack: false, startingPlay: true) == "the rental expired")
+        #expect(
+            LicensePolicy.refusal(t, LicenseUsage(), now: 200, clockRolledBack: false, startingPlay: true)
+                == "the rental expired")
     }
 
     @Test func dualExpiryStartsAtFirstPlay() {
@@ -73,16 +82,27 @@ struct LicensePolicyTests {
         #expect(LicensePolicy.effectiveExpiry(t, unplayed) == 10_000)
         let played = LicenseUsage(playCount: 1, firstPlayedAt: 500)
         #expect(LicensePolicy.effectiveExpiry(t, played) == 560)
-        #expect(LicensePolicy.refusal(t, played, now: 561, clockRolledBack: false, startingPlay: false)?.contains("play duration") == true)
+        #expect(
+            LicensePolicy.refusal(t, played, now: 561, clockRolledBack: false, startingPlay: false)?.contains(
+                "play duration") == true)
     }
 
     @Test func playCountAndPlayTime() {
         let t = LicenseTerms(kind: .purchase, requestedAt: 0, playCountLimit: 2, playTimeLimitSeconds: 100)
-        #expect(LicensePolicy.refusal(t, LicenseUsage(playCount: 1), now: 1, clockRolledBack: false, startingPlay: true) == nil)
-        #expect(LicensePolicy.refusal(t, LicenseUsage(playCount: 2), now: 1, clockRolledBack: false, startingPlay: true) == "all 2 plays are used")
+        #expect(
+            LicensePolicy.refusal(t, LicenseUsage(playCount: 1), now: 1, clockRolledBack: false, startingPlay: true)
+                == nil)
+        #expect(
+            LicensePolicy.refusal(t, LicenseUsage(playCount: 2), now: 1, clockRolledBack: false, startingPlay: true)
+                == "all 2 plays are used")
         // A play already started may continue (keys) even though it was the last one.
-        #expect(LicensePolicy.refusal(t, LicenseUsage(playCount: 2), now: 1, clockRolledBack: false, startingPlay: false) == nil)
-        #expect(LicensePolicy.refusal(t, LicenseUsage(playCount: 1, playedSeconds: 100), now: 1, clockRolledBack: false, startingPlay: false) != nil)
+        #expect(
+            LicensePolicy.refusal(t, LicenseUsage(playCount: 2), now: 1, clockRolledBack: false, startingPlay: false)
+                == nil)
+        #expect(
+            LicensePolicy.refusal(
+                t, LicenseUsage(playCount: 1, playedSeconds: 100), now: 1, clockRolledBack: false, startingPlay: false)
+                != nil)
         #expect(LicensePolicy.playsRemaining(t, LicenseUsage(playCount: 1)) == 1)
     }
 
@@ -91,13 +111,18 @@ struct LicensePolicyTests {
         #expect(!ClockGuard.rolledBack(now: 4900, lastSeen: 5000, tolerance: 300))
         let rental = LicenseTerms(kind: .rental, requestedAt: 0, expiresAt: 1e10)
         let purchase = LicenseTerms(kind: .purchase, requestedAt: 0)
-        #expect(LicensePolicy.refusal(rental, LicenseUsage(), now: 1, clockRolledBack: true, startingPlay: true)?.contains("clock") == true)
-        #expect(LicensePolicy.refusal(purchase, LicenseUsage(), now: 1, clockRolledBack: true, startingPlay: true) == nil)
+        #expect(
+            LicensePolicy.refusal(rental, LicenseUsage(), now: 1, clockRolledBack: true, startingPlay: true)?.contains(
+                "clock") == true)
+        #expect(
+            LicensePolicy.refusal(purchase, LicenseUsage(), now: 1, clockRolledBack: true, startingPlay: true) == nil)
     }
 
     @Test func forcedExpiryAndRenewalDue() {
         var t = LicenseTerms(kind: .purchase, requestedAt: 0, forceExpired: true)
-        #expect(LicensePolicy.refusal(t, LicenseUsage(), now: 1, clockRolledBack: false, startingPlay: true)?.contains("revoked") == true)
+        #expect(
+            LicensePolicy.refusal(t, LicenseUsage(), now: 1, clockRolledBack: false, startingPlay: true)?.contains(
+                "revoked") == true)
         t = LicenseTerms(kind: .rental, requestedAt: 0, expiresAt: 1000)
         #expect(LicensePolicy.renewalDue(t, LicenseUsage(), now: 950, lead: 100))
         #expect(!LicensePolicy.renewalDue(t, LicenseUsage(), now: 800, lead: 100))

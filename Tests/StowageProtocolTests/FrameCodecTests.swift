@@ -1,21 +1,28 @@
 import Foundation
 import Testing
+
 @testable import StowageProtocol
 
 @Suite("Frame codec")
 struct FrameCodecTests {
     @Test func roundTripsEveryMessageShape() throws {
-        let task = TaskAssignment(taskID: "abc-1", token: "0123456789abcdef",
-                                  work: .fetch(FetchWork(url: "http://h/x.ts", headers: [Header(name: "A", value: "b")],
-                                                         rangeOffset: 10, rangeLength: 20, path: "t/video/seg-000001.ts")))
+        let task = TaskAssignment(
+            taskID: "abc-1", token: "0123456789abcdef",
+            work: .fetch(
+                FetchWork(
+                    url: "http://h/x.ts", headers: [Header(name: "A", value: "b")],
+                    rangeOffset: 10, rangeLength: 20, path: "t/video/seg-000001.ts")))
         let frames = FrameCodec.encode(.task, task)
         #expect(frames.count == 3)
         let envelope = try FrameCodec.decode(frames)
         #expect(envelope.command == .task)
         #expect(try FrameCodec.body(TaskAssignment.self, from: envelope) == task)
 
-        let result = TaskResult(taskID: "abc-1", token: "t", outcome: .failed(TaskFailure(code: .httpStatus, message: "404", retryable: false)))
-        #expect(try FrameCodec.body(TaskResult.self, from: FrameCodec.decode(FrameCodec.encode(.result, result))) == result)
+        let result = TaskResult(
+            taskID: "abc-1", token: "t",
+            outcome: .failed(TaskFailure(code: .httpStatus, message: "404", retryable: false)))
+        #expect(
+            try FrameCodec.body(TaskResult.self, from: FrameCodec.decode(FrameCodec.encode(.result, result))) == result)
     }
 
     @Test func rejectsWrongFrameCount() {
@@ -39,7 +46,9 @@ struct FrameCodecTests {
     }
 
     @Test func badBodyNamesTheField() throws {
-        let envelope = try FrameCodec.decode([Array("STW1".utf8), Array("REGISTER".utf8), Array(#"{"kind":"download"}"#.utf8)])
+        let envelope = try FrameCodec.decode([
+            Array("STW1".utf8), Array("REGISTER".utf8), Array(#"{"kind":"download"}"#.utf8),
+        ])
         do {
             _ = try FrameCodec.body(Register.self, from: envelope)
             Issue.record("expected failure")
@@ -54,17 +63,24 @@ struct FrameCodecTests {
     @Test func decodedMessagesReEncodeToTheSameBytes() throws {
         var g = SplitMix(seed: 2_024)
         for _ in 0..<400 {
-            try Self.roundTrip(.register, Register(kind: g.pick(WorkerKind.allCases), capacity: g.int(),
-                                                   host: g.string(), pid: Int32(truncatingIfNeeded: g.next())))
+            try Self.roundTrip(
+                .register,
+                Register(
+                    kind: g.pick(WorkerKind.allCases), capacity: g.int(),
+                    host: g.string(), pid: Int32(truncatingIfNeeded: g.next())))
             let headers = (0..<Int(g.next() % 3)).map { _ in Header(name: g.string(), value: g.string()) }
-            let fetch = FetchWork(url: g.string(), headers: headers, rangeOffset: g.maybe { $0.int64() },
-                                  rangeLength: g.maybe { $0.int64() }, path: g.string())
+            let fetch = FetchWork(
+                url: g.string(), headers: headers, rangeOffset: g.maybe { $0.int64() },
+                rangeLength: g.maybe { $0.int64() }, path: g.string())
             try Self.roundTrip(.task, TaskAssignment(taskID: g.string(), token: g.string(), work: .fetch(fetch)))
             let retryable = g.next() % 2 == 0, retryAfter = g.maybe { Double($0.next() % 100_000) / 8 }
-            var failure = TaskFailure(code: g.pick(ErrorCode.allCases), message: g.string(), retryable: retryable,
-                                      retryAfter: retryAfter, host: g.maybe { $0.string() })
+            var failure = TaskFailure(
+                code: g.pick(ErrorCode.allCases), message: g.string(), retryable: retryable,
+                retryAfter: retryAfter, host: g.maybe { $0.string() })
             failure.status = g.maybe { Int($0.next() % 600) }
-            let outcome: Outcome = g.next() % 2 == 0 ? .failed(failure)
+            let outcome: Outcome =
+                g.next() % 2 == 0
+                ? .failed(failure)
                 : .fetched(FetchReport(bytes: g.int64(), contentLength: g.maybe { $0.int64() }))
             try Self.roundTrip(.result, TaskResult(taskID: g.string(), token: g.string(), outcome: outcome))
             try Self.roundTrip(.progress, TaskProgress(taskID: g.string(), token: g.string(), bytes: g.int64()))
@@ -89,17 +105,27 @@ struct FrameCodecTests {
     @Test func mutatedFramesDecodeOrFailWithTheRightCode() throws {
         var g = SplitMix(seed: 99)
         let version = Array("STW1".utf8)
-        let result = TaskResult(taskID: "t-1", token: "abc", outcome: .failed(TaskFailure(code: .network, message: "x",
-                                                                                            retryable: true)))
-        let valid = [FrameCodec.encode(.result, result), FrameCodec.encode(.register, Register(kind: .download,
-                     capacity: 4, host: "h", pid: 7)), FrameCodec.encode(.heartbeat)]
+        let result = TaskResult(
+            taskID: "t-1", token: "abc",
+            outcome: .failed(
+                TaskFailure(
+                    code: .network, message: "x",
+                    retryable: true)))
+        let valid = [
+            FrameCodec.encode(.result, result),
+            FrameCodec.encode(
+                .register,
+                Register(
+                    kind: .download,
+                    capacity: 4, host: "h", pid: 7)), FrameCodec.encode(.heartbeat),
+        ]
         var codes: [ProtocolError.Code?: Int] = [:]
         var bodies = (decoded: 0, refused: 0)
         for _ in 0..<6_000 {
             var frames = g.pick(valid)
             switch g.next() % 8 {
-            case 6: break // unchanged
-            case 7: // a letter in the body changed: often still valid JSON, with other values
+            case 6: break  // unchanged
+            case 7:  // a letter in the body changed: often still valid JSON, with other values
                 let i = Int(g.next() % UInt64(frames[2].count))
                 frames[2][i] = UInt8(ascii: "a") + UInt8(g.next() % 26)
             case 0: frames.remove(at: Int(g.next() % 3))
@@ -108,7 +134,10 @@ struct FrameCodecTests {
             default:
                 for _ in 0..<Int(g.next() % 3 + 1) {
                     let f = Int(g.next() % 3)
-                    if frames[f].isEmpty { frames[f] = g.bytes(); continue }
+                    if frames[f].isEmpty {
+                        frames[f] = g.bytes()
+                        continue
+                    }
                     let i = Int(g.next() % UInt64(frames[f].count))
                     switch g.next() % 3 {
                     case 0: frames[f][i] = UInt8(truncatingIfNeeded: g.next())
@@ -168,14 +197,18 @@ struct FrameCodecTests {
     }
 
     @Test func statusJSONHasEveryContractKey() throws {
-        let status = TitleStatus(token: "t", url: "http://h/m.m3u8", name: nil, state: .requested, progress: 0, bytesDownloaded: 0,
-                                 bytesExpected: nil, segmentsDone: 0, segmentsTotal: 0, requestedAt: nil, startedAt: nil, endedAt: nil,
-                                 license: nil, localPlaylist: nil, playableOffline: false, error: nil)
+        let status = TitleStatus(
+            token: "t", url: "http://h/m.m3u8", name: nil, state: .requested, progress: 0, bytesDownloaded: 0,
+            bytesExpected: nil, segmentsDone: 0, segmentsTotal: 0, requestedAt: nil, startedAt: nil, endedAt: nil,
+            license: nil, localPlaylist: nil, playableOffline: false, error: nil)
         let object = try JSONSerialization.jsonObject(with: JSONEncoder().encode(status)) as! [String: Any]
-        let keys = ["token", "url", "name", "state", "progress", "bytesDownloaded", "bytesExpected", "segmentsDone", "segmentsTotal",
-                    "requestedAt", "startedAt", "endedAt", "license", "localPlaylist", "playableOffline", "error",
-                    // the resumption issue's additions
-                    "suspendedReason", "suspendedSince", "nextProbeAt", "waitingFor", "queuePosition"]
+        let keys = [
+            "token", "url", "name", "state", "progress", "bytesDownloaded", "bytesExpected", "segmentsDone",
+            "segmentsTotal",
+            "requestedAt", "startedAt", "endedAt", "license", "localPlaylist", "playableOffline", "error",
+            // the resumption issue's additions
+            "suspendedReason", "suspendedSince", "nextProbeAt", "waitingFor", "queuePosition",
+        ]
         #expect(Set(object.keys) == Set(keys))
     }
 
@@ -205,8 +238,10 @@ struct SplitMix {
     mutating func bytes() -> [UInt8] { (0..<Int(next() % 40)).map { _ in UInt8(truncatingIfNeeded: next()) } }
     /// Text with what JSON must escape or carry: quotes, backslashes, controls, NUL, non-ASCII, emoji.
     mutating func string() -> String {
-        let pieces = ["a", "Z", "0", " ", "\"", "\\", "/", "\n", "\t", "\u{0}", "\u{1F}", "é", "日本", "😀",
-                      "\u{2028}", "http://h/x.ts?a=1&b=2", "%2F"]
+        let pieces = [
+            "a", "Z", "0", " ", "\"", "\\", "/", "\n", "\t", "\u{0}", "\u{1F}", "é", "日本", "😀",
+            "\u{2028}", "http://h/x.ts?a=1&b=2", "%2F",
+        ]
         return (0..<Int(next() % 8)).map { _ in pick(pieces) }.joined()
     }
 }

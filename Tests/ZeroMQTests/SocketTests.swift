@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import ZeroMQ
 
 @Suite("ZeroMQ wrapper")
@@ -96,7 +97,10 @@ struct SocketTests {
     @Test func pollsFileDescriptors() throws {
         var fds: [Int32] = [-1, -1]
         #expect(pipe(&fds) == 0)
-        defer { close(fds[0]); close(fds[1]) }
+        defer {
+            close(fds[0])
+            close(fds[1])
+        }
         var idle = try Poller.poll([.fileDescriptor(fds[0], .readable)], timeoutMilliseconds: 10)
         #expect(!idle[0].contains(.readable))
         var one: UInt8 = 1

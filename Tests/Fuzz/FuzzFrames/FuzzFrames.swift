@@ -1,5 +1,5 @@
-import StowageProtocol
 import FuzzReplay
+import StowageProtocol
 
 /// libFuzzer target: the ZeroMQ frame codec and every message body a process decodes from a peer.
 /// The input is split into frames at each `0xFF 0x00` pair, as a rogue peer could send any multipart
@@ -20,8 +20,9 @@ public func fuzzFrames(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         }
     }
     guard let envelope = try? FrameCodec.decode(frames) else { return 0 }
-    precondition([Array(WireProtocol.version.utf8), Array(envelope.command.rawValue.utf8), envelope.body] == frames,
-                 "a decoded envelope differs from its frames")
+    precondition(
+        [Array(WireProtocol.version.utf8), Array(envelope.command.rawValue.utf8), envelope.body] == frames,
+        "a decoded envelope differs from its frames")
     reEncodes(Register.self, envelope)
     reEncodes(TaskAssignment.self, envelope)
     reEncodes(TaskResult.self, envelope)
@@ -42,13 +43,13 @@ func reEncodes<T: Codable & Equatable>(_ type: T.Type, _ envelope: Envelope) {
 }
 
 #if FUZZING
-@_cdecl("stowage_fuzz_frames_main")
-func fuzzMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>) -> CInt {
-    FuzzDriver.run(argc, argv, fuzzFrames)
-}
+    @_cdecl("stowage_fuzz_frames_main")
+    func fuzzMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>) -> CInt {
+        FuzzDriver.run(argc, argv, fuzzFrames)
+    }
 #else
-@main
-struct Replay {
-    static func main() { FuzzReplay.run(fuzzFrames) }
-}
+    @main
+    struct Replay {
+        static func main() { FuzzReplay.run(fuzzFrames) }
+    }
 #endif

@@ -13,8 +13,10 @@ public enum FuzzReplay {
                 FileHandle.standardError.write(Data("no such file: \(argument)\n".utf8))
                 exit(2)
             }
-            let files = isDirectory.boolValue
-                ? ((try? FileManager.default.contentsOfDirectory(atPath: argument)) ?? []).filter { !$0.hasPrefix(".") }.sorted().map { "\(argument)/\($0)" }
+            let files =
+                isDirectory.boolValue
+                ? ((try? FileManager.default.contentsOfDirectory(atPath: argument)) ?? []).filter { !$0.hasPrefix(".") }
+                    .sorted().map { "\(argument)/\($0)" }
                 : [argument]
             for file in files {
                 guard let data = FileManager.default.contents(atPath: file) else {
@@ -32,19 +34,23 @@ public enum FuzzReplay {
 }
 
 #if FUZZING
-@_silgen_name("LLVMFuzzerRunDriver")
-private func LLVMFuzzerRunDriver(_ argc: UnsafeMutablePointer<CInt>,
-                                 _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
-                                 _ callback: @convention(c) (UnsafePointer<UInt8>, Int) -> CInt) -> CInt
+    @_silgen_name("LLVMFuzzerRunDriver")
+    private func LLVMFuzzerRunDriver(
+        _ argc: UnsafeMutablePointer<CInt>,
+        _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
+        _ callback: @convention(c) (UnsafePointer<UInt8>, Int) -> CInt
+    ) -> CInt
 
-/// Under `-sanitize=fuzzer`: SwiftPM links an executable's entry point as `<module>_main`, so each target
-/// defines that symbol and hands over to libFuzzer's driver from here.
-public enum FuzzDriver {
-    public static func run(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>,
-                           _ target: @convention(c) (UnsafePointer<UInt8>, Int) -> CInt) -> CInt {
-        var count = argc
-        var arguments: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = argv
-        return LLVMFuzzerRunDriver(&count, &arguments, target)
+    /// Under `-sanitize=fuzzer`: SwiftPM links an executable's entry point as `<module>_main`, so each target
+    /// defines that symbol and hands over to libFuzzer's driver from here.
+    public enum FuzzDriver {
+        public static func run(
+            _ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>,
+            _ target: @convention(c) (UnsafePointer<UInt8>, Int) -> CInt
+        ) -> CInt {
+            var count = argc
+            var arguments: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = argv
+            return LLVMFuzzerRunDriver(&count, &arguments, target)
+        }
     }
-}
 #endif
