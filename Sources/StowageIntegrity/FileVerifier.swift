@@ -15,7 +15,8 @@ public enum FileVerifier {
         public var problem: String?
     }
 
-    /// Checks `path`. `expectedBytes`/`expectedSHA256` nil skip those checks.
+    /// Checks `path`. `expectedBytes`/`expectedSHA256` nil skip those checks. Blocking (reads, and sleeps to
+    /// keep to `bytesPerSecond`): call it from a thread of its own, not from the Swift concurrency pool.
     public static func verify(
         path: String, expectedBytes: Int64?, expectedSHA256: String?,
         container: ContainerCheck.Kind, chunkSize: Int = 1 << 20, bytesPerSecond: Int64? = nil

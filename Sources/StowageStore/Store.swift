@@ -4,7 +4,10 @@ import StowageProtocol
 
 /// The scheduler's durable state: SQLite (WAL) through GRDB. Every change is one transaction, so a
 /// `kill -9` at any moment leaves either the old or the new state, never half of one.
-public final class Store: @unchecked Sendable {
+///
+/// Not `Sendable`: one thread (the scheduler's poll loop) owns it, which is what lets reads skip their own
+/// transaction (see `db`).
+public final class Store {
     let queue: DatabaseQueue
     /// Reads and writes go through here. One process (the scheduler's poll thread) owns the store, so reads
     /// need no isolating transaction of their own: `read` is GRDB's `unsafeRead`, which skips the

@@ -25,9 +25,16 @@ struct IntegrityHandler: TaskHandler {
         let kind: ContainerCheck.Kind =
             work.encrypted
             ? .other : (ContainerCheck.Kind(rawValue: work.container.rawValue) ?? .other)
-        let verdict = FileVerifier.verify(
-            path: path, expectedBytes: work.expectedBytes, expectedSHA256: work.sha256,
-            container: kind, bytesPerSecond: work.bytesPerSecond)
+        // Reading (and, for a scrub, pacing to its I/O budget) blocks: it runs on a thread of its own, never on
+        // the cooperative pool.
+        let verdict = await withCheckedContinuation { (done: CheckedContinuation<FileVerifier.Verdict, Never>) in
+            Thread.detachNewThread {
+                done.resume(
+                    returning: FileVerifier.verify(
+                        path: path, expectedBytes: work.expectedBytes, expectedSHA256: work.sha256,
+                        container: kind, bytesPerSecond: work.bytesPerSecond))
+            }
+        }
         return .verified(
             VerifyReport(
                 ok: verdict.problem == nil, reason: verdict.problem.map { "\(work.path): \($0)" },

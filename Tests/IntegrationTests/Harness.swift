@@ -242,6 +242,21 @@ final class Harness: @unchecked Sendable {
         }
     }
 
+    /// Waits until the origin's access log has not grown for `quiet` seconds: an origin with latency answers
+    /// (and logs) a request some time after it arrived, even one whose client has gone.
+    func waitForOriginLogToSettle(quiet: Double, timeout: Double = 20) throws {
+        var count = originLog().count
+        var since = Date()
+        try waitUntil(timeout: timeout, "the origin's log to settle") {
+            let now = originLog().count
+            if now != count {
+                count = now
+                since = Date()
+            }
+            return Date().timeIntervalSince(since) >= quiet
+        }
+    }
+
     /// Waits until no worker holds a task (what was in flight has ended or was called back).
     func waitForIdleWorkers(timeout: Double = 20) throws {
         try waitUntil(timeout: timeout, "every worker idle") {

@@ -15,9 +15,10 @@ struct OperatorTests {
         let (code, _) = try h.stowctl(["pause", token])
         #expect(code == 0)
         #expect(try h.status(token).state == .suspended)
-        usleep(800_000)
+        try h.waitForIdleWorkers()  // what was in flight was called back...
+        try h.waitForOriginIdle()  // ...and the origin logged all it saw
         let before = h.originRequests(matching: ".ts")
-        usleep(1_500_000)
+        usleep(1_500_000)  // an observation window: nothing may be fetched while paused
         #expect(h.originRequests(matching: ".ts") == before, "nothing is fetched while paused")
         // Paused stays paused across a scheduler restart.
         #expect(h.terminate("scheduler") == 0)
@@ -166,7 +167,7 @@ struct OperatorTests {
             return !partName.isEmpty
         }
         #expect(try h.stowctl(["pause", token]).0 == 0)
-        usleep(300_000)
+        try h.waitForIdleWorkers()
         // As if the fetch had received every byte and died before the rename.
         let index = Int(partName.dropFirst("seg-".count).prefix(6))!
         let origin = h.media.appendingPathComponent("v720p/seg\(String(format: "%03d", index)).ts")
@@ -212,7 +213,10 @@ struct OperatorTests {
         try h.startPipeline()
         let cap: Int64 = 400_000
         #expect(try h.stowctl(["limits", "--bandwidth", "\(cap)"]).0 == 0)
-        usleep(1_500_000)  // the share reaches the worker with the next heartbeat
+        // The share reaches the worker with the next heartbeat; it logs it.
+        try h.waitUntil(timeout: 10, "the download worker to receive its share") {
+            h.log("download").contains("bytesPerSecond=\(cap)")
+        }
         let started = Date()
         let (code, out) = try h.stowctl(["submit", h.originURL + "master.m3u8", "--bitrate", "2000000", "--wait"])
         let elapsed = Date().timeIntervalSince(started)

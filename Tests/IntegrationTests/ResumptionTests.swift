@@ -89,6 +89,8 @@ struct ResumptionTests {
         #expect(try h.status(token).state == .downloading)
 
         // +10 min on the scheduler, then on the worker; then −1 h on both (from real time).
+        // Each step is held for 4 s (more than a worker's 3 s liveness) while heartbeats flow: an observation
+        // window, not a wait for something.
         try "+600".write(to: schedulerClock, atomically: true, encoding: .utf8)
         usleep(4_000_000)
         try "+600".write(to: workerClock, atomically: true, encoding: .utf8)

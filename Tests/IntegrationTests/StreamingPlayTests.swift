@@ -22,7 +22,7 @@ struct StreamingPlayTests {
         try h.waitUntil(timeout: 60, "a first video segment on disk") { !stored().isEmpty }
         #expect(try h.stowctl(["pause", token]).0 == 0)
         try h.waitForIdleWorkers()  // what was in flight has settled...
-        try h.waitForOriginIdle()  // ...and the origin has logged every request it saw
+        try h.waitForOriginLogToSettle(quiet: 1.2)  // ...and the origin (600 ms latency) has answered all it saw
         let before = try h.status(token)
         let onDisk = stored()
         #expect(before.state == .suspended)
