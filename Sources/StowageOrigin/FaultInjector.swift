@@ -1,4 +1,4 @@
-import NIOConcurrencyHelpers
+import Synchronization
 
 /// Injects faults into answers for media files (never playlists), for chaos tests: connection resets,
 /// truncated bodies, 503 with Retry-After, and stalls. Seeded, so a run can be repeated.
@@ -14,11 +14,11 @@ public final class FaultInjector: Sendable {
         case stall
     }
     private let probability: Double
-    private let state: NIOLockedValueBox<UInt64>
+    private let state: Mutex<UInt64>
 
     public init(probability: Double, seed: UInt64) {
         self.probability = probability
-        state = NIOLockedValueBox(seed | 1)
+        state = Mutex(seed | 1)
     }
 
     /// The fault for a request, if any.
@@ -26,7 +26,7 @@ public final class FaultInjector: Sendable {
         guard probability > 0 else { return nil }
         let path = uri.split(separator: "?").first ?? ""
         guard !path.hasSuffix(".m3u8"), !path.hasPrefix("/__"), !path.hasPrefix("/keys/") else { return nil }
-        let (a, b) = state.withLockedValue { s -> (UInt64, UInt64) in
+        let (a, b) = state.withLock { s -> (UInt64, UInt64) in
             s ^= s << 13
             s ^= s >> 7
             s ^= s << 17

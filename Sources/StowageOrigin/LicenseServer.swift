@@ -1,6 +1,6 @@
 import Foundation
-import NIOConcurrencyHelpers
 import StowageProtocol
+import Synchronization
 
 /// The reference license server of `stowage-origin` (`POST /license?user=U&token=T`), speaking the JSON
 /// license API. Its policy file is read on every request, so a test or a demo can change it between
@@ -51,7 +51,7 @@ public final class LicenseServer: Sendable {
 
     let policyPath: String?
     let grantLog: AccessLog?
-    private let failures = NIOLockedValueBox([String: Int]())
+    private let failures = Mutex([String: Int]())
 
     public init(policyPath: String?, grantLogPath: String?) {
         self.policyPath = policyPath
@@ -99,7 +99,7 @@ public final class LicenseServer: Sendable {
     /// The rule's first `failTimes` requests for `key` fail with `failStatus` (default 500).
     private func injectedFailure(_ rule: Rule, key: String) -> (Int, Data)? {
         guard let times = rule.failTimes, times > 0 else { return nil }
-        let n = failures.withLockedValue { counts -> Int in
+        let n = failures.withLock { counts -> Int in
             counts[key, default: 0] += 1
             return counts[key]!
         }

@@ -1,9 +1,9 @@
 import Foundation
 import Logging
-import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP1
 import NIOPosix
+import Synchronization
 
 /// Serves a directory over HTTP/1.1 with keep-alive and byte ranges: the development HLS origin
 /// (`stowage-origin serve`, which can add latency and log every request) and the offline playback server
@@ -65,11 +65,11 @@ public final class OriginServer: Sendable {
     /// Called after each file answer: (path, bytes sent, file size). `stowctl play` turns it into play time.
     public typealias ServedHook = @Sendable (String, Int, Int) -> Void
     let onServed: ServedHook?
-    private let refusal = NIOLockedValueBox<String?>(nil)
+    private let refusal = Mutex<String?>(nil)
 
     /// From now on, answer every file request with 403 and this reason (the license no longer allows playing).
-    public func refuse(_ reason: String) { refusal.withLockedValue { $0 = reason } }
-    var refused: String? { refusal.withLockedValue { $0 } }
+    public func refuse(_ reason: String) { refusal.withLock { $0 = reason } }
+    var refused: String? { refusal.withLock { $0 } }
 
     /// What this server observed (served at `/__stats`).
     public let stats = OriginStats()
@@ -126,7 +126,7 @@ public final class OriginServer: Sendable {
 /// spaces and `<if-range>` the `If-Range` validator with spaces as `%20` (an HTTP date has some); `-` when absent.
 final class AccessLog: Sendable {
     let path: String
-    private let lock = NIOLock()
+    private let lock = Mutex(())
 
     init(path: String) {
         self.path = path
@@ -141,7 +141,7 @@ final class AccessLog: Sendable {
     }
 
     func record(_ line: String) {
-        lock.withLock {
+        lock.withLock { _ in
             guard let h = FileHandle(forWritingAtPath: path) else { return }
             h.seekToEndOfFile()
             h.write(Data((line + "\n").utf8))

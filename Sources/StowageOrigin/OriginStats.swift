@@ -1,5 +1,5 @@
 import Foundation
-import NIOConcurrencyHelpers
+import Synchronization
 
 /// What the origin itself observed: concurrent connections, requests in flight, and how many distinct
 /// titles (first path component) were being served at once. Served as JSON at `/__stats`.
@@ -17,20 +17,20 @@ public final class OriginStats: Sendable {
         var s = Snapshot()
         var titles: [String: Int] = [:]
     }
-    private let box = NIOLockedValueBox(State())
+    private let box = Mutex(State())
 
     func connectionOpened() {
-        box.withLockedValue { state in
+        box.withLock { state in
             state.s.connections += 1
             state.s.maxConnections = max(state.s.maxConnections, state.s.connections)
         }
     }
 
-    func connectionClosed() { box.withLockedValue { $0.s.connections -= 1 } }
+    func connectionClosed() { box.withLock { $0.s.connections -= 1 } }
 
     /// `title` is nil for playlists: titles being resolved hold no download slot.
     func requestStarted(title: String?) {
-        box.withLockedValue { state in
+        box.withLock { state in
             state.s.requests += 1
             state.s.inFlight += 1
             state.s.maxInFlight = max(state.s.maxInFlight, state.s.inFlight)
@@ -41,7 +41,7 @@ public final class OriginStats: Sendable {
     }
 
     func requestEnded(title: String?) {
-        box.withLockedValue { state in
+        box.withLock { state in
             state.s.inFlight -= 1
             guard let title else { return }
             state.titles[title, default: 1] -= 1
@@ -49,9 +49,9 @@ public final class OriginStats: Sendable {
         }
     }
 
-    func fault(_ kind: String) { box.withLockedValue { $0.s.faults[kind, default: 0] += 1 } }
+    func fault(_ kind: String) { box.withLock { $0.s.faults[kind, default: 0] += 1 } }
 
-    public var snapshot: Snapshot { box.withLockedValue { $0.s } }
+    public var snapshot: Snapshot { box.withLock { $0.s } }
 
     /// The first path component of a media request, which the chaos test uses as a title's folder.
     static func title(of uri: String) -> String? {
