@@ -54,12 +54,3 @@ public enum LicensePolicy {
         return end - now <= lead
     }
 }
-
-/// The wall clock compared with the last time seen, persisted across restarts.
-public enum ClockGuard {
-    /// Whether `now` is earlier than the last time seen by more than `tolerance` seconds.
-    public static func rolledBack(now: Double, lastSeen: Double?, tolerance: Double) -> Bool {
-        guard let lastSeen else { return false }
-        return now + tolerance < lastSeen
-    }
-}

@@ -27,8 +27,8 @@ public struct ClockEpoch: Sendable, Equatable {
         self.tolerance = tolerance
     }
 
-    /// The wall clock reads `now`. Going back by more than the tolerance (the rule of `ClockGuard` in
-    /// StowageLicensing) starts a new epoch and restarts the record from `now`.
+    /// The wall clock reads `now`. Going back by more than the tolerance starts a new epoch (time-limited
+    /// licenses granted before it count as expired until renewed) and restarts the record from `now`.
     public mutating func observe(now: Double) -> Change {
         if let last = lastSeen, now + tolerance < last {
             epoch += 1
