@@ -87,7 +87,7 @@ let package = Package(
             name: "StowageSchedulerService",
             dependencies: [
                 "ZeroMQ", "StowageProtocol", "StowageStore", "StowageSchedulerCore", "StowageRuntime",
-                "StowageLicensing",
+                "StowageLicensing", "StowageHLS",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -101,6 +101,7 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
             ]),
 
         // MARK: executables (argument parsing and wiring only)
@@ -168,6 +169,12 @@ let package = Package(
                 "StowageFetch", "StowageProtocol", .product(name: "Logging", package: "swift-log"),
             ]),
         .testTarget(name: "StowageLicensingTests", dependencies: ["StowageLicensing"]),
+        .testTarget(
+            name: "StowageOriginTests",
+            dependencies: [
+                "StowageOrigin", .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+            ]),
         .testTarget(name: "StowageRuntimeTests", dependencies: ["StowageRuntime", "ZeroMQ"]),
         .testTarget(name: "IntegrationTests", dependencies: ["ZeroMQ", "StowageProtocol"]),
     ]

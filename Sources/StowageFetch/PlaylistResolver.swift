@@ -10,6 +10,7 @@ public struct PlaylistResolver: Sendable {
 
     public func resolve(_ work: ResolveWork) async throws(TaskFailure) -> ResolvedPlan {
         let (text, finalURL) = try await fetcher.fetchText(work.url, headers: work.headers)
+        let live = work.live == true
         do {
             if PlaylistLines.isMaster(text) {
                 let master = try MasterPlaylist(text: text, url: finalURL)
@@ -33,11 +34,11 @@ public struct PlaylistResolver: Sendable {
                             kind: .subtitles, playlist: try await media(r.uri!, base: master.url, line: r.line, work),
                             rendition: r))
                 }
-                return try OfflinePlanner.plan(master: master, choice: choice, inputs: inputs)
+                return try OfflinePlanner.plan(master: master, choice: choice, inputs: inputs, live: live)
             }
-            let playlist = try MediaPlaylist(text: text, url: finalURL)
+            let playlist = try MediaPlaylist(text: text, url: finalURL, allowLive: live)
             return try OfflinePlanner.plan(
-                master: nil, choice: nil, inputs: [.init(kind: .video, playlist: playlist, rendition: nil)])
+                master: nil, choice: nil, inputs: [.init(kind: .video, playlist: playlist, rendition: nil)], live: live)
         } catch let error as PlaylistError {
             throw Self.failure(error)
         } catch let failure as TaskFailure {
@@ -50,7 +51,7 @@ public struct PlaylistResolver: Sendable {
     private func media(_ uri: String, base: String, line: Int, _ work: ResolveWork) async throws -> MediaPlaylist {
         let url = try URIResolver.resolve(uri, against: base, line: line)
         let (text, finalURL) = try await fetcher.fetchText(url, headers: work.headers)
-        return try MediaPlaylist(text: text, url: finalURL)
+        return try MediaPlaylist(text: text, url: finalURL, allowLive: work.live == true)
     }
 
     static func failure(_ error: PlaylistError) -> TaskFailure {

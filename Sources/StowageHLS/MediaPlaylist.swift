@@ -30,6 +30,10 @@ public struct MediaPlaylist: Sendable {
         public var isGap: Bool
         /// 1-based line of the URI.
         public var line: Int
+        /// An `EXT-X-DISCONTINUITY` comes before it.
+        public var discontinuity = false
+        /// Its `EXT-X-PROGRAM-DATE-TIME`, if one comes right before it.
+        public var programDateTime: String?
     }
 
     public let url: String
@@ -39,6 +43,9 @@ public struct MediaPlaylist: Sendable {
     public private(set) var mediaSequence = 0
     public private(set) var playlistType: String?
     public private(set) var hasEndList = false
+    /// `EXT-X-VERSION` as written, and whether `EXT-X-INDEPENDENT-SEGMENTS` is present.
+    public private(set) var version: String?
+    public private(set) var independentSegments = false
     /// Lines of `EXT-X-BYTERANGE` tags (dropped offline: each range is stored as its own file).
     public private(set) var byteRangeLines: Set<Int> = []
     /// Lines of `EXT-X-KEY` tags.
@@ -58,7 +65,8 @@ public struct MediaPlaylist: Sendable {
         if !hasEndList && !allowLive && playlistType != "VOD" {
             throw PlaylistError(
                 .live, url: url, line: nil,
-                "live playlist (no #EXT-X-ENDLIST): only complete VOD or EVENT playlists can be stored offline")
+                "live playlist (no #EXT-X-ENDLIST): only complete VOD or EVENT playlists are downloaded; "
+                    + "submit it with --record to record the stream")
         }
     }
 
@@ -70,6 +78,8 @@ public struct MediaPlaylist: Sendable {
         var pendingDuration: Double?
         var pendingRange: ByteRange?
         var pendingGap = false
+        var pendingDiscontinuity = false
+        var pendingDateTime: String?
         var key: Key?
         var map: InitSection?
         var lastRangeEnd: [String: Int64] = [:]
@@ -109,7 +119,14 @@ public struct MediaPlaylist: Sendable {
                     hasEndList = true
                 case "#EXT-X-GAP":
                     pendingGap = true
+                case "#EXT-X-DISCONTINUITY":
+                    pendingDiscontinuity = true
+                case "#EXT-X-VERSION":
+                    version = String(value.trimmingCharacters(in: " "))
+                case "#EXT-X-INDEPENDENT-SEGMENTS":
+                    independentSegments = true
                 case "#EXT-X-PROGRAM-DATE-TIME":
+                    pendingDateTime = String(value.trimmingCharacters(in: " "))
                     if programDateTime == nil {
                         programDateTime = (
                             String(value.trimmingCharacters(in: " ")), segments.reduce(0) { $0 + $1.duration }
@@ -193,12 +210,15 @@ public struct MediaPlaylist: Sendable {
             segments.append(
                 Segment(
                     uri: uri, duration: duration, byteRange: range, mediaSequence: sequence,
-                    key: key, map: map, isGap: pendingGap, line: number))
+                    key: key, map: map, isGap: pendingGap, line: number, discontinuity: pendingDiscontinuity,
+                    programDateTime: pendingDateTime))
             sawSegment = true
             sequence += 1
             pendingDuration = nil
             pendingRange = nil
             pendingGap = false
+            pendingDiscontinuity = false
+            pendingDateTime = nil
         }
         if pendingDuration != nil {
             throw PlaylistError(

@@ -32,18 +32,19 @@ public struct OfflinePlanner: Sendable {
 
     public init() {}
 
-    /// Builds the plan for a master playlist and its chosen renditions (`inputs[0]` is the variant).
-    public static func plan(master: MasterPlaylist?, choice: RenditionSelector.Choice?, inputs: [Input])
-        throws(PlaylistError) -> ResolvedPlan
-    {
+    /// Builds the plan for a master playlist and its chosen renditions (`inputs[0]` is the variant). A
+    /// recording (`live`) plans the renditions only: their segments come with the reloads (``LiveRecorder``).
+    public static func plan(
+        master: MasterPlaylist?, choice: RenditionSelector.Choice?, inputs: [Input], live: Bool = false
+    ) throws(PlaylistError) -> ResolvedPlan {
         var planner = OfflinePlanner()
-        for input in inputs { try planner.add(input) }
+        for input in inputs { try planner.add(input, live: live) }
         let text: String
         var estimate: Int64?
         if let master, let choice {
             text = planner.masterText(master: master, choice: choice, inputs: inputs)
             let bps = Int64(choice.variant.averageBandwidth ?? choice.variant.bandwidth)
-            estimate = Int64((Double(bps) / 8 * inputs[0].playlist.totalDuration).rounded())
+            estimate = live ? nil : Int64((Double(bps) / 8 * inputs[0].playlist.totalDuration).rounded())
         } else {
             text = ""
         }
@@ -52,7 +53,7 @@ public struct OfflinePlanner: Sendable {
             keys: planner.keys, bookmarks: inputs.first.map { Self.indexBookmarks($0.playlist) } ?? [])
     }
 
-    private mutating func add(_ input: Input) throws(PlaylistError) {
+    private mutating func add(_ input: Input, live: Bool) throws(PlaylistError) {
         let playlist = input.playlist
         let index = renditions.count
         let label: String
@@ -67,6 +68,13 @@ public struct OfflinePlanner: Sendable {
                 + LocalNames.label(input.rendition?.language ?? input.rendition?.name, fallback: "\(index)")
         }
         let folder = folders.unique(label)
+        if live {
+            renditions.append(
+                PlannedRendition(
+                    kind: input.kind, sourceURL: playlist.url, localPath: "\(folder)/index.m3u8", playlist: "",
+                    language: input.rendition?.language))
+            return
+        }
         var lineTarget: [Int: String] = [:]  // line -> local path (relative to folder) for URI lines and MAP tags
         var initCount = 0
         for (n, segment) in playlist.segments.enumerated() {

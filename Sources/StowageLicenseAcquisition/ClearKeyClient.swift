@@ -73,9 +73,8 @@ extension HTTPFetcher {
         } catch let f as TaskFailure {
             throw f
         } catch {
-            var f = Self.networkFailure(error, url: shown)
-            if f.code != .canceled { f.code = .license }
-            throw f
+            // Unreachable is the network's fault, not the license's: the title waits for the host to answer.
+            throw Self.networkFailure(error, url: shown)
         }
     }
 }

@@ -28,9 +28,8 @@ extension HTTPFetcher {
         } catch let f as TaskFailure {
             throw f
         } catch {
-            var f = Self.networkFailure(error, url: Self.redacted(url))
-            f.code = f.code == .canceled ? .canceled : .license
-            throw f
+            // Unreachable is the network's fault, not the license's: the title waits for the host to answer.
+            throw Self.networkFailure(error, url: Self.redacted(url))
         }
     }
 

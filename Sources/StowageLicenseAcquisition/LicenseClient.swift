@@ -39,6 +39,10 @@ extension HTTPFetcher {
     public func acquireLicense(_ work: LicenseWork) async throws(TaskFailure) -> LicenseGrant {
         let requestedAt = Date().timeIntervalSince1970
         var terms = GrantedTerms(requested: work.terms, at: requestedAt)
+        if work.keysOnly == true {
+            // A recording met a new key: fetch it; the terms granted before stay (the scheduler ignores these).
+            return LicenseGrant(terms: terms, keys: try await fetchKeys(work))
+        }
         var keys: [String]?
         if let url = work.licenseURL {
             let answer = try await askLicenseAPI(url, work: work)
@@ -117,9 +121,8 @@ extension HTTPFetcher {
         } catch let f as TaskFailure {
             throw f
         } catch {
-            var f = Self.networkFailure(error, url: shown)
-            if f.code != .canceled { f.code = .license }
-            throw f
+            // Unreachable is the network's fault, not the license's: the title waits for the host to answer.
+            throw Self.networkFailure(error, url: shown)
         }
     }
 }

@@ -117,6 +117,9 @@ final class FileHandler: ChannelInboundHandler, @unchecked Sendable {
         if let provider = server.keyProvider, request.uri.hasPrefix("/keys/") {
             return serveKey(context, request, provider)
         }
+        if let live = server.live, request.uri.hasPrefix(LiveStream.keyPrefix) {
+            return serveLiveKey(context, request, live)
+        }
         if let location = server.options.redirects[
             request.uri.split(separator: "?").first.map(String.init) ?? request.uri]
         {
@@ -138,11 +141,22 @@ final class FileHandler: ChannelInboundHandler, @unchecked Sendable {
         if let licenses = server.licenses, let (code, answer, _) = licenses.keyDelivery(path: path, uri: request.uri) {
             return send(context, request, status: HTTPResponseStatus(statusCode: code), body: answer)
         }
+        var body = data, dynamic = false
+        if let live = server.live {
+            switch live.answer(path: path, data: data) {
+            case .asIs: break
+            case .playlist(let text): (body, dynamic) = (Data(text.utf8), true)
+            case .segment(let encrypted): body = encrypted
+            case .gone(let reason): return send(context, request, status: .notFound, body: Data((reason + "\n").utf8))
+            case .failed(let reason):
+                return send(context, request, status: .internalServerError, body: Data((reason + "\n").utf8))
+            }
+        }
         let attributes = try? FileManager.default.attributesOfItem(atPath: url.path)
         let modified = (attributes?[.modificationDate] as? Date) ?? Date(timeIntervalSince1970: 0)
         serveData(
-            context, request, path: path, data: data, modified: modified,
-            contentType: Self.contentType(url.pathExtension))
+            context, request, path: path, data: body, modified: modified,
+            contentType: Self.contentType(url.pathExtension), dynamic: dynamic)
     }
 
     /// A file that is not on disk, from the content provider (off the event loop, like keys).
@@ -174,7 +188,7 @@ final class FileHandler: ChannelInboundHandler, @unchecked Sendable {
     /// Answers with `data` (whole, or the requested range), and reports what was served.
     private func serveData(
         _ context: ChannelHandlerContext, _ request: HTTPRequestHead, path: String, data: Data, modified: Date,
-        contentType: String
+        contentType: String, dynamic: Bool = false
     ) {
         var data = data
         // Signed playlists differ on every request: served whole, never from a cache.
@@ -189,7 +203,9 @@ final class FileHandler: ChannelInboundHandler, @unchecked Sendable {
         servedBytes = data.count
         var headers = HTTPHeaders()
         headers.add(name: "Content-Type", value: contentType)
-        if signed { headers.add(name: "Cache-Control", value: "no-store") }
+        // Live playlists change with time too.
+        let whole = signed || dynamic
+        if whole { headers.add(name: "Cache-Control", value: "no-store") }
         headers.add(name: "Accept-Ranges", value: "bytes")
         let etag = "\"\(data.count)-\(Int(modified.timeIntervalSince1970))\""
         headers.add(name: "ETag", value: etag)
@@ -197,7 +213,7 @@ final class FileHandler: ChannelInboundHandler, @unchecked Sendable {
         // If-Range: the range only if the validator still matches, else the whole (changed) file.
         let ifRange = request.headers.first(name: "If-Range")
         let rangeApplies = ifRange == nil || ifRange == etag || ifRange == Self.httpDate(modified)
-        if rangeApplies, !signed, let range = request.headers.first(name: "Range") {
+        if rangeApplies, !whole, let range = request.headers.first(name: "Range") {
             guard let (start, end) = Self.parseRange(range, size: data.count) else {
                 headers.add(name: "Content-Range", value: "bytes */\(data.count)")
                 servedBytes = 0
@@ -212,9 +228,13 @@ final class FileHandler: ChannelInboundHandler, @unchecked Sendable {
 
     /// Promises the whole file, sends half of it, and closes: a truncated body.
     private func truncate(_ context: ChannelHandlerContext, _ request: HTTPRequestHead) {
-        guard let url = server.file(for: request.uri), let data = try? Data(contentsOf: url, options: .mappedIfSafe)
+        guard let url = server.file(for: request.uri), var data = try? Data(contentsOf: url, options: .mappedIfSafe)
         else {
             return send(context, request, status: .notFound, body: Data("not found\n".utf8))
+        }
+        let path = request.uri.split(separator: "?").first.map(String.init) ?? ""
+        if case .segment(let encrypted) = server.live?.answer(path: path, data: data) {
+            data = encrypted
         }
         var headers = HTTPHeaders()
         headers.add(name: "Content-Length", value: "\(data.count)")
@@ -310,6 +330,18 @@ final class FileHandler: ChannelInboundHandler, @unchecked Sendable {
                 }
             }
         }
+    }
+
+    /// Answers `/live-keys/<k>`: rotation key `k` of `--live-key-every`.
+    private func serveLiveKey(_ context: ChannelHandlerContext, _ request: HTTPRequestHead, _ live: LiveStream) {
+        let path = request.uri.split(separator: "?").first.map(String.init) ?? ""
+        var headers = HTTPHeaders()
+        headers.add(name: "Cache-Control", value: "no-store")
+        guard let index = Int(path.dropFirst(LiveStream.keyPrefix.count)), let key = live.key(index) else {
+            return send(context, request, status: .notFound, body: Data("no such key\n".utf8), headers: headers)
+        }
+        headers.add(name: "Content-Type", value: "application/octet-stream")
+        send(context, request, status: .ok, body: Data(key), headers: headers)
     }
 
     /// `bytes=a-b`, `bytes=a-`, `bytes=-n` (one range only).

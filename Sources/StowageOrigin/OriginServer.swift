@@ -40,6 +40,8 @@ public final class OriginServer: Sendable {
         /// Imitate CDN token auth: sign every URI in served playlists for this many seconds, and answer 403 for
         /// any other file without a valid, unexpired signature (nil = off). See ``URLSigner``.
         public var signURLs: TimeInterval?
+        /// Serve every media playlist as a live stream that grows with time (nil = as on disk). See ``LiveStream``.
+        public var live: LiveOptions?
 
         public init(
             root: URL, host: String = "127.0.0.1", port: Int = 8080, latencyMilliseconds: Int = 0,
@@ -76,6 +78,8 @@ public final class OriginServer: Sendable {
     let faults: FaultInjector
     /// Signs playlists and checks signatures, when `Options.signURLs` is set.
     let signer: URLSigner?
+    /// Renders media playlists live and serves rotation keys, when `Options.live` is set.
+    let live: LiveStream?
 
     public init(
         options: Options, logger: Logger, keyProvider: KeyProvider? = nil, licenses: LicenseServer? = nil,
@@ -89,11 +93,14 @@ public final class OriginServer: Sendable {
         self.licenses = licenses
         faults = FaultInjector(probability: options.faultProbability, seed: options.faultSeed)
         signer = options.signURLs.map { URLSigner(ttl: $0) }
+        live = options.live.map { LiveStream(root: options.root, options: $0) }
         log = options.accessLog.map(AccessLog.init(path:))
     }
 
     /// Binds and serves until the process ends. Returns the bound port (useful with port 0).
+    /// Throws when `Options.live` cannot serve a media playlist under the root.
     public func start() throws -> (Channel, Int) {
+        try live?.load()
         let bootstrap = ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.backlog, value: 1024)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)

@@ -26,6 +26,8 @@ public enum ClientOperation: Codable, Sendable, Equatable {
     case resume(token: String)
     /// Remove a title's files and record.
     case delete(token: String)
+    /// End a recording: no more reloads; what it found is fetched and verified, then it completes as VOD.
+    case stop(token: String)
     /// Read (nil) or change the live limits (answers `.limits`).
     case limits(LimitsInfo?)
     /// Renew a title's license without re-downloading (new terms / license URL optional). Answers `.title`
@@ -148,6 +150,8 @@ public struct SubmitRequest: Codable, Sendable, Equatable {
     public var preloadOnly: Bool
     /// A poster / thumbnail to fetch with the title.
     public var posterURL: String?
+    /// Record a live or event stream (`--record`); nil: the playlist must be VOD (or an ended EVENT).
+    public var record: RecordRequest?
 
     public init(
         url: String, name: String?, priority: Int, headers: [Header], selection: Selection,

@@ -1,6 +1,6 @@
 /// The lifecycle states of a title, as in the contract.
 public enum TitleState: String, Codable, Sendable, CaseIterable {
-    case requested, licensing, licensed, downloading, verifying, suspended, completed, canceled, failed
+    case requested, licensing, licensed, recording, downloading, verifying, suspended, completed, canceled, failed
 
     /// Whether the title will not move again by itself.
     public var isFinal: Bool { self == .completed || self == .canceled || self == .failed }
@@ -77,6 +77,13 @@ public struct TitleStatus: Codable, Sendable, Equatable {
     public var waitingFor: String?
     /// A `requested` title waiting for a "titles at once" slot: its place in that queue (1 = next).
     public var queuePosition: Int?
+    /// A recording (`submit --record`): seconds of media recorded and verified so far (null otherwise).
+    public var recordedSeconds: Double?
+    /// A recording's gaps: media that left the live window before it could be fetched, as seconds from the
+    /// start of the recording (null for a title that is not a recording).
+    public var gaps: [RecordingGap]?
+    /// A recording whose playlist stopped updating: since when (ISO 8601); null while it updates.
+    public var stalledSince: String?
 
     public init(
         token: String, url: String, name: String?, state: TitleState, progress: Double,
@@ -126,5 +133,36 @@ public struct TitleStatus: Codable, Sendable, Equatable {
         try c.encode(nextProbeAt, forKey: .nextProbeAt)
         try c.encode(waitingFor, forKey: .waitingFor)
         try c.encode(queuePosition, forKey: .queuePosition)
+        try c.encode(recordedSeconds, forKey: .recordedSeconds)
+        try c.encode(gaps, forKey: .gaps)
+        try c.encode(stalledSince, forKey: .stalledSince)
+    }
+}
+
+/// A stretch of a recording that is missing: it left the live window before it could be fetched.
+public struct RecordingGap: Codable, Sendable, Equatable {
+    /// Seconds from the start of the recording.
+    public var from: Double
+    public var to: Double
+
+    public init(from: Double, to: Double) {
+        self.from = from
+        self.to = to
+    }
+}
+
+/// How to record a live or event stream (`submit --record`).
+public struct RecordRequest: Codable, Sendable, Equatable {
+    /// Where the recording starts: the oldest segment of the window, or the live edge.
+    public enum Start: String, Codable, Sendable, CaseIterable {
+        case start, live
+    }
+    /// Stop after this many seconds of media (nil: until the stream ends or `stowctl stop`).
+    public var durationSeconds: Double?
+    public var from: Start
+
+    public init(durationSeconds: Double? = nil, from: Start = .start) {
+        self.durationSeconds = durationSeconds
+        self.from = from
     }
 }

@@ -52,6 +52,8 @@ public enum Work: Codable, Sendable, Equatable {
     case fetch(FetchWork)
     /// Integrity worker: check one stored file.
     case verify(VerifyWork)
+    /// Download worker: fetch a live media playlist again (a recording's reload).
+    case reload(ReloadWork)
 
     /// `resolve`, `license`, `fetch` or `verify` (metrics and logs).
     public var name: String {
@@ -60,13 +62,14 @@ public enum Work: Codable, Sendable, Equatable {
         case .license: "license"
         case .fetch: "fetch"
         case .verify: "verify"
+        case .reload: "reload"
         }
     }
 
     /// Which kind of worker runs it.
     public var workerKind: WorkerKind {
         switch self {
-        case .resolve, .fetch: .download
+        case .resolve, .fetch, .reload: .download
         case .license: .license
         case .verify: .integrity
         }
@@ -77,6 +80,9 @@ public struct ResolveWork: Codable, Sendable, Equatable {
     public var url: String
     public var headers: [Header]
     public var selection: Selection
+    /// A recording: live playlists are accepted, and the plan names the renditions only (their segments come
+    /// with the reloads).
+    public var live: Bool?
 
     public init(url: String, headers: [Header], selection: Selection) {
         self.url = url
@@ -98,6 +104,8 @@ public struct LicenseWork: Codable, Sendable, Equatable {
     public var renewal: Bool
     /// Per key (same order as `keyURIs`): its key system, nil for HLS key delivery.
     public var keys: [PlannedKey]?
+    /// Only fetch these keys (a recording met a new key): no license API request, the terms are unchanged.
+    public var keysOnly: Bool?
 
     public init(
         url: String, headers: [Header], keyURIs: [String], terms: RequestedTerms? = nil, licenseURL: String? = nil,
@@ -256,4 +264,26 @@ public struct LicenseGrant: Codable, Sendable, Equatable {
 
 public enum LicenseKind: String, Codable, Sendable {
     case none, purchase, rental
+}
+
+/// Fetch one live media playlist again (a recording's reload, RFC 8216 §6.3.4).
+public struct ReloadWork: Codable, Sendable, Equatable {
+    public var url: String
+    public var headers: [Header]
+
+    public init(url: String, headers: [Header]) {
+        self.url = url
+        self.headers = headers
+    }
+}
+
+/// A reloaded media playlist: its text and the URL it came from after redirects (URIs resolve against it).
+public struct ReloadReport: Codable, Sendable, Equatable {
+    public var text: String
+    public var url: String
+
+    public init(text: String, url: String) {
+        self.text = text
+        self.url = url
+    }
 }

@@ -93,6 +93,8 @@ public enum Outcome: Codable, Sendable, Equatable {
     case licensed(LicenseGrant)
     case fetched(FetchReport)
     case verified(VerifyReport)
+    /// A live media playlist as fetched (`reload` work).
+    case reloaded(ReloadReport)
     case failed(TaskFailure)
 }
 

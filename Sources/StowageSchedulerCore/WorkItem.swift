@@ -9,11 +9,13 @@ public struct WorkItem: Hashable, Sendable, CustomStringConvertible {
         case license
         case fetch(resource: Int64)
         case verify(resource: Int64)
+        /// A recording's reload of the media playlist of one rendition (its position in the plan).
+        case reload(rendition: Int)
 
         /// The kind of worker that runs it.
         public var workerKind: WorkerKind {
             switch self {
-            case .resolve, .fetch: .download
+            case .resolve, .fetch, .reload: .download
             case .license: .license
             case .verify: .integrity
             }
@@ -23,13 +25,13 @@ public struct WorkItem: Hashable, Sendable, CustomStringConvertible {
         public var needsTitleSlot: Bool {
             switch self {
             case .fetch, .verify: true
-            case .resolve, .license: false
+            case .resolve, .license, .reload: false
             }
         }
 
         var lane: Lane {
             switch self {
-            case .resolve: .resolve
+            case .resolve, .reload: .resolve
             case .license: .license
             case .fetch: .fetch
             case .verify: .verify
@@ -94,6 +96,7 @@ public struct LeaseTimeouts: Sendable {
     public var license: Double = 120
     public var fetch: Double = 600
     public var verify: Double = 300
+    public var reload: Double = 60
 
     /// The default timeouts.
     public init() {}
@@ -104,6 +107,7 @@ public struct LeaseTimeouts: Sendable {
         case .license: license
         case .fetch: fetch
         case .verify: verify
+        case .reload: reload
         }
     }
 }

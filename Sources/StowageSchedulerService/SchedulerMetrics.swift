@@ -23,7 +23,8 @@ final class SchedulerMetrics {
     private var throughputSamples: [(at: Double, bytes: Int64)] = []
 
     private static let states: [TitleState] = [
-        .requested, .licensing, .licensed, .downloading, .verifying, .suspended, .completed, .canceled, .failed,
+        .requested, .licensing, .licensed, .recording, .downloading, .verifying, .suspended, .completed, .canceled,
+        .failed,
     ]
 
     func refresh(titles: [TitleState: Int], core: SchedulerCore, now: Double) {
@@ -86,7 +87,7 @@ extension SchedulerService {
     /// `stats`: the figures of `/metrics`, plus the work remaining and its ETA at the current rate.
     func stats() throws -> SchedulerStats {
         let counts = try store.titleCounts()
-        let active: Set<TitleState> = [.requested, .licensing, .downloading, .verifying]
+        let active: Set<TitleState> = [.requested, .licensing, .recording, .downloading, .verifying]
         let progress = try store.progressByTitle()
         let remaining = try store.titles().filter { active.contains($0.state) }.reduce(Int64(0)) { sum, title in
             sum + max(0, (title.bytesEstimate ?? 0) - (progress[title.token]?.bytesVerified ?? 0))

@@ -53,6 +53,13 @@ extension SchedulerService {
             return .ok
         case .pause(let token):
             guard let title = try store.title(token) else { throw unknownTitle(token) }
+            if isRecording(title) {
+                throw TitleError(
+                    code: .refused,
+                    message: "title \(token) is a recording: it cannot be paused, because the live window moves on "
+                        + "while it waits and what leaves it is lost. `stowctl stop \(token)` ends the recording and "
+                        + "keeps what it recorded; `stowctl cancel` drops it")
+            }
             guard !title.state.isFinal else {
                 throw TitleError(
                     code: .refused,
@@ -70,6 +77,17 @@ extension SchedulerService {
                 )
             }
             try resume(token)
+            return .title(try status(of: store.title(token)!, progress: store.progress(token: token)))
+        case .stop(let token):
+            guard let title = try store.title(token) else { throw unknownTitle(token) }
+            guard isRecording(title), !title.state.isFinal else {
+                throw TitleError(
+                    code: .refused,
+                    message: "title \(token) is \(title.state.rawValue)"
+                        + (title.record == nil ? ", not a recording" : " and its recording has ended")
+                        + ": only a recording in progress can be stopped")
+            }
+            try endRecording(token, reason: "stopped by the operator")
             return .title(try status(of: store.title(token)!, progress: store.progress(token: token)))
         case .delete(let token):
             guard try store.title(token) != nil else { throw unknownTitle(token) }
@@ -150,7 +168,11 @@ extension SchedulerService {
                 }
             }
         }
-        if var existing = try store.liveTitle(url: submit.url) {
+        // A recording of a URL recorded before is a new title (a stream is recorded again); one in progress is
+        // the same title.
+        if var existing = try store.liveTitle(url: submit.url),
+            submit.record == nil || (existing.record != nil && existing.state != .completed)
+        {
             logger.info("submit reuses the existing title", metadata: ["token": "\(existing.token)"])
             if existing.state == .licensed && !submit.preloadOnly {
                 // Preloaded: the license is there; now download.
@@ -172,6 +194,12 @@ extension SchedulerService {
         stored.licenseURL = submit.licenseURL
         stored.preloadOnly = submit.preloadOnly
         stored.posterURL = submit.posterURL
+        if let record = submit.record {
+            if let d = record.durationSeconds, !(d.isFinite && d > 0) {
+                throw TitleError(code: .refused, message: "--duration must be a positive duration")
+            }
+            stored.record = String(decoding: try encoder.encode(record), as: UTF8.self)
+        }
         try store.insert(stored)
         try store.appendEvent(token: token, kind: "state", detail: "requested \(submit.url)")
         core.addTitle(token, priority: submit.priority, requestedAt: record.requestedAt)
@@ -220,6 +248,7 @@ extension SchedulerService {
         if title.state == .requested, waitingForSlot.contains(title.token) {
             out.queuePosition = core.slotQueue().firstIndex(of: title.token).map { $0 + 1 }
         }
+        recordingStatus(title, into: &out)
         return out
     }
 

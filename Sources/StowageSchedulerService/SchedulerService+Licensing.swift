@@ -136,6 +136,7 @@ extension SchedulerService {
             try store.appendEvent(token: token, kind: "license-error", detail: failure.message)
             if title.state == .completed || title.state == .licensed { _ = core.dropTitle(token) }
             publish(token, kind: "license")
+            if title.record != nil { try checkComplete(token) }  // a recording no longer waits for that key
             return
         }
         if unreachable { return try suspendForNetwork(token, endpoint: endpoint, message: failure.message) }
@@ -145,7 +146,9 @@ extension SchedulerService {
     /// Queues a renewal (new terms and license URL optional); media is untouched.
     func renew(_ token: String, terms: RequestedTerms?, licenseURL: String?) throws {
         guard var title = try store.title(token) else { throw unknownTitle(token) }
-        guard title.planned, [.completed, .licensed, .downloading, .verifying, .suspended].contains(title.state) else {
+        guard title.planned,
+            [.completed, .licensed, .recording, .downloading, .verifying, .suspended].contains(title.state)
+        else {
             throw TitleError(
                 code: .refused,
                 message: "title \(token) is \(title.state.rawValue): only a licensed title can be renewed")

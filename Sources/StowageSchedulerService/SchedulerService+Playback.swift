@@ -1,4 +1,5 @@
 import Foundation
+import StowageHLS
 import StowageLicensing
 import StowageProtocol
 import StowageRuntime
@@ -13,7 +14,7 @@ extension SchedulerService {
         throws -> PlayAuthorization
     {
         let stillDownloading =
-            streaming && title.planned && [.downloading, .verifying, .suspended].contains(title.state)
+            streaming && title.planned && [.recording, .downloading, .verifying, .suspended].contains(title.state)
         let dir = options.home.titleDirectory(title.token)
         let entry = title.localPlaylist
         var filesPresent =
@@ -41,8 +42,17 @@ extension SchedulerService {
             return PlayAuthorization(playable: false, reason: reason, directory: nil, entryPlaylist: nil)
         }
         if stillDownloading {
-            let playlists = try offlinePlaylists(title)
-            let sources = try store.resources(token: title.token).map {
+            var playlists = try offlinePlaylists(title)
+            if isRecording(title) {
+                // What was recorded when play started, as VOD: a player plays it through and ends.
+                playlists.files = playlists.files.map { path, text in
+                    (
+                        path,
+                        path.hasSuffix("master.m3u8") || text.isEmpty ? text : LiveRecorder.finalText(text, longest: 0)
+                    )
+                }
+            }
+            let sources = try store.resources(token: title.token).filter { $0.state != .gap }.map {
                 PlaySource(
                     localPath: $0.localPath, url: $0.url, rangeOffset: $0.rangeOffset, rangeLength: $0.rangeLength)
             }

@@ -53,6 +53,9 @@ extension SchedulerService {
         case .downloading, .verifying:
             try queueSegmentWork(title.token)
             try checkComplete(title.token)
+        case .recording:
+            try queueSegmentWork(title.token)
+            scheduleReloads(title)
         default:
             break
         }
@@ -72,7 +75,7 @@ extension SchedulerService {
             switch r.state {
             case .pending, .fetching: core.enqueue(fetchItem(r))
             case .fetched, .verifying: core.enqueue(WorkItem(token: token, kind: .verify(resource: r.id!)))
-            case .verified: continue
+            case .verified, .gap: continue
             }
         }
     }
@@ -80,6 +83,7 @@ extension SchedulerService {
     /// Licensed: the title's segment work is queued; it shows `requested` (with its place in the queue) until
     /// it holds a "titles at once" slot, then `downloading` (see ``tookSlot(_:)``).
     func startDownloading(_ token: String) throws {
+        if let title = try store.title(token), isRecording(title) { return try startRecording(token) }
         try transition(token, to: .requested)
         waitingForSlot.insert(token)
         try queueSegmentWork(token)
@@ -129,6 +133,7 @@ extension SchedulerService {
 
     /// `downloading` while anything is left to fetch; `verifying` once only checks remain.
     func updateVerifyingState(_ token: String) throws {
+        if try store.titleState(token) == .recording { return }
         if try !store.hasResources(token: token, in: [.pending, .fetching]),
             try store.hasResources(token: token, in: [.fetched, .verifying])
         {
@@ -143,7 +148,13 @@ extension SchedulerService {
             return
         }
         guard try store.hasResources(token: token, in: [.verified]) else { return }
-        guard var title = try store.title(token), !title.state.isFinal else { return }
+        guard var title = try store.title(token), !title.state.isFinal, !isRecording(title) else { return }
+        // A recording waits for the keys it met last (unless acquiring them failed: then it completes unplayable).
+        if title.record != nil, title.licenseError == nil,
+            try store.keys(token: token).contains(where: { $0.wrapped == nil })
+        {
+            return
+        }
         do {
             title.localPlaylist = try writeOfflinePlaylists(title)
         } catch {
@@ -217,7 +228,9 @@ extension SchedulerService {
     func diskRefusal(_ token: String, need: Int64) throws -> String? {
         guard let free = freeBytes() else { return nil }
         let progress = try store.progressByTitle()
-        let active: Set<TitleState> = [.requested, .licensing, .licensed, .downloading, .verifying, .suspended]
+        let active: Set<TitleState> = [
+            .requested, .licensing, .licensed, .recording, .downloading, .verifying, .suspended,
+        ]
         let others = try store.titles().filter { $0.token != token && active.contains($0.state) }.map {
             DiskLedger.Reservation(estimate: $0.bytesEstimate ?? 0, stored: progress[$0.token]?.bytesVerified ?? 0)
         }
@@ -270,8 +283,10 @@ extension SchedulerService {
         let next: TitleState
         if !title.planned {
             next = .requested
-        } else if try !hasLicense(title) {
+        } else if try !hasLicense(title) && !(isRecording(title) && title.licenseTerms != nil) {
             next = .licensing
+        } else if isRecording(title) {
+            next = .recording  // carries on from the segments it has (queueWork)
         } else {
             next = .requested  // licensed: waits for a slot (queueWork)
         }
@@ -303,5 +318,6 @@ extension SchedulerService {
         urlRefresh.forget(token)
         verifyRuns.forget(token)
         liveBytes[token] = nil
+        liveReloads.forget(token)
     }
 }

@@ -65,7 +65,7 @@ extension SchedulerService {
                 if lease.item.kind.needsTitleSlot, waitingForSlot.contains(lease.item.token) {
                     try tookSlot(lease.item.token)
                 }
-                guard let work = try work(for: lease.item) else {
+                guard let work = try work(for: lease.item, taskID: lease.taskID) else {
                     _ = core.complete(taskID: lease.taskID, from: lease.worker)
                     continue
                 }
@@ -84,7 +84,7 @@ extension SchedulerService {
     }
 
     /// The work message for an item, read from the store; nil when the item no longer applies.
-    private func work(for item: WorkItem) throws -> Work? {
+    private func work(for item: WorkItem, taskID: String) throws -> Work? {
         switch item.kind {
         case .fetch(let id):
             guard let r = try store.resource(id: id), let headers = try requestHeaders(item.token) else { return nil }
@@ -107,9 +107,28 @@ extension SchedulerService {
         switch item.kind {
         case .resolve:
             let selection = decode(Selection.self, title.selection) ?? Selection()
-            return .resolve(ResolveWork(url: title.url, headers: headers, selection: selection))
+            var work = ResolveWork(url: title.url, headers: headers, selection: selection)
+            if title.record != nil { work.live = true }
+            return .resolve(work)
+        case .reload(let position):
+            guard isRecording(title),
+                let r = try store.renditions(token: item.token).first(where: { $0.position == position })
+            else { return nil }
+            return .reload(ReloadWork(url: r.sourceURL, headers: headers))
         case .license:
             let keys = try store.keys(token: item.token)
+            if title.record != nil, title.licenseTerms != nil, !renewing.contains(item.token) {
+                // A recording met new keys: fetch just those; the terms granted stay.
+                let missing = keys.filter { $0.wrapped == nil }
+                guard !missing.isEmpty else { return nil }
+                keyRequests[taskID] = missing.map(\.position)
+                var work = LicenseWork(url: title.url, headers: headers, keyURIs: missing.map(\.uri))
+                work.keys = missing.map {
+                    PlannedKey(uri: $0.uri, method: $0.method, keyFormat: $0.keyFormat, keyID: $0.keyID)
+                }
+                work.keysOnly = true
+                return .license(work)
+            }
             var work = LicenseWork(
                 url: title.url, headers: headers, keyURIs: keys.map(\.uri),
                 terms: title.requestedTerms.flatMap { decode(RequestedTerms.self, $0) },
@@ -145,7 +164,7 @@ extension SchedulerService {
         case (.resolve, .resolved(let plan)):
             guard let title = try store.title(token) else { return }
             if title.planned { return try applyRefresh(token, plan: plan) }
-            guard !plan.resources.isEmpty else {
+            guard !plan.resources.isEmpty || title.record != nil else {
                 return try fail(
                     token,
                     TitleError(code: .playlist, message: "\(title.url): the selected renditions have no segments"))
@@ -171,11 +190,18 @@ extension SchedulerService {
                 detail: "\(plan.resources.count) files in \(plan.renditions.count) playlists")
             try transition(token, to: .licensing)
             core.enqueue(WorkItem(token: token, kind: .license))
+        case (.reload(let position), .reloaded(let report)):
+            try applyReload(report, rendition: position, lease: lease)
+        case (.reload, .failed(let failure)):
+            try reloadFailed(failure, lease: lease)
+        case (.license, .licensed(let grant)) where keyRequests[lease.taskID] != nil:
+            try applyRecordedKeys(grant, positions: keyRequests.removeValue(forKey: lease.taskID) ?? [], lease: lease)
         case (.license, .licensed(let grant)):
             do { try applyLicense(grant, token: token) } catch let error as TitleError {
                 try licenseFailed(TaskFailure(code: error.code, message: error.message, retryable: false), lease: lease)
             }
         case (.license, .failed(let failure)):
+            keyRequests[lease.taskID] = nil
             try licenseFailed(failure, lease: lease)
         case (.fetch(let id), .fetched(let report)):
             guard var r = try store.resource(id: id) else { return }
@@ -222,6 +248,11 @@ extension SchedulerService {
         case (.fetch(let id), .failed(let failure)):
             guard let r = try store.resource(id: id) else { return }
             if !failure.retryable {
+                if let status = failure.status, status == 404 || status == 410,
+                    try recordingGap(r, reason: failure.message)
+                {
+                    return
+                }
                 if try refreshAfterRefusal(r, failure, lease: lease) { return }
                 return try fail(token, TitleError(code: failure.code, message: failure.message))
             }
@@ -292,6 +323,7 @@ extension SchedulerService {
                     r.token, endpoint: endpoint ?? HostProbe.endpoint(of: r.url),
                     message: "\(reason) (\(count) attempts in a row failed)")
             }
+            if try recordingGap(r, reason: "\(reason) (after \(r.attempts) attempts)") { return }
             return try fail(
                 r.token, TitleError(code: code, message: "\(r.url): \(reason) (after \(r.attempts) attempts)"))
         }

@@ -84,6 +84,10 @@ public final class SchedulerService {
     var verifyRuns = VerifyRuns()
     /// Titles with a license renewal queued or running.
     var renewing: Set<String> = []
+    /// Recordings: when each rendition reloads its live playlist next.
+    var liveReloads = LiveReloads()
+    /// Key-only license tasks of recordings (a new key met): task id -> the key positions asked for.
+    var keyRequests: [String: [Int]] = [:]
     /// The clock guard: the latest wall-clock time seen and the epoch, bumped each time the wall clock is seen
     /// going back (both persisted).
     var clock: ClockEpoch
@@ -265,6 +269,7 @@ public final class SchedulerService {
             giveUpWaiting(now: t)
         }
         watchNetwork(now: t)
+        queueDueReloads(now: t)
         dispatch(now: t)
     }
 }

@@ -51,6 +51,10 @@ public struct TitleRecord: Codable, Sendable, Equatable, FetchableRecord, Persis
     public var suspendedAt: Double?
     /// `host:port` whose return the title waits for (network suspension or a renewal that could not reach it).
     public var waitingHost: String?
+    /// JSON of the `RecordRequest` of a recording (`submit --record`); nil for any other title.
+    public var record: String?
+    /// When the recording ended (stream end, duration reached, or `stowctl stop`); nil while it records.
+    public var recordingEndedAt: Double?
 
     /// A new title, not planned yet.
     public init(
@@ -99,6 +103,8 @@ public struct TitleRecord: Codable, Sendable, Equatable, FetchableRecord, Persis
         public static let suspendedReason = Column(CodingKeys.suspendedReason)
         public static let suspendedAt = Column(CodingKeys.suspendedAt)
         public static let waitingHost = Column(CodingKeys.waitingHost)
+        public static let record = Column(CodingKeys.record)
+        public static let recordingEndedAt = Column(CodingKeys.recordingEndedAt)
     }
 }
 
@@ -113,6 +119,8 @@ public struct RenditionRecord: Codable, Sendable, Equatable, FetchableRecord, Mu
     public var localPath: String
     public var playlist: String
     public var language: String?
+    /// A recording's rendition: JSON of its `LiveRendition` (what the reloads took so far); nil otherwise.
+    public var live: String?
 
     /// Takes the row id SQLite assigned.
     public mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
@@ -127,6 +135,7 @@ public struct RenditionRecord: Codable, Sendable, Equatable, FetchableRecord, Mu
         public static let localPath = Column(CodingKeys.localPath)
         public static let playlist = Column(CodingKeys.playlist)
         public static let language = Column(CodingKeys.language)
+        public static let live = Column(CodingKeys.live)
     }
 }
 
@@ -142,6 +151,9 @@ public enum ResourceState: String, Codable, Sendable, CaseIterable {
     case verifying
     /// On disk and verified: never fetched again.
     case verified
+    /// Never stored: a segment of a recording that left the live window before it could be fetched (or
+    /// one the source marked `EXT-X-GAP`). The offline playlist keeps its place as an `EXT-X-GAP` entry.
+    case gap
 }
 
 /// One file of a title's offline copy.

@@ -146,6 +146,13 @@ enum Schema {
                 t.drop(column: "licenseExpiresAt")
             }
         }
+        migrator.registerMigration("v9-recordings") { db in
+            try db.alter(table: "title") { t in
+                t.add(column: "record", .text)
+                t.add(column: "recordingEndedAt", .double)
+            }
+            try db.alter(table: "rendition") { t in t.add(column: "live", .text) }
+        }
         return migrator
     }
 }

@@ -220,16 +220,18 @@ public final class Store {
         try db.write { try resource.update($0) }
     }
 
-    /// Sets every resource of a title back to `pending` (its files are gone).
+    /// Sets every resource of a title back to `pending` (its files are gone), gaps excepted.
     public func resetResources(token: String) throws {
         try db.write { db in
-            _ = try ResourceRecord.all().forTitle(token).updateAll(
-                db,
-                [
-                    ResourceRecord.Columns.state.set(to: ResourceState.pending),
-                    ResourceRecord.Columns.bytes.set(to: nil),
-                    ResourceRecord.Columns.sha256.set(to: nil),
-                ])
+            // Gaps stay gaps: there is nothing to fetch for them.
+            _ = try ResourceRecord.all().forTitle(token).filter(ResourceRecord.Columns.state != ResourceState.gap)
+                .updateAll(
+                    db,
+                    [
+                        ResourceRecord.Columns.state.set(to: ResourceState.pending),
+                        ResourceRecord.Columns.bytes.set(to: nil),
+                        ResourceRecord.Columns.sha256.set(to: nil),
+                    ])
         }
     }
 
@@ -239,7 +241,7 @@ public final class Store {
             let rows = try Row.fetchAll(
                 db,
                 sql: """
-                    SELECT token, COUNT(*) AS total,
+                    SELECT token, SUM(CASE WHEN state = 'gap' THEN 0 ELSE 1 END) AS total,
                            SUM(CASE WHEN state = 'verified' THEN 1 ELSE 0 END) AS verified,
                            SUM(CASE WHEN state = 'verified' THEN COALESCE(bytes, 0) ELSE 0 END) AS bytes
                     FROM resource GROUP BY token
@@ -260,7 +262,7 @@ public final class Store {
             let row = try Row.fetchOne(
                 db,
                 sql: """
-                    SELECT COUNT(*) AS total,
+                    SELECT SUM(CASE WHEN state = 'gap' THEN 0 ELSE 1 END) AS total,
                            SUM(CASE WHEN state = 'verified' THEN 1 ELSE 0 END) AS verified,
                            SUM(CASE WHEN state = 'verified' THEN COALESCE(bytes, 0) ELSE 0 END) AS bytes
                     FROM resource WHERE token = ?

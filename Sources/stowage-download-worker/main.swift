@@ -19,6 +19,9 @@ struct DownloadHandler: TaskHandler {
             switch task.work {
             case .resolve(let work):
                 return .resolved(try await PlaylistResolver(fetcher: fetcher).resolve(work))
+            case .reload(let work):
+                let (text, url) = try await fetcher.fetchText(work.url, headers: work.headers)
+                return .reloaded(ReloadReport(text: text, url: url))
             case .fetch(let work):
                 return .fetched(
                     try await fetcher.download(

@@ -69,10 +69,91 @@ struct Serve: AsyncParsableCommand {
                 """, valueName: "TTL"))
     var signUrls: String?
 
+    @Flag(
+        name: .customLong("live"),
+        help: ArgumentHelp(
+            "Serve every media playlist as a live stream that grows with time (tune with the --live-* options).",
+            discussion: """
+                A VOD media playlist (one with #EXTINF) is served as a live one: segments appear as time passes \
+                since the server started, with #EXT-X-MEDIA-SEQUENCE, #EXT-X-DISCONTINUITY-SEQUENCE and the KEY \
+                and MAP in force kept right, and #EXT-X-ENDLIST once every segment is out. Master playlists and \
+                segments are served as they are; all renditions share one clock, so they stay aligned. Live \
+                playlists are sent whole with Cache-Control: no-store. Use it to test a recorder that reloads \
+                media playlists (RFC 8216 §6.3.4).
+                """))
+    var live = false
+    @Option(
+        name: .customLong("live-window"),
+        help: ArgumentHelp(
+            "Segments in the sliding window; 0 = an EVENT playlist that only grows.",
+            discussion: """
+                With N ≥ 1 the playlist shows the last N available segments and its media sequence counts the \
+                ones that left; with 0 it keeps every segment and says #EXT-X-PLAYLIST-TYPE:EVENT.
+                """, valueName: "N"))
+    var liveWindow = 0
+    @Option(
+        name: .customLong("live-speed"),
+        help: ArgumentHelp(
+            "Time factor: 2 plays out twice as fast as real time, 0.5 half as fast.",
+            discussion: """
+                A segment appears when the sum of the EXTINF durations up to and including it, divided by X, \
+                has elapsed since the server started.
+                """, valueName: "X"))
+    var liveSpeed = 1.0
+    @Option(
+        name: .customLong("live-start"), help: ArgumentHelp("Segments available at time 0.", valueName: "N"))
+    var liveStart = 1
+    @Option(
+        name: .customLong("live-stall-after"),
+        help: ArgumentHelp(
+            "Stop growing after N segments and never end: a stalled stream (no #EXT-X-ENDLIST).", valueName: "N"))
+    var liveStallAfter: Int?
+    @Option(
+        name: .customLong("live-discontinuity-at"),
+        help: ArgumentHelp(
+            "Insert #EXT-X-DISCONTINUITY before segment N (0-based, counted in the VOD playlist; repeatable).",
+            valueName: "N"))
+    var liveDiscontinuityAt: [Int] = []
+    @Option(
+        name: .customLong("live-key-every"),
+        help: ArgumentHelp(
+            "Rotate AES-128 keys every N segments (the VOD segments must be clear, without byte ranges).",
+            discussion: """
+                Segment i is encrypted (AES-128-CBC, PKCS7 padding) with key i/N, a random 16-byte key per \
+                process served at /live-keys/<k>; the IV is the segment's media sequence number (no IV \
+                attribute, RFC 8216 §5.2). The playlist names the key before the first segment and wherever \
+                it changes.
+                """, valueName: "N"))
+    var liveKeyEvery: Int?
+    @Option(
+        name: .customLong("live-retain"),
+        help: ArgumentHelp(
+            "With --live-window: a segment that left the window more than N segments ago answers 404.",
+            discussion: "Without it, segments are served forever. Segments not yet in the playlist are served.",
+            valueName: "N"))
+    var liveRetain: Int?
+
+    /// The live options, or nil without --live.
+    var liveOptions: LiveOptions? {
+        guard live else { return nil }
+        return LiveOptions(
+            window: liveWindow, speed: liveSpeed, start: liveStart, stallAfter: liveStallAfter,
+            discontinuityAt: Set(liveDiscontinuityAt), keyEvery: liveKeyEvery, retain: liveRetain)
+    }
+
     func validate() throws {
         if let signUrls, URLSigner.duration(signUrls) == nil {
             throw ValidationError("--sign-urls takes a positive duration such as 20s, 15m, 2h or 90 (seconds)")
         }
+        let liveSet: [(String, Bool)] = [
+            ("--live-window", liveWindow != 0), ("--live-speed", liveSpeed != 1), ("--live-start", liveStart != 1),
+            ("--live-stall-after", liveStallAfter != nil), ("--live-discontinuity-at", !liveDiscontinuityAt.isEmpty),
+            ("--live-key-every", liveKeyEvery != nil), ("--live-retain", liveRetain != nil),
+        ]
+        if !live, let set = liveSet.first(where: { $0.1 }) {
+            throw ValidationError("\(set.0) needs --live")
+        }
+        if let problem = liveOptions?.problem { throw ValidationError(problem) }
     }
 
     func run() async throws {
@@ -85,6 +166,7 @@ struct Serve: AsyncParsableCommand {
         options.faultProbability = faults
         options.faultSeed = seed
         options.signURLs = signUrls.flatMap(URLSigner.duration)
+        options.live = liveOptions
         for rule in redirect {
             let parts = rule.split(separator: "=", maxSplits: 1).map(String.init)
             guard parts.count == 2, parts[0].hasPrefix("/") else {

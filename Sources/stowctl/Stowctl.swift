@@ -23,8 +23,8 @@ struct Stowctl: AsyncParsableCommand {
             CommandGroup(
                 name: "Downloads",
                 subcommands: [
-                    Submit.self, Status.self, List.self, Watch.self, Pause.self, Resume.self, Cancel.self, Delete.self,
-                    Verify.self,
+                    Submit.self, Status.self, List.self, Watch.self, Pause.self, Resume.self, Stop.self, Cancel.self,
+                    Delete.self, Verify.self,
                 ]),
             CommandGroup(name: "Before downloading", subcommands: [Variants.self, Estimate.self]),
             CommandGroup(name: "Licenses", subcommands: [Preload.self, Renew.self, LicenseCommand.self]),

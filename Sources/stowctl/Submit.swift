@@ -12,6 +12,14 @@ struct Submit: ParsableCommand {
 
             Selection: --bitrate picks the highest variant not above it (none given: the lowest variant with \
             video); --audio picks languages (default: the DEFAULT rendition); --subtitles LANG,...|all|none.
+
+            Live and event streams: --record records one (state `recording`): its playlists are reloaded as the \
+            stream grows and every new segment is fetched and verified as it appears, from the start of the \
+            window (--from start) or the live edge (--from live). The recording ends at the stream's end, after \
+            --duration of media, or with `stowctl stop TOKEN`; it then completes as a VOD title. Segments that \
+            left the window before they could be fetched are reported as gaps in `status`. A recording cannot \
+            be paused (the window moves on while it waits): stop it instead. Without --record a live playlist \
+            is refused.
             """)
 
     @OptionGroup var connection: ConnectionOptions
@@ -26,6 +34,12 @@ struct Submit: ParsableCommand {
     var priority: Int = 0
     @Flag(help: "Wait until the title ends; exit 0 only if it completed.")
     var wait = false
+    @Flag(help: "Record a live or event stream as it grows (see below).")
+    var record = false
+    @Option(help: "With --record: stop after this much media (90s, 15m, 2h).")
+    var duration: String?
+    @Option(help: "With --record: start at the oldest segment of the window (start) or at the live edge (live).")
+    var from: RecordRequest.Start?
     @OptionGroup var license: LicenseOptions
 
     func validate() throws {
@@ -37,6 +51,12 @@ struct Submit: ParsableCommand {
         if let poster, !(poster.hasPrefix("http://") || poster.hasPrefix("https://")) {
             throw ValidationError("--poster must be an http(s) URL")
         }
+        if !record && (duration != nil || from != nil) {
+            throw ValidationError("--duration and --from apply to recordings: add --record")
+        }
+        if let duration, (parseDuration(duration) ?? 0) <= 0 {
+            throw ValidationError("--duration takes a positive duration such as 90s, 15m or 2h")
+        }
     }
 
     func run() throws {
@@ -44,6 +64,9 @@ struct Submit: ParsableCommand {
             url: url, name: name, priority: priority, headers: select.parsedHeaders,
             selection: select.selection, terms: license.terms, licenseURL: license.licenseURL)
         request.posterURL = poster
+        if record {
+            request.record = RecordRequest(durationSeconds: duration.flatMap(parseDuration), from: from ?? .start)
+        }
         let client = try connection.client()
         let token = try client.request(.submit(request), expecting: Reply.submitted)
         guard wait else {
@@ -60,4 +83,14 @@ struct Submit: ParsableCommand {
             throw Failure("title \(token) did not complete: \(reason)")
         }
     }
+}
+
+extension RecordRequest.Start: ExpressibleByArgument {}
+
+struct Stop: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "End a recording: what it found is fetched and verified, then it completes as a VOD title.")
+    @OptionGroup var connection: ConnectionOptions
+    @Argument(help: "The recording's token.") var token: String
+    func run() throws { try titleCommand(connection, .stop(token: token)) }
 }

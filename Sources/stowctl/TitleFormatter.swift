@@ -71,6 +71,11 @@ enum TitleFormatter {
             return text + ")"
         }
         if let place = s.queuePosition { return " (waiting for a download slot: \(place) in the queue)" }
+        if s.state == .recording {
+            var text = " (\(duration(s.recordedSeconds ?? 0)) recorded"
+            if let since = s.stalledSince { text += ", the playlist stopped updating at \(since)" }
+            return text + ")"
+        }
         return ""
     }
 
@@ -93,6 +98,10 @@ enum TitleFormatter {
             "playable:   \(s.playableOffline ? "yes" : "no")",
         ]
         if let p = s.localPlaylist { lines.append("playlist:   \(p)") }
+        if let recorded = s.recordedSeconds { lines.append("recorded:   \(duration(recorded))") }
+        for gap in s.gaps ?? [] {
+            lines.append("gap:        \(duration(gap.from)) - \(duration(gap.to)) (left the live window unfetched)")
+        }
         if let e = s.error { lines.append("error:      [\(e.code.rawValue)] \(e.message)") }
         return lines.joined(separator: "\n")
     }
