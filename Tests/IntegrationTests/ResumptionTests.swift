@@ -215,4 +215,35 @@ struct ResumptionTests {
         #expect(
             missing.stderr.contains("[not-found]") && missing.stderr.contains("0123456789abcdef"), "\(missing.stderr)")
     }
+
+    @Test func anUnreachableLicenseServerIsWaitedForAndTheTitleCompletesWhenItAnswers() throws {
+        let h = try Harness(name: "licnet")
+        try TestMedia.aesExplicitIV(into: h.media)
+        try h.startOrigin()
+        let port = try Harness.freePort()
+        let policy = h.root.appendingPathComponent("policy.json")
+        try #"{"default": {"grantKind": "rental", "maxRentalSeconds": 3600}}"#.write(
+            to: policy, atomically: true, encoding: .utf8)
+        try h.startPipeline()
+        let token = try h.submit(
+            "index.m3u8", ["--rental", "1h", "--license-url", "http://127.0.0.1:\(port)/license?user=a"])
+        var waiting: TitleStatus?
+        try h.waitUntil(timeout: 150, "the title to wait for the license server") {
+            waiting = try? h.status(token)
+            return waiting?.state == .suspended || waiting?.state.isFinal == true
+        }
+        let w = try #require(waiting)
+        #expect(w.state == .suspended && w.suspendedReason == .network, "\(w.state) \(String(describing: w.error))")
+        #expect(w.waitingFor == "127.0.0.1:\(port)")
+        #expect(w.error?.message.contains("connection refused by 127.0.0.1:\(port)") == true)
+        // The license server comes up: the probe resumes the title, which is licensed and completes.
+        let out = h.root.appendingPathComponent("licenses.out")
+        try h.spawn(
+            "licenses", "stowage-origin",
+            ["serve", "--root", h.media.path, "--port", "\(port)", "--license-policy", policy.path], stdout: out)
+        let final = try h.waitForFinal(token, timeout: 150)
+        #expect(final.state == .completed, "\(String(describing: final.error))")
+        #expect(final.license?.kind == .rental)
+        #expect(h.log("scheduler").contains("host answers again"), "resumed by the probe, not by an operator")
+    }
 }
