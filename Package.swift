@@ -17,6 +17,7 @@ let package = Package(
         .executable(name: "stowage-integrity-worker", targets: ["stowage-integrity-worker"]),
         .executable(name: "stowctl", targets: ["stowctl"]),
         .executable(name: "stowage-origin", targets: ["stowage-origin"]),
+        .executable(name: "stowage-gateway", targets: ["stowage-gateway"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -29,6 +30,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.0.0"),
         .package(url: "https://github.com/apple/swift-collections", from: "1.1.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.0.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.0.0"),
     ],
     targets: [
         // MARK: message plane
@@ -88,6 +90,7 @@ let package = Package(
             dependencies: [
                 "ZeroMQ", "StowageProtocol", "StowageStore", "StowageSchedulerCore", "StowageRuntime",
                 "StowageLicensing", "StowageHLS",
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -102,6 +105,28 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
+            ]),
+        // Serving one title's offline copy over HTTP (ranges, content types, playlist rewriting, play metering):
+        // `stowctl play` and `stowage-gateway`.
+        .target(
+            name: "StowagePlayback",
+            dependencies: [
+                "StowageProtocol", "StowageFetch",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+            ]),
+        // The LAN gateway: auth, playback sessions, routes, library page.
+        .target(
+            name: "StowageGateway",
+            dependencies: [
+                "StowagePlayback", "StowageProtocol", "StowageRuntime",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "HummingbirdTLS", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
 
         // MARK: executables (argument parsing and wiring only)
@@ -134,6 +159,8 @@ let package = Package(
             name: "stowctl",
             dependencies: [
                 "StowageRuntime", "StowageProtocol", "ZeroMQ", "StowageFetch", "StowageHLS", "StowageOrigin",
+                "StowagePlayback",
+                .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -146,6 +173,13 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]),
+        .executableTarget(
+            name: "stowage-gateway",
+            dependencies: [
+                "StowageGateway", "StowageRuntime",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
 
         // MARK: fuzz targets (libFuzzer with Benchmarks/fuzz.sh; plain builds replay inputs)
@@ -176,6 +210,13 @@ let package = Package(
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
             ]),
         .testTarget(name: "StowageRuntimeTests", dependencies: ["StowageRuntime", "ZeroMQ"]),
+        .testTarget(
+            name: "StowageGatewayTests",
+            dependencies: [
+                "StowageGateway", "StowagePlayback", "StowageProtocol",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+            ]),
         .testTarget(name: "IntegrationTests", dependencies: ["ZeroMQ", "StowageProtocol"]),
     ]
 )

@@ -11,7 +11,8 @@ source Deploy/lib.sh
 [ "$(id -u)" -eq 0 ] || { echo "run as root" >&2; exit 1; }
 ensure_packages
 build
-for exe in stowage-scheduler stowage-license-worker stowage-download-worker stowage-integrity-worker stowctl stowage-origin; do
+for exe in stowage-scheduler stowage-license-worker stowage-download-worker stowage-integrity-worker stowage-gateway stowctl \
+  stowage-origin; do
   install -m 0755 "$BIN/$exe" /usr/local/bin/
 done
 id stowage >/dev/null 2>&1 || useradd --system --home-dir /var/lib/stowage --shell /usr/sbin/nologin stowage

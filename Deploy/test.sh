@@ -4,7 +4,7 @@
 cd "$(dirname "$0")/.."
 source Deploy/lib.sh
 
-ensure_packages iproute2 faketime
+ensure_packages iproute2 faketime chromium
 log "checking the format (Deploy/lint.sh)"
 bash Deploy/lint.sh
 build

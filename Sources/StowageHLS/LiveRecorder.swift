@@ -23,6 +23,9 @@ public struct LiveRendition: Codable, Sendable, Equatable {
     public var discontinuityPending = false
     /// Nothing more is taken: the stream ended, the duration was reached, or the recording was stopped.
     public var ended = false
+    /// The source renumbered its segments (a restarted packager): offline sequence numbers no longer match
+    /// the source's, so keys without an IV are written with the explicit IV of the segment's source number.
+    public var explicitIVs = false
 
     public init(folder: String, kind: PlannedRendition.Kind) {
         self.folder = folder
@@ -39,8 +42,8 @@ public struct LiveRendition: Codable, Sendable, Equatable {
 /// VOD when the recording ends (``finalText(_:longest:)``). Segments keep their media sequence numbers
 /// (gaps keep their place as `EXT-X-GAP` entries), so keys without an IV still decrypt.
 public enum LiveRecorder {
-    /// Most placeholder entries written for one gap; a longer jump of the media sequence is a restarted
-    /// packager rather than missed segments.
+    /// Most placeholder entries written for one gap; a longer jump of the media sequence (or one back by more
+    /// than this) is a restarted packager rather than missed segments: a discontinuity, no gap entries.
     public static let maxGapEntries = 10_000
 
     /// One file (or gap placeholder) of the offline copy.
@@ -78,6 +81,12 @@ public enum LiveRecorder {
         var next = state.nextSequence
         let startIndex = next == nil && record.from == .live ? liveEdge(playlist) : 0
         var writer = Writer(state: state, keys: keys, playlist: playlist, rendition: rendition)
+        if let expected = next, let last = playlist.segments.last?.mediaSequence, last + 1 + maxGapEntries < expected {
+            // The numbering went far back: the packager restarted. Carry on from its first segment.
+            next = playlist.segments.first?.mediaSequence
+            writer.state.discontinuityPending = true
+            writer.state.explicitIVs = true
+        }
         for segment in playlist.segments.dropFirst(startIndex) {
             if let expected = next, segment.mediaSequence < expected { continue }
             if let limit = record.durationSeconds, writer.state.seconds >= limit - 0.001 {
@@ -87,10 +96,14 @@ public enum LiveRecorder {
             let ext = LocalNames.fileExtension(of: segment.uri)
             if let expected = next, segment.mediaSequence > expected {
                 let missing = segment.mediaSequence - expected
-                for s in expected..<(expected + min(missing, maxGapEntries)) {
-                    writer.gap(sequence: s, duration: writer.state.targetDuration, ext: ext, signalled: false)
+                if missing <= maxGapEntries {
+                    for s in expected..<segment.mediaSequence {
+                        writer.gap(sequence: s, duration: writer.state.targetDuration, ext: ext, signalled: false)
+                    }
+                    delta.missed += missing
+                } else {
+                    writer.state.explicitIVs = true  // renumbered: see LiveRendition.explicitIVs
                 }
-                delta.missed += missing
                 writer.state.discontinuityPending = true
             }
             try writer.segment(segment, ext: ext)
@@ -243,7 +256,8 @@ public enum LiveRecorder {
             }
             let absolute = try URIResolver.resolve(uri, against: playlist.url, line: segment.line)
             let clearKey = key.keyFormat == MediaPlaylist.Key.clearKey
-            let identity = "\(key.method)|\(absolute)|\(key.iv ?? "")|\(clearKey ? key.keyID ?? "" : "")"
+            let iv = key.iv ?? (state.explicitIVs ? Self.iv(segment.mediaSequence) : nil)
+            let identity = "\(key.method)|\(absolute)|\(iv ?? "")|\(clearKey ? key.keyID ?? "" : "")"
             guard identity != state.keyInForce else { return }
             let all = keys + newKeys
             let n =
@@ -262,7 +276,7 @@ public enum LiveRecorder {
             var attrs = AttributeList()
             attrs.set("METHOD", key.method, quoted: false)
             attrs.setQuoted("URI", OfflinePlanner.keyPath(n))
-            if let iv = key.iv { attrs.set("IV", iv, quoted: false) }
+            if let iv { attrs.set("IV", iv, quoted: false) }
             lines.append("#EXT-X-KEY:" + attrs.text)
             state.keyInForce = identity
         }
@@ -284,6 +298,12 @@ public enum LiveRecorder {
                         encrypted: false, duration: 0),
                     isGap: false))
             lines.append("#EXT-X-MAP:URI=\"\(name)\"")
+        }
+
+        /// The IV a key without one implies for a segment (RFC 8216 §5.2): its media sequence number, 128 bits.
+        static func iv(_ sequence: Int) -> String {
+            let hex = String(UInt64(sequence), radix: 16)
+            return "0x" + String(repeating: "0", count: 32 - hex.count) + hex
         }
 
         /// A duration as playlists write it (`4`, `3.753`).

@@ -73,6 +73,10 @@ public struct MediaPlaylist: Sendable {
     /// Most segments accepted in one media playlist: 55 hours of 1-second segments. More is a hostile or
     /// broken playlist, refused before it can fill the store.
     public static let maxSegments = 200_000
+    /// Longest `EXTINF` or `EXT-X-TARGETDURATION` accepted, seconds (a week): beyond it the playlist is hostile.
+    public static let maxDuration = 604_800.0
+    /// Largest `EXT-X-MEDIA-SEQUENCE` accepted: numbering its segments never overflows.
+    public static let maxSequence = Int(Int32.max) * 1_000
 
     private mutating func parse() throws(PlaylistError) {
         var pendingDuration: Double?
@@ -96,20 +100,20 @@ public struct MediaPlaylist: Sendable {
                     let durationText =
                         value.split(separator: ",", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
                     guard let duration = Double(durationText.trimmingCharacters(in: " ")), duration >= 0,
-                        duration.isFinite
+                        duration <= Self.maxDuration
                     else {
                         throw fail("#EXTINF duration '\(durationText.prefix(40))' is not a number")
                     }
                     pendingDuration = duration
                 case "#EXT-X-TARGETDURATION":
-                    guard let v = Double(value.trimmingCharacters(in: " ")) else {
-                        throw fail("#EXT-X-TARGETDURATION is not a number")
+                    guard let v = Double(value.trimmingCharacters(in: " ")), v >= 0, v <= Self.maxDuration else {
+                        throw fail("#EXT-X-TARGETDURATION is not a number of seconds (0…\(Int(Self.maxDuration)))")
                     }
                     targetDuration = v
                 case "#EXT-X-MEDIA-SEQUENCE":
                     guard !sawSegment else { throw fail("#EXT-X-MEDIA-SEQUENCE must come before the first segment") }
-                    guard let v = Int(value.trimmingCharacters(in: " ")), v >= 0 else {
-                        throw fail("#EXT-X-MEDIA-SEQUENCE is not a number")
+                    guard let v = Int(value.trimmingCharacters(in: " ")), v >= 0, v <= Self.maxSequence else {
+                        throw fail("#EXT-X-MEDIA-SEQUENCE is not a number (0…\(Self.maxSequence))")
                     }
                     mediaSequence = v
                     sequence = v

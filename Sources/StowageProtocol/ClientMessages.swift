@@ -53,6 +53,20 @@ public enum ClientOperation: Codable, Sendable, Equatable {
     case play(token: String)
     /// Release content key `index` of a title, only while it is playable (answers `.key`). Never logged.
     case key(token: String, index: Int)
+    /// Add a device of the LAN; answers `.deviceSecret` (the secret is shown once).
+    case deviceAdd(name: String)
+    /// Every device and its last plays (answers `.devices`).
+    case devices
+    /// Revoke a device: its secret and signed URLs stop working at once.
+    case deviceRevoke(name: String)
+    /// A signed gateway URL for a device (answers `.signedPath`: the path with `?dev=…&exp=…&sig=…`).
+    case deviceSign(name: String, path: String, expiresInSeconds: Double)
+    /// Check a device's credential (answers `.principal`, or the error `unauthorized`).
+    case authenticate(DeviceCredential)
+    /// Authorise one play of a title on a device (`play`, recorded as that device's play).
+    case playOn(token: String, device: String)
+    /// The title with this caller-chosen id (`submit --id`) or source URL (answers `.title`, or `not-found`).
+    case lookup(id: String?, url: String?)
 }
 
 /// The scheduler's concurrency limits (nil fields: unchanged).
@@ -152,6 +166,8 @@ public struct SubmitRequest: Codable, Sendable, Equatable {
     public var posterURL: String?
     /// Record a live or event stream (`--record`); nil: the playlist must be VOD (or an ended EVENT).
     public var record: RecordRequest?
+    /// A caller-chosen unique id (`--id`), for lookups by the gateway's `/resolve?id=`.
+    public var id: String?
 
     public init(
         url: String, name: String?, priority: Int, headers: [Header], selection: Selection,
@@ -192,6 +208,10 @@ public enum ReplyBody: Codable, Sendable, Equatable {
     case limits(LimitsInfo)
     /// A content key, base64.
     case key(String)
+    case deviceSecret(DeviceSecret)
+    case devices([DeviceInfo])
+    case signedPath(String)
+    case principal(DevicePrincipal)
     case ok
     case error(TitleError)
 }

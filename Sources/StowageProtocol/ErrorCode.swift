@@ -22,6 +22,8 @@ public enum ErrorCode: String, Codable, Sendable, CaseIterable {
     case io
     /// No title (or device, or id) by that name: check the token with `stowctl list`.
     case notFound = "not-found"
+    /// A gateway request without a valid credential (none, wrong, revoked or expired).
+    case unauthorized
     /// A bug or an unexpected state; the message says what.
     case `internal`
 }

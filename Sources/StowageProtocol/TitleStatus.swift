@@ -84,6 +84,8 @@ public struct TitleStatus: Codable, Sendable, Equatable {
     public var gaps: [RecordingGap]?
     /// A recording whose playlist stopped updating: since when (ISO 8601); null while it updates.
     public var stalledSince: String?
+    /// The caller-chosen id (`submit --id`), null when none.
+    public var id: String?
 
     public init(
         token: String, url: String, name: String?, state: TitleState, progress: Double,
@@ -136,6 +138,7 @@ public struct TitleStatus: Codable, Sendable, Equatable {
         try c.encode(recordedSeconds, forKey: .recordedSeconds)
         try c.encode(gaps, forKey: .gaps)
         try c.encode(stalledSince, forKey: .stalledSince)
+        try c.encode(id, forKey: .id)
     }
 }
 

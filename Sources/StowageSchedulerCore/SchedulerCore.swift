@@ -45,6 +45,8 @@ public struct SchedulerCore: Sendable {
     public private(set) var leases: [String: Lease] = [:]
     /// Titles holding a "downloading at once" slot.
     public private(set) var admitted: Set<String> = []
+    /// Titles whose segment work needs no slot (recordings).
+    public private(set) var slotExempt: Set<String> = []
     private var titles: [String: TitleQueue] = [:]
     /// Requests in flight per origin host.
     public private(set) var hostInFlight: [String: Int] = [:]
@@ -151,6 +153,7 @@ public struct SchedulerCore: Sendable {
     public mutating func dropTitle(_ token: String) -> [Lease] {
         titles[token] = nil
         admitted.remove(token)
+        slotExempt.remove(token)
         let out = leases.values.filter { $0.item.token == token }.sorted { $0.taskID < $1.taskID }
         for lease in out {
             leases[lease.taskID] = nil
@@ -162,6 +165,10 @@ public struct SchedulerCore: Sendable {
 
     /// A title with no segment work left gives back its slot.
     public mutating func releaseSlot(_ token: String) { admitted.remove(token) }
+
+    /// A recording's segment work never waits for a "titles at once" slot (the live window would move on
+    /// meanwhile), and holds none: the per-title and per-host limits still apply.
+    public mutating func exemptFromSlots(_ token: String) { slotExempt.insert(token) }
 
     /// A result arrived. Returns the lease it ends, or nil when it is stale (unknown task, or sent by a
     /// worker other than the one holding the lease): such results are ignored.
@@ -229,7 +236,7 @@ public struct SchedulerCore: Sendable {
                     }
                     if item.kind == .license && licensesInFlight >= limits.licenses { break }
                     if item.kind.needsTitleSlot {
-                        if !admitted.contains(token) {
+                        if !admitted.contains(token) && !slotExempt.contains(token) {
                             guard admitted.count < limits.titlesAtOnce else { break }
                             admitted.insert(token)
                         }
@@ -275,7 +282,7 @@ public struct SchedulerCore: Sendable {
     /// Titles with segment work queued that do not hold a "titles at once" slot, in the order they will get
     /// one (priority, then request time): position 0 is next.
     public func slotQueue() -> [String] {
-        titles.filter { !admitted.contains($0.key) && $0.value.queuedSegmentWork }
+        titles.filter { !admitted.contains($0.key) && !slotExempt.contains($0.key) && $0.value.queuedSegmentWork }
             .sorted(by: Self.servedFirst)
             .map(\.key)
     }

@@ -147,6 +147,22 @@ extension SchedulerService {
             return .play(try authorizePlay(token))
         case .key(let token, let index):
             return .key(try releaseKey(token, index: index))
+        case .deviceAdd(let name):
+            return .deviceSecret(try addDevice(name))
+        case .devices:
+            return .devices(try deviceList())
+        case .deviceRevoke(let name):
+            try revokeDevice(name)
+            return .ok
+        case .deviceSign(let name, let path, let seconds):
+            return .signedPath(try signPath(device: name, path: path, seconds: seconds))
+        case .authenticate(let credential):
+            return .principal(try authenticate(credential))
+        case .playOn(let token, let device):
+            return .play(try authorizePlay(token, device: device))
+        case .lookup(let id, let url):
+            let title = try lookup(id: id, url: url)
+            return .title(try status(of: title, progress: store.progress(token: title.token)))
         }
     }
 
@@ -170,9 +186,10 @@ extension SchedulerService {
         }
         // A recording of a URL recorded before is a new title (a stream is recorded again); one in progress is
         // the same title.
-        if var existing = try store.liveTitle(url: submit.url),
-            submit.record == nil || (existing.record != nil && existing.state != .completed)
-        {
+        let reusable =
+            submit.record == nil
+            ? try store.liveTitle(url: submit.url) : try store.recordingInProgress(url: submit.url)
+        if var existing = reusable {
             logger.info("submit reuses the existing title", metadata: ["token": "\(existing.token)"])
             if existing.state == .licensed && !submit.preloadOnly {
                 // Preloaded: the license is there; now download.
@@ -194,6 +211,16 @@ extension SchedulerService {
         stored.licenseURL = submit.licenseURL
         stored.preloadOnly = submit.preloadOnly
         stored.posterURL = submit.posterURL
+        if let id = submit.id {
+            guard !id.isEmpty, id.count <= 200, !id.contains(where: { $0.isNewline || $0 == "/" }) else {
+                throw TitleError(code: .refused, message: "--id is 1 to 200 characters, without '/' or line breaks")
+            }
+            if let other = try store.title(externalID: id) {
+                throw TitleError(
+                    code: .refused, message: "id '\(id)' is already title \(other.token) (`stowctl delete` it first)")
+            }
+            stored.externalID = id
+        }
         if let record = submit.record {
             if let d = record.durationSeconds, !(d.isFinite && d > 0) {
                 throw TitleError(code: .refused, message: "--duration must be a positive duration")
@@ -249,6 +276,7 @@ extension SchedulerService {
             out.queuePosition = core.slotQueue().firstIndex(of: title.token).map { $0 + 1 }
         }
         recordingStatus(title, into: &out)
+        out.id = title.externalID
         return out
     }
 

@@ -78,8 +78,8 @@ extension SchedulerService {
         let renewal = before.licenseTerms != nil
         guard let title = try recordLicense(grant, token: token) else { return }
         renewing.remove(token)
-        if title.state == .completed || (renewal && title.state == .licensed) {
-            _ = core.dropTitle(token)
+        if title.state == .completed || (renewal && [.licensed, .recording].contains(title.state)) {
+            if title.state != .recording { _ = core.dropTitle(token) }
             try store.appendEvent(
                 token: token, kind: "license",
                 detail: "renewed: \(grant.terms.kind.rawValue), expires \(iso8601(grant.terms.expiresAt) ?? "never")")

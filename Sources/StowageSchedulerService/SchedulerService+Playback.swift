@@ -20,7 +20,7 @@ extension SchedulerService {
         var filesPresent =
             entry.map { FileManager.default.fileExists(atPath: dir.appendingPathComponent($0).path) } ?? false
         if thorough, filesPresent, title.state == .completed {
-            filesPresent = try store.resources(token: title.token).allSatisfy {
+            filesPresent = try store.resources(token: title.token).filter({ $0.state != .gap }).allSatisfy {
                 FileManager.default.fileExists(atPath: dir.appendingPathComponent($0.localPath).path)
             }
         }

@@ -26,18 +26,33 @@ extension SchedulerService {
         title.startedAt = title.startedAt ?? now()
         try store.update(title)
         try transition(token, to: .recording)
+        core.exemptFromSlots(token)
         try queueSegmentWork(token)
-        scheduleReloads(title)
+        try queueMissingKeys(title)
+        try scheduleReloads(title)
     }
 
-    /// Every rendition not ended is due for a reload now.
-    func scheduleReloads(_ title: TitleRecord) {
-        guard isRecording(title), let renditions = try? store.renditions(token: title.token) else { return }
-        for r in renditions {
+    /// Every rendition not ended is due for a reload now. One whose renditions all ended (a restart between the
+    /// last reload and the end of the recording) ends now.
+    func scheduleReloads(_ title: TitleRecord) throws {
+        guard isRecording(title) else { return }
+        var reloading = false
+        for r in try store.renditions(token: title.token) {
             let live = r.live.flatMap { decode(LiveRendition.self, $0) }
             guard live?.ended != true else { continue }
+            reloading = true
             liveReloads.start(title.token, rendition: r.position, target: live?.targetDuration ?? 6, now: monotonic())
         }
+        if !reloading { try endRecording(title.token, reason: "every rendition had ended") }
+    }
+
+    /// A recording's keys met during the event but not acquired yet (the task was lost to a restart or a
+    /// suspension): a key-only license task fetches them.
+    func queueMissingKeys(_ title: TitleRecord) throws {
+        guard title.record != nil, title.licenseTerms != nil,
+            try store.keys(token: title.token).contains(where: { $0.wrapped == nil })
+        else { return }
+        core.enqueue(WorkItem(token: title.token, kind: .license))
     }
 
     /// Queues the reloads that are due.
@@ -164,7 +179,8 @@ extension SchedulerService {
     /// A segment of a recording that cannot be had (it left the window: 404/410, or it kept failing) is
     /// recorded as a gap instead of failing the title. Returns whether it was.
     func recordingGap(_ r: ResourceRecord, reason: String) throws -> Bool {
-        guard let title = try store.title(r.token), title.record != nil else { return false }
+        guard [.segment, .subtitle].contains(r.kind), let title = try store.title(r.token), title.record != nil
+        else { return false }
         try store.markGap(r, reason: reason)
         try? FileManager.default.removeItem(
             at: options.home.titleDirectory(r.token).appendingPathComponent(r.localPath))

@@ -51,11 +51,15 @@ extension SchedulerService {
         case .requested, .licensing:
             core.enqueue(WorkItem(token: title.token, kind: .license))
         case .downloading, .verifying:
+            if title.record != nil { core.exemptFromSlots(title.token) }
             try queueSegmentWork(title.token)
+            try queueMissingKeys(title)
             try checkComplete(title.token)
         case .recording:
+            core.exemptFromSlots(title.token)
             try queueSegmentWork(title.token)
-            scheduleReloads(title)
+            try queueMissingKeys(title)
+            try scheduleReloads(title)
         default:
             break
         }
@@ -147,7 +151,15 @@ extension SchedulerService {
             try updateVerifyingState(token)
             return
         }
-        guard try store.hasResources(token: token, in: [.verified]) else { return }
+        guard try store.hasResources(token: token, in: [.verified]) else {
+            // A recording that ended with nothing it could fetch has nothing to complete.
+            if let title = try store.title(token), title.record != nil, title.recordingEndedAt != nil,
+                !title.state.isFinal
+            {
+                try fail(token, TitleError(code: .playlist, message: "no segment of the recording could be fetched"))
+            }
+            return
+        }
         guard var title = try store.title(token), !title.state.isFinal, !isRecording(title) else { return }
         // A recording waits for the keys it met last (unless acquiring them failed: then it completes unplayable).
         if title.record != nil, title.licenseError == nil,
@@ -283,8 +295,8 @@ extension SchedulerService {
         let next: TitleState
         if !title.planned {
             next = .requested
-        } else if try !hasLicense(title) && !(isRecording(title) && title.licenseTerms != nil) {
-            next = .licensing
+        } else if try !hasLicense(title) && !(title.record != nil && title.licenseTerms != nil) {
+            next = .licensing  // (a recording's keys met later are fetched beside it: queueMissingKeys)
         } else if isRecording(title) {
             next = .recording  // carries on from the segments it has (queueWork)
         } else {

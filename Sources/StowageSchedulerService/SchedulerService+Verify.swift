@@ -52,7 +52,7 @@ extension SchedulerService {
         try store.update(record)
         verifyRuns.start(token, repair: repair)
         core.addTitle(token, priority: title.priority + 1_000, requestedAt: title.requestedAt)
-        for var r in try store.resources(token: token) {
+        for var r in try store.resources(token: token) where r.state != .gap {  // a recording's gaps stay gaps
             r.state = r.bytes == nil ? .pending : .fetched
             try store.update(r)
             core.enqueue(r.bytes == nil ? fetchItem(r) : WorkItem(token: token, kind: .verify(resource: r.id!)))

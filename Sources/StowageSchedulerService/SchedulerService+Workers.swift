@@ -254,6 +254,7 @@ extension SchedulerService {
                     return
                 }
                 if try refreshAfterRefusal(r, failure, lease: lease) { return }
+                if try recordingGap(r, reason: failure.message) { return }
                 return try fail(token, TitleError(code: failure.code, message: failure.message))
             }
             if let host = failure.host, let wait = failure.retryAfter {

@@ -55,6 +55,8 @@ public struct TitleRecord: Codable, Sendable, Equatable, FetchableRecord, Persis
     public var record: String?
     /// When the recording ended (stream end, duration reached, or `stowctl stop`); nil while it records.
     public var recordingEndedAt: Double?
+    /// The caller-chosen unique id (`submit --id`).
+    public var externalID: String?
 
     /// A new title, not planned yet.
     public init(
@@ -105,6 +107,7 @@ public struct TitleRecord: Codable, Sendable, Equatable, FetchableRecord, Persis
         public static let waitingHost = Column(CodingKeys.waitingHost)
         public static let record = Column(CodingKeys.record)
         public static let recordingEndedAt = Column(CodingKeys.recordingEndedAt)
+        public static let externalID = Column(CodingKeys.externalID)
     }
 }
 

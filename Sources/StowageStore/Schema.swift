@@ -153,6 +153,23 @@ enum Schema {
             }
             try db.alter(table: "rendition") { t in t.add(column: "live", .text) }
         }
+        migrator.registerMigration("v10-devices") { db in
+            try db.alter(table: "title") { t in t.add(column: "externalID", .text) }
+            // SQLite lets several NULLs through a unique index: only ids given with `submit --id` are unique.
+            try db.create(index: "title_externalID", on: "title", columns: ["externalID"], unique: true)
+            try db.create(table: "device") { t in
+                t.primaryKey("name", .text)
+                t.column("secretHash", .blob).notNull()  // SHA-256 of the secret: also the key of signed URLs
+                t.column("createdAt", .double).notNull()
+                t.column("revokedAt", .double)
+            }
+            try db.create(table: "devicePlay") { t in
+                t.autoIncrementedPrimaryKey("id")
+                t.column("device", .text).notNull().indexed()
+                t.column("token", .text).notNull()
+                t.column("at", .double).notNull()
+            }
+        }
         return migrator
     }
 }

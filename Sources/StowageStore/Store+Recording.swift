@@ -87,6 +87,16 @@ extension Store {
         }
     }
 
+    /// The recording of `url` still in progress (not ended, not final), if any.
+    public func recordingInProgress(url: String) throws -> TitleRecord? {
+        try db.read { db in
+            try TitleRecord.filter(TitleRecord.Columns.url == url).filter(TitleRecord.Columns.record != nil)
+                .filter(TitleRecord.Columns.recordingEndedAt == nil)
+                .filter(![TitleState.completed, .canceled, .failed].contains(TitleRecord.Columns.state))
+                .order(TitleRecord.Columns.requestedAt).fetchOne(db)
+        }
+    }
+
     /// Replaces a rendition's offline playlist and live state (a recording that ended becomes VOD).
     public func setRenditionPlaylist(token: String, rendition: Int, playlist: String, live: String?) throws {
         try db.write { db in

@@ -1,8 +1,7 @@
 import ArgumentParser
 import Foundation
 import Logging
-import NIOCore
-import StowageOrigin
+import StowagePlayback
 import StowageProtocol
 import StowageRuntime
 import Synchronization
@@ -68,47 +67,49 @@ struct Play: AsyncParsableCommand {
         root: URL, entry: String, client: LockedClient, streaming: StreamingSource?,
         logger: Logger
     ) async throws {
-        let token = self.token
-        let playlists = streaming?.playlists ?? PlayMeter.playlists(in: root)
-        let meter = PlayMeter(durations: PlayMeter.segmentDurations(playlists: playlists))
-        let keys: OriginServer.KeyProvider = { index in
-            do {
-                let text = try client.request(.key(token: token, index: index), expecting: Reply.key)
-                guard let data = Data(base64Encoded: text) else { return .failure(.init("unexpected reply")) }
-                return .success(Array(data))
-            } catch {
-                return .failure(.init("\(error)"))
+        let token = self.token, json = connection.json
+        let meter = PlayMeter(directory: root, playlists: streaming?.playlists)
+        let keys: PlaybackServer.KeyProvider = { index in
+            await offloaded {
+                do {
+                    let text = try client.request(.key(token: token, index: index), expecting: Reply.key)
+                    guard let data = Data(base64Encoded: text) else { return .failure(.init("unexpected reply")) }
+                    return .success(Array(data))
+                } catch {
+                    return .failure(.init("\(error)"))
+                }
             }
         }
-        var provider: OriginServer.ContentProvider?
-        if let streaming { provider = { path in streaming.provide(path) } }
-        let server = OriginServer(
-            options: .init(root: root, host: "127.0.0.1", port: port),
-            logger: logger, keyProvider: keys,
-            onServed: { path, sent, size in meter.served(path, sent: sent, size: size) },
-            contentProvider: provider)
-        let (channel, bound) = try server.start()
-        let url = "http://127.0.0.1:\(bound)/\(entry)"
-        // Written unbuffered: scripts wait for this line while the server keeps running.
-        let line = connection.json ? "{\"token\":\"\(token)\",\"url\":\"\(url)\"}" : url
-        FileHandle.standardOutput.write(Data((line + "\n").utf8))
+        let server = PlaybackServer(files: TitleFileServer(root: root, streaming: streaming), meter: meter, keys: keys)
+        let app = server.application(host: "127.0.0.1", port: port, logger: logger) { bound in
+            let url = "http://127.0.0.1:\(bound)/\(entry)"
+            logger.info("serving", metadata: ["root": "\(root.path)", "url": "http://127.0.0.1:\(bound)/"])
+            // Written unbuffered: scripts wait for this line while the server keeps running.
+            let line = json ? "{\"token\":\"\(token)\",\"url\":\"\(url)\"}" : url
+            FileHandle.standardOutput.write(Data((line + "\n").utf8))
+        }
         let stop = ShutdownSignal()
         let reporting = PollLoopService(name: "stowctl-play", stop: stop) {
             let waker = Waker()
             stop.notify(waker)
             while !stop.isRequested {
                 _ = try? Poller.poll([.fileDescriptor(waker.fd, .readable)], timeoutMilliseconds: 1000)
-                meter.report(to: client, token: token, server: server)
+                Self.report(meter, to: client, token: token, server: server)
             }
-            meter.report(to: client, token: token, server: server)
+            Self.report(meter, to: client, token: token, server: server)
         }
-        do {
-            try await Lifecycle.run([reporting], logger: logger)
-        } catch {
-            try? await channel.close()
-            throw error
+        try await Lifecycle.run([app, reporting], logger: logger)
+    }
+
+    /// Reports the media played since the last report; when the license no longer allows playing, the server
+    /// stops serving.
+    private static func report(_ meter: PlayMeter, to client: LockedClient, token: String, server: PlaybackServer) {
+        let seconds = meter.drain()
+        guard seconds > 0 else { return }
+        _ = try? client.request(.played(token: token, seconds: seconds))
+        if case .license(let report)? = try? client.request(.license(token: token)), report.license?.expired == true {
+            server.refuse("the license no longer allows playing")
         }
-        try? await channel.close()
     }
 }
 
@@ -127,66 +128,5 @@ final class LockedClient: Sendable {
     func request<Value>(_ operation: ClientOperation, expecting expected: (ReplyBody) -> Value?) throws -> Value {
         guard let value = expected(try request(operation).checked()) else { throw Failure("unexpected reply") }
         return value
-    }
-}
-
-/// Accounts the media actually served (segment durations, in proportion for byte ranges) and reports it
-/// to the scheduler; when the license no longer allows playing, the server stops serving.
-final class PlayMeter: Sendable {
-    private let durations: [String: Double]
-    /// Seconds served since the last report.
-    private let pending = Mutex(0.0)
-
-    init(durations: [String: Double]) { self.durations = durations }
-
-    func served(_ path: String, sent: Int, size: Int) {
-        guard let duration = durations[path], size > 0 else { return }
-        pending.withLock { $0 += duration * Double(sent) / Double(size) }
-    }
-
-    func report(to client: LockedClient, token: String, server: OriginServer) {
-        let seconds = pending.withLock { pending in
-            defer { pending = 0 }
-            return pending
-        }
-        guard seconds > 0 else { return }
-        _ = try? client.request(.played(token: token, seconds: seconds))
-        if case .license(let report)? = try? client.request(.license(token: token)), report.license?.expired == true {
-            server.refuse("the license no longer allows playing")
-        }
-    }
-
-    /// The offline media playlists of a stored title (folder/index.m3u8 -> text).
-    static func playlists(in directory: URL) -> [String: String] {
-        var out: [String: String] = [:]
-        for folder in (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? [] {
-            let path = "\(folder)/index.m3u8"
-            if let text = try? String(contentsOf: directory.appendingPathComponent(path), encoding: .utf8) {
-                out[path] = text
-            }
-        }
-        return out
-    }
-
-    /// `/<media playlist folder>/<segment>` -> EXTINF duration, from the offline media playlists.
-    static func segmentDurations(playlists: [String: String]) -> [String: Double] {
-        var out: [String: Double] = [:]
-        // Media time is counted once: on the video rendition when there is one (audio and subtitles run beside it).
-        let media = playlists.filter { $0.key.hasSuffix("/index.m3u8") }
-        let folders = Set(media.keys.map { String($0.dropLast("/index.m3u8".count)) })
-        let counted = folders.contains("video") ? ["video"] : Array(folders)
-        for folder in counted {
-            guard let text = media["\(folder)/index.m3u8"] else { continue }
-            var duration: Double?
-            for line in text.split(separator: "\n") {
-                if line.hasPrefix("#EXTINF:") {
-                    duration = Double(line.dropFirst(8).split(separator: ",").first ?? "")
-                } else if !line.hasPrefix("#"), let d = duration {
-                    out["/\(folder)/\(line)"] = d
-                    duration = nil
-                }
-            }
-        }
-        return out
     }
 }

@@ -28,7 +28,9 @@ struct Stowctl: AsyncParsableCommand {
                 ]),
             CommandGroup(name: "Before downloading", subcommands: [Variants.self, Estimate.self]),
             CommandGroup(name: "Licenses", subcommands: [Preload.self, Renew.self, LicenseCommand.self]),
-            CommandGroup(name: "Playback & library", subcommands: [Playable.self, Play.self, BookmarkCommand.self]),
+            CommandGroup(
+                name: "Playback & library",
+                subcommands: [Playable.self, Play.self, BookmarkCommand.self, DevicesCommand.self]),
             CommandGroup(
                 name: "Operations",
                 subcommands: [
@@ -133,6 +135,11 @@ enum Reply {
     static func limits(_ reply: ReplyBody) -> LimitsInfo? { if case .limits(let l) = reply { l } else { nil } }
     /// A content key, base64.
     static func key(_ reply: ReplyBody) -> String? { if case .key(let text) = reply { text } else { nil } }
+    static func deviceSecret(_ reply: ReplyBody) -> DeviceSecret? {
+        if case .deviceSecret(let s) = reply { s } else { nil }
+    }
+    static func devices(_ reply: ReplyBody) -> [DeviceInfo]? { if case .devices(let d) = reply { d } else { nil } }
+    static func signedPath(_ reply: ReplyBody) -> String? { if case .signedPath(let p) = reply { p } else { nil } }
 }
 
 /// Pretty JSON with stable key order for scripts.

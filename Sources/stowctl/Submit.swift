@@ -28,6 +28,8 @@ struct Submit: ParsableCommand {
     @OptionGroup var select: SelectionOptions
     @Option(help: "A display name for the title.")
     var name: String?
+    @Option(help: "A unique id of your choosing (the gateway's /resolve?id= and /titles/ID/ find it by it).")
+    var id: String?
     @Option(help: "A poster / thumbnail image URL, fetched with the title (as poster.<ext> in its folder).")
     var poster: String?
     @Option(help: "Higher runs first (default 0).")
@@ -64,6 +66,7 @@ struct Submit: ParsableCommand {
             url: url, name: name, priority: priority, headers: select.parsedHeaders,
             selection: select.selection, terms: license.terms, licenseURL: license.licenseURL)
         request.posterURL = poster
+        request.id = id
         if record {
             request.record = RecordRequest(durationSeconds: duration.flatMap(parseDuration), from: from ?? .start)
         }

@@ -159,6 +159,10 @@ struct RecordingTests {
         #expect(try compareBySequence(local: local, origin: h.media.appendingPathComponent("v360p/index.m3u8")) >= 4)
         let (_, shown) = try h.stowctl(["status", token])
         #expect(shown.contains("gap:"), "\(shown)")
+        // Gaps are part of the copy: it plays and verifies with them (nothing is fetched for them).
+        #expect(try h.stowctl(["playable", token]).0 == 0)
+        #expect(try h.stowctl(["verify", token, "--repair"]).0 == 0)
+        #expect(try h.status(token).gaps == gaps)
     }
 
     @Test func killingTheSchedulerLosesNothingThatWasStillInTheWindow() throws {

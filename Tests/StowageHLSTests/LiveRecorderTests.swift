@@ -135,3 +135,36 @@ struct LiveRecorderTests {
         #expect(again.entries.isEmpty && again.lines.isEmpty)
     }
 }
+
+extension LiveRecorderTests {
+    @Test func aRestartedPackagerIsADiscontinuityWithExplicitIVsNotAGap() throws {
+        var state = LiveRendition(folder: "video", kind: .video)
+        let key = ["#EXT-X-KEY:METHOD=AES-128,URI=\"k.key\""]
+        _ = try LiveRecorder.merge(
+            &state, rendition: 0, playlist: try live(first: 500_000, count: 2, before: [500_000: key]), keys: [],
+            record: RecordRequest())
+        let known = [PlannedKey(uri: "http://origin.test/live/k.key", method: "AES-128")]
+        let back = try LiveRecorder.merge(
+            &state, rendition: 0, playlist: try live(first: 0, count: 2, before: [0: key]), keys: known,
+            record: RecordRequest())
+        #expect(back.entries.count == 2 && back.missed == 0, "numbering went back: taken, no gap")
+        #expect(back.lines.first == "#EXT-X-DISCONTINUITY")
+        #expect(back.lines.contains("#EXT-X-KEY:METHOD=AES-128,URI=\"/keys/0\",IV=0x00000000000000000000000000000000"))
+        #expect(back.lines.contains("#EXT-X-KEY:METHOD=AES-128,URI=\"/keys/0\",IV=0x00000000000000000000000000000001"))
+        let ahead = try LiveRecorder.merge(
+            &state, rendition: 0, playlist: try live(first: 90_000, count: 1, before: [90_000: key]), keys: known,
+            record: RecordRequest())
+        #expect(ahead.entries.count == 1 && ahead.missed == 0, "a jump far ahead writes no gap entries")
+        #expect(ahead.lines.first == "#EXT-X-DISCONTINUITY")
+    }
+
+    @Test func hostileNumbersAreRefusedNotTrapped() throws {
+        for text in [
+            "#EXTM3U\n#EXT-X-TARGETDURATION:1e19\n#EXTINF:2,\na.ts\n",
+            "#EXTM3U\n#EXT-X-TARGETDURATION:2\n#EXT-X-MEDIA-SEQUENCE:9223372036854775807\n#EXTINF:2,\na.ts\n",
+            "#EXTM3U\n#EXT-X-TARGETDURATION:2\n#EXTINF:1e300,\na.ts\n",
+        ] {
+            #expect(throws: PlaylistError.self) { try MediaPlaylist(text: text, url: url, allowLive: true) }
+        }
+    }
+}

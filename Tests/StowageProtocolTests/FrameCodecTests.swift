@@ -208,6 +208,8 @@ struct FrameCodecTests {
             "requestedAt", "startedAt", "endedAt", "license", "localPlaylist", "playableOffline", "error",
             // the resumption issue's additions
             "suspendedReason", "suspendedSince", "nextProbeAt", "waitingFor", "queuePosition",
+            // the live-recording issue's (recordedSeconds, gaps) and the gateway issue's (id)
+            "recordedSeconds", "gaps", "stalledSince", "id",
         ]
         #expect(Set(object.keys) == Set(keys))
     }

@@ -1,0 +1,118 @@
+import Foundation
+import Hummingbird
+import StowagePlayback
+import StowageProtocol
+
+extension Gateway {
+    /// `/titles/<key>/…`: the entry redirect, content keys, and the title's files.
+    func title(_ request: Request, identity: Identity, context: some RequestContext) async throws -> Response {
+        guard request.method == .get || request.method == .head else {
+            throw GatewayError(.methodNotAllowed, .refused, "only GET and HEAD")
+        }
+        let rest = request.uri.path.dropFirst("/titles/".count)
+        let rawKey = rest.prefix(while: { $0 != "/" })
+        let remainder = String(rest.dropFirst(rawKey.count).dropFirst())
+        guard let key = String(rawKey).removingPercentEncoding, !key.isEmpty, TitlePath.relative(rawPath: key) == key
+        else { throw GatewayError.notFound("no title \(rawKey)") }
+        let status = try await titles.title(key)
+        let token = status.token
+        let prefix = "/titles/\(rawKey)/"
+        let query = identity.signedQuery.map { "?" + $0 } ?? ""
+        if remainder.isEmpty {
+            return Self.redirect(prefix + entryPlaylist(status) + query, status: .found)
+        }
+        if remainder.hasPrefix("keys/") { return try await contentKey(remainder, token: token, identity: identity) }
+        guard let relative = TitlePath.relative(rawPath: remainder), !relative.isEmpty else {
+            throw GatewayError(.badRequest, .refused, "that path leaves the title's folder")
+        }
+        let directory = configuration.titlesRoot.appendingPathComponent(token)
+        let kind = Self.kind(of: relative)
+        if kind != nil, let reason = await plays.refusal(token) { throw GatewayError(.forbidden, .license, reason) }
+        if var kind {
+            // A title still downloading: its playlists come with the play's plan, so the play counts at once.
+            if kind == .playlist, await plays.streamingSource(token) == nil,
+                TitlePath.resolve(relative, in: directory).map({ FileManager.default.fileExists(atPath: $0.path) })
+                    != true
+            {
+                kind = .media
+            }
+            try await plays.admit(identity.principal, token: token, kind: kind, now: clock())
+        }
+        let files = TitleFileServer(root: directory, streaming: await plays.streamingSource(token))
+        let rewriter = PlaylistRewriter(prefix: prefix, query: identity.signedQuery)
+        switch await files.serve(relative, request: request, context: context, rewriter: rewriter) {
+        case .response(let response, let served):
+            if let served, kind != nil {
+                await plays.served(
+                    token: token, directory: directory, relative: served.relative, sent: served.sent, size: served.size)
+            }
+            return response
+        case .failure(let status, let code, let message):
+            throw GatewayError(status, code, message)
+        }
+    }
+
+    /// `/titles/<key>/keys/N`: only inside an authorised session (the first key counts the play).
+    private func contentKey(_ remainder: String, token: String, identity: Identity) async throws -> Response {
+        guard let index = Int(remainder.dropFirst("keys/".count)), index >= 0 else {
+            throw GatewayError.notFound("no such key")
+        }
+        if let reason = await plays.refusal(token) { throw GatewayError(.forbidden, .license, reason) }
+        try await plays.admit(identity.principal, token: token, kind: .media, now: clock())
+        let key = try await backend.key(token: token, index: index)
+        var headers = HTTPFields()
+        headers[.contentType] = "application/octet-stream"
+        headers[.cacheControl] = "no-store"
+        return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: key)))
+    }
+
+    /// How a file counts for plays: playlists open sessions, media count, posters and pictures neither.
+    static func kind(of relative: String) -> PlaybackSessions.Kind? {
+        let lower = relative.lowercased()
+        if lower.hasSuffix(".m3u8") || lower.hasSuffix(".mpd") { return .playlist }
+        let name = lower.split(separator: "/").last.map(String.init) ?? lower
+        if name.hasPrefix("poster.") || [".jpg", ".jpeg", ".png", ".webp"].contains(where: name.hasSuffix) {
+            return nil
+        }
+        return .media
+    }
+
+    /// The entry playlist's file name: the status's `localPlaylist`, a DASH `manifest.mpd`, or `master.m3u8`.
+    func entryPlaylist(_ status: TitleStatus) -> String {
+        if let local = status.localPlaylist, let name = local.split(separator: "/").last, !name.isEmpty {
+            return String(name)
+        }
+        let directory = configuration.titlesRoot.appendingPathComponent(status.token)
+        if FileManager.default.fileExists(atPath: directory.appendingPathComponent("manifest.mpd").path) {
+            return "manifest.mpd"
+        }
+        return "master.m3u8"
+    }
+
+    /// The poster's path under the gateway, when the title has a `poster.*` file.
+    func posterPath(_ status: TitleStatus) -> String? {
+        let directory = configuration.titlesRoot.appendingPathComponent(status.token)
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
+        guard let poster = names.sorted().first(where: { $0.hasPrefix("poster.") && !$0.hasSuffix(".part") }) else {
+            return nil
+        }
+        return "/titles/\(status.token)/\(poster)"
+    }
+
+    /// `POST /api/titles/<token>/pause|resume|renew|delete` (admin only).
+    func manage(_ request: Request, identity: Identity) async throws -> Response {
+        let parts = request.uri.path.split(separator: "/").map(String.init)
+        guard parts.count == 4, let action = TitleAction(rawValue: parts[3]) else {
+            throw GatewayError.notFound("no such action")
+        }
+        guard request.method == .post else { throw GatewayError(.methodNotAllowed, .refused, "use POST") }
+        guard identity.principal.isAdmin else {
+            throw GatewayError(.forbidden, .refused, "only the admin may \(action.rawValue) titles")
+        }
+        let token = parts[2]
+        try await backend.manage(action, token: token)
+        titles.invalidate()
+        logger.info("manage", metadata: ["token": "\(token)", "action": "\(action.rawValue)"])
+        return Self.json(["ok": true])
+    }
+}

@@ -1,0 +1,35 @@
+import StowageProtocol
+
+/// The management actions the library page offers an admin (`POST /api/titles/<token>/<action>`).
+public enum TitleAction: String, Sendable, CaseIterable {
+    case pause, resume, renew, delete
+}
+
+/// What the gateway asks of the scheduler. The real one is ``SchedulerBackend`` (ZeroMQ); tests use a fake.
+///
+/// Every method throws ``GatewayError``: the scheduler's own errors keep their code (`not-found`,
+/// `unauthorized`, `license` …); a scheduler that does not answer is an `internal` 503.
+public protocol GatewayBackend: Sendable {
+    /// Checks a device's credential (`ClientOperation.authenticate`).
+    func authenticate(_ credential: DeviceCredential) async throws -> DevicePrincipal
+    /// The title with this caller-chosen id or source URL (`lookup`).
+    func lookup(id: String?, url: String?) async throws -> TitleStatus
+    /// One title by token (`status`).
+    func status(token: String) async throws -> TitleStatus
+    /// Every title (`list(state: nil)`).
+    func list() async throws -> [TitleStatus]
+    /// Whether the title can be played offline now, and why not (`playable`).
+    func playable(token: String) async throws -> PlayAuthorization
+    /// Authorises and counts one play on `device` (`playOn`), or — for the admin, `device` nil — `play`.
+    func playOn(token: String, device: String?) async throws -> PlayAuthorization
+    /// Content key `index` of a title (`key`), only while it is playable.
+    func key(token: String, index: Int) async throws -> [UInt8]
+    /// Media seconds played (`played`).
+    func played(token: String, seconds: Double) async throws
+    /// License terms and state (`license`).
+    func license(token: String) async throws -> LicenseReport
+    /// Pause, resume, renew or delete a title.
+    func manage(_ action: TitleAction, token: String) async throws
+    /// The scheduler's title events, for as long as the caller iterates (a new stream per caller).
+    func titleEvents() -> AsyncStream<TitleEvent>
+}

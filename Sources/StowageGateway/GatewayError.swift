@@ -1,0 +1,64 @@
+import Foundation
+import Hummingbird
+import StowageProtocol
+
+/// A failure the gateway answers with, as JSON: `{"error": {"code", "message"}}`, with the codes of
+/// `ErrorCode` (which includes `unauthorized`).
+public struct GatewayError: Error, Sendable, Equatable, CustomStringConvertible {
+    public var status: HTTPResponse.Status
+    public var code: ErrorCode
+    public var message: String
+
+    /// An error with an explicit HTTP status.
+    public init(_ status: HTTPResponse.Status, _ code: ErrorCode, _ message: String) {
+        self.status = status
+        self.code = code
+        self.message = message
+    }
+
+    /// The scheduler's error, with the HTTP status its code maps to.
+    public init(_ error: TitleError) {
+        self.init(Self.status(for: error.code), error.code, error.message)
+    }
+
+    public var description: String { "\(status.code) [\(code.rawValue)] \(message)" }
+
+    /// No or bad credential.
+    public static func unauthorized(_ message: String = "a credential is required") -> GatewayError {
+        GatewayError(.unauthorized, .unauthorized, message)
+    }
+
+    /// No such title, id, file or route.
+    public static func notFound(_ message: String = "not found") -> GatewayError {
+        GatewayError(.notFound, .notFound, message)
+    }
+
+    /// The HTTP status for an error code.
+    public static func status(for code: ErrorCode) -> HTTPResponse.Status {
+        switch code {
+        case .unauthorized: .unauthorized
+        case .notFound, .sourceGone: .notFound
+        case .license: .forbidden
+        case .refused, .playlist: .badRequest
+        case .network, .httpStatus: .badGateway
+        case .diskFull: .init(code: 507)
+        default: .internalServerError
+        }
+    }
+
+    /// The JSON response.
+    public var response: Response {
+        struct Body: Encodable {
+            struct Inner: Encodable {
+                let code: String
+                let message: String
+            }
+            let error: Inner
+        }
+        let data = (try? JSONEncoder().encode(Body(error: .init(code: code.rawValue, message: message)))) ?? Data()
+        var headers = HTTPFields()
+        headers[.contentType] = "application/json"
+        headers[.cacheControl] = "no-store"
+        return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
+    }
+}

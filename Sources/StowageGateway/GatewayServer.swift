@@ -1,0 +1,80 @@
+import Foundation
+import Hummingbird
+import HummingbirdCore
+import HummingbirdTLS
+import Logging
+import ServiceLifecycle
+
+/// Where and how the gateway listens.
+public struct ListenOptions: Sendable {
+    public var host: String
+    public var port: Int
+    /// PEM certificate chain and private key files (both or neither): HTTPS.
+    public var tlsCertificate: String?
+    public var tlsKey: String?
+    /// Seconds a connection may sit idle (or a request take to arrive) before it is closed.
+    public var idleTimeoutSeconds: Int64
+
+    public init(
+        host: String, port: Int, tlsCertificate: String? = nil, tlsKey: String? = nil, idleTimeoutSeconds: Int64 = 30
+    ) {
+        self.host = host
+        self.port = port
+        self.tlsCertificate = tlsCertificate
+        self.tlsKey = tlsKey
+        self.idleTimeoutSeconds = idleTimeoutSeconds
+    }
+
+    /// Whether it serves HTTPS.
+    public var tls: Bool { tlsCertificate != nil }
+
+    /// `HOST:PORT` (`[v6]:PORT` too); nil when malformed.
+    public static func parse(_ text: String) -> (host: String, port: Int)? {
+        guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]),
+            (0...65535).contains(port)
+        else { return nil }
+        var host = String(text[..<colon])
+        if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+        return host.isEmpty ? nil : (host, port)
+    }
+}
+
+extension Gateway {
+    /// The Hummingbird application serving this gateway; `onRunning` gets the bound port.
+    public func application(
+        listen: ListenOptions, onRunning: @escaping @Sendable (Int) async -> Void
+    ) throws -> Application<GatewayResponder> {
+        let http1 = HTTPServerBuilder.http1(configuration: .init(idleTimeout: .seconds(listen.idleTimeoutSeconds)))
+        var server = http1
+        if let certificate = listen.tlsCertificate, let key = listen.tlsKey {
+            let privateKey = try NIOSSLPrivateKey(file: key, format: .pem)
+            let tls = TLSConfiguration.makeServerConfiguration(
+                certificateChain: try NIOSSLCertificate.fromPEMFile(certificate).map { .certificate($0) },
+                privateKey: .privateKey(privateKey))
+            server = try .tls(http1, tlsConfiguration: tls)
+        }
+        return Application(
+            responder: GatewayResponder(gateway: self), server: server,
+            configuration: .init(address: .hostname(listen.host, port: listen.port), serverName: "stowage-gateway"),
+            onServerRunning: { channel in await onRunning(channel.localAddress?.port ?? listen.port) },
+            logger: logger)
+    }
+
+    /// Reports the media seconds served every second (`played`) and checks the license of what was played.
+    public var playReporter: some Service { PlayReporter(plays: plays, clock: clock) }
+}
+
+/// The once-a-second play-time report, as a service; one last report at shutdown.
+struct PlayReporter: Service {
+    let plays: PlayState
+    let clock: @Sendable () -> Double
+
+    func run() async throws {
+        while !Task.isShuttingDownGracefully && !Task.isCancelled {
+            try? await Task.sleep(for: .seconds(1))
+            await plays.report(now: clock())
+        }
+        await plays.report(now: clock())
+        await plays.shutdown()
+    }
+}

@@ -1,0 +1,118 @@
+import Foundation
+import Logging
+import StowagePlayback
+import StowageProtocol
+
+/// The gateway's playback state: the sessions (``PlaybackSessions``), each session's play authorisation,
+/// the meters of media served, the streaming sources of titles still downloading, and the titles refused
+/// because their license expired.
+actor PlayState {
+    private var sessions: PlaybackSessions
+    private var authorizations: [Int: Task<PlayAuthorization, any Error>] = [:]
+    private var meters: [String: PlayMeter] = [:]
+    private var streaming: [String: StreamingSource] = [:]
+    private var refused: [String: String] = [:]
+    private let backend: any GatewayBackend
+    private let logger: Logger
+
+    init(backend: any GatewayBackend, idleLimit: Double, logger: Logger) {
+        self.backend = backend
+        self.logger = logger
+        sessions = PlaybackSessions(idleLimit: idleLimit)
+    }
+
+    /// Records a request and, for the first media of a session, authorises and counts the play
+    /// (`playOn`). Throws `license` (403) when the title may not be played.
+    func admit(_ principal: Principal, token: String, kind: PlaybackSessions.Kind, now: Double) async throws {
+        let device = principal.name
+        switch sessions.record(device: device, token: token, kind: kind, now: now) {
+        case .serve:
+            return
+        case .countPlay(let session):
+            let backend = self.backend
+            let deviceName: String? = principal.isAdmin ? nil : device
+            let task = Task { try await backend.playOn(token: token, device: deviceName) }
+            authorizations[session] = task
+            if authorizations.count > 1024 {
+                let live = sessions.sessionIDs
+                authorizations = authorizations.filter { live.contains($0.key) }
+            }
+            do {
+                let authorization = try await task.value
+                guard authorization.playable else {
+                    throw GatewayError(.forbidden, .license, authorization.reason ?? "not playable")
+                }
+                played(token: token, authorization)
+                logger.info("play", metadata: ["token": "\(token)", "device": "\(device)"])
+            } catch {
+                sessions.uncount(device: device, token: token, session: session)
+                authorizations[session] = nil
+                throw error
+            }
+        case .counted(let session):
+            guard let task = authorizations[session] else { return }
+            let authorization = try await task.value
+            guard authorization.playable else {
+                throw GatewayError(.forbidden, .license, authorization.reason ?? "not playable")
+            }
+        }
+    }
+
+    /// A play was authorised: the title is no longer refused; a title still downloading streams the rest.
+    private func played(token: String, _ authorization: PlayAuthorization) {
+        refused[token] = nil
+        if let plan = authorization.streaming, let directory = authorization.directory {
+            if streaming[token] == nil {
+                streaming[token] = StreamingSource(
+                    directory: URL(fileURLWithPath: directory), plan: plan, logger: logger)
+                meters[token] = nil
+            }
+        } else if let source = streaming.removeValue(forKey: token) {
+            meters[token] = nil
+            Task { await source.shutdown() }
+        }
+    }
+
+    /// Whether `device` plays `token` now (its session's play was counted and is playable).
+    func isPlaying(_ principal: Principal, token: String, now: Double) -> Bool {
+        sessions.isPlaying(device: principal.name, token: token, now: now)
+    }
+
+    /// The streaming source of a title still downloading, if a play of it set one up.
+    func streamingSource(_ token: String) -> StreamingSource? { streaming[token] }
+
+    /// Why a title's files are refused (its license expired), or nil.
+    func refusal(_ token: String) -> String? { refused[token] }
+
+    /// Meters `sent` bytes of a file of `size` served from a title.
+    func served(token: String, directory: URL, relative: String, sent: Int, size: Int) {
+        let meter =
+            meters[token]
+            ?? PlayMeter(directory: directory, playlists: streaming[token]?.playlists)
+        meters[token] = meter
+        meter.served("/" + relative, sent: sent, size: size)
+    }
+
+    /// Reports the media seconds served per title (`played`), then refuses the titles whose license expired.
+    func report(now: Double) async {
+        sessions.prune(now: now)
+        for (token, meter) in meters {
+            let seconds = meter.drain()
+            guard seconds > 0 else { continue }
+            do {
+                try await backend.played(token: token, seconds: seconds)
+                if try await backend.license(token: token).license?.expired == true {
+                    refused[token] = "the license no longer allows playing"
+                }
+            } catch {
+                logger.warning("play-time report failed", metadata: ["token": "\(token)", "error": "\(error)"])
+            }
+        }
+    }
+
+    /// Closes the streaming sources' origin connections.
+    func shutdown() async {
+        for source in streaming.values { await source.shutdown() }
+        streaming = [:]
+    }
+}

@@ -1,0 +1,54 @@
+import Foundation
+import Logging
+import StowageFetch
+import StowageProtocol
+
+/// What is served of a title that is still downloading and is not on disk yet: the offline playlists from
+/// the scheduler's plan (`PlayAuthorization.streaming`), and each missing file fetched from its source on
+/// demand — kept in memory only, so the download's files, progress and accounting are untouched.
+public final class StreamingSource: Sendable {
+    /// What ``provide(_:)`` found.
+    public enum Answer: Sendable, Equatable {
+        case data(Data)
+        /// The file is known but could not be fetched (502).
+        case failed(String)
+    }
+
+    private let directory: URL
+    private let plan: StreamingPlan
+    private let sources: [String: PlaySource]
+    private let fetcher: HTTPFetcher
+
+    /// Serves what `directory` lacks of `plan`.
+    public init(directory: URL, plan: StreamingPlan, logger: Logger) {
+        self.directory = directory
+        self.plan = plan
+        sources = Dictionary(plan.sources.map { ($0.localPath, $0) }, uniquingKeysWith: { a, _ in a })
+        fetcher = HTTPFetcher(logger: logger, connectionsPerHost: 4)
+    }
+
+    /// The offline playlists, as ``PlayMeter`` reads them.
+    public var playlists: [String: String] { plan.playlists }
+
+    /// The file at `relative` (`video/0001.ts`, a leading `/` is ignored), or nil when the plan does not
+    /// know it (404).
+    public func provide(_ relative: String) async -> Answer? {
+        let relative = String(relative.drop(while: { $0 == "/" }))
+        if let text = plan.playlists[relative] { return .data(Data(text.utf8)) }
+        guard let source = sources[relative] else { return nil }
+        // Landed since the request was routed here.
+        if let data = try? Data(contentsOf: directory.appendingPathComponent(relative), options: .mappedIfSafe) {
+            return .data(data)
+        }
+        do throws(TaskFailure) {
+            let data = try await fetcher.fetchData(
+                source.url, headers: plan.headers, offset: source.rangeOffset, length: source.rangeLength)
+            return .data(data)
+        } catch {
+            return .failed("fetching \(relative) from the origin: \(error.message)")
+        }
+    }
+
+    /// Closes the origin connections.
+    public func shutdown() async { await fetcher.shutdown() }
+}

@@ -1,0 +1,142 @@
+import Crypto
+import Foundation
+import StowageProtocol
+import StowageRuntime
+import StowageStore
+
+/// The devices `stowage-gateway` serves (`stowctl devices …`): secrets (kept as their SHA-256), signed URLs,
+/// credential checks, plays counted per device, and lookups by id or source URL.
+extension SchedulerService {
+    /// Names: 1…64 letters, digits, `.`, `_` or `-`.
+    static func validDeviceName(_ name: String) -> Bool {
+        !name.isEmpty && name.count <= 64
+            && name.unicodeScalars.allSatisfy {
+                CharacterSet.alphanumerics.contains($0) || "._-".unicodeScalars.contains($0)
+            }
+            && name.allSatisfy(\.isASCII)
+    }
+
+    func addDevice(_ name: String) throws -> DeviceSecret {
+        guard Self.validDeviceName(name) else {
+            throw TitleError(
+                code: .refused,
+                message: "a device name is 1 to 64 letters, digits, '.', '_' or '-' (got '\(name.prefix(80))')")
+        }
+        if let existing = try store.device(name), existing.revokedAt == nil {
+            throw TitleError(
+                code: .refused,
+                message: "device \(name) exists; `stowctl devices revoke \(name)` first to give it a new secret")
+        }
+        var bytes = [UInt8](repeating: 0, count: 32)
+        for i in bytes.indices { bytes[i] = UInt8.random(in: 0...255) }
+        let secret = KeyEncoding.base64url(bytes)
+        try store.putDevice(
+            DeviceRecord(name: name, secretHash: Data(SHA256.hash(data: Data(secret.utf8))), createdAt: now()))
+        logger.info("device added", metadata: ["device": "\(name)"])
+        return DeviceSecret(name: name, secret: secret)
+    }
+
+    func deviceList() throws -> [DeviceInfo] {
+        try store.devices().map { d in
+            let plays = try store.plays(device: d.name).map { p in
+                DevicePlay(token: p.token, title: try store.title(p.token)?.name, at: iso8601(p.at) ?? "")
+            }
+            return DeviceInfo(
+                name: d.name, createdAt: iso8601(d.createdAt), revokedAt: iso8601(d.revokedAt), lastPlays: plays)
+        }
+    }
+
+    func revokeDevice(_ name: String) throws {
+        guard var device = try store.device(name) else { throw unknownDevice(name) }
+        guard device.revokedAt == nil else { return }
+        device.revokedAt = now()
+        try store.putDevice(device)
+        logger.info("device revoked", metadata: ["device": "\(name)"])
+    }
+
+    /// `path?dev=NAME&exp=UNIX&sig=HEX`, valid for `seconds` (see ``DeviceSignature``).
+    func signPath(device name: String, path: String, seconds: Double) throws -> String {
+        guard let device = try store.device(name), device.revokedAt == nil else { throw unknownDevice(name) }
+        guard path.hasPrefix("/"), !path.contains("?"), !path.contains("#") else {
+            throw TitleError(
+                code: .refused,
+                message: "sign a gateway path such as /titles/ID/master.m3u8 (got '\(path.prefix(200))')")
+        }
+        guard seconds.isFinite, seconds > 0, seconds <= 366 * 86_400 else {
+            throw TitleError(code: .refused, message: "--expires must be between 1 s and a year")
+        }
+        let expires = (now() + seconds).rounded(.up)
+        let signature = Self.signature(key: device.secretHash, path: path, expires: expires)
+        return "\(path)?dev=\(name)&exp=\(Int64(expires))&sig=\(signature)"
+    }
+
+    static func signature(key: Data, path: String, expires: Double) -> String {
+        let mac = HMAC<SHA256>.authenticationCode(
+            for: Data(DeviceSignature.message(path: path, expires: expires).utf8), using: SymmetricKey(data: key))
+        return mac.map { String(format: "%02x", $0) }.joined()
+    }
+
+    func authenticate(_ credential: DeviceCredential) throws -> DevicePrincipal {
+        switch credential {
+        case .secret(let secret):
+            let hash = Data(SHA256.hash(data: Data(secret.utf8)))
+            guard let device = try store.devices().first(where: { Self.equal($0.secretHash, hash) }) else {
+                throw TitleError(code: .unauthorized, message: "unknown device secret")
+            }
+            guard device.revokedAt == nil else {
+                throw TitleError(code: .unauthorized, message: "device \(device.name) was revoked")
+            }
+            return DevicePrincipal(device: device.name)
+        case .signed(let name, let path, let expires, let signature):
+            guard let device = try store.device(name) else {
+                throw TitleError(code: .unauthorized, message: "unknown device '\(name.prefix(64))'")
+            }
+            guard device.revokedAt == nil else {
+                throw TitleError(code: .unauthorized, message: "device \(name) was revoked")
+            }
+            guard expires.isFinite, expires > now() else {
+                throw TitleError(
+                    code: .unauthorized, message: "the signed URL expired at \(iso8601(expires) ?? "\(expires)")")
+            }
+            let expected = Self.signature(key: device.secretHash, path: path, expires: expires)
+            guard Self.equal(Data(expected.utf8), Data(signature.lowercased().utf8)) else {
+                throw TitleError(code: .unauthorized, message: "the URL's signature does not match")
+            }
+            return DevicePrincipal(device: name)
+        }
+    }
+
+    /// Constant-time comparison (no early exit on the first difference).
+    static func equal(_ a: Data, _ b: Data) -> Bool {
+        guard a.count == b.count else { return false }
+        return zip(a, b).reduce(UInt8(0)) { $0 | ($1.0 ^ $1.1) } == 0
+    }
+
+    /// `playOn`: a play of `token` counted for `device` (as `play`; recorded in the device's last plays).
+    func authorizePlay(_ token: String, device: String) throws -> PlayAuthorization {
+        guard let d = try store.device(device), d.revokedAt == nil else { throw unknownDevice(device) }
+        let verdict = try authorizePlay(token)
+        if verdict.playable { try store.recordPlay(device: device, token: token, at: now()) }
+        return verdict
+    }
+
+    /// The title with this id, or the newest one submitted for this source URL (a completed one first).
+    func lookup(id: String?, url: String?) throws -> TitleRecord {
+        if let id {
+            guard let title = try store.title(externalID: id) else {
+                throw TitleError(code: .notFound, message: "no title with id '\(id.prefix(200))'")
+            }
+            return title
+        }
+        if let url {
+            let titles = try store.titles(url: url)
+            if let title = titles.first(where: { $0.state == .completed }) ?? titles.first { return title }
+            throw TitleError(code: .notFound, message: "no title for \(URLRedaction.redacted(url))")
+        }
+        throw TitleError(code: .refused, message: "lookup needs an id or a url")
+    }
+
+    func unknownDevice(_ name: String) -> TitleError {
+        TitleError(code: .notFound, message: "no device named '\(name.prefix(64))'; `stowctl devices list` shows them")
+    }
+}

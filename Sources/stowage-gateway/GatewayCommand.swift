@@ -1,0 +1,111 @@
+import ArgumentParser
+import Foundation
+import Logging
+import StowageGateway
+import StowageRuntime
+
+/// `stowage-gateway`: serves the library to the devices of the LAN over HTTP(S).
+@main
+struct GatewayCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "stowage-gateway",
+        abstract: "Serve the offline library to the devices of the LAN over HTTP(S).",
+        discussion: """
+            A client of stowage-scheduler, like stowctl. Devices play titles at /titles/<token-or-id>/ with \
+            any HLS player; a browser gets the library page at /.
+
+            Credentials, on every path but /login:
+              Authorization: Bearer SECRET           a device's secret (`stowctl devices add NAME`) or the admin's
+              ?dev=NAME&exp=UNIX&sig=HEX             a signed URL (`stowctl devices sign NAME PATH`)
+              the stowage_session cookie             set by /login (a form that takes a secret)
+            Devices may view the library and play; the admin (--admin-secret) may also pause, resume, renew \
+            and delete titles.
+
+            Routes: /  /login  /logout  /titles/<key>/...  /resolve?id=ID|url=URL  /api/titles  \
+            /api/titles/<token>/pause|resume|renew|delete (POST, admin)  /events (server-sent events).
+
+            Examples:
+              stowage-gateway
+              stowage-gateway --listen 0.0.0.0:8443 --tls-cert box.pem --tls-key box.key --admin-secret admin.txt
+              curl -H "Authorization: Bearer $SECRET" http://box:8480/resolve?id=movie-42
+            Prints `listening http://HOST:PORT/` once ready; SIGTERM stops it gracefully.
+            """)
+
+    @OptionGroup var connection: SchedulerConnectionOptions
+
+    @Option(help: ArgumentHelp("Address and port to listen on.", valueName: "HOST:PORT"))
+    var listen = "0.0.0.0:8480"
+
+    @Option(name: .customLong("tls-cert"), help: ArgumentHelp("PEM certificate chain: serve HTTPS.", valueName: "FILE"))
+    var tlsCert: String?
+
+    @Option(name: .customLong("tls-key"), help: ArgumentHelp("PEM private key of --tls-cert.", valueName: "FILE"))
+    var tlsKey: String?
+
+    @Flag(
+        name: .customLong("fallback-to-source"),
+        help: "/resolve of a title that cannot be played offline sends the player to its source URL (else 404).")
+    var fallbackToSource = false
+
+    @Option(
+        name: .customLong("admin-secret"),
+        help: ArgumentHelp(
+            "File holding the admin's secret (or $STOWAGE_ADMIN_SECRET). None: no admin.", valueName: "FILE"))
+    var adminSecret: String?
+
+    @Option(name: .customLong("idle-timeout"), help: "Seconds before an idle connection is closed.")
+    var idleTimeout: Int64 = 30
+
+    @Option(name: .customLong("log-level"), help: "The least severe level logged (default info).")
+    var logLevel: LogLevel?
+
+    func validate() throws {
+        guard ListenOptions.parse(listen) != nil else {
+            throw ValidationError("--listen wants HOST:PORT, not \(listen)")
+        }
+        guard (tlsCert == nil) == (tlsKey == nil) else {
+            throw ValidationError("give both --tls-cert and --tls-key, or neither")
+        }
+        guard idleTimeout > 0 else { throw ValidationError("--idle-timeout must be positive") }
+    }
+
+    func run() async throws {
+        LogSetup.bootstrap(level: logLevel)
+        let logger = Logger(label: "stowage-gateway")
+        let (host, port) = ListenOptions.parse(listen)!
+        let secret = try readAdminSecret()
+        let backend: SchedulerBackend
+        do {
+            backend = try SchedulerBackend(connect: connection.connector())
+        } catch {
+            throw ValidationError("cannot reach the scheduler: \(error)")
+        }
+        let gateway = Gateway(
+            configuration: .init(
+                titlesRoot: connection.stowageHome.titlesRoot, adminSecret: secret,
+                fallbackToSource: fallbackToSource, secureCookies: tlsCert != nil),
+            backend: backend, logger: logger, clock: { monotonic() })
+        let listenOptions = ListenOptions(
+            host: host, port: port, tlsCertificate: tlsCert, tlsKey: tlsKey, idleTimeoutSeconds: idleTimeout)
+        let scheme = listenOptions.tls ? "https" : "http"
+        let app = try gateway.application(listen: listenOptions) { bound in
+            let shown = host.contains(":") ? "[\(host)]" : host
+            FileHandle.standardOutput.write(Data("listening \(scheme)://\(shown):\(bound)/\n".utf8))
+            logger.info("listening", metadata: ["url": "\(scheme)://\(shown):\(bound)/", "admin": "\(secret != nil)"])
+        }
+        try await Lifecycle.run([app, gateway.playReporter, backend.eventRelay(logger: logger)], logger: logger)
+    }
+
+    /// The admin's secret from `--admin-secret FILE` or `STOWAGE_ADMIN_SECRET`, trimmed; nil when neither.
+    private func readAdminSecret() throws -> String? {
+        if let adminSecret {
+            guard let text = try? String(contentsOfFile: adminSecret, encoding: .utf8) else {
+                throw ValidationError("cannot read --admin-secret \(adminSecret)")
+            }
+            let secret = text.trimmingCharacters(in: .whitespacesAndNewlines)
+            guard !secret.isEmpty else { throw ValidationError("--admin-secret \(adminSecret) is empty") }
+            return secret
+        }
+        return environmentOption("admin-secret")
+    }
+}

@@ -1,0 +1,87 @@
+import ArgumentParser
+import Foundation
+import StowageProtocol
+import StowageRuntime
+
+/// `stowctl devices add|list|revoke|sign`: the devices of the LAN that `stowage-gateway` serves.
+struct DevicesCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "devices",
+        abstract: "Devices allowed to play through stowage-gateway: add (prints a secret), list, revoke, sign URLs.",
+        discussion: """
+            A device presents its secret to the gateway as `Authorization: Bearer SECRET`, through the gateway's \
+            /login page (a browser cookie), or as a signed URL from `devices sign` for players that cannot send \
+            headers. Revoking a device stops its secret and its signed URLs at once. Plays are counted per title \
+            across all devices of the box; `devices list` shows each device's last plays.
+            """,
+        subcommands: [Add.self, ListDevices.self, Revoke.self, Sign.self])
+
+    struct Add: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Add a device; its secret is the last line on stdout (shown only now: keep it).")
+        @OptionGroup var connection: ConnectionOptions
+        @Argument(help: "Device name: letters, digits, '.', '_' or '-'.") var name: String
+        func run() throws {
+            let added = try connection.request(.deviceAdd(name: name), expecting: Reply.deviceSecret)
+            if connection.json {
+                printJSON(added)
+            } else {
+                printError("device \(added.name) added; its secret (shown once):")
+                print(added.secret)
+            }
+        }
+    }
+
+    struct ListDevices: ParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "list", abstract: "Devices and their last plays.")
+        @OptionGroup var connection: ConnectionOptions
+        func run() throws {
+            let devices = try connection.request(.devices, expecting: Reply.devices)
+            if connection.json { return printJSON(devices) }
+            if devices.isEmpty { print("no devices: add one with `stowctl devices add NAME`") }
+            for d in devices {
+                let state = d.revokedAt.map { "revoked \($0)" } ?? "active"
+                print("\(d.name)  \(state)  added \(d.createdAt ?? "-")")
+                for p in d.lastPlays.prefix(5) { print("    played \(p.title ?? p.token) at \(p.at)") }
+            }
+        }
+    }
+
+    struct Revoke: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Revoke a device: its secret, cookies and signed URLs stop working at once.")
+        @OptionGroup var connection: ConnectionOptions
+        @Argument(help: "Device name.") var name: String
+        func run() throws {
+            _ = try connection.client().request(.deviceRevoke(name: name)).checked()
+            if connection.json { printJSON(["name": name, "revoked": "true"]) } else { print("\(name) revoked") }
+        }
+    }
+
+    struct Sign: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "A signed gateway URL for a device (?dev=…&exp=…&sig=…), for players without headers.",
+            discussion: """
+                PATH is a gateway path such as /titles/ID/master.m3u8. A signature on a path under /titles/ID/ \
+                covers that whole title (its playlists, media and keys), until it expires or the device is revoked.
+                """)
+        @OptionGroup var connection: ConnectionOptions
+        @Argument(help: "Device name.") var name: String
+        @Argument(help: "Gateway path, e.g. /titles/ID/master.m3u8.") var path: String
+        @Option(help: "How long it stays valid (90s, 15m, 24h, 30d).") var expires: String
+
+        func validate() throws {
+            guard (parseDuration(expires) ?? 0) > 0 else {
+                throw ValidationError("--expires takes a duration such as 90s, 15m, 24h or 30d")
+            }
+            guard path.hasPrefix("/") else { throw ValidationError("PATH is a gateway path starting with '/'") }
+        }
+
+        func run() throws {
+            let signed = try connection.request(
+                .deviceSign(name: name, path: path, expiresInSeconds: parseDuration(expires) ?? 0),
+                expecting: Reply.signedPath)
+            if connection.json { printJSON(["name": name, "path": signed]) } else { print(signed) }
+        }
+    }
+}

@@ -1,0 +1,231 @@
+import Foundation
+import StowageProtocol
+import Testing
+
+/// `stowage-gateway` serving the box's titles to devices of the LAN: a device in another network namespace
+/// plays through the gateway on a non-loopback address with the origin stopped; credentials, signed URLs,
+/// `/resolve`, plays counted across devices, and the library page in a real headless Chromium.
+@Suite("LAN gateway", .serialized)
+struct GatewayTests {
+    /// The gateway on `address`, an admin secret in a file; returns its base URL (`http://ADDRESS:PORT`).
+    func startGateway(_ h: Harness, address: String, name: String = "gateway", extra: [String] = []) throws -> String {
+        let secretFile = h.root.appendingPathComponent("admin.secret")
+        try "admin-secret-for-tests\n".write(to: secretFile, atomically: true, encoding: .utf8)
+        let port = try Harness.freePort()
+        let out = h.root.appendingPathComponent("\(name).out")
+        try h.spawn(
+            name, "stowage-gateway",
+            ["--listen", "\(address):\(port)", "--admin-secret", secretFile.path] + extra, stdout: out)
+        try h.waitUntil(timeout: 30, "the gateway to listen") {
+            ((try? String(contentsOf: out, encoding: .utf8)) ?? "").contains("listening")
+        }
+        return "http://\(address):\(port)"
+    }
+
+    /// A command run on the device (inside its network namespace): exit status and stdout.
+    func onDevice(_ host: TestHost, _ command: String, in h: Harness) throws -> (Int32, String) {
+        try TestMedia.shOutput("ip netns exec \(host.namespace) bash -c \(Self.quoted(command))", in: h.root)
+    }
+
+    static func quoted(_ text: String) -> String { "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'" }
+
+    /// `curl` from the device: the HTTP status and the body.
+    func curl(_ host: TestHost, _ url: String, headers: [String] = [], in h: Harness) throws -> (Int, String) {
+        let hs = headers.map { "-H \(Self.quoted($0))" }.joined(separator: " ")
+        let body = h.root.appendingPathComponent("curl-\(UInt32.random(in: 0...UInt32.max)).out")
+        let (_, code) = try onDevice(host, "curl -s -o \(body.path) -w '%{http_code}' \(hs) \(Self.quoted(url))", in: h)
+        return (
+            Int(code.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0,
+            (try? String(contentsOf: body, encoding: .utf8)) ?? ""
+        )
+    }
+
+    /// ffmpeg's frame hashes of the video of `url`, decoded on the device.
+    func deviceFrames(_ host: TestHost, _ url: String, bearer: String? = nil, in h: Harness) throws -> String {
+        let headers = bearer.map { "-headers \(Self.quoted("Authorization: Bearer \($0)\r\n")) " } ?? ""
+        let (status, out) = try onDevice(
+            host, "ffmpeg -nostdin -v error \(headers)-i \(Self.quoted(url)) -map 0:v -f framemd5 -", in: h)
+        let frames = out.split(separator: "\n").filter { !$0.hasPrefix("#") }
+        guard status == 0, !frames.isEmpty else {
+            throw HarnessError("ffmpeg on the device could not decode \(url): exit \(status), \(frames.count) frames")
+        }
+        return frames.joined(separator: "\n")
+    }
+
+    func addDevice(_ h: Harness, _ name: String) throws -> String {
+        let (code, out) = try h.stowctl(["devices", "add", name])
+        #expect(code == 0, "\(out)")
+        return String(try #require(out.split(separator: "\n").last))
+    }
+
+    @Test func aDeviceOnTheLANPlaysWithTheOriginStoppedAndOnlyWithAValidCredential() throws {
+        let host = try TestHost.make()
+        defer { host.remove() }
+        let h = try Harness(name: "gw-play")
+        try h.makeSample(seconds: 8)
+        try h.startOrigin()
+        try h.startPipeline()
+        let (code, out) = try h.stowctl(["submit", h.originURL + "master.m3u8", "--id", "lecture-1", "--wait"])
+        #expect(code == 0, "\(out)")
+        let token = String(try #require(out.split(separator: "\n").last))
+        let expected = try OfflineCopy.framemd5(h.originURL + "v360p/index.m3u8")
+        #expect(h.terminate("origin") == 0)
+        let gateway = try startGateway(h, address: host.peerAddress)
+        let secret = try addDevice(h, "tablet-1")
+
+        // No credential, a wrong one: 401 with the JSON error; keys never cross such a request.
+        for headers in [[], ["Authorization: Bearer wrong"]] {
+            let (status, body) = try curl(host, gateway + "/titles/lecture-1/master.m3u8", headers: headers, in: h)
+            #expect(status == 401 && body.contains("\"unauthorized\""), "\(status) \(body)")
+        }
+        // The title by id and by token, frame for frame as the origin's, decoded on the device.
+        for key in ["lecture-1", token] {
+            let frames = try deviceFrames(host, gateway + "/titles/\(key)/master.m3u8", bearer: secret, in: h)
+            #expect(frames == expected, "the device plays /titles/\(key)/ as the origin's")
+        }
+        let (redirect, _) = try curl(
+            host, gateway + "/titles/lecture-1/", headers: ["Authorization: Bearer \(secret)"], in: h)
+        #expect(redirect == 302)
+        // Path tricks never leave the title's folder.
+        for trick in [
+            "/titles/lecture-1/../../stowage.sqlite", "/titles/lecture-1/%2e%2e/%2e%2e/stowage.sqlite",
+            "/titles/lecture-1/video%2F..%2F..%2Fstowage.sqlite",
+        ] {
+            let (status, _) = try curl(host, gateway + trick, headers: ["Authorization: Bearer \(secret)"], in: h)
+            #expect(status == 404 || status == 400, "\(trick) answered \(status)")
+        }
+        // A signed URL for players that cannot send headers; refused once it expired.
+        let (signCode, signed) = try h.stowctl([
+            "devices", "sign", "tablet-1", "/titles/lecture-1/master.m3u8",
+            "--expires", "4s",
+        ])
+        #expect(signCode == 0)
+        let path = signed.trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(try deviceFrames(host, gateway + path, in: h) == expected, "the signed URL plays")
+        let expires = try #require(
+            URLComponents(string: path)?.queryItems?.first { $0.name == "exp" }?.value.flatMap(Double.init))
+        try h.waitUntil(timeout: 30, "the signed URL to expire") { Date().timeIntervalSince1970 > expires + 1 }
+        #expect(try curl(host, gateway + path, in: h).0 == 401, "an expired signed URL is refused")
+        // Revoked: refused at once.
+        #expect(try h.stowctl(["devices", "revoke", "tablet-1"]).0 == 0)
+        let (revoked, _) = try curl(
+            host, gateway + "/titles/lecture-1/master.m3u8", headers: ["Authorization: Bearer \(secret)"], in: h)
+        #expect(revoked == 401)
+        let (_, list) = try h.stowctl(["devices", "list", "--json"])
+        let devices = try JSONDecoder().decode([DeviceInfo].self, from: Data(list.utf8))
+        #expect(devices.first?.revokedAt != nil && devices.first?.lastPlays.first?.token == token)
+    }
+
+    @Test func resolveAnswersTheLocalCopyOrTheSourceAndPlaysAreCountedAcrossDevices() throws {
+        let host = try TestHost.make()
+        defer { host.remove() }
+        let h = try Harness(name: "gw-resolve")
+        try h.makeSample(seconds: 6)
+        try h.startOrigin()
+        try h.startPipeline()
+        let source = h.originURL + "master.m3u8"
+        let (code, out) = try h.stowctl(["submit", source, "--id", "match", "--play-count", "2", "--wait"])
+        #expect(code == 0, "\(out)")
+        let (dup, _, dupError) = try h.stowctlStreams(["submit", h.originURL + "v360p/index.m3u8", "--id", "match"])
+        #expect(dup == 1 && dupError.contains("match"), "a second title with the same id is refused: \(dupError)")
+        let gateway = try startGateway(h, address: host.peerAddress)
+        let a = try addDevice(h, "seat-1"), b = try addDevice(h, "seat-2"), c = try addDevice(h, "seat-3")
+        let auth = ["Authorization: Bearer \(a)"]
+
+        let (byID, _) = try curl(host, gateway + "/resolve?id=match", headers: auth, in: h)
+        #expect(byID == 302)
+        let (json, body) = try curl(
+            host, gateway + "/resolve?url=\(source.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)",
+            headers: auth + ["Accept: application/json"], in: h)
+        #expect(json == 200 && body.contains("/titles/"), "\(body)")
+        let unknown = "http://127.0.0.1:9/never.m3u8"
+        let encoded = unknown.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
+        let (missing, missingBody) = try curl(host, gateway + "/resolve?url=\(encoded)", headers: auth, in: h)
+        #expect(missing == 404 && missingBody.contains("not-found"))
+        let fallback = try startGateway(
+            h, address: host.peerAddress, name: "gateway-fallback", extra: ["--fallback-to-source"])
+        let (toSource, sourceBody) = try curl(
+            host, fallback + "/resolve?url=\(encoded)", headers: auth + ["Accept: application/json"], in: h)
+        #expect(toSource == 200 && sourceBody.contains("never.m3u8"), "\(sourceBody)")
+
+        // Play count 2 across devices: seat-1 and seat-2 play; seat-1 again within its session is the same play;
+        // seat-3's session is refused with the license's reason. Playlists alone count nothing.
+        #expect(
+            try curl(host, gateway + "/titles/match/master.m3u8", headers: ["Authorization: Bearer \(c)"], in: h).0
+                == 200)
+        for secret in [a, b, a] {
+            _ = try deviceFrames(host, gateway + "/titles/match/master.m3u8", bearer: secret, in: h)
+        }
+        let status = try h.status(String(out.split(separator: "\n").last!))
+        #expect(status.license?.playsRemaining == 0)
+        do {
+            _ = try deviceFrames(host, gateway + "/titles/match/master.m3u8", bearer: c, in: h)
+            Issue.record("a third playback session was allowed")
+        } catch {}
+        let segment =
+            "/titles/match/video/"
+            + (try OfflineCopy.uris(
+                URL(fileURLWithPath: try #require(status.localPlaylist)).deletingLastPathComponent()
+                    .appendingPathComponent("video/index.m3u8")
+            ).first ?? "")
+        let (refused, reason) = try curl(host, gateway + segment, headers: ["Authorization: Bearer \(c)"], in: h)
+        #expect(refused == 403 && reason.contains("license"), "\(refused) \(reason)")
+    }
+
+    @Test func theLibraryPageListsTitlesAndShowsProgressInChromium() throws {
+        let h = try Harness(name: "gw-library")
+        try h.makeSample(seconds: 16)
+        try h.startOrigin(throttleBytesPerSecond: 120_000)
+        try h.startPipeline(schedulerArguments: ["--per-title", "1"])
+        let done = try h.submit("v360p/index.m3u8", ["--name", "Finished lecture"])
+        #expect(try h.waitForFinal(done).state == .completed)
+        let token = try h.submit("master.m3u8", ["--name", "Match in progress", "--bitrate", "2000000"])
+        let gateway = try startGateway(h, address: "127.0.0.1")
+        _ = try addDevice(h, "kiosk")
+        let (_, signed) = try h.stowctl(["devices", "sign", "kiosk", "/", "--expires", "10m"])
+        let page = gateway + signed.trimmingCharacters(in: .whitespacesAndNewlines)
+        func progress(_ dom: String) -> String? {
+            guard let row = dom.range(of: "data-token=\"\(token)\"") else { return nil }
+            let rest = dom[row.upperBound...]
+            guard let p = rest.range(of: "class=\"progress\"") else { return nil }
+            let text = rest[p.upperBound...].drop { $0 != ">" }.dropFirst().prefix { $0 != "<" }
+            return String(text)
+        }
+        try h.waitUntil(timeout: 60, "the download to start") { (try h.status(token).segmentsDone) >= 1 }
+        let first = try chromium(["--dump-dom", page], in: h)
+        #expect(first.contains("Stowage library") && first.contains("Finished lecture"))
+        #expect(first.contains("Match in progress"))
+        let before = try #require(progress(first), "the row of the title in progress shows its progress")
+        try h.waitUntil(timeout: 60, "more of the title") { (try h.status(token).segmentsDone) >= 4 }
+        let second = try chromium(["--dump-dom", page], in: h)
+        let after = try #require(progress(second))
+        #expect(before != after, "progress moved between two reads of the DOM: \(before) -> \(after)")
+        let shot = h.root.appendingPathComponent("library.png")
+        _ = try chromium(["--screenshot=\(shot.path)", "--window-size=1280,800", page], in: h)
+        #expect(((try? FileManager.default.attributesOfItem(atPath: shot.path)[.size] as? Int) ?? 0) > 1000)
+        let kept = URL(fileURLWithPath: FileManager.default.currentDirectoryPath).appendingPathComponent(
+            ".build/test-output")
+        try? FileManager.default.createDirectory(at: kept, withIntermediateDirectories: true)
+        try? FileManager.default.removeItem(at: kept.appendingPathComponent("library.png"))
+        try? FileManager.default.copyItem(at: shot, to: kept.appendingPathComponent("library.png"))
+    }
+
+    /// Headless Chromium (Debian `chromium`), failing the test when it is missing.
+    func chromium(_ arguments: [String], in h: Harness) throws -> String {
+        let binary = ["/usr/bin/chromium", "/usr/bin/chromium-browser"].first {
+            FileManager.default.isExecutableFile(atPath: $0)
+        }
+        guard let binary else {
+            throw HarnessError("chromium is not installed (Deploy/test.sh installs Debian's chromium)")
+        }
+        let args =
+            [
+                "--headless=new", "--no-sandbox", "--disable-gpu", "--virtual-time-budget=4000",
+                "--user-data-dir=\(h.root.appendingPathComponent("chromium").path)",
+            ] + arguments
+        let (status, out) = try TestMedia.shOutput(
+            ([binary] + args).map(Self.quoted).joined(separator: " ") + " 2>/dev/null", in: h.root)
+        guard status == 0 else { throw HarnessError("chromium exited \(status)") }
+        return out
+    }
+}

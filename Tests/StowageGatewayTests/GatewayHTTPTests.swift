@@ -1,0 +1,173 @@
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import Logging
+import StowageProtocol
+import Synchronization
+import Testing
+
+@testable import StowageGateway
+
+/// A scheduler stand-in: one title `tok` (id `movie`), device secret `good` for device `tv`.
+final class FakeBackend: GatewayBackend {
+    let plays = Mutex(0)
+    let status = TitleStatus(
+        token: "tok", url: "https://cdn.example/movie/master.m3u8", name: "Movie", state: .completed, progress: 1,
+        bytesDownloaded: 1, bytesExpected: 1, segmentsDone: 1, segmentsTotal: 1, requestedAt: nil, startedAt: nil,
+        endedAt: nil, license: nil, localPlaylist: "tok/master.m3u8", playableOffline: true, error: nil)
+
+    func authenticate(_ credential: DeviceCredential) async throws -> DevicePrincipal {
+        guard credential == .secret("good") else { throw GatewayError(TitleError(code: .unauthorized, message: "no")) }
+        return DevicePrincipal(device: "tv")
+    }
+    func lookup(id: String?, url: String?) async throws -> TitleStatus {
+        guard id == "movie" || url == status.url else { throw GatewayError(TitleError(code: .notFound, message: "no")) }
+        var s = status
+        s.id = "movie"
+        return s
+    }
+    func status(token: String) async throws -> TitleStatus {
+        guard token == "tok" else { throw GatewayError(TitleError(code: .notFound, message: "no title")) }
+        return status
+    }
+    func list() async throws -> [TitleStatus] { [status] }
+    func playable(token: String) async throws -> PlayAuthorization {
+        PlayAuthorization(playable: true, reason: nil, directory: nil, entryPlaylist: "master.m3u8")
+    }
+    func playOn(token: String, device: String?) async throws -> PlayAuthorization {
+        plays.withLock { $0 += 1 }
+        return PlayAuthorization(playable: true, reason: nil, directory: nil, entryPlaylist: "master.m3u8")
+    }
+    func key(token: String, index: Int) async throws -> [UInt8] { Array(repeating: UInt8(index), count: 16) }
+    func played(token: String, seconds: Double) async throws {}
+    func license(token: String) async throws -> LicenseReport {
+        LicenseReport(
+            token: token, license: nil, licenseURL: nil, forceExpired: false, renewalSuggested: false, renewing: false,
+            lastError: nil, playable: true, reason: nil)
+    }
+    func manage(_ action: TitleAction, token: String) async throws {}
+    func titleEvents() -> AsyncStream<TitleEvent> { AsyncStream { $0.finish() } }
+}
+
+@Suite("Gateway over HTTP")
+struct GatewayHTTPTests {
+    static func titles() throws -> URL {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("gw-\(UUID().uuidString)")
+        let dir = root.appendingPathComponent("tok/video")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        try "#EXTM3U\n#EXT-X-STREAM-INF:BANDWIDTH=1\nvideo/index.m3u8\n".write(
+            to: root.appendingPathComponent("tok/master.m3u8"), atomically: true, encoding: .utf8)
+        try "#EXTM3U\n#EXT-X-KEY:METHOD=AES-128,URI=\"/keys/0\"\n#EXTINF:4.0,\n0001.ts\n#EXT-X-ENDLIST\n".write(
+            to: dir.appendingPathComponent("index.m3u8"), atomically: true, encoding: .utf8)
+        try Data((0..<1000).map { UInt8($0 % 256) }).write(to: dir.appendingPathComponent("0001.ts"))
+        return root
+    }
+
+    @Test func servesATitleWithRangesAndCountsOnePlay() async throws {
+        let root = try Self.titles()
+        defer { try? FileManager.default.removeItem(at: root) }
+        let backend = FakeBackend()
+        let gateway = Gateway(
+            configuration: .init(titlesRoot: root, adminSecret: "admin-secret"), backend: backend,
+            logger: Logger(label: "test"), clock: { 0 })
+        let app = try gateway.application(listen: ListenOptions(host: "127.0.0.1", port: 0)) { _ in }
+        let auth: HTTPFields = [.authorization: "Bearer good"]
+        try await app.test(.router) { client in
+            try await client.execute(uri: "/titles/tok/video/0001.ts", method: .get) { response in
+                #expect(response.status == .unauthorized)
+                #expect(String(buffer: response.body).contains("\"code\":\"unauthorized\""))
+            }
+            try await client.execute(uri: "/titles/tok/", method: .get, headers: auth) { response in
+                #expect(response.status == .found)
+                #expect(response.headers[.location] == "/titles/tok/master.m3u8")
+            }
+            try await client.execute(uri: "/titles/tok/video/index.m3u8", method: .get, headers: auth) { response in
+                #expect(response.status == .ok)
+                #expect(response.headers[.contentType] == "application/vnd.apple.mpegurl")
+                #expect(String(buffer: response.body).contains("URI=\"/titles/tok/keys/0\""))
+            }
+            #expect(backend.plays.withLock { $0 } == 0, "playlists count nothing")
+            var ranged = auth
+            ranged[.range] = "bytes=10-19"
+            try await client.execute(uri: "/titles/tok/video/0001.ts", method: .get, headers: ranged) { response in
+                #expect(response.status == .partialContent)
+                #expect(response.headers[.contentRange] == "bytes 10-19/1000")
+                #expect(response.headers[.contentType] == "video/mp2t")
+                #expect(Array(buffer: response.body) == (10..<20).map { UInt8($0) })
+            }
+            try await client.execute(uri: "/titles/movie/keys/0", method: .get, headers: auth) { response in
+                #expect(response.status == .ok)
+                #expect(response.body.readableBytes == 16)
+            }
+            #expect(backend.plays.withLock { $0 } == 1, "one play")
+            ranged[.range] = "bytes=5000-"
+            try await client.execute(uri: "/titles/tok/video/0001.ts", method: .get, headers: ranged) { response in
+                #expect(response.status == .rangeNotSatisfiable)
+                #expect(response.headers[.contentRange] == "bytes */1000")
+            }
+            try await client.execute(uri: "/titles/tok/..%2F..%2Fetc/passwd", method: .get, headers: auth) { r in
+                #expect(r.status == .badRequest)
+            }
+            try await client.execute(uri: "/titles/nope/", method: .get, headers: auth) { response in
+                #expect(response.status == .notFound)
+                #expect(String(buffer: response.body).contains("\"code\":\"not-found\""))
+            }
+            try await client.execute(uri: "/api/titles/tok/pause", method: .post, headers: auth) { response in
+                #expect(response.status == .forbidden, "devices may not manage")
+            }
+            var admin = HTTPFields()
+            admin[.authorization] = "Bearer admin-secret"
+            admin[.origin] = "http://tv.lan"
+            try await client.execute(uri: "/api/titles/tok/pause", method: .post, headers: admin) { response in
+                #expect(response.status == .ok)
+                #expect(response.headers[.accessControlAllowOrigin] == "http://tv.lan")
+            }
+            var json = auth
+            json[.accept] = "application/json"
+            try await client.execute(uri: "/resolve?id=movie", method: .get, headers: json) { response in
+                #expect(response.status == .ok)
+                #expect(String(buffer: response.body).contains("/titles/movie/master.m3u8"))
+            }
+            try await client.execute(uri: "/", method: .get, headers: auth) { response in
+                let page = String(buffer: response.body)
+                #expect(page.contains("<title>Stowage library</title>"))
+                #expect(page.contains("<tr class=\"title\" data-token=\"tok\""))
+                #expect(page.contains("<span class=\"progress\">100%</span>"))
+            }
+            try await client.execute(uri: "/", method: .get, headers: [.accept: "text/html"]) { response in
+                #expect(response.status == .seeOther)
+                #expect(response.headers[.location] == "/login")
+            }
+        }
+    }
+
+    @Test func loginSetsASessionCookie() async throws {
+        let root = try Self.titles()
+        defer { try? FileManager.default.removeItem(at: root) }
+        let gateway = Gateway(
+            configuration: .init(titlesRoot: root), backend: FakeBackend(), logger: Logger(label: "test"),
+            clock: { 0 })
+        let app = try gateway.application(listen: ListenOptions(host: "127.0.0.1", port: 0)) { _ in }
+        try await app.test(.router) { client in
+            let form: HTTPFields = [.contentType: "application/x-www-form-urlencoded"]
+            let cookie = try await client.execute(
+                uri: "/login", method: .post, headers: form, body: ByteBuffer(string: "secret=good")
+            ) { response in
+                #expect(response.status == .seeOther)
+                let setCookie = response.headers[.setCookie] ?? ""
+                #expect(setCookie.contains("HttpOnly") && setCookie.contains("SameSite=Lax"))
+                return String(setCookie.split(separator: ";")[0])
+            }
+            try await client.execute(uri: "/api/titles", method: .get, headers: [.cookie: cookie]) { response in
+                #expect(response.status == .ok)
+                #expect(String(buffer: response.body).contains("\"token\":\"tok\""))
+            }
+            try await client.execute(
+                uri: "/login", method: .post, headers: form,
+                body: ByteBuffer(string: "secret=" + String(repeating: "x", count: 5000))
+            ) { response in
+                #expect(response.status == .contentTooLarge)
+            }
+        }
+    }
+}
