@@ -33,14 +33,14 @@ struct GatewayCommand: AsyncParsableCommand {
 
     @OptionGroup var connection: SchedulerConnectionOptions
 
-    @Option(help: ArgumentHelp("Address and port to listen on.", valueName: "HOST:PORT"))
-    var listen = "0.0.0.0:8480"
+    @Option(help: ArgumentHelp("Address and port to listen on (or $STOWAGE_LISTEN).", valueName: "HOST:PORT"))
+    var listen = environmentOption("listen") ?? "0.0.0.0:8480"
 
     @Option(name: .customLong("tls-cert"), help: ArgumentHelp("PEM certificate chain: serve HTTPS.", valueName: "FILE"))
-    var tlsCert: String?
+    var tlsCert: String? = environmentOption("tls-cert")
 
     @Option(name: .customLong("tls-key"), help: ArgumentHelp("PEM private key of --tls-cert.", valueName: "FILE"))
-    var tlsKey: String?
+    var tlsKey: String? = environmentOption("tls-key")
 
     @Flag(
         name: .customLong("fallback-to-source"),

@@ -91,4 +91,24 @@ struct DeployScriptTests {
         for name in names { #expect(pid(h, name).map(alive) != true, "\(name) stopped") }
         #expect(impostor.isRunning)
     }
+
+    @Test func startWithAGatewayServesItAndStopStopsIt() throws {
+        let h = try Harness(name: "deploy-gw")
+        let port = try Harness.freePort()
+        let started = try script(h, "start.sh", ["--workers", "1", "--gateway", "127.0.0.1:\(port)"])
+        #expect(started.status == 0, "\(started.stderr)")
+        let gateway = try #require(pid(h, "gateway"), "a pid file for the gateway")
+        #expect(alive(gateway))
+        let (status, _) = try TestMedia.shOutput(
+            "curl -s -o /dev/null -w '%{http_code}' http://127.0.0.1:\(port)/api/titles", in: h.root)
+        #expect(status == 0)
+        let (_, code) = try TestMedia.shOutput(
+            "curl -s -o /dev/null -w '%{http_code}' http://127.0.0.1:\(port)/api/titles", in: h.root)
+        #expect(code == "401", "the gateway answers, and asks for a credential")
+        let bad = try script(h, "start.sh", ["--gateway", "nonsense"])
+        #expect(bad.status == 2 && bad.stderr.contains("HOST:PORT"))
+        let stopped = try script(h, "stop.sh")
+        #expect(stopped.status == 0, "\(stopped.stderr)")
+        try h.waitUntil(timeout: 20, "the gateway to stop") { !alive(gateway) }
+    }
 }

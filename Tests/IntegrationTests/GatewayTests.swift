@@ -220,11 +220,12 @@ struct GatewayTests {
         }
         let args =
             [
-                "--headless=new", "--no-sandbox", "--disable-gpu", "--virtual-time-budget=4000",
+                // --timeout, not --virtual-time-budget: the page keeps its event stream open, which a budget waits for.
+                "--headless=new", "--no-sandbox", "--disable-gpu", "--timeout=5000",
                 "--user-data-dir=\(h.root.appendingPathComponent("chromium").path)",
             ] + arguments
         let (status, out) = try TestMedia.shOutput(
-            ([binary] + args).map(Self.quoted).joined(separator: " ") + " 2>/dev/null", in: h.root)
+            "timeout 90 " + ([binary] + args).map(Self.quoted).joined(separator: " ") + " 2>/dev/null", in: h.root)
         guard status == 0 else { throw HarnessError("chromium exited \(status)") }
         return out
     }
