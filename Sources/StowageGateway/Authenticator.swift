@@ -30,8 +30,8 @@ public struct Identity: Sendable, Equatable {
 
 /// Checks credentials: `Authorization: Bearer SECRET`, a signed URL (`?dev=&exp=&sig=`), or the
 /// `stowage_session` cookie that `/login` sets. The admin secret is checked here (constant time); device
-/// secrets and signatures by the scheduler, whose successful answers are kept at most `cacheSeconds`, so a
-/// revocation takes effect within seconds.
+/// secrets and signatures by the scheduler, whose successful answers are kept at most `cacheSeconds` (one
+/// second: a player's burst of segment requests costs one check, and a revocation takes effect at once).
 public final class Authenticator: Sendable {
     /// The session cookie's name.
     public static let cookieName = "stowage_session"
@@ -57,7 +57,7 @@ public final class Authenticator: Sendable {
 
     /// `adminSecret` nil: no admin. `clock`: monotonic seconds.
     public init(
-        backend: any GatewayBackend, adminSecret: String?, cacheSeconds: Double = 5,
+        backend: any GatewayBackend, adminSecret: String?, cacheSeconds: Double = 1,
         clock: @escaping @Sendable () -> Double
     ) {
         self.backend = backend
