@@ -77,7 +77,10 @@ public final class Authenticator: Sendable {
             return Identity(principal: try await check(secret: secret), signedQuery: nil)
         }
         if let signed = Self.signedQuery(request.uri.query) {
-            guard let expires = Double(signed.exp) else { throw GatewayError.unauthorized("bad exp") }
+            guard let seconds = Int64(signed.exp), seconds >= 0, Double(seconds) <= DeviceSignature.maxExpires else {
+                throw GatewayError.unauthorized("the signed URL's exp is not a time")
+            }
+            let expires = Double(seconds)
             let credential = DeviceCredential.signed(
                 device: signed.dev, path: request.uri.path, expires: expires, signature: signed.sig)
             let key = "g:\(signed.dev)|\(DeviceSignature.scope(of: request.uri.path))|\(signed.exp)|\(signed.sig)"
@@ -113,7 +116,10 @@ public final class Authenticator: Sendable {
         let id = bytes.map { String(format: "%02x", $0) }.joined()
         let now = clock()
         let credential: DeviceCredential? = principal.isAdmin ? nil : .secret(secret)
-        sessions.withLock { $0[id] = LoginSession(principal: principal, credential: credential, at: now) }
+        sessions.withLock {
+            Self.prune(&$0, now: now)
+            $0[id] = LoginSession(principal: principal, credential: credential, at: now)
+        }
         return (id, principal)
     }
 
@@ -131,9 +137,21 @@ public final class Authenticator: Sendable {
             device: signed.dev, path: request.uri.path, expires: expires, signature: signed.sig)
         let now = clock()
         sessions.withLock {
+            Self.prune(&$0, now: now)
             $0[id] = LoginSession(principal: .device(signed.dev), credential: credential, at: now)
         }
         return id
+    }
+
+    /// Login sessions are kept 12 hours and at most 10,000 (the oldest go first): a client that logs in over and
+    /// over cannot grow the gateway's memory.
+    private static func prune(_ sessions: inout [String: LoginSession], now: Double) {
+        sessions = sessions.filter { now - $0.value.at <= 12 * 3600 }
+        if sessions.count >= 10_000 {
+            for (id, _) in sessions.sorted(by: { $0.value.at < $1.value.at }).prefix(sessions.count - 9_999) {
+                sessions[id] = nil
+            }
+        }
     }
 
     /// Ends a login session.

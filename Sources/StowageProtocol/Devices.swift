@@ -71,8 +71,12 @@ public enum DeviceSignature {
         return path
     }
 
-    /// The text that is signed.
+    /// Latest expiry accepted (unix seconds, year 2286): anything later is not a real signed URL.
+    public static let maxExpires: Double = 9_999_999_999
+
+    /// The text that is signed (`expires` is whole seconds within 0…``maxExpires``; others sign as `-1`).
     public static func message(path: String, expires: Double) -> String {
-        "\(scope(of: path))|\(Int64(expires))"
+        let seconds = expires.isFinite && expires >= 0 && expires <= maxExpires ? Int64(expires) : -1
+        return "\(scope(of: path))|\(seconds)"
     }
 }

@@ -17,10 +17,11 @@ extension SchedulerService {
     }
 
     func addDevice(_ name: String) throws -> DeviceSecret {
-        guard Self.validDeviceName(name) else {
+        guard Self.validDeviceName(name), name.lowercased() != "admin" else {
             throw TitleError(
                 code: .refused,
-                message: "a device name is 1 to 64 letters, digits, '.', '_' or '-' (got '\(name.prefix(80))')")
+                message: "a device name is 1 to 64 letters, digits, '.', '_' or '-', not 'admin' "
+                    + "(got '\(name.prefix(80))')")
         }
         if let existing = try store.device(name), existing.revokedAt == nil {
             throw TitleError(
@@ -88,13 +89,18 @@ extension SchedulerService {
             }
             return DevicePrincipal(device: device.name)
         case .signed(let name, let path, let expires, let signature):
+            // Whatever a client put in the URL: a bounded number first (no conversion may trap), and the same
+            // answer for an unknown device as for a bad signature (names are not revealed).
+            guard expires.isFinite, expires >= 0, expires <= DeviceSignature.maxExpires else {
+                throw TitleError(code: .unauthorized, message: "the signed URL's exp is not a time")
+            }
             guard let device = try store.device(name) else {
-                throw TitleError(code: .unauthorized, message: "unknown device '\(name.prefix(64))'")
+                throw TitleError(code: .unauthorized, message: "the URL's signature does not match")
             }
             guard device.revokedAt == nil else {
                 throw TitleError(code: .unauthorized, message: "device \(name) was revoked")
             }
-            guard expires.isFinite, expires > now() else {
+            guard expires > now() else {
                 throw TitleError(
                     code: .unauthorized, message: "the signed URL expired at \(iso8601(expires) ?? "\(expires)")")
             }

@@ -94,6 +94,13 @@ struct GatewayTests {
             let (status, _) = try curl(host, gateway + trick, headers: ["Authorization: Bearer \(secret)"], in: h)
             #expect(status == 404 || status == 400, "\(trick) answered \(status)")
         }
+        // A forged exp of any size is refused, and takes nothing down.
+        for exp in ["1e19", "99999999999999999999", "-1", "nan", "9223372036854775807"] {
+            let forged = gateway + "/titles/lecture-1/master.m3u8?dev=tablet-1&exp=\(exp)&sig=00"
+            #expect(try curl(host, forged, in: h).0 == 401, "exp=\(exp)")
+        }
+        #expect(h.isRunning("scheduler") && h.isRunning("gateway"))
+        #expect(try h.stowctl(["devices", "add", "admin"]).0 == 1, "'admin' is the operator, not a device")
         // A signed URL for players that cannot send headers; refused once it expired.
         let (signCode, signed) = try h.stowctl([
             "devices", "sign", "tablet-1", "/titles/lecture-1/master.m3u8",
