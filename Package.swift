@@ -40,6 +40,10 @@ let package = Package(
 
         // MARK: domain libraries
         .target(name: "StowageHLS", dependencies: ["StowageProtocol"]),
+        // MPEG-DASH: MPD parsing, segment addressing (templates, timelines, lists, sidx), selection, local MPDs.
+        .target(name: "StowageDASH", dependencies: ["StowageProtocol"]),
+        // Linux calls Swift's Glibc module does not declare (syncfs).
+        .target(name: "CSystemShims"),
         .target(name: "StowageIntegrity", dependencies: [.product(name: "Crypto", package: "swift-crypto")]),
         .target(
             name: "StowageStore",
@@ -57,7 +61,7 @@ let package = Package(
         .target(
             name: "StowageFetch",
             dependencies: [
-                "StowageProtocol", "StowageHLS",
+                "StowageProtocol", "StowageHLS", "StowageIntegrity", "CSystemShims",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -194,6 +198,7 @@ let package = Package(
         .testTarget(name: "ZeroMQTests", dependencies: ["ZeroMQ"]),
         .testTarget(name: "StowageProtocolTests", dependencies: ["StowageProtocol"]),
         .testTarget(name: "StowageHLSTests", dependencies: ["StowageHLS"]),
+        .testTarget(name: "StowageDASHTests", dependencies: ["StowageDASH", "StowageProtocol"]),
         .testTarget(name: "StowageIntegrityTests", dependencies: ["StowageIntegrity"]),
         .testTarget(name: "StowageStoreTests", dependencies: ["StowageStore", "StowageProtocol"]),
         .testTarget(name: "StowageSchedulerCoreTests", dependencies: ["StowageSchedulerCore", "StowageProtocol"]),
@@ -201,6 +206,7 @@ let package = Package(
             name: "StowageFetchTests",
             dependencies: [
                 "StowageFetch", "StowageProtocol", .product(name: "Logging", package: "swift-log"),
+                .product(name: "Crypto", package: "swift-crypto"),
             ]),
         .testTarget(name: "StowageLicensingTests", dependencies: ["StowageLicensing"]),
         .testTarget(

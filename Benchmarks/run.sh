@@ -38,6 +38,14 @@ if [ ! -x "$VENV/bin/yt-dlp" ] || ! "$VENV/bin/python" -c 'import zmq, Cryptodom
 fi
 build
 now() { date +%s.%N; }
+# target LABEL VALUE (<=|>=) LIMIT: records whether a figure meets the issue's target (printed at the end).
+TARGETS="$W/targets.txt"
+: >"$TARGETS"
+target() {
+  local ok
+  if [ "$3" = ">=" ]; then ok=$(echo "$2 >= $4" | bc -l); else ok=$(echo "$2 <= $4" | bc -l); fi
+  printf '%-52s %10.2f %3s %6s  %s\n' "$1" "$2" "$3" "$4" "$([ "$ok" = 1 ] && echo met || echo MISSED)" >>"$TARGETS"
+}
 median() { sort -n | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
 hwm_mb() { awk '/VmHWM/ {printf "%.1f", $2/1024}' "/proc/$1/status" 2>/dev/null || echo "?"; }
 cpu_s() { awk -v hz="$(getconf CLK_TCK)" '{printf "%.1f", ($14 + $15) / hz}' "/proc/$1/stat" 2>/dev/null || echo "?"; }
@@ -117,6 +125,7 @@ large() {
     "$BIN/stowctl" submit "$url" --wait >/dev/null 2>&1 || { echo "stowage run failed; logs in $W/home-large" >&2; exit 1; }
     t1=$(now)
     echo "$t1 - $t0" | bc >>"$W/t-stowage"
+    large_hwm=$(hwm_mb "${PIDS[2]}")
     hwm="scheduler $(hwm_mb "${PIDS[0]}") MB, license-worker $(hwm_mb "${PIDS[1]}") MB, download-worker $(hwm_mb "${PIDS[2]}") MB, integrity-worker $(hwm_mb "${PIDS[3]}") MB"
     cpu="scheduler $(cpu_s "${PIDS[0]}") s, download-worker $(cpu_s "${PIDS[2]}") s, integrity-worker $(cpu_s "${PIDS[3]}") s"
     stop_pipeline
@@ -150,6 +159,9 @@ large() {
     say "$(printf '%-34s %10.2f %10.1f %12.2f' "$label" "$m" "$(echo "$bytes / 1048576 / $m" | bc -l)" "$(echo "$m / $base" | bc -l)")"
   done
   say "peak RSS (VmHWM) during the last Stowage run: $hwm"
+  case " $PEERS " in *" aria2c "*) target "large: time <= 0.8x aria2c's" "$(echo "$base / $(median <"$W/t-aria2c")" | bc -l)" "<=" 0.8 ;; esac
+  case " $PEERS " in *" curl "*) target "large: time <= 1.5x curl --parallel's" "$(echo "$base / $(median <"$W/t-curl")" | bc -l)" "<=" 1.5 ;; esac
+  target "large: download worker peak RSS (MB)" "$large_hwm" "<=" 64
   say "CPU time of the last Stowage run: $cpu"
   rm -f "$W"/t-*
 }
@@ -176,6 +188,8 @@ small() {
   t1=$(now)
   local ts; ts=$(echo "$t1 - $t0" | bc)
   local cpu="scheduler $(cpu_s "${PIDS[0]}") s, download-worker $(cpu_s "${PIDS[2]}") s, integrity-worker $(cpu_s "${PIDS[3]}") s"
+  small_hwm=$(hwm_mb "${PIDS[2]}")
+  target "small: download worker peak RSS (MB)" "$small_hwm" "<=" 64
   stop_pipeline
   grep '^s' "$media/index.m3u8" | sed "s#^#$ORIGIN/small/#" >"$W/small-urls.txt"
   rm -rf "$W/out"; mkdir -p "$W/out"
@@ -183,9 +197,22 @@ small() {
   aria2c -q -j16 -x1 -s1 --allow-overwrite=true --auto-file-renaming=false -i "$W/small-urls.txt" -d "$W/out"
   t1=$(now)
   local ta; ta=$(echo "$t1 - $t0" | bc)
-  say "$(printf 'Stowage (download + verify)  %8.2f s  %8.0f segments/s' "$ts" "$(echo "$SMALL / $ts" | bc -l)")"
-  say "$(printf 'aria2c -j16                  %8.2f s  %8.0f segments/s' "$ta" "$(echo "$SMALL / $ta" | bc -l)")"
-  say "CPU time of the Stowage run: $cpu"
+  rm -rf "$W/out"; mkdir -p "$W/out"
+  : >"$W/small-curl.cfg"
+  while read -r u; do printf 'url = "%s"\noutput = "%s"\n' "$u" "$W/out/$(basename "$u")" >>"$W/small-curl.cfg"; done \
+    <"$W/small-urls.txt"
+  t0=$(now)
+  curl -s --no-progress-meter --fail --parallel --parallel-max 16 -K "$W/small-curl.cfg"
+  t1=$(now)
+  local tc; tc=$(echo "$t1 - $t0" | bc)
+  local rs ra rc; rs=$(echo "$SMALL / $ts" | bc -l); ra=$(echo "$SMALL / $ta" | bc -l); rc=$(echo "$SMALL / $tc" | bc -l)
+  say "$(printf '%-44s %8s %12s %12s' tool seconds segments/s 'Stowage ÷')"
+  say "$(printf '%-44s %8.2f %12.0f %12s' 'Stowage (hashed, checked, fsynced, recorded)' "$ts" "$rs" -)"
+  say "$(printf '%-44s %8.2f %12.0f %12.2f' 'aria2c -j16 (download only)' "$ta" "$ra" "$(echo "$rs / $ra" | bc -l)")"
+  say "$(printf '%-44s %8.2f %12.0f %12.2f' 'curl --parallel 16 (download only)' "$tc" "$rc" "$(echo "$rs / $rc" | bc -l)")"
+  say "CPU time of the Stowage run: $cpu; download worker peak RSS $small_hwm MB"
+  target "small: segments/s >= 2.0x aria2c's" "$(echo "$rs / $ra" | bc -l)" ">=" 2.0
+  target "small: segments/s >= 0.5x curl --parallel's" "$(echo "$rs / $rc" | bc -l)" ">=" 0.5
   rm -rf "$W/home-small" "$W/out"
 }
 
@@ -215,5 +242,8 @@ scale() {
 
 start_nginx
 for section in $ONLY; do "$section"; done
+say ""
+say "== targets (issue #13)"
+while read -r line; do say "$line"; done <"$TARGETS"
 say ""
 say "(results also in $RESULTS)"

@@ -32,6 +32,24 @@ struct PartFile {
         size = 0
     }
 
+    /// Feeds the bytes already in the file (a resumed fetch) to `check`, so its hash covers the whole file.
+    func replay(into check: inout StreamingCheck) throws(TaskFailure) {
+        let chunk = 1 << 20
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: chunk, alignment: 16)
+        defer { buffer.deallocate() }
+        var offset: Int64 = 0
+        while offset < size {
+            let n = pread(fd, buffer.baseAddress, min(chunk, Int(size - offset)), off_t(offset))
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw HTTPFetcher.ioFailure(errno, path: path)
+            }
+            if n == 0 { throw TaskFailure(code: .io, message: "\(path) ended while reading it", retryable: true) }
+            check.feed(UnsafeRawBufferPointer(rebasing: buffer[0..<n]))
+            offset += Int64(n)
+        }
+    }
+
     mutating func append(_ bytes: UnsafeRawBufferPointer) throws(TaskFailure) {
         var offset = 0
         while offset < bytes.count {
@@ -45,26 +63,14 @@ struct PartFile {
         size += Int64(bytes.count)
     }
 
-    /// Makes the bytes durable and moves the file to its final name (atomic). `fsync` blocks for as long as
-    /// the disk takes, so it runs on a thread of its own, never on the cooperative pool that carries every
-    /// other fetch's bytes.
+    /// Moves the file to its final name (atomic) and returns once it is durable there: its data, its inode and
+    /// the rename, through the process's ``DurabilityGroup`` (one filesystem sync for every file finishing at
+    /// about the same time). Until then nothing reports the file, so a crash before the sync leaves a file the
+    /// store does not count and the next attempt replaces.
     func commit(to destination: String) async throws(TaskFailure) {
-        let fd = self.fd, path = self.path
-        let outcome: Result<Void, TaskFailure> = await withCheckedContinuation { continuation in
-            Self.durability.async {
-                continuation.resume(
-                    returning: Result { () throws(TaskFailure) in
-                        guard fsync(fd) == 0 else { throw HTTPFetcher.ioFailure(errno, path: path) }
-                        guard rename(path, destination) == 0 else {
-                            throw HTTPFetcher.ioFailure(errno, path: destination)
-                        }
-                    })
-            }
-        }
-        try outcome.get()
+        guard rename(path, destination) == 0 else { throw HTTPFetcher.ioFailure(errno, path: destination) }
+        try await DurabilityGroup.shared.sync(fd: fd, path: destination)
     }
-
-    private static let durability = DispatchQueue(label: "stowage.fetch.durability", attributes: .concurrent)
 
     mutating func close() {
         if fd >= 0 { Glibc.close(fd) }

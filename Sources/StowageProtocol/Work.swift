@@ -184,26 +184,37 @@ public struct FetchWork: Codable, Sendable, Equatable {
     public var rangeLength: Int64?
     /// Destination, relative to the titles root (`$STOWAGE_HOME/titles`).
     public var path: String
+    /// The container to check while the bytes stream in; nil = no structure check (an encrypted, opaque
+    /// file: its length and hash only).
+    public var container: Container?
 
-    public init(url: String, headers: [Header], rangeOffset: Int64?, rangeLength: Int64?, path: String) {
+    public init(
+        url: String, headers: [Header], rangeOffset: Int64?, rangeLength: Int64?, path: String,
+        container: Container? = nil
+    ) {
         self.url = url
         self.headers = headers
         self.rangeOffset = rangeOffset
         self.rangeLength = rangeLength
         self.path = path
+        self.container = container
     }
 }
 
-/// What a fetch wrote (fsynced and renamed into place). Its SHA-256 is taken by the first verification,
-/// from the file on disk, and recorded: every later check at rest compares against it.
+/// What a fetch wrote (fsynced and renamed into place). The download worker hashes the bytes and checks the
+/// container while they stream in: a report with `sha256` is a verified file, whose hash the scheduler records
+/// at once (every later check at rest compares against it). Without one, the first `verify` task takes it.
 public struct FetchReport: Codable, Sendable, Equatable {
     public var bytes: Int64
     /// Content-Length the origin promised, if it sent one.
     public var contentLength: Int64?
+    /// Lowercase hex SHA-256 of the whole file as written (container checked), nil if not taken.
+    public var sha256: String?
 
-    public init(bytes: Int64, contentLength: Int64?) {
+    public init(bytes: Int64, contentLength: Int64?, sha256: String? = nil) {
         self.bytes = bytes
         self.contentLength = contentLength
+        self.sha256 = sha256
     }
 }
 

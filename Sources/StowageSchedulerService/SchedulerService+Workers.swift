@@ -91,7 +91,7 @@ extension SchedulerService {
             return .fetch(
                 FetchWork(
                     url: r.url, headers: headers, rangeOffset: r.rangeOffset, rangeLength: r.rangeLength,
-                    path: "\(r.token)/\(r.localPath)"))
+                    path: "\(r.token)/\(r.localPath)", container: r.encrypted ? nil : r.container))
         case .verify(let id):
             guard let r = try store.resource(id: id), let bytes = r.bytes else { return nil }
             var work = VerifyWork(
@@ -210,13 +210,26 @@ extension SchedulerService {
             }
             urlRefresh.fetched(token)
             if !hostFailures.isEmpty, let host = HostProbe.endpoint(of: r.url) { hostFailures.answered(host) }
-            r.state = .fetched
             r.bytes = report.bytes
-            r.sha256 = nil  // taken from the file on disk by its first verification
             r.contentLength = report.contentLength
+            guard let sha256 = report.sha256 else {
+                r.state = .fetched
+                r.sha256 = nil  // taken from the file on disk by its first verification
+                try store.update(r)
+                core.enqueue(WorkItem(token: token, kind: .verify(resource: id)))
+                return try updateVerifyingState(token)
+            }
+            // Hashed and checked as it streamed in, durable before the report: verified.
+            metrics.verified(bytes: report.bytes)
+            r.sha256 = sha256
+            r.state = .verified
+            r.lastError = nil
             try store.update(r)
-            core.enqueue(WorkItem(token: token, kind: .verify(resource: id)))
-            try updateVerifyingState(token)
+            publishProgress(token, throttled: true)
+            // Work still queued or out for the title: it cannot be complete yet (spares a query per segment).
+            guard !core.hasWork(token) else { return }
+            try checkComplete(token)
+            try finishVerifyIfDone(token)
         case (.verify(let id), .verified(let report)):
             guard var r = try store.resource(id: id) else { return }
             if try recordVerifyResult(r, ok: report.ok, reason: report.reason) { return }

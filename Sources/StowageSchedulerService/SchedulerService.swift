@@ -95,6 +95,8 @@ public final class SchedulerService {
     /// Messages dropped because they were malformed.
     public private(set) var droppedMessages = 0
     let metrics = SchedulerMetrics()
+    /// Messages produced inside a store batch, sent once it commits (identity frame first).
+    var held: [[[UInt8]]] = []
     /// Decoded request headers per title (fetch work needs them for every segment).
     var headerCache: [String: [Header]] = [:]
     let startedAt = monotonic()
@@ -182,11 +184,23 @@ public final class SchedulerService {
                 for _ in before..<zap.refused { metrics.refusedConnection() }
             }
             if ready[0].contains(.readable) {
-                var handled = 0
-                while handled < 10_000, let frames = try socket.receive(dontWait: true) {
-                    receive(frames)
-                    handled += 1
+                // Group commit: what every message waiting now changes commits in one transaction; replies,
+                // events and acknowledgements they produced go out only after it.
+                do {
+                    try store.batch {
+                        var handled = 0
+                        while handled < 10_000, let frames = try? socket.receive(dontWait: true) {
+                            receive(frames)
+                            handled += 1
+                        }
+                    }
+                    for frames in held { sendNow(frames) }
+                } catch {
+                    logger.error(
+                        "the store could not commit a batch; its replies are dropped",
+                        metadata: ["error": "\(error)", "messages": "\(held.count)"])
                 }
+                held.removeAll(keepingCapacity: true)
             }
             tick()
         }
@@ -195,14 +209,27 @@ public final class SchedulerService {
         zap?.close()
     }
 
-    /// Sends to one peer; a peer that is gone is not an error for us.
+    /// Sends to one peer; a peer that is gone is not an error for us. Inside a store batch the message is held
+    /// until the batch commits (and counts as sent).
     @discardableResult
     func send(_ identity: [UInt8], _ frames: [[UInt8]]) -> Bool {
+        if store.inBatch {
+            held.append([identity] + frames)
+            return true
+        }
+        return sendNow([identity] + frames)
+    }
+
+    /// Sends a message whose first frame is the peer's identity; a subscriber that is gone is dropped.
+    @discardableResult
+    private func sendNow(_ frames: [[UInt8]]) -> Bool {
         do {
-            try socket.send([identity] + frames, dontWait: true)
+            try socket.send(frames, dontWait: true)
             return true
         } catch {
-            logger.debug("send failed", metadata: ["peer": "\(FrameCodec.printable(identity))", "error": "\(error)"])
+            let peer = frames.first ?? []
+            logger.debug("send failed", metadata: ["peer": "\(FrameCodec.printable(peer))", "error": "\(error)"])
+            subscribers.remove(peer)
             return false
         }
     }

@@ -9,16 +9,51 @@ import StowageProtocol
 /// transaction (see `db`).
 public final class Store {
     let queue: DatabaseQueue
+    /// The connection inside the transaction a ``batch(_:)`` holds open, if one runs.
+    private var batchConnection: Database?
     /// Reads and writes go through here. One process (the scheduler's poll thread) owns the store, so reads
     /// need no isolating transaction of their own: `read` is GRDB's `unsafeRead`, which skips the
     /// BEGIN/COMMIT and read-only bookkeeping that otherwise dominated the scheduler's CPU on small segments.
-    var db: Access { Access(queue: queue) }
+    /// Inside a batch, both use the batch's transaction; each write is a savepoint of it.
+    var db: Access { Access(queue: queue, batch: batchConnection) }
 
     struct Access {
         let queue: DatabaseQueue
-        func read<T>(_ body: (Database) throws -> T) throws -> T { try queue.unsafeRead(body) }
-        func write<T>(_ body: (Database) throws -> T) throws -> T { try queue.write(body) }
+        let batch: Database?
+        func read<T>(_ body: (Database) throws -> T) throws -> T {
+            if let batch { return try body(batch) }
+            return try queue.unsafeRead(body)
+        }
+        func write<T>(_ body: (Database) throws -> T) throws -> T {
+            guard let batch else { return try queue.write(body) }
+            // A change that fails undoes itself only, as it would in a transaction of its own.
+            var result: T?
+            try batch.inSavepoint {
+                result = try body(batch)
+                return .commit
+            }
+            return result!
+        }
     }
+
+    /// Group commit: every change `body` makes commits in one transaction at its end, instead of one
+    /// transaction each. A crash before that commit loses the batch's changes together (each change is still
+    /// whole or absent); so nothing that depends on them may be told to another process before this returns.
+    /// A change that fails inside is undone alone and the batch goes on. Nested batches join the outer one.
+    public func batch(_ body: () -> Void) throws {
+        if batchConnection != nil { return body() }
+        try queue.writeWithoutTransaction { db in
+            try db.inTransaction {
+                batchConnection = db
+                defer { batchConnection = nil }
+                body()
+                return .commit
+            }
+        }
+    }
+
+    /// Whether a ``batch(_:)`` is running (its changes are not committed yet).
+    public var inBatch: Bool { batchConnection != nil }
 
     /// Per-title counts for progress.
     public struct Progress: Sendable, Equatable {

@@ -45,6 +45,41 @@ struct StoreTests {
         #expect(FileManager.default.fileExists(atPath: dir + "/s.sqlite-wal"))
     }
 
+    @Test func aBatchCommitsOnceAndAFailedChangeUndoesOnlyItself() throws {
+        let dir = NSTemporaryDirectory() + "stowage-store-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let store = try Store(path: dir + "/s.sqlite")
+        try store.insert(title("t1"))
+        try store.savePlan(token: "t1", plan: plan(3))
+        // Another connection (another process after a crash) sees nothing of the batch before it commits.
+        let outside = try DatabaseQueue(path: dir + "/s.sqlite")
+        let verifiedOutside = {
+            try outside.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM resource WHERE state = 'verified'") }
+        }
+        var seenDuring: Int?
+        var failure: Error?
+        try store.batch {
+            do {
+                var resources = try store.resources(token: "t1")
+                resources[0].state = .verified
+                try store.update(resources[0])
+                #expect(try store.resource(id: resources[0].id!)?.state == .verified, "visible inside the batch")
+                seenDuring = try verifiedOutside()
+                try store.insert(title("t1"))  // a duplicate token: this change fails and is undone alone
+            } catch { failure = error }
+            do {
+                var second = try store.resources(token: "t1")[1]
+                second.state = .verified
+                try store.update(second)
+            } catch { Issue.record("\(error)") }
+        }
+        #expect(failure != nil)
+        #expect(seenDuring == 0, "a change inside a batch was committed before the batch ended")
+        #expect(try verifiedOutside() == 2)
+        #expect(!store.inBatch)
+    }
+
     @Test func planProgressAndRecovery() throws {
         let store = try Store()
         try store.insert(title("t1"))

@@ -1,0 +1,94 @@
+/// What a title's ContentProtection elements say: the encryption scheme, key IDs, and the DRM systems (with their
+/// PSSH boxes and license URLs) that can license it.
+public struct ProtectionSummary: Sendable, Equatable, Codable {
+    /// One DRM system the MPD signals.
+    public struct System: Sendable, Equatable, Codable {
+        /// System ID, lowercase UUID with dashes (`org.w3.clearkey` is reported as the Clear Key system ID).
+        public var id: String
+        /// `Widevine`, `PlayReady`, `FairPlay`, `ClearKey`, or nil when unknown.
+        public var name: String?
+        /// `cenc:pssh` boxes, base64.
+        public var pssh: [String]
+        public var licenseURLs: [String]
+
+        public init(id: String, name: String?, pssh: [String] = [], licenseURLs: [String] = []) {
+            self.id = id
+            self.name = name
+            self.pssh = pssh
+            self.licenseURLs = licenseURLs
+        }
+
+        /// A system whose keys anyone with the license URL can get (W3C Clear Key).
+        public var isClearKey: Bool { id == ProtectionSummary.clearKeySystemID }
+    }
+
+    public static let clearKeySystemID = "e2719d58-a985-b3c9-781a-b030af78d30e"
+
+    /// Known DRM system IDs and their names.
+    public static let knownSystems: [String: String] = [
+        "edef8ba9-79d6-4ace-a3c8-27dcd51d21ed": "Widevine",
+        "9a04f079-9840-4286-ab92-e65be0885f95": "PlayReady",
+        "94ce86fb-07ff-4f43-adb8-93d2fa968ca2": "FairPlay",
+        clearKeySystemID: "ClearKey",
+    ]
+
+    /// `cenc`, `cbcs`, `cens` or `cbc1`, from `urn:mpeg:dash:mp4protection:2011`; nil when not signalled.
+    public var scheme: String?
+    /// Default key IDs, 32 lowercase hex digits, in the order met.
+    public var keyIDs: [String]
+    public var systems: [System]
+
+    public init(scheme: String?, keyIDs: [String], systems: [System]) {
+        self.scheme = scheme
+        self.keyIDs = keyIDs
+        self.systems = systems
+    }
+
+    /// Summarizes ContentProtection elements (of every chosen Representation, say); duplicates are merged.
+    public init(_ protections: [ContentProtection]) {
+        var scheme: String?
+        var keyIDs: [String] = []
+        var systems: [System] = []
+        for protection in protections {
+            if let kid = protection.defaultKID, !keyIDs.contains(kid) { keyIDs.append(kid) }
+            let uri = protection.schemeIdUri.lowercased()
+            if uri == ContentProtection.mp4ProtectionScheme {
+                if scheme == nil, let value = protection.value?.lowercased(), !value.isEmpty { scheme = value }
+                continue
+            }
+            let id: String
+            if uri == "org.w3.clearkey" || uri == "urn:uuid:org.w3.clearkey" {
+                id = Self.clearKeySystemID
+            } else if let systemID = protection.systemID {
+                id = systemID
+            } else {
+                continue
+            }
+            let index: Int
+            if let existing = systems.firstIndex(where: { $0.id == id }) {
+                index = existing
+            } else {
+                systems.append(System(id: id, name: Self.knownSystems[id]))
+                index = systems.count - 1
+            }
+            for box in protection.pssh where !systems[index].pssh.contains(box) { systems[index].pssh.append(box) }
+            for url in protection.licenseURLs.map(\.url) where !systems[index].licenseURLs.contains(url) {
+                systems[index].licenseURLs.append(url)
+            }
+        }
+        self.init(scheme: scheme, keyIDs: keyIDs, systems: systems)
+    }
+
+    /// Whether anything is signalled as encrypted.
+    public var isEncrypted: Bool { scheme != nil || !keyIDs.isEmpty || !systems.isEmpty }
+
+    /// Encrypted, and no Clear Key system among the ways to license it: only a device's DRM can play it.
+    public var isDeviceOnly: Bool { isEncrypted && !systems.contains(where: \.isClearKey) }
+
+    /// Every license URL, in order, without duplicates.
+    public var licenseURLs: [String] {
+        var urls: [String] = []
+        for url in systems.flatMap(\.licenseURLs) where !urls.contains(url) { urls.append(url) }
+        return urls
+    }
+}

@@ -1,0 +1,153 @@
+import StowageProtocol
+
+/// Applies the user's selection (`--bitrate`, `--max-height`, `--audio`, `--subtitles`) to an MPD, Period by
+/// Period with the same rules, so that every Period gets the matching choice.
+public enum RepresentationSelector {
+    /// One chosen Representation: indexes into its Period.
+    public struct Track: Sendable, Equatable {
+        public var kind: PlannedRendition.Kind
+        public var adaptationSet: Int
+        public var representation: Int
+        public var language: String?
+
+        public init(kind: PlannedRendition.Kind, adaptationSet: Int, representation: Int, language: String? = nil) {
+            self.kind = kind
+            self.adaptationSet = adaptationSet
+            self.representation = representation
+            self.language = language
+        }
+    }
+
+    /// What was chosen in one Period.
+    public struct PeriodChoice: Sendable, Equatable {
+        public var period: Int
+        public var video: Track?
+        public var audio: [Track]
+        public var subtitles: [Track]
+
+        /// Video, then audio, then subtitles.
+        public var tracks: [Track] { (video.map { [$0] } ?? []) + audio + subtitles }
+    }
+
+    /// The choice in every Period. Video: the highest Representation whose bandwidth is not above
+    /// `selection.bitrate` (nil: the lowest), among those not taller than `maxHeight`. Audio: each language asked
+    /// for (a Period without it gets its default), nil = the AdaptationSet with Role `main`, else the first; its
+    /// Representation is the lowest without a bitrate, else the highest fitting beside the video. Subtitles: text
+    /// AdaptationSets (WebVTT or `contentType="text"`) in the languages asked for, `all`, or none.
+    public static func select(_ mpd: MPD, _ selection: Selection) throws(DASHError) -> [PeriodChoice] {
+        var choices: [PeriodChoice] = []
+        var languageFound = false
+        for (index, period) in mpd.periods.enumerated() {
+            let video = try chooseVideo(period, selection)
+            let videoBandwidth = video.map {
+                period.adaptationSets[$0.adaptationSet].representations[$0.representation]
+            }?
+            .bandwidth
+            let (audio, matched) = chooseAudio(period, selection, videoBandwidth: videoBandwidth ?? 0)
+            languageFound = languageFound || matched
+            guard video != nil || !audio.isEmpty else {
+                throw DASHError(
+                    .nothingSelectable, element: "Period",
+                    "Period \(period.id ?? String(index)) has no video or audio Representation")
+            }
+            choices.append(
+                PeriodChoice(
+                    period: index, video: video, audio: audio, subtitles: chooseSubtitles(period, selection.subtitles)))
+        }
+        if let wanted = selection.audio, !wanted.isEmpty, !languageFound {
+            let available = Set(
+                mpd.periods.flatMap(\.adaptationSets).filter { $0.contentType == .audio }.compactMap(\.lang)
+            ).sorted().joined(separator: ", ")
+            let listed = available.isEmpty ? "none labelled" : available
+            throw DASHError(
+                .nothingSelectable, element: "AdaptationSet", attribute: "lang",
+                "no audio in \(wanted.joined(separator: ",")); available: \(listed)")
+        }
+        return choices
+    }
+
+    private static func chooseVideo(_ period: Period, _ selection: Selection) throws(DASHError) -> Track? {
+        var candidates: [(track: Track, rep: Representation)] = []
+        for (s, set) in period.adaptationSets.enumerated() where set.contentType == .video && !set.isTrickMode {
+            for (r, rep) in set.representations.enumerated() {
+                candidates.append((Track(kind: .video, adaptationSet: s, representation: r, language: set.lang), rep))
+            }
+        }
+        guard !candidates.isEmpty else { return nil }
+        if let maxHeight = selection.maxHeight {
+            candidates = candidates.filter { ($0.rep.height ?? 0) <= maxHeight }
+            guard !candidates.isEmpty else {
+                throw DASHError(
+                    .nothingSelectable, element: "Representation", attribute: "height",
+                    "no video Representation is at most \(maxHeight) pixels high")
+            }
+        }
+        return pick(candidates, bitrate: selection.bitrate)
+    }
+
+    /// The highest not above `bitrate`, else the lowest; the first listed among equals.
+    private static func pick(_ candidates: [(track: Track, rep: Representation)], bitrate: Int?) -> Track? {
+        let sorted = candidates.enumerated().sorted {
+            ($0.element.rep.bandwidth, $0.offset) < ($1.element.rep.bandwidth, $1.offset)
+        }.map(\.element)
+        guard let lowest = sorted.first else { return nil }
+        guard let bitrate else { return lowest.track }
+        return (sorted.last(where: { $0.rep.bandwidth <= bitrate }) ?? lowest).track
+    }
+
+    private static func chooseAudio(
+        _ period: Period, _ selection: Selection, videoBandwidth: Int
+    ) -> (tracks: [Track], matchedLanguage: Bool) {
+        let sets = period.adaptationSets.enumerated().filter { $0.element.contentType == .audio }
+        guard !sets.isEmpty else { return ([], false) }
+        let budget = selection.bitrate.map { $0 - videoBandwidth }
+        func track(_ s: Int, _ set: AdaptationSet) -> Track? {
+            let candidates = set.representations.enumerated().map {
+                (
+                    track: Track(kind: .audio, adaptationSet: s, representation: $0.offset, language: set.lang),
+                    rep: $0.element
+                )
+            }
+            return pick(candidates, bitrate: budget)
+        }
+        if let languages = selection.audio, !languages.isEmpty {
+            var chosen: [Track] = []
+            for language in languages {
+                if let match = sets.first(where: { matches($0.element.lang, language) }),
+                    !chosen.contains(where: { $0.adaptationSet == match.offset }),
+                    let t = track(match.offset, match.element)
+                {
+                    chosen.append(t)
+                }
+            }
+            if !chosen.isEmpty { return (chosen, true) }
+        }
+        let main = sets.first(where: { $0.element.isMain }) ?? sets[0]
+        return (track(main.offset, main.element).map { [$0] } ?? [], false)
+    }
+
+    private static func chooseSubtitles(_ period: Period, _ choice: [String]?) -> [Track] {
+        guard let choice, !choice.isEmpty, choice != ["none"] else { return [] }
+        let sets = period.adaptationSets.enumerated().filter {
+            isSubtitles($0.element) && !$0.element.representations.isEmpty
+        }
+        let wanted =
+            choice.contains("all") ? sets : sets.filter { s in choice.contains { matches(s.element.lang, $0) } }
+        return wanted.map {
+            Track(kind: .subtitles, adaptationSet: $0.offset, representation: 0, language: $0.element.lang)
+        }
+    }
+
+    /// A text AdaptationSet: `contentType="text"` or WebVTT.
+    static func isSubtitles(_ set: AdaptationSet) -> Bool {
+        set.contentType == .text || set.mimeType == "text/vtt"
+            || set.representations.contains { $0.mimeType == "text/vtt" }
+    }
+
+    /// Language match: case-insensitive, `en` matches `en-US`.
+    static func matches(_ tag: String?, _ wanted: String) -> Bool {
+        guard let tag = tag?.lowercased() else { return false }
+        let w = wanted.lowercased()
+        return tag == w || tag.hasPrefix(w + "-") || w.hasPrefix(tag + "-")
+    }
+}

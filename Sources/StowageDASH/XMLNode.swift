@@ -1,0 +1,124 @@
+import Foundation
+
+#if canImport(FoundationXML)
+    import FoundationXML
+#endif
+
+/// One element of a parsed XML document: just what the MPD reader needs.
+struct XMLNode: Sendable, Equatable {
+    /// The element's name without its namespace prefix (`pssh` for `cenc:pssh`).
+    var name: String
+    /// The namespace URI the element's prefix (or the default namespace) is bound to.
+    var namespace: String?
+    /// Attributes by their name as written (`cenc:default_KID`), namespace declarations left out.
+    var attributes: [String: String]
+    var children: [XMLNode]
+    /// Character data directly inside the element, trimmed.
+    var text: String
+
+    /// The attribute called `local` (with any prefix), or nil.
+    func attribute(_ local: String) -> String? {
+        if let value = attributes[local] { return value }
+        return attributes.first(where: { key, _ in
+            key.hasSuffix(":" + local) && !key.hasPrefix("xmlns:")
+        })?.value
+    }
+
+    /// Direct children called `local`.
+    func children(_ local: String) -> [XMLNode] { children.filter { $0.name == local } }
+
+    /// The first direct child called `local`.
+    func child(_ local: String) -> XMLNode? { children.first(where: { $0.name == local }) }
+
+    /// Parses `data` into its root element. Documents that declare entities are refused (no expansion attacks).
+    static func parse(_ data: Data, maxElements: Int = 2_000_000) throws(DASHError) -> XMLNode {
+        if data.range(of: Data("<!ENTITY".utf8)) != nil {
+            throw DASHError(.malformed, "XML entity declarations are not accepted in an MPD")
+        }
+        let builder = TreeBuilder(maxElements: maxElements)
+        let parser = XMLParser(data: data)
+        parser.shouldProcessNamespaces = false
+        parser.shouldResolveExternalEntities = false
+        parser.delegate = builder
+        let ok = parser.parse()
+        if builder.tooMany {
+            throw DASHError(.tooLarge, "the MPD has more than \(maxElements) elements")
+        }
+        guard ok, let root = builder.root else {
+            let reason = parser.parserError.map { "\($0.localizedDescription)" } ?? "no root element"
+            throw DASHError(
+                .malformed, "not well-formed XML (line \(parser.lineNumber)): \(reason.prefix(120))")
+        }
+        return root
+    }
+}
+
+/// Builds the tree from the parser's events, resolving namespace prefixes itself.
+private final class TreeBuilder: NSObject, XMLParserDelegate {
+    private struct Open {
+        var node: XMLNode
+        var prefix: String?
+        var declarations: [String: String]
+    }
+
+    private var stack: [Open] = []
+    private(set) var root: XMLNode?
+    private(set) var tooMany = false
+    private var count = 0
+    private let maxElements: Int
+
+    init(maxElements: Int) {
+        self.maxElements = maxElements
+    }
+
+    func parser(
+        _ parser: XMLParser, didStartElement elementName: String, namespaceURI: String?,
+        qualifiedName qName: String?, attributes attributeDict: [String: String] = [:]
+    ) {
+        count += 1
+        if count > maxElements {
+            tooMany = true
+            parser.abortParsing()
+            return
+        }
+        var declarations: [String: String] = [:]
+        var attributes: [String: String] = [:]
+        for (key, value) in attributeDict {
+            if key == "xmlns" {
+                declarations[""] = value
+            } else if key.hasPrefix("xmlns:") {
+                declarations[String(key.dropFirst(6))] = value
+            } else {
+                attributes[key] = value
+            }
+        }
+        let parts = elementName.split(separator: ":", maxSplits: 1).map(String.init)
+        let prefix = parts.count == 2 ? parts[0] : ""
+        let local = parts.count == 2 ? parts[1] : elementName
+        let namespace = declarations[prefix] ?? stack.reversed().lazy.compactMap { $0.declarations[prefix] }.first
+        let node = XMLNode(name: local, namespace: namespace, attributes: attributes, children: [], text: "")
+        stack.append(Open(node: node, prefix: prefix, declarations: declarations))
+    }
+
+    func parser(_ parser: XMLParser, foundCharacters string: String) {
+        guard !stack.isEmpty else { return }
+        stack[stack.count - 1].node.text += string
+    }
+
+    func parser(_ parser: XMLParser, foundCDATA CDATABlock: Data) {
+        guard !stack.isEmpty else { return }
+        stack[stack.count - 1].node.text += String(decoding: CDATABlock, as: UTF8.self)
+    }
+
+    func parser(
+        _ parser: XMLParser, didEndElement elementName: String, namespaceURI: String?, qualifiedName qName: String?
+    ) {
+        guard var open = stack.popLast() else { return }
+        open.node.text = open.node.text.trimmingCharacters(in: .whitespacesAndNewlines)
+        if stack.isEmpty {
+            root = open.node
+        } else {
+            stack[stack.count - 1].node.children.append(open.node)
+        }
+    }
+}
