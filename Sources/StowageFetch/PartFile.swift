@@ -26,7 +26,10 @@ struct PartFile {
         lseek(fd, 0, SEEK_END)
     }
 
+    /// Empties the file. A file already empty is left alone: on ext4 a truncation to zero marks the file for
+    /// writeback at close (`auto_da_alloc`), which would cost a disk write per file instead of one per sync.
     mutating func truncate() throws(TaskFailure) {
+        guard size > 0 else { return }
         guard ftruncate(fd, 0) == 0 else { throw HTTPFetcher.ioFailure(errno, path: path) }
         lseek(fd, 0, SEEK_SET)
         size = 0
@@ -67,9 +70,10 @@ struct PartFile {
     /// the rename, through the process's ``DurabilityGroup`` (one filesystem sync for every file finishing at
     /// about the same time). Until then nothing reports the file, so a crash before the sync leaves a file the
     /// store does not count and the next attempt replaces.
-    func commit(to destination: String) async throws(TaskFailure) {
+    /// `durable` false: the rename only (the caller syncs later, before reporting the file).
+    func commit(to destination: String, durable: Bool = true) async throws(TaskFailure) {
         guard rename(path, destination) == 0 else { throw HTTPFetcher.ioFailure(errno, path: destination) }
-        try await DurabilityGroup.shared.sync(fd: fd, path: destination)
+        if durable { try await DurabilityGroup.shared.sync(fd: fd, path: destination) }
     }
 
     mutating func close() {

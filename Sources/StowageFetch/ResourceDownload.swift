@@ -16,8 +16,10 @@ extension HTTPFetcher {
     /// fetch continues with `Range` and `If-Range` on the validator (ETag, else Last-Modified) recorded in
     /// `<path>.part.meta`. If the origin's copy changed, the file restarts from zero. An exclusive `flock`
     /// on the `.part` file keeps two workers from ever writing the same file.
+    /// `durable` false: the file is renamed into place without waiting for the disk; the caller makes it
+    /// durable (``downloadBatch(_:taskID:titlesRoot:progress:)`` syncs once for all its files) before reporting it.
     public func download(
-        _ work: FetchWork, taskID: String, titlesRoot: URL,
+        _ work: FetchWork, taskID: String, titlesRoot: URL, durable: Bool = true,
         progress: @escaping @Sendable (Int64) -> Void
     ) async throws(TaskFailure) -> FetchReport {
         guard let destination = Self.safeDestination(work.path, under: titlesRoot) else {
@@ -54,7 +56,8 @@ extension HTTPFetcher {
         if resumeFrom > 0 { try part.replay(into: &check) }
         if let length = work.rangeLength, resumeFrom == length {
             return try await finish(
-                &part, check: check, bytes: resumeFrom, contentLength: length, to: destination, from: work.url)
+                &part, check: check, bytes: resumeFrom, contentLength: length, to: destination, from: work.url,
+                durable: durable)
         }
         let base = work.rangeOffset ?? 0
         var range: ClosedRange<Int64>?
@@ -79,7 +82,8 @@ extension HTTPFetcher {
                     .flatMap { Int64($0) }
                 if total == resumeFrom {
                     return try await finish(
-                        &part, check: check, bytes: resumeFrom, contentLength: total, to: destination, from: work.url)
+                        &part, check: check, bytes: resumeFrom, contentLength: total, to: destination, from: work.url,
+                        durable: durable)
                 }
                 try part.truncate()
                 PartMeta.remove(part.metaPath)
@@ -142,7 +146,8 @@ extension HTTPFetcher {
                 retryable: true)
         }
         return try await finish(
-            &part, check: check, bytes: written, contentLength: contentLength, to: destination, from: work.url)
+            &part, check: check, bytes: written, contentLength: contentLength, to: destination, from: work.url,
+            durable: durable)
     }
 
     /// Files larger than this keep a resume record (`.part.meta`) while they download.
@@ -152,7 +157,7 @@ extension HTTPFetcher {
     /// its hash. A file whose structure is wrong is dropped (the next attempt fetches it whole).
     private func finish(
         _ part: inout PartFile, check: StreamingCheck, bytes: Int64, contentLength: Int64?, to destination: URL,
-        from url: String
+        from url: String, durable: Bool
     ) async throws(TaskFailure) -> FetchReport {
         let sha256: String
         switch check.finish() {
@@ -163,7 +168,7 @@ extension HTTPFetcher {
             throw TaskFailure(
                 code: .integrity, message: "\(url): \(problem.description); not stored", retryable: true)
         }
-        try await part.commit(to: destination.path)
+        try await part.commit(to: destination.path, durable: durable)
         PartMeta.remove(part.metaPath)
         return FetchReport(bytes: bytes, contentLength: contentLength, sha256: sha256)
     }

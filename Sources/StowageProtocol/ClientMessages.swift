@@ -13,7 +13,8 @@ public struct ClientRequest: Codable, Sendable, Equatable {
 public enum ClientOperation: Codable, Sendable, Equatable {
     case submit(SubmitRequest)
     case status(token: String)
-    case list(state: TitleState?)
+    /// Titles in request order; `after` (a token) and `limit` page through them (nil: from the first; all).
+    case list(state: TitleState?, after: String? = nil, limit: Int? = nil)
     case cancel(token: String)
     case workers
     /// Start (or keep alive) a subscription to events for these tokens (empty = all titles).

@@ -50,6 +50,9 @@ public enum Work: Codable, Sendable, Equatable {
     case license(LicenseWork)
     /// Download worker: fetch one resource to a file under the titles root.
     case fetch(FetchWork)
+    /// Download worker: several resources of one title from one host, fetched one after another (one
+    /// connection), made durable together and answered by one `fetchedBatch` result.
+    case fetchBatch(FetchBatch)
     /// Integrity worker: check one stored file.
     case verify(VerifyWork)
     /// Download worker: fetch a live media playlist again (a recording's reload).
@@ -60,7 +63,7 @@ public enum Work: Codable, Sendable, Equatable {
         switch self {
         case .resolve: "resolve"
         case .license: "license"
-        case .fetch: "fetch"
+        case .fetch, .fetchBatch: "fetch"
         case .verify: "verify"
         case .reload: "reload"
         }
@@ -69,7 +72,7 @@ public enum Work: Codable, Sendable, Equatable {
     /// Which kind of worker runs it.
     public var workerKind: WorkerKind {
         switch self {
-        case .resolve, .fetch, .reload: .download
+        case .resolve, .fetch, .fetchBatch, .reload: .download
         case .license: .license
         case .verify: .integrity
         }
@@ -199,6 +202,29 @@ public struct FetchWork: Codable, Sendable, Equatable {
         self.path = path
         self.container = container
     }
+}
+
+/// Fetches that travel as one task (small segments: one message, one lease and one sync for many files).
+public struct FetchBatch: Codable, Sendable, Equatable {
+    public var items: [FetchWork]
+
+    public init(items: [FetchWork]) { self.items = items }
+}
+
+/// The answer to a ``FetchBatch``: one result per item, in the items' order.
+public struct FetchBatchReport: Codable, Sendable, Equatable {
+    public var results: [FetchItemResult]
+
+    public init(results: [FetchItemResult]) { self.results = results }
+}
+
+/// What became of one item of a batch.
+public enum FetchItemResult: Codable, Sendable, Equatable {
+    case fetched(FetchReport)
+    case failed(TaskFailure)
+    /// Not tried: an earlier item failed in a way the rest would share (connectivity, a full disk) or the
+    /// task was canceled. Queued again without counting an attempt.
+    case notAttempted
 }
 
 /// What a fetch wrote (fsynced and renamed into place). The download worker hashes the bytes and checks the

@@ -92,6 +92,8 @@ public enum Outcome: Codable, Sendable, Equatable {
     case resolved(ResolvedPlan)
     case licensed(LicenseGrant)
     case fetched(FetchReport)
+    /// The results of a `fetchBatch` task, item by item.
+    case fetchedBatch(FetchBatchReport)
     case verified(VerifyReport)
     /// A live media playlist as fetched (`reload` work).
     case reloaded(ReloadReport)

@@ -31,6 +31,13 @@ struct WorkerMetrics: Sendable {
         case .fetched(let report):
             fetchedBytes.increment(by: max(0, report.bytes))
             segmentFetch.recordNanoseconds(Int64(seconds * 1e9))
+        case .fetchedBatch(let batch):
+            var fetched = 0
+            for case .fetched(let report) in batch.results {
+                fetchedBytes.increment(by: max(0, report.bytes))
+                fetched += 1
+            }
+            if fetched > 0 { segmentFetch.recordNanoseconds(Int64(seconds * 1e9) / Int64(fetched)) }
         case .verified(let report) where report.ok:
             if case .verify(let v) = work { checkedBytes.increment(by: max(0, v.expectedBytes)) }
         default:

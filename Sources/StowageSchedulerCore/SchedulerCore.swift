@@ -19,6 +19,8 @@ public struct SchedulerCore: Sendable {
         var requestedAt: Double
         var lanes: [Deque<WorkItem>] = Array(repeating: [], count: WorkItem.Lane.allCases.count)
         var inFlight: [Int] = Array(repeating: 0, count: WorkItem.Lane.allCases.count)
+        /// Most fetches a lease of this title carries (nil: `limits.fetchBatch`).
+        var fetchBatch: Int?
 
         var queuedSegmentWork: Bool { queued(.fetch) > 0 || queued(.verify) > 0 }
         func queued(_ lane: WorkItem.Lane) -> Int { lanes[lane.rawValue].count }
@@ -102,7 +104,7 @@ public struct SchedulerCore: Sendable {
     @discardableResult
     public mutating func removeWorker(_ id: String) -> [WorkItem] {
         guard let worker = workers.removeValue(forKey: id) else { return [] }
-        return worker.leases.sorted().compactMap { revoke($0) }
+        return worker.leases.sorted().flatMap { revoke($0) }
     }
 
     /// Declares silent workers dead and takes back leases past their deadline.
@@ -112,18 +114,21 @@ public struct SchedulerCore: Sendable {
         var requeued: [WorkItem] = []
         for id in dead { requeued += removeWorker(id) }
         for lease in leases.values.sorted(by: { $0.taskID < $1.taskID }) where lease.deadline < now {
-            if let item = revoke(lease.taskID) { requeued.append(item) }
+            requeued += revoke(lease.taskID)
         }
         return (dead, requeued)
     }
 
-    private mutating func revoke(_ taskID: String) -> WorkItem? {
-        guard let lease = leases.removeValue(forKey: taskID) else { return nil }
+    /// Takes a lease back; its items go back to the front of the queue, in their order.
+    private mutating func revoke(_ taskID: String) -> [WorkItem] {
+        guard let lease = leases.removeValue(forKey: taskID) else { return [] }
         workers[lease.worker]?.leases.remove(taskID)
         titles[lease.item.token]?.inFlight[lease.item.kind.lane.rawValue] -= 1
         released(lease)
-        if titles[lease.item.token] != nil { enqueue(lease.item, front: true) }
-        return lease.item
+        if titles[lease.item.token] != nil {
+            for item in lease.items.reversed() { enqueue(item, front: true) }
+        }
+        return lease.items
     }
 
     // MARK: titles and work
@@ -135,6 +140,12 @@ public struct SchedulerCore: Sendable {
         } else {
             titles[token]?.priority = priority
         }
+    }
+
+    /// Caps the fetch batches of a title, e.g. by the size of its files (big files: small batches, so a worker
+    /// that dies loses little finished work). 1 = no batches.
+    public mutating func setFetchBatch(_ token: String, _ size: Int) {
+        titles[token]?.fetchBatch = max(1, size)
     }
 
     /// Queues work for a title declared with ``addTitle(_:priority:requestedAt:)``.
@@ -244,9 +255,11 @@ public struct SchedulerCore: Sendable {
                     }
                     pop(token, lane)
                     counter += 1
-                    let lease = Lease(
+                    var lease = Lease(
                         taskID: "\(idPrefix)-\(counter)", item: item, worker: worker, issuedAt: now,
                         deadline: now + timeouts.timeout(for: item.kind), process: process)
+                    if case .fetch = item.kind { lease.batch = takeBatch(after: item, lane: lane) }
+                    lease.deadline += timeouts.timeout(for: item.kind) * Double(lease.batch.count)
                     leases[lease.taskID] = lease
                     workers[worker]?.leases.insert(lease.taskID)
                     titles[token]?.inFlight[lane.rawValue] += 1
@@ -261,6 +274,21 @@ public struct SchedulerCore: Sendable {
             }
         }
         return out
+    }
+
+    /// Fetches of the same title and host queued right behind `item`, to go out with it as one batch: at most
+    /// `limits.fetchBatch`, and at most a share of the queue that leaves work for every connection the title
+    /// may use (so a title's last files are fetched side by side, not one after another in a single batch).
+    private mutating func takeBatch(after item: WorkItem, lane: WorkItem.Lane) -> [WorkItem] {
+        let queued = titles[item.token]?.queued(lane) ?? 0
+        let cap = min(limits.fetchBatch, titles[item.token]?.fetchBatch ?? limits.fetchBatch)
+        let size = min(cap - 1, queued / max(1, 2 * limits.perTitle))
+        var batch: [WorkItem] = []
+        while batch.count < size, let next = peek(item.token, lane), case .fetch = next.kind, next.host == item.host {
+            pop(item.token, lane)
+            batch.append(next)
+        }
+        return batch
     }
 
     /// The least-loaded live worker of a kind with room.

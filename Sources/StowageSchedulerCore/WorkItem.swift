@@ -68,6 +68,12 @@ public struct Lease: Sendable, Equatable {
     public var deadline: Double
     /// The worker process (`host/pid`): its HTTP connections outlive a reconnect of its socket.
     public var process: String = ""
+    /// More fetches of the same title and host carried by this lease, after `item` (a fetch batch: one task,
+    /// one connection, fetched one after another, one result for all).
+    public var batch: [WorkItem] = []
+
+    /// `item` followed by the batch.
+    public var items: [WorkItem] { [item] + batch }
 }
 
 /// The scheduler's limits. Live-changeable.
@@ -80,6 +86,9 @@ public struct Limits: Sendable, Equatable {
     public var perHost: Int
     /// License requests in flight at once.
     public var licenses: Int
+    /// Most fetches one lease carries (fetch batches); a batch takes only a share of what is queued, so the
+    /// last files of a title still spread over every connection.
+    public var fetchBatch = 16
 
     /// The defaults, or the given limits.
     public init(titlesAtOnce: Int = 2, perTitle: Int = 6, perHost: Int = 8, licenses: Int = 4) {

@@ -25,10 +25,18 @@ extension SchedulerService {
         case .status(let token):
             guard let title = try store.title(token) else { throw unknownTitle(token) }
             return .title(try status(of: title, progress: store.progress(token: token)))
-        case .list(let state):
-            let progress = try store.progressByTitle()
+        case .list(let state, let after, let limit):
+            guard let limit else {
+                let progress = try store.progressByTitle()
+                return .titles(
+                    try store.titles(state: state).map { try status(of: $0, progress: progress[$0.token] ?? .init()) })
+            }
+            // A page: its titles' progress only, so every page answers in about the same time however many
+            // titles the store holds.
             return .titles(
-                try store.titles(state: state).map { try status(of: $0, progress: progress[$0.token] ?? .init()) })
+                try store.titles(state: state, after: after, limit: min(limit, 10_000)).map {
+                    try status(of: $0, progress: store.progress(token: $0.token))
+                })
         case .cancel(let token):
             guard let title = try store.title(token) else { throw unknownTitle(token) }
             if !title.state.isFinal || title.state == .completed { try cancel(token) }

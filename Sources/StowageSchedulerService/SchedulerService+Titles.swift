@@ -75,7 +75,17 @@ extension SchedulerService {
 
     /// Queues a fetch for every pending resource and a verification for every fetched one.
     func queueSegmentWork(_ token: String) throws {
-        for r in try store.resources(token: token) {
+        let resources = try store.resources(token: token)
+        // Batches of small files go out together; big files go out one or a few per lease, so a worker that
+        // dies loses little finished work (about 8 MiB per lease at most, from the title's estimate).
+        if let estimate = try store.title(token)?.bytesEstimate, estimate > 0, !resources.isEmpty {
+            let perFile = max(1, estimate / Int64(resources.count))
+            batchBySize[token] = Int(min(Int64(core.limits.fetchBatch), max(1, (8 << 20) / perFile)))
+        } else {
+            batchBySize[token] = nil  // unknown sizes: the pace alone decides (big files are slow)
+        }
+        setFetchBatch(token)
+        for r in resources {
             switch r.state {
             case .pending, .fetching: core.enqueue(fetchItem(r))
             case .fetched, .verifying: core.enqueue(WorkItem(token: token, kind: .verify(resource: r.id!)))

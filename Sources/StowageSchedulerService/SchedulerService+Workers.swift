@@ -52,7 +52,8 @@ extension SchedulerService {
                 return
             }
             liveBytes[lease.item.token]?[lease.taskID] = nil
-            try apply(result.outcome, of: lease)
+            notePace(of: lease)
+            try apply(result.outcome, of: lease, sent: sentBatches.removeValue(forKey: lease.taskID))
         default:
             break
         }
@@ -65,7 +66,8 @@ extension SchedulerService {
                 if lease.item.kind.needsTitleSlot, waitingForSlot.contains(lease.item.token) {
                     try tookSlot(lease.item.token)
                 }
-                guard let work = try work(for: lease.item, taskID: lease.taskID) else {
+                let built = lease.batch.isEmpty ? try work(for: lease.item, taskID: lease.taskID) : try batchWork(lease)
+                guard let work = built else {
                     _ = core.complete(taskID: lease.taskID, from: lease.worker)
                     continue
                 }
@@ -73,7 +75,8 @@ extension SchedulerService {
                     taskID: lease.taskID, token: lease.item.token, work: work, allowedHosts: options.allowedHosts)
                 if !send(Array(lease.worker.utf8), FrameCodec.encode(.task, task)) {
                     _ = core.complete(taskID: lease.taskID, from: lease.worker)
-                    core.enqueue(lease.item, front: true)
+                    sentBatches[lease.taskID] = nil
+                    for item in lease.items.reversed() { core.enqueue(item, front: true) }
                     core.removeWorker(lease.worker)
                 }
             } catch {
@@ -88,10 +91,7 @@ extension SchedulerService {
         switch item.kind {
         case .fetch(let id):
             guard let r = try store.resource(id: id), let headers = try requestHeaders(item.token) else { return nil }
-            return .fetch(
-                FetchWork(
-                    url: r.url, headers: headers, rangeOffset: r.rangeOffset, rangeLength: r.rangeLength,
-                    path: "\(r.token)/\(r.localPath)", container: r.encrypted ? nil : r.container))
+            return .fetch(fetchWork(r, headers: headers))
         case .verify(let id):
             guard let r = try store.resource(id: id), let bytes = r.bytes else { return nil }
             var work = VerifyWork(
@@ -143,7 +143,7 @@ extension SchedulerService {
     }
 
     /// A title's request headers, decoded once (they never change after submit); nil if the title is gone.
-    private func requestHeaders(_ token: String) throws -> [Header]? {
+    func requestHeaders(_ token: String) throws -> [Header]? {
         if let cached = headerCache[token] { return cached }
         guard let text = try store.titleHeaders(token) else { return nil }
         let headers = decode([Header].self, text) ?? []
@@ -153,7 +153,8 @@ extension SchedulerService {
     }
 
     /// Carries out what a finished task means for its title.
-    private func apply(_ outcome: Outcome, of lease: Lease) throws {
+    /// `sent`: the resources of a fetch batch as sent, in order (nil for other tasks).
+    private func apply(_ outcome: Outcome, of lease: Lease, sent: [Int64]?) throws {
         let token = lease.item.token
         // Only the state on the hot path (a result per segment); the whole record where it is needed.
         guard let state = try store.titleState(token) else { return }
@@ -203,33 +204,10 @@ extension SchedulerService {
         case (.license, .failed(let failure)):
             keyRequests[lease.taskID] = nil
             try licenseFailed(failure, lease: lease)
+        case (.fetch, .fetchedBatch(let report)):
+            try applyBatch(report, of: lease, sent: sent)
         case (.fetch(let id), .fetched(let report)):
-            guard var r = try store.resource(id: id) else { return }
-            if let expected = r.rangeLength, expected != report.bytes {
-                return try retry(r, reason: "got \(report.bytes) bytes of a \(expected)-byte range", code: .network)
-            }
-            urlRefresh.fetched(token)
-            if !hostFailures.isEmpty, let host = HostProbe.endpoint(of: r.url) { hostFailures.answered(host) }
-            r.bytes = report.bytes
-            r.contentLength = report.contentLength
-            guard let sha256 = report.sha256 else {
-                r.state = .fetched
-                r.sha256 = nil  // taken from the file on disk by its first verification
-                try store.update(r)
-                core.enqueue(WorkItem(token: token, kind: .verify(resource: id)))
-                return try updateVerifyingState(token)
-            }
-            // Hashed and checked as it streamed in, durable before the report: verified.
-            metrics.verified(bytes: report.bytes)
-            r.sha256 = sha256
-            r.state = .verified
-            r.lastError = nil
-            try store.update(r)
-            publishProgress(token, throttled: true)
-            // Work still queued or out for the title: it cannot be complete yet (spares a query per segment).
-            guard !core.hasWork(token) else { return }
-            try checkComplete(token)
-            try finishVerifyIfDone(token)
+            try fetched(id, report, token: token)
         case (.verify(let id), .verified(let report)):
             guard var r = try store.resource(id: id) else { return }
             if try recordVerifyResult(r, ok: report.ok, reason: report.reason) { return }
@@ -253,36 +231,10 @@ extension SchedulerService {
                     at: options.home.titleDirectory(token).appendingPathComponent(r.localPath))
                 try retry(r, reason: "integrity: \(report.reason ?? "check failed")", code: .integrity)
             }
-        case (.fetch, .failed(let failure)) where failure.code == .diskFull:
-            logger.warning("disk full: suspending the title until space returns", metadata: ["token": "\(token)"])
-            try suspend(
-                token, reason: .diskFull, waitingHost: nil,
-                error: TitleError(code: .diskFull, message: "\(failure.message); suspended until space returns"))
         case (.fetch(let id), .failed(let failure)):
-            guard let r = try store.resource(id: id) else { return }
-            if !failure.retryable {
-                if let status = failure.status, status == 404 || status == 410,
-                    try recordingGap(r, reason: failure.message)
-                {
-                    return
-                }
-                if try refreshAfterRefusal(r, failure, lease: lease) { return }
-                if try recordingGap(r, reason: failure.message) { return }
-                return try fail(token, TitleError(code: failure.code, message: failure.message))
-            }
-            if let host = failure.host, let wait = failure.retryAfter {
-                let t = monotonic()
-                core.slowDown(host: host, resumeAt: t + wait, recoverAt: t + wait + 30)
-                logger.info("origin asked to slow down", metadata: ["host": "\(host)", "retryAfter": "\(wait)"])
-            }
-            var counted = r
-            if failure.madeProgress == true {  // progress was made: the counters start over
-                counted.attempts = 0
-                if let host = failure.endpoint ?? HostProbe.endpoint(of: r.url) { hostFailures.answered(host) }
-            }
-            try retry(
-                counted, reason: failure.message, code: failure.code, retryAfter: failure.retryAfter,
-                endpoint: failure.endpoint)
+            try fetchFailed(sent?.first ?? id, failure, lease: lease)
+            // A batch that failed as a whole (its worker could not run it): the rest goes back to the queue.
+            requeue(sent?.dropFirst() ?? [], of: lease)
         case (.verify, .failed(let failure)):
             logger.warning(
                 "verification could not run; trying again",
@@ -308,7 +260,7 @@ extension SchedulerService {
     }
 
     /// Counts a failed attempt and queues the resource again, or fails the title past the limit.
-    private func retry(
+    func retry(
         _ resource: ResourceRecord, reason: String, code: ErrorCode, retryAfter: Double? = nil,
         endpoint: String? = nil
     ) throws {

@@ -95,6 +95,11 @@ public final class SchedulerService {
     /// Messages dropped because they were malformed.
     public private(set) var droppedMessages = 0
     let metrics = SchedulerMetrics()
+    /// Seconds per file of each title's recent fetches, and the batch size its file size allows (fetch batches).
+    var fetchPace: [String: Double] = [:]
+    var batchBySize: [String: Int] = [:]
+    /// The resources each fetch batch lease was sent with, in order (to read its results by), by task id.
+    var sentBatches: [String: [Int64]] = [:]
     /// Messages produced inside a store batch, sent once it commits (identity frame first).
     var held: [[[UInt8]]] = []
     /// Decoded request headers per title (fetch work needs them for every segment).

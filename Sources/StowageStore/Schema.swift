@@ -170,6 +170,10 @@ enum Schema {
                 t.column("at", .double).notNull()
             }
         }
+        migrator.registerMigration("v11-title-order-index") { db in
+            // `list` pages through titles in request order: an index keeps each page a range scan.
+            try db.create(index: "title_requested", on: "title", columns: ["requestedAt", "token"])
+        }
         return migrator
     }
 }

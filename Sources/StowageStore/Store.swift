@@ -126,9 +126,22 @@ public final class Store {
 
     /// Titles, oldest request first, optionally only those in `state`.
     public func titles(state: TitleState? = nil) throws -> [TitleRecord] {
+        try titles(state: state, after: nil, limit: nil)
+    }
+
+    /// A page of titles in request order: those after the title `after` (a token; nil = from the first), at
+    /// most `limit` (nil = all). An unknown `after` gives an empty page.
+    public func titles(state: TitleState?, after: String?, limit: Int?) throws -> [TitleRecord] {
         try db.read { db in
             var request = TitleRecord.all().orderedByRequest()
             if let state { request = request.inState(state) }
+            if let after {
+                guard let cursor = try TitleRecord.fetchOne(db, key: after) else { return [] }
+                let at = TitleRecord.Columns.requestedAt
+                request = request.filter(
+                    at > cursor.requestedAt || (at == cursor.requestedAt && TitleRecord.Columns.token > cursor.token))
+            }
+            if let limit { request = request.limit(max(0, limit)) }
             return try request.fetchAll(db)
         }
     }

@@ -27,6 +27,10 @@ struct DownloadHandler: TaskHandler {
                     try await fetcher.download(
                         work, taskID: task.taskID, titlesRoot: titlesRoot,
                         progress: progress))
+            case .fetchBatch(let batch):
+                return .fetchedBatch(
+                    await fetcher.downloadBatch(
+                        batch, taskID: task.taskID, titlesRoot: titlesRoot, progress: progress))
             default:
                 let message = "download worker got a \(task.work.workerKind) task"
                 return .failed(TaskFailure(code: .internal, message: message, retryable: false))

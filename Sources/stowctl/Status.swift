@@ -22,17 +22,37 @@ struct List: ParsableCommand {
     @Option(help: "Only titles in this state.")
     var state: TitleState?
 
+    /// Titles asked for per request: each page answers quickly however many titles the scheduler holds.
+    static let pageSize = 1_000
+
     func run() throws {
-        let titles = try connection.request(.list(state: state), expecting: Reply.titles)
+        let client = try connection.client()
+        var after: String?
+        var shown = 0
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        while true {
+            let page = try client.request(
+                .list(state: state, after: after, limit: Self.pageSize), expecting: Reply.titles)
+            for t in page {
+                if connection.json {
+                    // The elements of one JSON array, printed as they arrive.
+                    let text = String(decoding: try encoder.encode(t), as: UTF8.self)
+                    let indented = text.split(separator: "\n", omittingEmptySubsequences: false).map { "  " + $0 }
+                    print((shown == 0 ? "[\n" : ",\n") + indented.joined(separator: "\n"), terminator: "")
+                } else {
+                    print(TitleFormatter.line(t))
+                }
+                shown += 1
+            }
+            guard page.count == Self.pageSize, let last = page.last else { break }
+            after = last.token
+        }
         if connection.json {
-            printJSON(titles)
-            return
-        }
-        if titles.isEmpty {
+            print(shown == 0 ? "[\n\n]" : "\n]")
+        } else if shown == 0 {
             print("no titles")
-            return
         }
-        for t in titles { print(TitleFormatter.line(t)) }
     }
 }
 

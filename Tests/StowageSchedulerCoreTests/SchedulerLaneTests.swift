@@ -35,6 +35,7 @@ struct SchedulerLaneTests {
     @Test func revokedWorkGoesBackToTheFront() {
         var c = core(perTitle: 1)
         for id in 1...3 { c.enqueue(WorkItem(token: "a", kind: .fetch(resource: Int64(id)))) }
+        c.setFetchBatch("a", 1)  // one file per lease (batches: FetchBatchTests)
         #expect(ids(c.assign(now: 0)) == [1])
         #expect(c.removeWorker("d1").count == 1)
         c.register(id: "d2", info: Register(kind: .download, capacity: 10, host: "h", pid: 2), now: 0)
@@ -61,7 +62,7 @@ struct SchedulerLaneTests {
         while true {
             let leases = c.assign(now: 0)
             if leases.isEmpty { break }
-            handedOut += leases.count
+            handedOut += leases.reduce(0) { $0 + $1.items.count }
             for l in leases { _ = c.complete(taskID: l.taskID, from: "d1") }
         }
         #expect(handedOut == n + 1_000)

@@ -1,0 +1,58 @@
+import Foundation
+import StowageProtocol
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+extension HTTPFetcher {
+    /// Fetches a batch one item after another (one connection), each hashed and checked as it streams in,
+    /// then makes every stored file durable with one filesystem sync before returning: nothing in the report
+    /// is fetched unless it is on stable storage. `progress` gets the bytes of the whole batch so far.
+    ///
+    /// An item that fails for its own reasons (an HTTP status, a broken container) does not stop the rest; a
+    /// failure the rest would share (connectivity, a full disk or other I/O trouble, cancellation) leaves them
+    /// `notAttempted`.
+    public func downloadBatch(
+        _ batch: FetchBatch, taskID: String, titlesRoot: URL, progress: @escaping @Sendable (Int64) -> Void
+    ) async -> FetchBatchReport {
+        var results: [FetchItemResult] = []
+        var done: Int64 = 0
+        for work in batch.items {
+            if Task.isCancelled { break }
+            let before = done
+            do {
+                let report = try await download(work, taskID: taskID, titlesRoot: titlesRoot, durable: false) {
+                    progress(before + $0)
+                }
+                done += report.bytes
+                results.append(.fetched(report))
+            } catch {
+                results.append(.failed(error))
+                if Self.sharedFailures.contains(error.code) { break }
+            }
+        }
+        results += Array(repeating: .notAttempted, count: batch.items.count - results.count)
+        guard results.contains(where: { if case .fetched = $0 { true } else { false } }) else {
+            return FetchBatchReport(results: results)
+        }
+        do {
+            try await Self.syncFilesystem(of: titlesRoot)
+        } catch {
+            // Not known to be durable: none of it counts.
+            results = results.map { if case .fetched = $0 { .failed(error) } else { $0 } }
+        }
+        return FetchBatchReport(results: results)
+    }
+
+    /// Failures that the other items of a batch would meet as well.
+    static let sharedFailures: Set<ErrorCode> = [.network, .canceled, .diskFull, .io]
+
+    /// One sync of the filesystem holding `directory` (through the process's ``DurabilityGroup``).
+    static func syncFilesystem(of directory: URL) async throws(TaskFailure) {
+        let fd = open(directory.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard fd >= 0 else { throw ioFailure(errno, path: directory.path) }
+        defer { close(fd) }
+        try await DurabilityGroup.shared.sync(fd: fd, path: directory.path)
+    }
+}

@@ -1,0 +1,148 @@
+import Foundation
+import StowageProtocol
+import StowageRuntime
+import StowageSchedulerCore
+import StowageStore
+
+/// Fetch results, one file at a time or a batch at once (``FetchBatch``): what each means for its file and title.
+extension SchedulerService {
+    /// The work of a fetch batch lease: one ``FetchWork`` per resource still known, in the lease's order (the
+    /// resources sent are remembered to read the results by). Nil when none is left.
+    func batchWork(_ lease: Lease) throws -> Work? {
+        guard let headers = try requestHeaders(lease.item.token) else { return nil }
+        var items: [FetchWork] = []
+        var ids: [Int64] = []
+        for case .fetch(let id) in lease.items.map(\.kind) {
+            guard let r = try store.resource(id: id) else { continue }
+            items.append(fetchWork(r, headers: headers))
+            ids.append(id)
+        }
+        guard !items.isEmpty else { return nil }
+        if sentBatches.count > 100_000 { sentBatches = sentBatches.filter { core.leases[$0.key] != nil } }
+        sentBatches[lease.taskID] = ids
+        logger.debug("fetch batch", metadata: ["files": "\(ids.count)", "token": "\(lease.item.token)"])
+        return .fetchBatch(FetchBatch(items: items))
+    }
+
+    /// A batch holds about this much fetch time at most, so a worker that dies (or a pause) throws away little
+    /// finished work: files that take longer than this each are not batched at all.
+    static let batchSeconds = 0.25
+
+    /// Learns how long a title's files take to fetch (per file, from the lease's time out) and sizes its batches
+    /// by it: fast small files go out many at once, slow ones one per lease.
+    func notePace(of lease: Lease) {
+        guard case .fetch = lease.item.kind else { return }
+        let token = lease.item.token
+        let perFile = max(0.001, (monotonic() - lease.issuedAt) / Double(lease.items.count))
+        fetchPace[token] = fetchPace[token].map { 0.7 * $0 + 0.3 * perFile } ?? perFile
+        setFetchBatch(token)
+    }
+
+    /// The batch size of a title: by file size (``queueSegmentWork(_:)``) and by pace; one file per lease until
+    /// the pace is known.
+    func setFetchBatch(_ token: String) {
+        let byPace = fetchPace[token].map { Int(Self.batchSeconds / $0) } ?? 1
+        core.setFetchBatch(token, min(batchBySize[token] ?? core.limits.fetchBatch, max(1, byPace)))
+    }
+
+    /// What a worker needs to fetch one resource.
+    func fetchWork(_ r: ResourceRecord, headers: [Header]) -> FetchWork {
+        FetchWork(
+            url: r.url, headers: headers, rangeOffset: r.rangeOffset, rangeLength: r.rangeLength,
+            path: "\(r.token)/\(r.localPath)", container: r.encrypted ? nil : r.container)
+    }
+
+    /// The results of a batch, item by item, as if each had been a task of its own; items not attempted go back
+    /// to the front of the queue without counting an attempt. Stops when the title ended on the way.
+    func applyBatch(_ report: FetchBatchReport, of lease: Lease, sent: [Int64]?) throws {
+        let token = lease.item.token
+        let ids = sent ?? []
+        guard report.results.count == ids.count else {
+            throw ProtocolError(.badBody, "a fetch batch of \(ids.count) files answered with \(report.results.count)")
+        }
+        var untried: [Int64] = []
+        for (id, result) in zip(ids, report.results) {
+            guard let state = try store.titleState(token), !state.isFinal, state != .suspended else { return }
+            switch result {
+            case .fetched(let fetch): try fetched(id, fetch, token: token)
+            case .failed(let failure): try fetchFailed(id, failure, lease: lease)
+            case .notAttempted: untried.append(id)
+            }
+        }
+        requeue(untried, of: lease)
+    }
+
+    /// Puts fetches of a lease back at the front of the queue, in their order, without counting an attempt.
+    func requeue(_ ids: some Collection<Int64>, of lease: Lease) {
+        let wanted = Set(ids)
+        for item in lease.items.reversed() {
+            if case .fetch(let id) = item.kind, wanted.contains(id) { core.enqueue(item, front: true) }
+        }
+    }
+
+    /// A file arrived (hashed and checked while it streamed in, durable before the report: verified).
+    func fetched(_ id: Int64, _ report: FetchReport, token: String) throws {
+        guard var r = try store.resource(id: id) else { return }
+        if let expected = r.rangeLength, expected != report.bytes {
+            return try retry(r, reason: "got \(report.bytes) bytes of a \(expected)-byte range", code: .network)
+        }
+        urlRefresh.fetched(token)
+        if !hostFailures.isEmpty, let host = HostProbe.endpoint(of: r.url) { hostFailures.answered(host) }
+        r.bytes = report.bytes
+        r.contentLength = report.contentLength
+        guard let sha256 = report.sha256 else {
+            r.state = .fetched
+            r.sha256 = nil  // taken from the file on disk by its first verification
+            try store.update(r)
+            core.enqueue(WorkItem(token: token, kind: .verify(resource: id)))
+            return try updateVerifyingState(token)
+        }
+        // Hashed and checked as it streamed in, durable before the report: verified.
+        metrics.verified(bytes: report.bytes)
+        r.sha256 = sha256
+        r.state = .verified
+        r.lastError = nil
+        try store.update(r)
+        publishProgress(token, throttled: true)
+        // Work still queued or out for the title: it cannot be complete yet (spares a query per segment).
+        guard !core.hasWork(token) else { return }
+        try checkComplete(token)
+        try finishVerifyIfDone(token)
+    }
+
+    /// A fetch failed: retry, re-resolve, suspend or fail the title, as the failure says.
+    func fetchFailed(_ id: Int64, _ failure: TaskFailure, lease: Lease) throws {
+        let token = lease.item.token
+        if failure.code == .diskFull {
+            logger.warning("disk full: suspending the title until space returns", metadata: ["token": "\(token)"])
+            try suspend(
+                token, reason: .diskFull, waitingHost: nil,
+                error: TitleError(code: .diskFull, message: "\(failure.message); suspended until space returns"))
+            return
+        }
+        guard let r = try store.resource(id: id) else { return }
+        if !failure.retryable {
+            if let status = failure.status, status == 404 || status == 410,
+                try recordingGap(r, reason: failure.message)
+            {
+                return
+            }
+            if try refreshAfterRefusal(r, failure, lease: lease) { return }
+            if try recordingGap(r, reason: failure.message) { return }
+            return try fail(token, TitleError(code: failure.code, message: failure.message))
+        }
+        if let host = failure.host, let wait = failure.retryAfter {
+            let t = monotonic()
+            core.slowDown(host: host, resumeAt: t + wait, recoverAt: t + wait + 30)
+            logger.info("origin asked to slow down", metadata: ["host": "\(host)", "retryAfter": "\(wait)"])
+        }
+        var counted = r
+        if failure.madeProgress == true {  // progress was made: the counters start over
+            counted.attempts = 0
+            if let host = failure.endpoint ?? HostProbe.endpoint(of: r.url) { hostFailures.answered(host) }
+        }
+        try retry(
+            counted, reason: failure.message, code: failure.code, retryAfter: failure.retryAfter,
+            endpoint: failure.endpoint)
+    }
+}
