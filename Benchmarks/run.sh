@@ -12,7 +12,7 @@
 # scale: 10,000 titles submitted to a scheduler (submissions/s), `stowctl list` time, scheduler RSS, and
 #        the time until it answers again after kill -9.
 # Knobs: STOWAGE_BENCH_REPEAT (3), STOWAGE_BENCH_LOOPS (17 minutes of media), STOWAGE_BENCH_SMALL (10000),
-#        STOWAGE_BENCH_TITLES (10000), STOWAGE_BENCH_PEERS ("aria2c curl yt-dlp ffmpeg"; "" = Stowage alone), STOWAGE_BENCH_DIR (/tmp/stowage-bench; media is kept between runs).
+#        STOWAGE_BENCH_TITLES (100000), STOWAGE_BENCH_PEERS ("aria2c curl yt-dlp ffmpeg"; "" = Stowage alone), STOWAGE_BENCH_DIR (/tmp/stowage-bench; media is kept between runs).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 STOWAGE_CONFIGURATION=release
@@ -20,7 +20,7 @@ source Deploy/lib.sh
 REPEAT="${STOWAGE_BENCH_REPEAT:-3}"
 LOOPS="${STOWAGE_BENCH_LOOPS:-17}"
 SMALL="${STOWAGE_BENCH_SMALL:-10000}"
-TITLES="${STOWAGE_BENCH_TITLES:-10000}"
+TITLES="${STOWAGE_BENCH_TITLES:-100000}"
 ONLY="${STOWAGE_BENCH_ONLY:-large small scale}"
 PEERS="${STOWAGE_BENCH_PEERS-aria2c curl yt-dlp ffmpeg}"
 W="${STOWAGE_BENCH_DIR:-/tmp/stowage-bench}"
@@ -227,8 +227,18 @@ scale() {
   local t0 t1; t0=$(now)
   local listed; listed=$("$BIN/stowctl" list --json | grep -c '"token"')
   t1=$(now)
-  say "$(printf 'list --json: %d titles in %.2f s' "$listed" "$(echo "$t1 - $t0" | bc)")"
+  local tl pages; tl=$(echo "$t1 - $t0" | bc); pages=$(( (listed + 999) / 1000 ))
+  say "$(printf 'list --json: %d titles in %.2f s (%d pages of 1,000: %.3f s a page)' "$listed" "$tl" "$pages" \
+    "$(echo "$tl / $pages" | bc -l)")"
+  t0=$(now)
+  "$BIN/stowctl" stats >/dev/null
+  t1=$(now)
+  local tst; tst=$(echo "$t1 - $t0" | bc)
+  say "$(printf 'stats: %.3f s' "$tst")"
   say "scheduler RSS with $TITLES titles: $(rss_mb "${PIDS[0]}") MB (peak $(hwm_mb "${PIDS[0]}") MB)"
+  target "scale: list, seconds per page of 1,000 titles" "$(echo "$tl / $pages" | bc -l)" "<=" 1
+  target "scale: stats, seconds" "$tst" "<=" 1
+  target "scale: scheduler peak RSS (MB)" "$(hwm_mb "${PIDS[0]}")" "<=" 300
   kill -9 "${PIDS[0]}"; wait "${PIDS[0]}" 2>/dev/null || true
   t0=$(now)
   "$BIN/stowage-scheduler" --disk-cushion 0 2>>"$W/home-scale/scheduler.log" & PIDS=($!)

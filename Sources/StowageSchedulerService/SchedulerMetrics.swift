@@ -87,11 +87,7 @@ extension SchedulerService {
     /// `stats`: the figures of `/metrics`, plus the work remaining and its ETA at the current rate.
     func stats() throws -> SchedulerStats {
         let counts = try store.titleCounts()
-        let active: Set<TitleState> = [.requested, .licensing, .recording, .downloading, .verifying]
-        let progress = try store.progressByTitle()
-        let remaining = try store.titles().filter { active.contains($0.state) }.reduce(Int64(0)) { sum, title in
-            sum + max(0, (title.bytesEstimate ?? 0) - (progress[title.token]?.bytesVerified ?? 0))
-        }
+        let remaining = try store.bytesRemaining(states: [.requested, .licensing, .recording, .downloading, .verifying])
         let rate = metrics.throughput
         return SchedulerStats(
             titles: Dictionary(uniqueKeysWithValues: counts.map { ($0.key.rawValue, $0.value) }),

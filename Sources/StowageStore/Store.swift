@@ -283,6 +283,22 @@ public final class Store {
         }
     }
 
+    /// Bytes still to download for titles in `states`: each title's estimate less its verified bytes (never
+    /// below zero), summed in one query (no title is decoded: `stats` answers at once with 100,000 titles).
+    public func bytesRemaining(states: [TitleState]) throws -> Int64 {
+        try db.read { db in
+            let marks = states.map { _ in "?" }.joined(separator: ",")
+            let sql = """
+                SELECT COALESCE(SUM(MAX(0, COALESCE(t.bytesEstimate, 0) - COALESCE(v.bytes, 0))), 0)
+                FROM title t LEFT JOIN (
+                    SELECT token, SUM(COALESCE(bytes, 0)) AS bytes FROM resource WHERE state = 'verified'
+                    GROUP BY token) v ON v.token = t.token
+                WHERE t.state IN (\(marks))
+                """
+            return try Int64.fetchOne(db, sql: sql, arguments: StatementArguments(states.map(\.rawValue))) ?? 0
+        }
+    }
+
     /// Progress of every title that has a plan, in one query.
     public func progressByTitle() throws -> [String: Progress] {
         try db.read { db in

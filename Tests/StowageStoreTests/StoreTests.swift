@@ -81,6 +81,27 @@ struct StoreTests {
         #expect(!store.inBatch)
     }
 
+    @Test func bytesRemainingSumsActiveTitlesWithoutGoingBelowZero() throws {
+        let store = try Store()
+        for token in ["a", "b", "done"] {
+            var t = title(token)
+            t.state = token == "done" ? .completed : .downloading
+            try store.insert(t)
+            try store.savePlan(token: token, plan: plan(2))  // estimate 1000 bytes each
+        }
+        var a = try store.resources(token: "a")[0]
+        a.state = .verified
+        a.bytes = 100
+        try store.update(a)
+        var b = try store.resources(token: "b")[0]
+        b.state = .verified
+        b.bytes = 5_000  // more than estimated: counts as nothing left, not as a negative
+        try store.update(b)
+        #expect(try store.bytesRemaining(states: [.downloading]) == 900)
+        #expect(try store.bytesRemaining(states: [.downloading, .completed]) == 1_900)
+        #expect(try store.bytesRemaining(states: []) == 0)
+    }
+
     @Test func planProgressAndRecovery() throws {
         let store = try Store()
         try store.insert(title("t1"))
