@@ -29,7 +29,8 @@ extension HTTPFetcher {
                 results.append(.fetched(report))
             } catch {
                 results.append(.failed(error))
-                if Self.sharedFailures.contains(error.code) { break }
+                // The rest would meet it too, or the origin asked us to slow down (429/503 + Retry-After).
+                if Self.sharedFailures.contains(error.code) || error.retryAfter != nil { break }
             }
         }
         results += Array(repeating: .notAttempted, count: batch.items.count - results.count)
@@ -37,7 +38,10 @@ extension HTTPFetcher {
             return FetchBatchReport(results: results)
         }
         do {
-            try await Self.syncFilesystem(of: titlesRoot)
+            // The title's own folder: its filesystem is the one the batch wrote to (a title may sit on a mount).
+            let folder = batch.items.first.flatMap { Self.safeDestination($0.path, under: titlesRoot) }?
+                .deletingLastPathComponent()
+            try await Self.syncFilesystem(of: folder ?? titlesRoot)
         } catch {
             // Not known to be durable: none of it counts.
             results = results.map { if case .fetched = $0 { .failed(error) } else { $0 } }

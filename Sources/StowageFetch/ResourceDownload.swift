@@ -9,7 +9,7 @@ import StowageProtocol
 
 extension HTTPFetcher {
     /// Streams one resource to `<titlesRoot>/<work.path>` through `<path>.part`, hashing it and checking its
-    /// container as the bytes arrive, fsyncs it, then renames it into place and reports its SHA-256 (a verified
+    /// container as the bytes arrive, renames it into place, syncs it to disk and reports its SHA-256 (a verified
     /// file). Memory stays at one network buffer whatever the size.
     ///
     /// Resumption: bytes already in the `.part` file (from a paused, failed or killed fetch) are kept; the

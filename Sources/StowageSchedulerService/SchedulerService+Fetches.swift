@@ -58,6 +58,8 @@ extension SchedulerService {
         let token = lease.item.token
         let ids = sent ?? []
         guard report.results.count == ids.count else {
+            // A malformed answer: nothing of it is trusted, every file goes out again.
+            requeue(ids, of: lease)
             throw ProtocolError(.badBody, "a fetch batch of \(ids.count) files answered with \(report.results.count)")
         }
         var untried: [Int64] = []
