@@ -227,9 +227,10 @@ public enum FetchItemResult: Codable, Sendable, Equatable {
     case notAttempted
 }
 
-/// What a fetch wrote (renamed into place and synced to disk before it is reported). The download worker hashes the bytes and checks the
-/// container while they stream in: a report with `sha256` is a verified file, whose hash the scheduler records
-/// at once (every later check at rest compares against it). Without one, the first `verify` task takes it.
+/// What a fetch wrote (renamed into place and synced to disk before it is reported). The download worker hashes
+/// the bytes and checks the container while they stream in: a report with `sha256` is a verified file, whose
+/// hash the scheduler records at once (every later check at rest compares against it). Without one, the first
+/// `verify` task takes it.
 public struct FetchReport: Codable, Sendable, Equatable {
     public var bytes: Int64
     /// Content-Length the origin promised, if it sent one.
