@@ -57,11 +57,13 @@ let package = Package(
                 "StowageProtocol",
                 .product(name: "DequeModule", package: "swift-collections"),
             ]),
-        .target(name: "StowageLicensing", dependencies: [.product(name: "Crypto", package: "swift-crypto")]),
+        .target(
+            name: "StowageLicensing",
+            dependencies: ["StowageProtocol", .product(name: "Crypto", package: "swift-crypto")]),
         .target(
             name: "StowageFetch",
             dependencies: [
-                "StowageProtocol", "StowageHLS", "StowageIntegrity", "CSystemShims",
+                "StowageProtocol", "StowageHLS", "StowageDASH", "StowageIntegrity", "CSystemShims",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -162,7 +164,8 @@ let package = Package(
         .executableTarget(
             name: "stowctl",
             dependencies: [
-                "StowageRuntime", "StowageProtocol", "ZeroMQ", "StowageFetch", "StowageHLS", "StowageOrigin",
+                "StowageRuntime", "StowageProtocol", "ZeroMQ", "StowageFetch", "StowageHLS", "StowageDASH",
+                "StowageOrigin",
                 "StowagePlayback",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -208,7 +211,7 @@ let package = Package(
                 "StowageFetch", "StowageProtocol", .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ]),
-        .testTarget(name: "StowageLicensingTests", dependencies: ["StowageLicensing"]),
+        .testTarget(name: "StowageLicensingTests", dependencies: ["StowageLicensing", "StowageProtocol"]),
         .testTarget(
             name: "StowageOriginTests",
             dependencies: [

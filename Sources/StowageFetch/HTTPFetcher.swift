@@ -153,7 +153,16 @@ public final class HTTPFetcher: Sendable {
     public func fetchText(_ url: String, headers: [Header]) async throws(TaskFailure) -> (
         text: String, finalURL: String
     ) {
-        let req = try request(url, headers: headers)
+        let (bytes, finalURL) = try await fetchBytes(url, headers: headers)
+        return (String(decoding: bytes, as: UTF8.self), finalURL)
+    }
+
+    /// A playlist, manifest or index (at most ``maxPlaylistBytes``), whole or the byte `range` of it, and the
+    /// URL it came from after redirects.
+    public func fetchBytes(_ url: String, headers: [Header], range: ClosedRange<Int64>? = nil)
+        async throws(TaskFailure) -> (bytes: [UInt8], finalURL: String)
+    {
+        let req = try request(url, headers: headers, range: range)
         do {
             let (response, finalURL) = try await perform(req, timeout: .seconds(60))
             guard (200..<300).contains(response.status.code) else {
@@ -165,8 +174,14 @@ public final class HTTPFetcher: Sendable {
                 throw Self.failure(status: response.status, url: url, headers: response.headers)
             }
             let body = try await response.body.collect(upTo: Self.maxPlaylistBytes)
-            let text = String(decoding: body.readableBytesView, as: UTF8.self)
-            return (text, finalURL)
+            var bytes = [UInt8](body.readableBytesView)
+            if let range, response.status.code == 200 {
+                // The server ignored the Range header and sent the whole file: keep the part asked for.
+                let lower = Int(clamping: range.lowerBound)
+                let upper = Int(clamping: min(range.upperBound, Int64(bytes.count) - 1))
+                bytes = lower <= upper ? Array(bytes[lower...upper]) : []
+            }
+            return (bytes, finalURL)
         } catch let f as TaskFailure {
             throw f
         } catch let e as NIOTooManyBytesError {

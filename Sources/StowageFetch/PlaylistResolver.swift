@@ -2,7 +2,7 @@ import StowageHLS
 import StowageProtocol
 
 /// Resolves a title: fetches the playlist at its URL (master or media), applies the selection, fetches
-/// the chosen media playlists and plans the offline copy.
+/// the chosen media playlists and plans the offline copy. An MPD goes to ``DASHResolver``.
 public struct PlaylistResolver: Sendable {
     let fetcher: HTTPFetcher
 
@@ -11,6 +11,14 @@ public struct PlaylistResolver: Sendable {
     public func resolve(_ work: ResolveWork) async throws(TaskFailure) -> ResolvedPlan {
         let (text, finalURL) = try await fetcher.fetchText(work.url, headers: work.headers)
         let live = work.live == true
+        if DASHResolver.isMPD(text) {
+            if live {
+                throw TaskFailure(
+                    code: .playlist, message: "\(work.url): recording a DASH MPD is not supported (--record takes HLS)",
+                    retryable: false)
+            }
+            return try await DASHResolver(fetcher: fetcher).resolve(text: text, url: finalURL, work: work)
+        }
         do {
             if PlaylistLines.isMaster(text) {
                 let master = try MasterPlaylist(text: text, url: finalURL)

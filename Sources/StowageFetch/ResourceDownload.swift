@@ -18,9 +18,31 @@ extension HTTPFetcher {
     /// on the `.part` file keeps two workers from ever writing the same file.
     /// `durable` false: the file is renamed into place without waiting for the disk; the caller makes it
     /// durable (``downloadBatch(_:taskID:titlesRoot:progress:)`` syncs once for all its files) before reporting it.
+    ///
+    /// Fail-over: when `work.url` cannot be fetched (the network, an HTTP error), each of `work.alternates` is
+    /// tried in turn (DASH's several BaseURLs); the failure reported is the first URL's.
     public func download(
         _ work: FetchWork, taskID: String, titlesRoot: URL, durable: Bool = true,
         progress: @escaping @Sendable (Int64) -> Void
+    ) async throws(TaskFailure) -> FetchReport {
+        var first: TaskFailure?
+        for url in [work.url] + (work.alternates ?? []) {
+            var attempt = work
+            attempt.url = url
+            do {
+                return try await downloadFrom(
+                    attempt, taskID: taskID, titlesRoot: titlesRoot, durable: durable, progress)
+            } catch {
+                guard [.network, .httpStatus, .sourceGone].contains(error.code), !Task.isCancelled else { throw error }
+                first = first ?? error
+            }
+        }
+        throw first ?? TaskFailure(code: .internal, message: "no URL to fetch", retryable: false)
+    }
+
+    private func downloadFrom(
+        _ work: FetchWork, taskID: String, titlesRoot: URL, durable: Bool,
+        _ progress: @escaping @Sendable (Int64) -> Void
     ) async throws(TaskFailure) -> FetchReport {
         guard let destination = Self.safeDestination(work.path, under: titlesRoot) else {
             throw TaskFailure(

@@ -50,7 +50,8 @@ public struct OfflinePlanner: Sendable {
         }
         return ResolvedPlan(
             masterPlaylist: text, renditions: planner.renditions, resources: planner.resources, bytesEstimate: estimate,
-            keys: planner.keys, bookmarks: inputs.first.map { Self.indexBookmarks($0.playlist) } ?? [])
+            keys: planner.keys, bookmarks: inputs.first.map { Self.indexBookmarks($0.playlist) } ?? [],
+            protection: HLSProtection.summarize(inputs.map(\.playlist)))
     }
 
     private mutating func add(_ input: Input, live: Bool) throws(PlaylistError) {

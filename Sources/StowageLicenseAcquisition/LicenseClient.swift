@@ -69,6 +69,13 @@ extension HTTPFetcher {
             guard let id = k.keyID else {
                 throw TaskFailure(code: .license, message: "a Clear Key #EXT-X-KEY has no KEYID", retryable: false)
             }
+            guard !k.uri.isEmpty else {
+                throw TaskFailure(
+                    code: .license,
+                    message:
+                        "the MPD signals Clear Key without a license URL (clearkey:Laurl): submit with --license-url",
+                    retryable: false)
+            }
             clear[k.uri, default: []].append(id)
         }
         var fromServers: [String: [UInt8]] = [:]

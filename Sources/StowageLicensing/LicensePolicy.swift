@@ -1,3 +1,5 @@
+import StowageProtocol
+
 /// License decisions, without I/O: when a license ends, what is left of it, whether it allows a play.
 public enum LicensePolicy {
     /// The moment the license ends: the earlier of the rental expiry and first play + play duration.
@@ -26,23 +28,38 @@ public enum LicensePolicy {
         _ terms: LicenseTerms, _ usage: LicenseUsage, now: Double, clockRolledBack: Bool,
         startingPlay: Bool
     ) -> String? {
-        if terms.forceExpired { return "the license server revoked the license (forced expiry)" }
+        reason(terms, usage, now: now, clockRolledBack: clockRolledBack, startingPlay: startingPlay)?.message
+    }
+
+    /// ``refusal(_:_:now:clockRolledBack:startingPlay:)`` with the code `status --json` shows.
+    public static func reason(
+        _ terms: LicenseTerms, _ usage: LicenseUsage, now: Double, clockRolledBack: Bool,
+        startingPlay: Bool
+    ) -> NotPlayableReason? {
+        if terms.forceExpired {
+            return .init(.licenseExpired, "the license server revoked the license (forced expiry)")
+        }
         if clockRolledBack && terms.isTimeLimited {
-            return
+            return .init(
+                .clockRolledBack,
                 "the system clock went back; time-limited licenses count as expired until renewed online "
-                + "(stowctl renew)"
+                    + "(stowctl renew)")
         }
         if let end = effectiveExpiry(terms, usage), now >= end {
             if let playEnd = terms.playDurationSeconds.flatMap({ d in usage.firstPlayedAt.map { $0 + d } }),
                 playEnd <= now
             {
-                return "the play duration ended (\(Int(terms.playDurationSeconds ?? 0)) s after the first play)"
+                return .init(
+                    .licenseExpired,
+                    "the play duration ended (\(Int(terms.playDurationSeconds ?? 0)) s after the first play)")
             }
-            return "the rental expired"
+            return .init(.licenseExpired, "the rental expired")
         }
-        if let left = playTimeRemaining(terms, usage), left <= 0 { return "the total play time is used up" }
+        if let left = playTimeRemaining(terms, usage), left <= 0 {
+            return .init(.licenseUsedUp, "the total play time is used up")
+        }
         if startingPlay, let left = playsRemaining(terms, usage), left <= 0 {
-            return "all \(terms.playCountLimit ?? 0) plays are used"
+            return .init(.licenseUsedUp, "all \(terms.playCountLimit ?? 0) plays are used")
         }
         return nil
     }

@@ -3,9 +3,9 @@ import Hummingbird
 import Logging
 import Synchronization
 
-/// `stowctl play`'s server: one title at the root of 127.0.0.1, content keys at `/keys/N` through a key
-/// provider that asks the scheduler, media seconds metered, and every file refused once the license no
-/// longer allows playing.
+/// `stowctl play`'s server: one title at the root of 127.0.0.1, content keys at `/keys/N` (and W3C Clear Key
+/// licenses at `POST /clearkey`) through a key provider that asks the scheduler, media seconds metered, and every
+/// file refused once the license no longer allows playing.
 public final class PlaybackServer: Sendable {
     /// Answers a content key request: the key bytes, or why it is refused (403).
     public typealias KeyProvider = @Sendable (Int) async -> Result<[UInt8], Refusal>
@@ -20,14 +20,20 @@ public final class PlaybackServer: Sendable {
     public let files: TitleFileServer
     /// The media served, for the play-time reports.
     public let meter: PlayMeter
-    private let keys: KeyProvider
+    let keys: KeyProvider
+    /// Key ID (32 lowercase hex digits) -> key index, for the Clear Key license endpoint.
+    let clearKeyIDs: [String: Int]
     private let refusal = Mutex<String?>(nil)
 
-    /// Serves `files`, metering into `meter`, keys from `keys`.
-    public init(files: TitleFileServer, meter: PlayMeter, keys: @escaping KeyProvider) {
+    /// Serves `files`, metering into `meter`, keys from `keys`; `clearKeyIDs` maps the title's Clear Key key IDs
+    /// (hex) to key indexes for `POST /clearkey`.
+    public init(
+        files: TitleFileServer, meter: PlayMeter, keys: @escaping KeyProvider, clearKeyIDs: [String: Int] = [:]
+    ) {
         self.files = files
         self.meter = meter
         self.keys = keys
+        self.clearKeyIDs = clearKeyIDs
     }
 
     /// From now on, answer every file request with 403 and this reason (the license no longer allows playing).
@@ -48,6 +54,7 @@ public final class PlaybackServer: Sendable {
 
     /// Answers one request.
     func respond(to request: Request, context: some RequestContext) async -> Response {
+        if request.method == .post, request.uri.path == "/clearkey" { return await clearKeyLicense(request) }
         guard request.method == .get || request.method == .head else {
             return Self.text(.methodNotAllowed, "only GET and HEAD")
         }

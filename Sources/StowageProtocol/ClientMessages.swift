@@ -109,6 +109,13 @@ public struct PlayAuthorization: Codable, Sendable, Equatable {
     /// everything else comes from here — the offline playlists by relative path, and each file still
     /// missing fetched on demand from its source (never written, never counted as downloaded).
     public var streaming: StreamingPlan?
+    /// Why not, with its code (as `status --json` `notPlayableReason`).
+    public var notPlayable: NotPlayableReason?
+    /// Clear Key key IDs (32 lowercase hex digits) by key index, for the play server's license endpoint.
+    public var clearKeyIDs: [String: Int]?
+    /// A DASH title's media segments (`/<path>` -> seconds) for metering play time (HLS titles' come from their
+    /// playlists).
+    public var mediaDurations: [String: Double]?
 
     public init(
         playable: Bool, reason: String?, directory: String?, entryPlaylist: String?, streaming: StreamingPlan? = nil
@@ -169,6 +176,8 @@ public struct SubmitRequest: Codable, Sendable, Equatable {
     public var record: RecordRequest?
     /// A caller-chosen unique id (`--id`), for lookups by the gateway's `/resolve?id=`.
     public var id: String?
+    /// Download a title only a device's DRM can play (`--allow-device-drm`); it is never reported playable.
+    public var allowDeviceDRM: Bool?
 
     public init(
         url: String, name: String?, priority: Int, headers: [Header], selection: Selection,

@@ -12,11 +12,18 @@ public struct ResolvedPlan: Codable, Sendable, Equatable {
     public var keys: [PlannedKey]
     /// Index bookmarks that come with the source (`EXT-X-DATERANGE` with a `PROGRAM-DATE-TIME` timeline).
     public var bookmarks: [Bookmark]
+    /// File name of `masterPlaylist` in the title directory: `manifest.mpd` for DASH; nil = `master.m3u8`.
+    public var manifestName: String?
+    /// How the media is protected; nil when it is not encrypted.
+    public var protection: TitleProtection?
 
     public init(
         masterPlaylist: String, renditions: [PlannedRendition], resources: [PlannedResource], bytesEstimate: Int64?,
-        keys: [PlannedKey] = [], bookmarks: [Bookmark] = []
+        keys: [PlannedKey] = [], bookmarks: [Bookmark] = [], manifestName: String? = nil,
+        protection: TitleProtection? = nil
     ) {
+        self.manifestName = manifestName
+        self.protection = protection
         self.masterPlaylist = masterPlaylist
         self.renditions = renditions
         self.resources = resources
@@ -95,6 +102,8 @@ public struct PlannedResource: Codable, Sendable, Equatable {
     public var container: Container
     public var encrypted: Bool
     public var duration: Double
+    /// Other URLs of the same bytes (DASH: several BaseURLs), tried in order when `url` fails.
+    public var alternates: [String]?
 
     public init(
         kind: Kind, rendition: Int, url: String, rangeOffset: Int64?, rangeLength: Int64?,

@@ -86,6 +86,10 @@ public struct TitleStatus: Codable, Sendable, Equatable {
     public var stalledSince: String?
     /// The caller-chosen id (`submit --id`), null when none.
     public var id: String?
+    /// How the media is protected (null when it is not encrypted).
+    public var protection: TitleProtection?
+    /// Why it cannot be played offline now (null when `playableOffline`).
+    public var notPlayableReason: NotPlayableReason?
 
     public init(
         token: String, url: String, name: String?, state: TitleState, progress: Double,
@@ -138,6 +142,8 @@ public struct TitleStatus: Codable, Sendable, Equatable {
         try c.encode(recordedSeconds, forKey: .recordedSeconds)
         try c.encode(gaps, forKey: .gaps)
         try c.encode(stalledSince, forKey: .stalledSince)
+        try c.encode(protection, forKey: .protection)
+        try c.encode(notPlayableReason, forKey: .notPlayableReason)
         try c.encode(id, forKey: .id)
     }
 }

@@ -190,6 +190,8 @@ public struct FetchWork: Codable, Sendable, Equatable {
     /// The container to check while the bytes stream in; nil = no structure check (an encrypted, opaque
     /// file: its length and hash only).
     public var container: Container?
+    /// Other URLs of the same bytes (DASH: several BaseURLs), tried in order when `url` fails.
+    public var alternates: [String]?
 
     public init(
         url: String, headers: [Header], rangeOffset: Int64?, rangeLength: Int64?, path: String,

@@ -219,6 +219,7 @@ extension SchedulerService {
         stored.licenseURL = submit.licenseURL
         stored.preloadOnly = submit.preloadOnly
         stored.posterURL = submit.posterURL
+        stored.allowDeviceDRM = submit.allowDeviceDRM ?? false
         if let id = submit.id {
             guard !id.isEmpty, id.count <= 200, !id.contains(where: { $0.isNewline || $0 == "/" }) else {
                 throw TitleError(code: .refused, message: "--id is 1 to 200 characters, without '/' or line breaks")
@@ -260,9 +261,22 @@ extension SchedulerService {
         if title.state == .completed { fraction = 1 }
         let license = licenseStatus(title)
         let local = title.localPlaylist.map { options.home.titleDirectory(title.token).appendingPathComponent($0).path }
-        let playable =
-            title.state == .completed
-            && ((try? playability(title, thorough: false, startingPlay: true))?.playable ?? false)
+        // Only a completed title is worth checking (status and list must stay cheap for many titles).
+        let notPlayable: NotPlayableReason?
+        switch title.state {
+        case .completed:
+            let verdict = try? playability(title, thorough: false, startingPlay: true)
+            notPlayable =
+                verdict?.playable == true
+                ? nil : verdict?.notPlayable ?? NotPlayableReason(.filesMissing, "the offline copy cannot be read")
+        case .failed, .canceled:
+            notPlayable = NotPlayableReason(
+                title.state == .failed ? .failed : .canceled,
+                "the title \(title.state.rawValue) before its offline copy was complete")
+        default:
+            notPlayable = NotPlayableReason(.downloading, "the title is not completely downloaded")
+        }
+        let playable = notPlayable == nil
         let error = title.errorCode.map {
             TitleError(code: ErrorCode(rawValue: $0) ?? .internal, message: title.errorMessage ?? "")
         }
@@ -285,6 +299,8 @@ extension SchedulerService {
         }
         recordingStatus(title, into: &out)
         out.id = title.externalID
+        out.protection = protection(of: title)
+        out.notPlayableReason = notPlayable
         return out
     }
 

@@ -47,9 +47,11 @@ extension SchedulerService {
 
     /// What a worker needs to fetch one resource.
     func fetchWork(_ r: ResourceRecord, headers: [Header]) -> FetchWork {
-        FetchWork(
+        var work = FetchWork(
             url: r.url, headers: headers, rangeOffset: r.rangeOffset, rangeLength: r.rangeLength,
             path: "\(r.token)/\(r.localPath)", container: r.encrypted ? nil : r.container)
+        work.alternates = r.alternates
+        return work
     }
 
     /// The results of a batch, item by item, as if each had been a task of its own; items not attempted go back

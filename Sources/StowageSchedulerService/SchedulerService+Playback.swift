@@ -28,18 +28,24 @@ extension SchedulerService {
         let facts = PlaybackPolicy.Facts(
             completed: title.state == .completed, expiresAt: nil,
             filesPresent: filesPresent, keysPresent: keysPresent, now: now(),
-            streaming: stillDownloading)
-        var refusal = PlaybackPolicy.refusal(facts)
-        if refusal == nil, title.errorCode == ErrorCode.integrity.rawValue {
-            refusal = title.errorMessage ?? "files of the offline copy failed verification"
+            streaming: stillDownloading, deviceOnly: protection(of: title)?.deviceOnly ?? false,
+            corrupt: title.errorCode == ErrorCode.integrity.rawValue)
+        var refusal: NotPlayableReason?
+        if title.state == .failed || title.state == .canceled {
+            let code: NotPlayableReason.Code = title.state == .failed ? .failed : .canceled
+            refusal = NotPlayableReason(code, "the title \(title.state.rawValue) before its offline copy was complete")
         }
+        refusal = refusal ?? PlaybackPolicy.reason(facts)
+        if refusal?.code == .filesCorrupt, let message = title.errorMessage { refusal?.message = message }
         if refusal == nil, let t = terms(of: title) {
-            refusal = LicensePolicy.refusal(
+            refusal = LicensePolicy.reason(
                 t, usage(of: title), now: now(), clockRolledBack: clockRolledBack(for: title),
                 startingPlay: startingPlay)
         }
         if let reason = refusal {
-            return PlayAuthorization(playable: false, reason: reason, directory: nil, entryPlaylist: nil)
+            var verdict = PlayAuthorization(playable: false, reason: reason.message, directory: nil, entryPlaylist: nil)
+            verdict.notPlayable = reason
+            return verdict
         }
         if stillDownloading {
             var playlists = try offlinePlaylists(title)
@@ -59,10 +65,40 @@ extension SchedulerService {
             let plan = StreamingPlan(
                 playlists: Dictionary(playlists.files, uniquingKeysWith: { a, _ in a }), sources: sources,
                 headers: decode([Header].self, title.headers) ?? [])
-            return PlayAuthorization(
+            var verdict = PlayAuthorization(
                 playable: true, reason: nil, directory: dir.path, entryPlaylist: playlists.entry, streaming: plan)
+            verdict.clearKeyIDs = try clearKeyIDs(title)
+            verdict.mediaDurations = try mediaDurations(title)
+            return verdict
         }
-        return PlayAuthorization(playable: true, reason: nil, directory: dir.path, entryPlaylist: entry)
+        var verdict = PlayAuthorization(playable: true, reason: nil, directory: dir.path, entryPlaylist: entry)
+        verdict.clearKeyIDs = try clearKeyIDs(title)
+        verdict.mediaDurations = try mediaDurations(title)
+        return verdict
+    }
+
+    /// A DASH title's segment durations for play-time metering: the video's, else the first track's (media time
+    /// is counted once, as for HLS). nil for HLS titles (their playlists say).
+    func mediaDurations(_ title: TitleRecord) throws -> [String: Double]? {
+        guard title.manifestName != nil else { return nil }
+        let renditions = try store.renditions(token: title.token)
+        let video = Set(renditions.filter { $0.kind == .video }.map(\.position))
+        let counted = video.isEmpty ? Set(renditions.prefix(1).map(\.position)) : video
+        var out: [String: Double] = [:]
+        for r in try store.resources(token: title.token) where r.kind == .segment && counted.contains(r.rendition) {
+            out["/" + r.localPath] = r.duration
+        }
+        return out
+    }
+
+    /// The title's Clear Key key IDs (hex, lowercase) by key index.
+    func clearKeyIDs(_ title: TitleRecord) throws -> [String: Int]? {
+        var ids: [String: Int] = [:]
+        for key in try store.keys(token: title.token) where key.keyFormat == "org.w3.clearkey" {
+            guard let id = key.keyID, let bytes = KeyEncoding.hex(id) else { continue }
+            ids[KeyEncoding.hexString(bytes)] = key.position
+        }
+        return ids.isEmpty ? nil : ids
     }
 
     /// `play`: authorise and count one play.
@@ -90,6 +126,21 @@ extension SchedulerService {
             throw TitleError(code: .license, message: "title \(token) has no key \(index)")
         }
         return Data(try vault.unwrap(wrapped, token: token, index: index)).base64EncodedString()
+    }
+
+    /// The title's protection as stored with its plan (nil: not encrypted).
+    func protection(of title: TitleRecord) -> TitleProtection? {
+        title.protection.flatMap { decode(TitleProtection.self, $0) }
+    }
+
+    /// Why a title only a device's DRM can play is not downloaded without `--allow-device-drm`.
+    static func deviceOnlyRefusal(_ url: String, _ protection: TitleProtection) -> TitleError {
+        TitleError(
+            code: .refused,
+            message:
+                "\(url) is protected by \(protection.systemNames) (scheme \(protection.scheme ?? "unsignalled")): "
+                + "only a device with its own license can play it, so an offline copy here would never be playable; "
+                + "submit with --allow-device-drm to store it encrypted for such devices")
     }
 
     func unknownTitle(_ token: String) -> TitleError {

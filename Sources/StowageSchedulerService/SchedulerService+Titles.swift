@@ -26,7 +26,7 @@ extension SchedulerService {
     private func reportMissingFiles() throws {
         for var title in try store.titles(state: .completed) where title.errorCode == nil {
             let entry = options.home.titleDirectory(title.token).appendingPathComponent(
-                title.localPlaylist ?? "master.m3u8")
+                title.localPlaylist ?? title.manifestName ?? "master.m3u8")
             guard !FileManager.default.fileExists(atPath: entry.path) else { continue }
             let message =
                 "files of the completed title are missing from \(options.home.titleDirectory(title.token).path)"
@@ -206,6 +206,9 @@ extension SchedulerService {
 
     /// The offline playlists (relative path, text) and which of them is the entry point.
     func offlinePlaylists(_ title: TitleRecord) throws -> (files: [(String, String)], entry: String) {
+        if let manifest = title.manifestName, let text = title.masterPlaylist {
+            return ([(manifest, text)], manifest)  // DASH: one manifest names every file
+        }
         let renditions = try store.renditions(token: title.token)
         var files = renditions.map { ($0.localPath, $0.playlist) }
         if let master = title.masterPlaylist, !master.isEmpty {

@@ -136,6 +136,19 @@ extension SchedulerService {
             work.keys = keys.map {
                 PlannedKey(uri: $0.uri, method: $0.method, keyFormat: $0.keyFormat, keyID: $0.keyID)
             }
+            if title.manifestName != nil, keys.contains(where: { $0.keyFormat == "org.w3.clearkey" }) {
+                // DASH Clear Key: `--license-url` names the Clear Key server (over the MPD's Laurl); the terms
+                // are granted as requested.
+                if let override = title.licenseURL {
+                    work.keys = work.keys?.map {
+                        var k = $0
+                        k.uri = override
+                        return k
+                    }
+                    work.keyURIs = work.keys?.map(\.uri) ?? []
+                    work.licenseURL = nil
+                }
+            }
             return .license(work)
         case .fetch, .verify:
             return nil
@@ -169,6 +182,9 @@ extension SchedulerService {
                 return try fail(
                     token,
                     TitleError(code: .playlist, message: "\(title.url): the selected renditions have no segments"))
+            }
+            if let protection = plan.protection, protection.deviceOnly, !title.allowDeviceDRM {
+                return try fail(token, Self.deviceOnlyRefusal(title.url, protection))
             }
             var plan = plan
             if let poster = title.posterURL, let url = URL(string: poster), let scheme = url.scheme?.lowercased(),

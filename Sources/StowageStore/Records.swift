@@ -57,6 +57,12 @@ public struct TitleRecord: Codable, Sendable, Equatable, FetchableRecord, Persis
     public var recordingEndedAt: Double?
     /// The caller-chosen unique id (`submit --id`).
     public var externalID: String?
+    /// File name of the offline entry manifest when it is not `master.m3u8` (DASH: `manifest.mpd`).
+    public var manifestName: String?
+    /// JSON of the media's `TitleProtection` (nil: not encrypted).
+    public var protection: String?
+    /// `submit --allow-device-drm`: download even if only a device's DRM can play it.
+    public var allowDeviceDRM: Bool = false
 
     /// A new title, not planned yet.
     public init(
@@ -180,6 +186,8 @@ public struct ResourceRecord: Codable, Sendable, Equatable, FetchableRecord, Mut
     public var sha256: String?
     public var contentLength: Int64?
     public var lastError: String?
+    /// Other URLs of the same bytes (DASH: several BaseURLs), tried in order when `url` fails.
+    public var alternates: [String]? = nil
 
     /// Takes the row id SQLite assigned.
     public mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
@@ -204,6 +212,8 @@ public struct ResourceRecord: Codable, Sendable, Equatable, FetchableRecord, Mut
         public static let sha256 = Column(CodingKeys.sha256)
         public static let contentLength = Column(CodingKeys.contentLength)
         public static let lastError = Column(CodingKeys.lastError)
+        /// Newline-separated URLs.
+        public static let alternates = Column(CodingKeys.alternates)
     }
 }
 
@@ -231,6 +241,7 @@ extension ResourceRecord {
         sha256 = row[C.sha256]
         contentLength = row[C.contentLength]
         lastError = row[C.lastError]
+        alternates = (row[C.alternates] as String?).map { $0.split(separator: "\n").map(String.init) }
     }
 
     /// Writes every column (the `Encodable` path's cost, avoided on the per-segment path).
@@ -254,6 +265,7 @@ extension ResourceRecord {
         container[C.sha256] = sha256
         container[C.contentLength] = contentLength
         container[C.lastError] = lastError
+        container[C.alternates] = alternates.flatMap { $0.isEmpty ? nil : $0.joined(separator: "\n") }
     }
 }
 

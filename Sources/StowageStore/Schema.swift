@@ -174,6 +174,14 @@ enum Schema {
             // `list` pages through titles in request order: an index keeps each page a range scan.
             try db.create(index: "title_requested", on: "title", columns: ["requestedAt", "token"])
         }
+        migrator.registerMigration("v12-dash") { db in
+            try db.alter(table: "title") { t in
+                t.add(column: "manifestName", .text)
+                t.add(column: "protection", .text)
+                t.add(column: "allowDeviceDRM", .boolean).notNull().defaults(to: false)
+            }
+            try db.alter(table: "resource") { t in t.add(column: "alternates", .text) }
+        }
         return migrator
     }
 }

@@ -190,7 +190,8 @@ public final class Store {
                     url: r.url, rangeOffset: r.rangeOffset, rangeLength: r.rangeLength,
                     localPath: r.localPath, container: r.container, encrypted: r.encrypted,
                     duration: r.duration, state: .pending, attempts: 0,
-                    bytes: nil, sha256: nil, contentLength: nil, lastError: nil)
+                    bytes: nil, sha256: nil, contentLength: nil, lastError: nil,
+                    alternates: r.alternates)
                 try record.insert(db)
             }
             try ContentKeyRecord.all().forTitle(token).deleteAll(db)
@@ -208,6 +209,10 @@ public final class Store {
             title.planned = true
             title.bytesEstimate = plan.bytesEstimate
             title.masterPlaylist = plan.masterPlaylist
+            title.manifestName = plan.manifestName
+            title.protection = try plan.protection.map {
+                String(decoding: try JSONEncoder().encode($0), as: UTF8.self)
+            }
             try title.update(db)
         }
     }

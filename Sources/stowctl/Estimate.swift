@@ -20,7 +20,7 @@ struct Estimate: AsyncParsableCommand {
             Bandwidth (AVERAGE-BANDWIDTH, else BANDWIDTH) × duration; --exact sums HEAD Content-Length of every file.
             """)
 
-    @Argument(help: "URL of the HLS master (or media) playlist.")
+    @Argument(help: "URL of the HLS master (or media) playlist, or of a DASH MPD.")
     var url: String
     @OptionGroup var select: SelectionOptions
     @Flag(help: "Sum the real sizes (one HEAD request per file).")

@@ -33,8 +33,9 @@ struct Play: AsyncParsableCommand {
             Counts the play, then serves the title (byte ranges supported) until stopped with Ctrl-C or SIGTERM. \
             A title still downloading can be played too: what is on disk is served from disk, the rest is fetched \
             from the origin on demand (kept in memory, not counted as downloaded). \
-            Prints the URL of its master playlist; any HLS player (ffplay, VLC, hls.js) can open it. Content keys \
-            are released at /keys/N only while the license allows.
+            Prints the URL of its master playlist (a DASH title's manifest.mpd); any HLS or DASH player (ffplay, \
+            VLC, hls.js, dash.js) can open it. Content keys are released at /keys/N, and Clear Key licenses at \
+            POST /clearkey, only while the license allows.
             """)
 
     @OptionGroup var connection: ConnectionOptions
@@ -54,7 +55,9 @@ struct Play: AsyncParsableCommand {
         // Still downloading: what is not on disk yet is streamed from the origin.
         let streaming = auth.streaming.map { StreamingSource(directory: root, plan: $0, logger: logger) }
         do {
-            try await serve(root: root, entry: entry, client: client, streaming: streaming, logger: logger)
+            try await serve(
+                root: root, entry: entry, client: client, streaming: streaming, clearKeyIDs: auth.clearKeyIDs ?? [:],
+                durations: auth.mediaDurations, logger: logger)
         } catch {
             await streaming?.shutdown()
             throw error
@@ -64,11 +67,12 @@ struct Play: AsyncParsableCommand {
 
     /// Serves until SIGTERM or SIGINT; a thread of its own reports the media played every second.
     private func serve(
-        root: URL, entry: String, client: LockedClient, streaming: StreamingSource?,
-        logger: Logger
+        root: URL, entry: String, client: LockedClient, streaming: StreamingSource?, clearKeyIDs: [String: Int],
+        durations: [String: Double]?, logger: Logger
     ) async throws {
         let token = self.token, json = connection.json
-        let meter = PlayMeter(directory: root, playlists: streaming?.playlists)
+        let meter =
+            durations.map { PlayMeter(durations: $0) } ?? PlayMeter(directory: root, playlists: streaming?.playlists)
         let keys: PlaybackServer.KeyProvider = { index in
             await offloaded {
                 do {
@@ -80,7 +84,9 @@ struct Play: AsyncParsableCommand {
                 }
             }
         }
-        let server = PlaybackServer(files: TitleFileServer(root: root, streaming: streaming), meter: meter, keys: keys)
+        let server = PlaybackServer(
+            files: TitleFileServer(root: root, streaming: streaming), meter: meter, keys: keys, clearKeyIDs: clearKeyIDs
+        )
         let app = server.application(host: "127.0.0.1", port: port, logger: logger) { bound in
             let url = "http://127.0.0.1:\(bound)/\(entry)"
             logger.info("serving", metadata: ["root": "\(root.path)", "url": "http://127.0.0.1:\(bound)/"])

@@ -5,7 +5,7 @@ import StowageRuntime
 
 struct Submit: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Queue a download of an HLS master (or media) playlist.",
+        abstract: "Queue a download of an HLS master (or media) playlist or a DASH MPD.",
         discussion: """
             Prints the title's token as the last line of stdout. With --wait, shows progress on stderr and \
             returns when the title ends: exit 0 only if it completed.
@@ -20,10 +20,16 @@ struct Submit: ParsableCommand {
             left the window before they could be fetched are reported as gaps in `status`. A recording cannot \
             be paused (the window moves on while it waits): stop it instead. Without --record a live playlist \
             is refused.
+
+            DASH: an .mpd URL takes the same selection options (Period by Period); the offline copy is a local \
+            manifest.mpd. Media protected by a DRM only a device can license (Widevine, PlayReady, FairPlay) is \
+            refused unless --allow-device-drm: then it is stored encrypted as delivered but never reported \
+            playable here (`status` says why and what a device needs: `protection`). Clear Key and HLS AES-128 \
+            keys are acquired and kept by Stowage.
             """)
 
     @OptionGroup var connection: ConnectionOptions
-    @Argument(help: "URL of the HLS master or media playlist.")
+    @Argument(help: "URL of the HLS master or media playlist, or of a DASH MPD.")
     var url: String
     @OptionGroup var select: SelectionOptions
     @Option(help: "A display name for the title.")
@@ -42,6 +48,8 @@ struct Submit: ParsableCommand {
     var duration: String?
     @Option(help: "With --record: start at the oldest segment of the window (start) or at the live edge (live).")
     var from: RecordRequest.Start?
+    @Flag(help: "Download media only a device's DRM can play (Widevine, PlayReady, FairPlay); never playable here.")
+    var allowDeviceDrm = false
     @OptionGroup var license: LicenseOptions
 
     func validate() throws {
@@ -67,6 +75,7 @@ struct Submit: ParsableCommand {
             selection: select.selection, terms: license.terms, licenseURL: license.licenseURL)
         request.posterURL = poster
         request.id = id
+        if allowDeviceDrm { request.allowDeviceDRM = true }
         if record {
             request.record = RecordRequest(durationSeconds: duration.flatMap(parseDuration), from: from ?? .start)
         }

@@ -37,9 +37,9 @@ struct VariantsReport: Codable, Sendable {
 
 struct Variants: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "List the renditions of an HLS playlist: bandwidth, resolution, codecs, groups, languages.")
+        abstract: "List the renditions of an HLS playlist or DASH MPD: bandwidth, resolution, codecs, languages.")
 
-    @Argument(help: "URL of the HLS master (or media) playlist.")
+    @Argument(help: "URL of the HLS master (or media) playlist, or of a DASH MPD.")
     var url: String
     @Option(name: .customLong("header"), help: "An HTTP header, 'Name: value' (repeatable).")
     var headers: [String] = []
@@ -50,6 +50,7 @@ struct Variants: AsyncParsableCommand {
         let headers = self.headers.compactMap(Header.init(parsing:))
         let report = try await withFetcher { fetcher in
             let (text, finalURL) = try await fetcher.fetchText(url, headers: headers)
+            if DASHResolver.isMPD(text) { return try Self.dashReport(text: text, url: finalURL) }
             guard PlaylistLines.isMaster(text) else {
                 _ = try MediaPlaylist(text: text, url: finalURL)
                 return VariantsReport(url: finalURL, isMaster: false, variants: [], renditions: [])

@@ -31,15 +31,18 @@ enum OfflineCopy {
     /// equal. (ffmpeg skips a segment it cannot fetch and still exits 0: comparing with the origin's frames
     /// catches that.)
     /// `copy` hashes the packets as stored (what subtitles need: framemd5 has no subtitle encoder).
-    static func framemd5(_ playlist: String, stream: String = "v", copy: Bool = false) throws -> String {
+    /// `extra`: input options before `-i` (`-cenc_decryption_key HEX`).
+    static func framemd5(_ playlist: String, stream: String = "v", copy: Bool = false, extra: [String] = []) throws
+        -> String
+    {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        // `-allowed_extensions` is the HLS reader's option (DASH and MP4 inputs refuse it).
+        let isHLS = playlist.split(separator: "?").first?.hasSuffix(".m3u8") ?? false
         p.arguments =
-            [
-                "ffmpeg", "-nostdin", "-v", "error", "-allowed_extensions", "ALL",
-                "-protocol_whitelist", "file,http,tcp,crypto,data",
-                "-i", playlist, "-map", "0:\(stream)",
-            ] + (copy ? ["-c", "copy"] : []) + ["-f", "framemd5", "-"]
+            ["ffmpeg", "-nostdin", "-v", "error"] + (isHLS ? ["-allowed_extensions", "ALL"] : []) + extra
+            + ["-protocol_whitelist", "file,http,tcp,crypto,data", "-i", playlist, "-map", "0:\(stream)"]
+            + (copy ? ["-c", "copy"] : []) + ["-f", "framemd5", "-"]
         let run = try runCapturingStreams(p)
         let frames = run.stdout.split(separator: "\n").filter { !$0.hasPrefix("#") }
         guard run.status == 0, !frames.isEmpty else {

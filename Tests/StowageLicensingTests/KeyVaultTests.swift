@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import StowageProtocol
 import Testing
 
 @testable import StowageLicensing
@@ -124,5 +125,46 @@ struct LicensePolicyTests {
         t = LicenseTerms(kind: .rental, requestedAt: 0, expiresAt: 1000)
         #expect(LicensePolicy.renewalDue(t, LicenseUsage(), now: 950, lead: 100))
         #expect(!LicensePolicy.renewalDue(t, LicenseUsage(), now: 800, lead: 100))
+    }
+}
+
+@Suite("Not-playable reasons")
+struct NotPlayableReasonTests {
+    func facts(
+        completed: Bool = true, files: Bool = true, keys: Bool = true, deviceOnly: Bool = false, corrupt: Bool = false
+    ) -> PlaybackPolicy.Facts {
+        PlaybackPolicy.Facts(
+            completed: completed, expiresAt: nil, filesPresent: files, keysPresent: keys, now: 0,
+            deviceOnly: deviceOnly, corrupt: corrupt)
+    }
+
+    @Test func everyConditionHasItsCode() {
+        #expect(PlaybackPolicy.reason(facts()) == nil)
+        #expect(PlaybackPolicy.reason(facts(completed: false))?.code == .downloading)
+        #expect(PlaybackPolicy.reason(facts(deviceOnly: true))?.code == .deviceLicenseRequired)
+        #expect(PlaybackPolicy.reason(facts(keys: false))?.code == .keysMissing)
+        #expect(PlaybackPolicy.reason(facts(files: false))?.code == .filesMissing)
+        #expect(PlaybackPolicy.reason(facts(corrupt: true))?.code == .filesCorrupt)
+        // A device-only title lacks no key Stowage could hold: the device's license is what it needs.
+        #expect(PlaybackPolicy.reason(facts(keys: true, deviceOnly: true))?.message.contains("device") == true)
+    }
+
+    @Test func licenseReasonsHaveTheirCodes() {
+        let rental = LicenseTerms(kind: .rental, requestedAt: 0, expiresAt: 10, playCountLimit: 1)
+        let usage = LicenseUsage()
+        #expect(
+            LicensePolicy.reason(rental, usage, now: 11, clockRolledBack: false, startingPlay: true)?.code
+                == .licenseExpired)
+        #expect(
+            LicensePolicy.reason(rental, usage, now: 1, clockRolledBack: true, startingPlay: true)?.code
+                == .clockRolledBack)
+        #expect(
+            LicensePolicy.reason(
+                rental, LicenseUsage(playCount: 1), now: 1, clockRolledBack: false, startingPlay: true)?
+                .code == .licenseUsedUp)
+        let revoked = LicenseTerms(kind: .purchase, requestedAt: 0, forceExpired: true)
+        #expect(
+            LicensePolicy.reason(revoked, usage, now: 1, clockRolledBack: false, startingPlay: true)?.code
+                == .licenseExpired)
     }
 }

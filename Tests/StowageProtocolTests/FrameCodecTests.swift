@@ -210,6 +210,8 @@ struct FrameCodecTests {
             "suspendedReason", "suspendedSince", "nextProbeAt", "waitingFor", "queuePosition",
             // the live-recording issue's (recordedSeconds, gaps) and the gateway issue's (id)
             "recordedSeconds", "gaps", "stalledSince", "id",
+            // the DASH issue's
+            "protection", "notPlayableReason",
         ]
         #expect(Set(object.keys) == Set(keys))
     }

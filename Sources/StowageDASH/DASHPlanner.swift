@@ -1,0 +1,117 @@
+import StowageProtocol
+
+/// Turns the chosen Representations of an MPD, with their segments, into the offline plan: one local file per
+/// segment (byte ranges of one file become files of their own), the local `manifest.mpd` naming only those
+/// files, the title's protection, and the Clear Key keys to acquire.
+///
+/// In the local MPD a Clear Key ContentProtection names the play server's license endpoint (``localLicensePath``)
+/// instead of the origin's; other systems keep their license URLs (a device licenses with them).
+public enum DASHPlanner {
+    /// One chosen Representation of one Period and its segments.
+    public struct Input: Sendable {
+        public var period: Int
+        public var track: RepresentationSelector.Track
+        public var segments: RepresentationSegments
+
+        public init(period: Int, track: RepresentationSelector.Track, segments: RepresentationSegments) {
+            self.period = period
+            self.track = track
+            self.segments = segments
+        }
+    }
+
+    /// The file name of the offline manifest.
+    public static let manifestName = "manifest.mpd"
+    /// Where `stowctl play` answers W3C Clear Key license requests for the offline copy.
+    public static let localLicensePath = "/clearkey"
+
+    /// The plan for `inputs` (in Period order, video then audio then subtitles in each).
+    public static func plan(mpd: MPD, inputs: [Input]) throws(DASHError) -> ResolvedPlan {
+        var tracks: [LocalTrack] = []
+        var renditions: [PlannedRendition] = []
+        var resources: [PlannedResource] = []
+        var protections: [ContentProtection] = []
+        for input in inputs {
+            var track = LocalTrack(mpd: mpd, period: input.period, track: input.track, segments: input.segments)
+            protections += track.representation.contentProtections
+            let encrypted = ProtectionSummary(track.representation.contentProtections).isEncrypted
+            let rendition = renditions.count
+            renditions.append(
+                PlannedRendition(
+                    kind: track.kind, sourceURL: mpd.url, localPath: track.folder, playlist: "",
+                    language: track.adaptationSet.lang))
+            for file in track.files {
+                var resource = PlannedResource(
+                    kind: file.kind, rendition: rendition, url: file.source.url,
+                    rangeOffset: file.source.range?.offset, rangeLength: file.source.range?.length,
+                    localPath: file.localPath, container: file.container,
+                    encrypted: encrypted && file.kind != .initSection, duration: file.duration)
+                if file.source.urls.count > 1 { resource.alternates = Array(file.source.urls.dropFirst()) }
+                resources.append(resource)
+            }
+            track.representation.contentProtections = track.representation.contentProtections.map(localized)
+            tracks.append(track)
+        }
+        let summary = ProtectionSummary(protections)
+        var periods: [LocalMPDWriter.LocalPeriod] = []
+        for (index, period) in mpd.periods.enumerated() {
+            let mine = zip(inputs, tracks).filter { $0.0.period == index }.map(\.1)
+            guard !mine.isEmpty else { continue }
+            periods.append(.init(id: period.id, start: period.start, duration: period.duration, tracks: mine))
+        }
+        let duration = mpd.duration ?? periods.last.map { $0.start + $0.effectiveDuration }
+        let text = LocalMPDWriter.write(periods: periods, mediaPresentationDuration: duration)
+        let estimate = estimateBytes(inputs: inputs, mpd: mpd)
+        return ResolvedPlan(
+            masterPlaylist: text, renditions: renditions, resources: resources, bytesEstimate: estimate,
+            keys: keys(summary), manifestName: manifestName,
+            protection: summary.isEncrypted ? protection(summary) : nil)
+    }
+
+    /// The Clear Key keys to acquire: one per key ID, from the Clear Key system's first license URL (empty
+    /// when the MPD names none: then the title's `--license-url` must).
+    static func keys(_ summary: ProtectionSummary) -> [PlannedKey] {
+        guard let clearKey = summary.systems.first(where: \.isClearKey) else { return [] }
+        return summary.keyIDs.map {
+            PlannedKey(
+                uri: clearKey.licenseURLs.first ?? "", method: summary.scheme ?? "cenc",
+                keyFormat: "org.w3.clearkey", keyID: "0x" + $0)
+        }
+    }
+
+    /// `status --json`'s `protection` from the MPD's summary.
+    public static func protection(_ summary: ProtectionSummary) -> TitleProtection {
+        TitleProtection(
+            scheme: summary.scheme,
+            systems: summary.systems.map {
+                TitleProtection.System(
+                    name: $0.name ?? $0.id, systemId: $0.id, pssh: $0.pssh.first, licenseUrls: $0.licenseURLs)
+            },
+            kids: summary.keyIDs, licenseUrls: summary.licenseURLs, deviceOnly: summary.isDeviceOnly)
+    }
+
+    /// A Clear Key ContentProtection pointing at the play server's license endpoint.
+    static func localized(_ protection: ContentProtection) -> ContentProtection {
+        let uri = protection.schemeIdUri.lowercased()
+        let isClearKey =
+            uri == "org.w3.clearkey" || uri == "urn:uuid:org.w3.clearkey"
+            || protection.systemID == ProtectionSummary.clearKeySystemID
+        guard isClearKey else { return protection }
+        var local = protection
+        local.licenseURLs = [
+            .init(url: localLicensePath, element: "Laurl", namespace: "http://dashif.org/guidelines/clearKey")
+        ]
+        return local
+    }
+
+    /// Bandwidth × duration over every chosen Representation, bytes.
+    static func estimateBytes(inputs: [Input], mpd: MPD) -> Int64 {
+        var total = 0.0
+        for input in inputs {
+            let set = mpd.periods[input.period].adaptationSets[input.track.adaptationSet]
+            let bandwidth = Double(set.representations[input.track.representation].bandwidth)
+            total += bandwidth / 8 * input.segments.duration
+        }
+        return Int64(total.rounded())
+    }
+}

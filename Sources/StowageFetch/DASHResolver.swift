@@ -1,0 +1,75 @@
+import Foundation
+import StowageDASH
+import StowageProtocol
+
+/// Resolves a DASH title: the MPD at its URL, the selection Period by Period, each chosen Representation's
+/// segments (fetching its `sidx` first when the MPD gives a SegmentBase index range), and the offline plan.
+public struct DASHResolver: Sendable {
+    let fetcher: HTTPFetcher
+
+    public init(fetcher: HTTPFetcher) { self.fetcher = fetcher }
+
+    /// Whether a fetched document is an MPD rather than an HLS playlist: by its first element (an `.mpd`
+    /// URL serving a playlist is read as what it is).
+    public static func isMPD(_ text: String) -> Bool {
+        let head = text.prefix(2_048).drop { $0.isWhitespace || $0 == "\u{FEFF}" }
+        if head.hasPrefix("#EXTM3U") { return false }
+        return head.hasPrefix("<") && head.contains("<MPD")
+    }
+
+    func resolve(text: String, url: String, work: ResolveWork) async throws(TaskFailure) -> ResolvedPlan {
+        do {
+            let mpd = try MPD(text: text, url: url)
+            guard mpd.type == .static else {
+                throw TaskFailure(
+                    code: .playlist,
+                    message:
+                        "\(url): a dynamic (live) MPD; recording live DASH is not supported: submit a static MPD, "
+                        + "or the event's HLS playlist with --record",
+                    retryable: false)
+            }
+            var inputs: [DASHPlanner.Input] = []
+            for choice in try RepresentationSelector.select(mpd, work.selection) {
+                let period = mpd.periods[choice.period]
+                for track in choice.tracks {
+                    let representation = period.adaptationSets[track.adaptationSet].representations[
+                        track.representation]
+                    let segments: RepresentationSegments
+                    switch try SegmentAddresser.address(representation, in: period) {
+                    case .segments(let found): segments = found
+                    case .needsIndex(let request): segments = try await index(request, work: work)
+                    }
+                    inputs.append(DASHPlanner.Input(period: choice.period, track: track, segments: segments))
+                }
+            }
+            return try DASHPlanner.plan(mpd: mpd, inputs: inputs)
+        } catch let error as DASHError {
+            throw TaskFailure(
+                code: error.code == .refusedURI ? .refused : .playlist, message: "\(url): \(error.description)",
+                retryable: false)
+        } catch let failure as TaskFailure {
+            throw failure
+        } catch {
+            throw TaskFailure(code: .internal, message: "\(error)", retryable: false)
+        }
+    }
+
+    /// The segments of a SegmentBase Representation: its `sidx` fetched as a byte range, each BaseURL in turn.
+    private func index(_ request: IndexRequest, work: ResolveWork) async throws -> RepresentationSegments {
+        guard let range = request.index.range else {
+            throw DASHError(.missingAttribute, element: "SegmentBase", attribute: "indexRange", "no index range")
+        }
+        var firstFailure: TaskFailure?
+        for url in request.index.urls {
+            do {
+                let (bytes, _) = try await fetcher.fetchBytes(
+                    url, headers: work.headers, range: range.offset...(range.end - 1))
+                return try request.segments(fromSidx: bytes)
+            } catch let failure as TaskFailure {
+                guard [.network, .httpStatus, .sourceGone].contains(failure.code) else { throw failure }
+                firstFailure = firstFailure ?? failure
+            }
+        }
+        throw firstFailure ?? TaskFailure(code: .playlist, message: "no URL for the segment index", retryable: false)
+    }
+}

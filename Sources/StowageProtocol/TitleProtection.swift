@@ -1,0 +1,110 @@
+/// How a title's media is protected, as `status --json` shows it (`protection`): the encryption scheme, the
+/// key IDs, and every DRM system the source signals with what a device needs to license it.
+public struct TitleProtection: Codable, Sendable, Equatable {
+    /// One DRM system that can license the title.
+    public struct System: Codable, Sendable, Equatable {
+        /// `ClearKey`, `Widevine`, `PlayReady`, `FairPlay`, or the system ID when unknown.
+        public var name: String
+        /// Lowercase UUID with dashes; nil when the source names the system only by key format (HLS).
+        public var systemId: String?
+        /// The system's `pssh` box (base64), nil when the source carries none.
+        public var pssh: String?
+        /// License URLs the source names for this system.
+        public var licenseUrls: [String]
+
+        public init(name: String, systemId: String?, pssh: String? = nil, licenseUrls: [String] = []) {
+            self.name = name
+            self.systemId = systemId
+            self.pssh = pssh
+            self.licenseUrls = licenseUrls
+        }
+
+        /// W3C Clear Key: anyone with the license URL gets the keys; Stowage acquires and keeps them.
+        public var isClearKey: Bool { systemId == TitleProtection.clearKeySystemID || name == "ClearKey" }
+
+        /// Encodes nil fields as JSON null so scripts see every key.
+        public func encode(to encoder: Encoder) throws {
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode(name, forKey: .name)
+            try c.encode(systemId, forKey: .systemId)
+            try c.encode(pssh, forKey: .pssh)
+            try c.encode(licenseUrls, forKey: .licenseUrls)
+        }
+    }
+
+    /// The W3C Clear Key system ID.
+    public static let clearKeySystemID = "e2719d58-a985-b3c9-781a-b030af78d30e"
+
+    /// `cenc`, `cbcs`, `cens`, `cbc1` (common encryption), `aes-128` or `sample-aes` (HLS); nil when not
+    /// signalled.
+    public var scheme: String?
+    public var systems: [System]
+    /// Key IDs, 32 lowercase hex digits, in the order met.
+    public var kids: [String]
+    /// Every license URL, in order, without duplicates.
+    public var licenseUrls: [String]
+    /// Only a device's DRM (FairPlay, Widevine, PlayReady …) can license it: Stowage cannot hold its keys, so
+    /// the offline copy is never reported playable here.
+    public var deviceOnly: Bool
+
+    public init(scheme: String?, systems: [System], kids: [String], licenseUrls: [String], deviceOnly: Bool) {
+        self.scheme = scheme
+        self.systems = systems
+        self.kids = kids
+        self.licenseUrls = licenseUrls
+        self.deviceOnly = deviceOnly
+    }
+
+    /// The systems' names, for messages: `Widevine and PlayReady`.
+    public var systemNames: String {
+        let names = systems.filter { !$0.isClearKey }.map(\.name)
+        switch names.count {
+        case 0: return "an unnamed DRM system"
+        case 1: return names[0]
+        default: return names.dropLast().joined(separator: ", ") + " and " + names[names.count - 1]
+        }
+    }
+
+    /// Encodes nil fields as JSON null so scripts see every key.
+    public func encode(to encoder: Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(scheme, forKey: .scheme)
+        try c.encode(systems, forKey: .systems)
+        try c.encode(kids, forKey: .kids)
+        try c.encode(licenseUrls, forKey: .licenseUrls)
+        try c.encode(deviceOnly, forKey: .deviceOnly)
+    }
+}
+
+/// Why a title cannot be played offline now (`status --json` `notPlayableReason`), null when it can.
+public struct NotPlayableReason: Codable, Sendable, Equatable, Error {
+    /// What stands in the way; scripts branch on these.
+    public enum Code: String, Codable, Sendable, CaseIterable {
+        /// Not completely downloaded yet (any state before `completed`).
+        case downloading
+        /// The title ended without an offline copy.
+        case failed, canceled
+        /// Files of the offline copy are missing from disk.
+        case filesMissing = "files-missing"
+        /// Files of the offline copy failed verification.
+        case filesCorrupt = "files-corrupt"
+        /// A content key is missing from the store.
+        case keysMissing = "keys-missing"
+        /// The license expired (rental, play duration) or was revoked.
+        case licenseExpired = "license-expired"
+        /// The plays or the play time the license allows are used up.
+        case licenseUsedUp = "license-used-up"
+        /// The clock went back while the license is time-limited: renew it.
+        case clockRolledBack = "clock-rolled-back"
+        /// Protected by a device-only DRM system: only a device with its own license can play it.
+        case deviceLicenseRequired = "device-license-required"
+    }
+
+    public var code: Code
+    public var message: String
+
+    public init(_ code: Code, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+}
