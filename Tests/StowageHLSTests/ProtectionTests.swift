@@ -26,7 +26,8 @@ struct HLSProtectionTests {
         let p = try #require(
             HLSProtection.summarize([
                 try playlist([
-                    "#EXT-X-KEY:METHOD=SAMPLE-AES,URI=\"skd://k1\",KEYFORMAT=\"com.apple.streamingkeydelivery\",KEYFORMATVERSIONS=\"1\"",
+                    "#EXT-X-KEY:METHOD=SAMPLE-AES,URI=\"skd://k1\",KEYFORMAT=\"com.apple.streamingkeydelivery\","
+                        + "KEYFORMATVERSIONS=\"1\"",
                     "#EXT-X-KEY:METHOD=SAMPLE-AES,URI=\"data:text/plain;base64,AAAAPnBzc2g=\","
                         + "KEYFORMAT=\"urn:uuid:edef8ba9-79d6-4ace-a3c8-27dcd51d21ed\",KEYFORMATVERSIONS=\"1\"",
                 ])
