@@ -95,9 +95,17 @@ enum TitleFormatter {
             "started:    \(s.startedAt ?? "-")",
             "ended:      \(s.endedAt ?? "-")",
             "license:    \(license)",
-            "playable:   \(s.playableOffline ? "yes" : "no")",
+            "playable:   \(s.playableOffline ? "yes" : "no")"
+                + (s.notPlayableReason.map { " (\($0.code.rawValue): \($0.message))" } ?? ""),
         ]
         if let p = s.localPlaylist { lines.append("playlist:   \(p)") }
+        if let p = s.protection {
+            let systems = p.systems.map(\.name).joined(separator: ", ")
+            lines.append(
+                "protected:  \(p.scheme ?? "encrypted")\(systems.isEmpty ? "" : " by \(systems)")"
+                    + (p.deviceOnly ? " (device-only DRM)" : "")
+                    + (p.kids.isEmpty ? "" : ", key IDs \(p.kids.joined(separator: " "))"))
+        }
         if let recorded = s.recordedSeconds { lines.append("recorded:   \(duration(recorded))") }
         for gap in s.gaps ?? [] {
             lines.append("gap:        \(duration(gap.from)) - \(duration(gap.to)) (left the live window unfetched)")

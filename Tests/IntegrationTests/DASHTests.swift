@@ -16,11 +16,8 @@ struct DASHTests {
     }
 
     func submitAndWait(_ h: Harness, _ path: String, _ options: [String] = []) throws -> TitleStatus {
-        let (code, out) = try h.stowctl(["submit", h.originURL + path, "--wait"] + options)
-        let token = try #require(out.split(separator: "\n").last.map(String.init))
-        let status = try h.status(token)
-        #expect(code == 0, "\(out) \(String(describing: status.error))")
-        #expect(status.state == .completed)
+        let status = try h.waitForFinal(try h.submit(path, options), timeout: 120)
+        #expect(status.state == .completed, "\(String(describing: status.error))")
         return status
     }
 
@@ -51,7 +48,23 @@ struct DASHTests {
         #expect(status.segmentsTotal == 4 + 5, "the lowest video (init + 3) and the audio (init + 4)")
         let manifest = try localManifest(status)
         #expect(!manifest.contains(h.originURL) && manifest.contains("<SegmentTimeline>"), "\(manifest)")
-        #expect(h.originRequests(matching: "chunk-stream1-") == 0, "the higher video is not fetched")
+        #expect(h.originRequests(containing: "chunk-stream1-") == 0, "the higher video is not fetched")
+        #expect(h.originRequests(containing: "chunk-stream0-") == 3, "the lower video is, once per segment")
+        // verify --repair works on a DASH copy as on HLS: a damaged segment is fetched again, the rest kept.
+        let dir = URL(fileURLWithPath: try #require(status.localPlaylist)).deletingLastPathComponent()
+        let damaged = dir.appendingPathComponent("p0/video-0-0/seg-00002.m4s")
+        let handle = try FileHandle(forWritingTo: damaged)
+        try handle.seek(toOffset: 600)
+        handle.write(Data("damage".utf8))
+        try handle.close()
+        let before = h.originRequests(containing: "chunk-stream")
+        let (code, out) = try h.stowctl(["verify", status.token, "--repair"])
+        #expect(code == 0, "\(out)")
+        try h.waitUntil(timeout: 60, "the damaged segment repaired") {
+            (try? Data(contentsOf: damaged))
+                == (try? Data(contentsOf: h.media.appendingPathComponent("chunk-stream0-00002.m4s")))
+        }
+        #expect(h.originRequests(containing: "chunk-stream") == before + 1, "only the damaged file is fetched again")
         let video = try DASHMedia.referenceFrames(
             h.media, files: DASHMedia.templateFiles(h.media, stream: 0), stream: "v", name: "ref-v.mp4")
         let audio = try DASHMedia.referenceFrames(
@@ -66,7 +79,8 @@ struct DASHTests {
         let (_, variants) = try h.stowctl(["variants", h.originURL + "manifest.mpd"])
         #expect(variants.contains("640x360") || variants.contains("360"), "\(variants)")
         let status = try submitAndWait(h, "manifest.mpd", ["--bitrate", "1000000"])
-        #expect(h.originRequests(matching: "chunk-stream0-") == 0, "--bitrate picks the 800 kb/s video")
+        #expect(h.originRequests(containing: "chunk-stream0-") == 0, "--bitrate picks the 800 kb/s video")
+        #expect(h.originRequests(containing: "chunk-stream1-") == 3)
         let video = try DASHMedia.referenceFrames(
             h.media, files: DASHMedia.templateFiles(h.media, stream: 1), stream: "v", name: "ref-v.mp4")
         try checkPlaysOffline(h, status, [("v", video)])
@@ -144,6 +158,6 @@ struct DASHTests {
             }
             #expect(status.notPlayableReason?.code == .failed)
         }
-        #expect(h.originRequests(matching: "chunk-stream") == 0, "nothing of a refused MPD is fetched")
+        #expect(h.originRequests(containing: "chunk-stream") == 0, "nothing of a refused MPD is fetched")
     }
 }

@@ -56,6 +56,7 @@ struct DeviceDRMTests {
         let status = try h.waitForFinal(token)
         #expect(status.state == .completed, "\(String(describing: status.error))")
         #expect(status.playableOffline == false)
+        #expect(h.originRequests(matching: ".m4s") >= 3, "the allowed title is fetched")
         #expect(
             status.notPlayableReason?.code == .deviceLicenseRequired, "\(String(describing: status.notPlayableReason))")
         let protection = try #require(status.protection)

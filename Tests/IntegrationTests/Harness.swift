@@ -303,6 +303,14 @@ final class Harness: @unchecked Sendable {
     }
 
     /// Number of GET requests the origin logged for a path suffix.
+    /// Requests the origin logged whose path contains `text`.
+    func originRequests(containing text: String) -> Int {
+        let log = (try? String(contentsOf: root.appendingPathComponent("access.log"), encoding: .utf8)) ?? ""
+        return log.split(separator: "\n").filter {
+            $0.split(separator: " ").count > 2 && $0.split(separator: " ")[2].contains(text)
+        }.count
+    }
+
     func originRequests(matching suffix: String) -> Int {
         let log = (try? String(contentsOf: root.appendingPathComponent("access.log"), encoding: .utf8)) ?? ""
         return log.split(separator: "\n").filter {
