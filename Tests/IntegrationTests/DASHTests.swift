@@ -139,6 +139,34 @@ struct DASHTests {
         try checkPlaysOffline(h, status, [("v", video)])
     }
 
+    /// Crash recovery is the same for DASH files: after a `kill -9` of the scheduler no file the store had
+    /// verified is requested again, and the copy completes and plays.
+    @Test func survivesKillingTheScheduler() throws {
+        let h = try Harness(name: "dash-kill")
+        try DASHMedia.template(into: h.media, timeline: true, seconds: 20)
+        try h.startOrigin(throttleBytesPerSecond: 400_000)
+        try h.startPipeline(schedulerArguments: ["--per-title", "2"])
+        let token = try h.submit("manifest.mpd")
+        try h.waitUntil(timeout: 60, "a few files verified") { ((try? h.status(token))?.segmentsDone ?? 0) >= 4 }
+        h.kill9("scheduler")
+        let store = h.home.appendingPathComponent("stowage.sqlite").path
+        let (_, rows) = try TestMedia.shOutput(
+            "sqlite3 '\(store)' \"SELECT url FROM resource WHERE token = '\(token)' AND state = 'verified'\"",
+            in: h.root)
+        let verified = rows.split(separator: "\n").compactMap { URL(string: String($0))?.path }
+        #expect(verified.count >= 4, "files verified before the kill: \(verified)")
+        try h.startScheduler(["--per-title", "2"])
+        let final = try h.waitForFinal(token)
+        #expect(final.state == .completed, "\(String(describing: final.error))")
+        for path in verified {
+            let requests = h.originLog().filter { $0.count > 2 && $0[1] == "GET" && $0[2] == path }
+            #expect(requests.count == 1, "\(path) was fetched \(requests.count) times")
+        }
+        let video = try DASHMedia.referenceFrames(
+            h.media, files: DASHMedia.templateFiles(h.media, stream: 0), stream: "v", name: "ref-v.mp4")
+        try checkPlaysOffline(h, final, [("v", video)])
+    }
+
     @Test func dynamicAndMalformedMPDsAreRefusedClearly() throws {
         let h = try start("dash-bad") { try DASHMedia.template(into: $0, timeline: true) }
         let mpd = try String(contentsOf: h.media.appendingPathComponent("manifest.mpd"), encoding: .utf8)

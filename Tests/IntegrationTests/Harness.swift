@@ -302,7 +302,6 @@ final class Harness: @unchecked Sendable {
         return log.split(separator: "\n").map { $0.split(separator: " ") }
     }
 
-    /// Number of GET requests the origin logged for a path suffix.
     /// Requests the origin logged whose path contains `text`.
     func originRequests(containing text: String) -> Int {
         let log = (try? String(contentsOf: root.appendingPathComponent("access.log"), encoding: .utf8)) ?? ""
@@ -311,6 +310,7 @@ final class Harness: @unchecked Sendable {
         }.count
     }
 
+    /// Number of GET requests the origin logged for a path suffix.
     func originRequests(matching suffix: String) -> Int {
         let log = (try? String(contentsOf: root.appendingPathComponent("access.log"), encoding: .utf8)) ?? ""
         return log.split(separator: "\n").filter {
