@@ -226,6 +226,12 @@ let package = Package(
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
             ]),
-        .testTarget(name: "IntegrationTests", dependencies: ["ZeroMQ", "StowageProtocol"]),
+        .testTarget(
+            name: "IntegrationTests",
+            dependencies: [
+                "ZeroMQ", "StowageProtocol",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+            ]),
     ]
 )

@@ -1,3 +1,4 @@
+import Foundation
 import StowageProtocol
 
 /// Turns the chosen Representations of an MPD, with their segments, into the offline plan: one local file per
@@ -64,17 +65,21 @@ public enum DASHPlanner {
         let estimate = estimateBytes(inputs: inputs, mpd: mpd)
         return ResolvedPlan(
             masterPlaylist: text, renditions: renditions, resources: resources, bytesEstimate: estimate,
-            keys: keys(summary), manifestName: manifestName,
+            keys: keys(summary, base: mpd.url), manifestName: manifestName,
             protection: summary.isEncrypted ? protection(summary) : nil)
     }
 
     /// The Clear Key keys to acquire: one per key ID, from the Clear Key system's first license URL (empty
     /// when the MPD names none: then the title's `--license-url` must).
-    static func keys(_ summary: ProtectionSummary) -> [PlannedKey] {
+    /// A relative license URL is resolved against the MPD's URL.
+    static func keys(_ summary: ProtectionSummary, base: String) -> [PlannedKey] {
         guard let clearKey = summary.systems.first(where: \.isClearKey) else { return [] }
+        let server = clearKey.licenseURLs.first.map {
+            URL(string: $0, relativeTo: URL(string: base))?.absoluteString ?? $0
+        }
         return summary.keyIDs.map {
             PlannedKey(
-                uri: clearKey.licenseURLs.first ?? "", method: summary.scheme ?? "cenc",
+                uri: server ?? "", method: summary.scheme ?? "cenc",
                 keyFormat: "org.w3.clearkey", keyID: "0x" + $0)
         }
     }
