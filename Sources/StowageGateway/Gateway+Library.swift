@@ -26,7 +26,9 @@ extension Gateway {
     func entry(_ status: TitleStatus) -> LibraryEntry {
         var reason: String?
         if !status.playableOffline {
-            if status.license?.expired == true {
+            if let why = status.notPlayableReason, why.code != .downloading {
+                reason = why.message
+            } else if status.license?.expired == true {
                 reason = "the license has expired"
             } else if let error = status.error {
                 reason = error.message

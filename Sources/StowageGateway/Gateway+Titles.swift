@@ -6,12 +6,15 @@ import StowageProtocol
 extension Gateway {
     /// `/titles/<key>/…`: the entry redirect, content keys, and the title's files.
     func title(_ request: Request, identity: Identity, context: some RequestContext) async throws -> Response {
-        guard request.method == .get || request.method == .head else {
-            throw GatewayError(.methodNotAllowed, .refused, "only GET and HEAD")
-        }
         let rest = request.uri.path.dropFirst("/titles/".count)
         let rawKey = rest.prefix(while: { $0 != "/" })
         let remainder = String(rest.dropFirst(rawKey.count).dropFirst())
+        if request.method == .post, remainder == "clearkey" {
+            return try await clearKeyLicense(request, rawKey: String(rawKey), identity: identity)
+        }
+        guard request.method == .get || request.method == .head else {
+            throw GatewayError(.methodNotAllowed, .refused, "only GET and HEAD (POST for clearkey)")
+        }
         guard let key = String(rawKey).removingPercentEncoding, !key.isEmpty, TitlePath.relative(rawPath: key) == key
         else { throw GatewayError.notFound("no title \(rawKey)") }
         let status = try await titles.title(key)
@@ -49,6 +52,23 @@ extension Gateway {
             return response
         case .failure(let status, let code, let message):
             throw GatewayError(status, code, message)
+        }
+    }
+
+    /// `POST /titles/<key>/clearkey`: a W3C Clear Key license for a DASH title, inside an authorised session
+    /// (like `keys/N`: the first key counts the play).
+    private func clearKeyLicense(_ request: Request, rawKey: String, identity: Identity) async throws -> Response {
+        guard let key = rawKey.removingPercentEncoding, !key.isEmpty else { throw GatewayError.notFound("no title") }
+        let token = try await titles.title(key).token
+        if let reason = await plays.refusal(token) { throw GatewayError(.forbidden, .license, reason) }
+        try await plays.admit(identity.principal, token: token, kind: .media, now: clock())
+        let verdict = try await backend.playable(token: token)
+        let body = try? await request.body.collect(upTo: 64 * 1024)
+        let backend = self.backend
+        return await ClearKeyLicense.answer(body, keyIDs: verdict.clearKeyIDs ?? [:]) { index in
+            do { return .success(try await backend.key(token: token, index: index)) } catch {
+                return .failure(.init("\(error)"))
+            }
         }
     }
 

@@ -28,6 +28,6 @@ public enum ContentTypes {
     /// Whether a path names a playlist or manifest (rewritten when served under a prefix or with a query).
     public static func isPlaylist(_ path: String) -> Bool {
         let lower = path.lowercased()
-        return lower.hasSuffix(".m3u8")
+        return lower.hasSuffix(".m3u8") || lower.hasSuffix(".mpd")
     }
 }

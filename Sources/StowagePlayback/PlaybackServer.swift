@@ -54,7 +54,10 @@ public final class PlaybackServer: Sendable {
 
     /// Answers one request.
     func respond(to request: Request, context: some RequestContext) async -> Response {
-        if request.method == .post, request.uri.path == "/clearkey" { return await clearKeyLicense(request) }
+        if request.method == .post, request.uri.path == "/clearkey" {
+            let body = try? await request.body.collect(upTo: 64 * 1024)
+            return await ClearKeyLicense.answer(body, keyIDs: clearKeyIDs, key: keys)
+        }
         guard request.method == .get || request.method == .head else {
             return Self.text(.methodNotAllowed, "only GET and HEAD")
         }

@@ -100,7 +100,11 @@ public struct TitleFileServer: Sendable {
     ) -> Outcome {
         var data = data
         let dynamic = ContentTypes.isPlaylist(relative) && !rewriter.isIdentity
-        if dynamic { data = Data(rewriter.rewrite(String(decoding: data, as: UTF8.self)).utf8) }
+        if dynamic {
+            let text = String(decoding: data, as: UTF8.self)
+            let mpd = relative.lowercased().hasSuffix(".mpd")
+            data = Data((mpd ? rewriter.rewriteMPD(text) : rewriter.rewrite(text)).utf8)
+        }
         var headers = Self.headers(relative, size: data.count, modified: modified, dynamic: dynamic)
         let head = request.method == .head
         let status: HTTPResponse.Status

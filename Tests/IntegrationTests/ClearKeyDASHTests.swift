@@ -108,9 +108,39 @@ struct ClearKeyDASHTests {
         let played = try OfflineCopy.framemd5(entry, stream: "v", extra: ["-cenc_decryption_key", keyHex])
         #expect(
             DASHMedia.hashes(played) == DASHMedia.hashes(clearVideo), "the offline copy decodes to the clear frames")
+        try checkGateway(h, token: status.token, kidB64: kidB64)
         let wrong = try? OfflineCopy.framemd5(
             entry, stream: "v", extra: ["-cenc_decryption_key", String(repeating: "0", count: 32)])
         #expect(wrong.map(DASHMedia.hashes) != DASHMedia.hashes(clearVideo), "a wrong key does not")
+    }
+
+    /// The gateway serves the title's MPD with the Clear Key URL under the title, and answers it for a device.
+    func checkGateway(_ h: Harness, token: String, kidB64: String) throws {
+        let port = try Harness.freePort()
+        let secretFile = h.root.appendingPathComponent("admin.secret")
+        try "admin-secret-for-tests\n".write(to: secretFile, atomically: true, encoding: .utf8)
+        let out = h.root.appendingPathComponent("gateway.out")
+        try h.spawn(
+            "gateway", "stowage-gateway", ["--listen", "127.0.0.1:\(port)", "--admin-secret", secretFile.path],
+            stdout: out)
+        try h.waitUntil(timeout: 30, "the gateway to listen") {
+            ((try? String(contentsOf: out, encoding: .utf8)) ?? "").contains("listening")
+        }
+        let (added, secretOut) = try h.stowctl(["devices", "add", "tablet"])
+        let secret = try #require(secretOut.split(separator: "\n").last.map(String.init), "\(added)")
+        let base = "http://127.0.0.1:\(port)/titles/\(token)"
+        let (code, mpd) = try TestMedia.shOutput(
+            "curl -sf -H 'Authorization: Bearer \(secret)' \(base)/manifest.mpd", in: h.root)
+        #expect(code == 0 && mpd.contains(">/titles/\(token)/clearkey<"), "\(mpd.prefix(600))")
+        let (posted, answer) = try TestMedia.shOutput(
+            "curl -sf -X POST -H 'Authorization: Bearer \(secret)' "
+                + "-d '{\"kids\":[\"\(kidB64)\"]}' \(base)/clearkey", in: h.root)
+        #expect(posted == 0, "\(answer)")
+        let k = try JSONDecoder().decode(LicenseAnswer.self, from: Data(answer.utf8)).keys.first?.k
+        #expect(k.flatMap(Self.base64url) == Self.key, "the gateway hands the device the title's key")
+        let (refused, _) = try TestMedia.shOutput(
+            "curl -sf -X POST -d '{\"kids\":[\"\(kidB64)\"]}' \(base)/clearkey", in: h.root)
+        #expect(refused != 0, "no key without credentials")
     }
 
     struct LicenseAnswer: Decodable {

@@ -46,4 +46,22 @@ struct PlaylistRewriterTests {
         #expect(out.contains("\r\nvideo/index.m3u8?sig=1\r\n"))
         #expect(out.contains("URI=\"https://x/k\""), "a signature never goes to another host")
     }
+
+    @Test func mpdGetsTheQueryOnLocalURLsAndTheClearKeyEndpointUnderThePrefix() {
+        let mpd = """
+            <MPD><Period><AdaptationSet>
+            <ContentProtection schemeIdUri="urn:uuid:e2719d58-a985-b3c9-781a-b030af78d30e">\
+            <clearkey:Laurl>/clearkey</clearkey:Laurl></ContentProtection>
+            <Representation id="0" bandwidth="1"><BaseURL>https://cdn.test/x/</BaseURL>
+            <SegmentTemplate initialization="p0/v/init.mp4" media="p0/v/seg-$Number%05d$.m4s" startNumber="1"/>
+            </Representation></AdaptationSet></Period></MPD>
+            """
+        #expect(PlaylistRewriter().rewriteMPD(mpd) == mpd)
+        let out = PlaylistRewriter(prefix: "/titles/abc/", query: "dev=t&exp=9&sig=s").rewriteMPD(mpd)
+        #expect(out.contains(">/titles/abc/clearkey?dev=t&amp;exp=9&amp;sig=s<"), "\(out)")
+        #expect(out.contains("initialization=\"p0/v/init.mp4?dev=t&amp;exp=9&amp;sig=s\""))
+        #expect(out.contains("media=\"p0/v/seg-$Number%05d$.m4s?dev=t&amp;exp=9&amp;sig=s\""))
+        #expect(out.contains("<BaseURL>https://cdn.test/x/</BaseURL>"), "another host's URL is left alone")
+        #expect(out.contains("<Representation id=\"0\" bandwidth=\"1\">"), "nothing else changes")
+    }
 }
