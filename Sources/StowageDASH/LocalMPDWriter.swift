@@ -1,3 +1,5 @@
+import StowageProtocol
+
 /// Writes the offline copy's MPD (`manifest.mpd`): a static MPD naming only local relative files, in the forms
 /// ffmpeg 5.1's DASH reader reads whole. That reader skips the first segment of `$Time$` templates and of
 /// SegmentLists with a non-zero `startNumber`, and can loop on byte-range SegmentLists, so every segmented track
@@ -157,18 +159,5 @@ public enum LocalMPDWriter {
     }
 
     /// XML text and attribute escaping.
-    static func escape(_ text: String) -> String {
-        var out = ""
-        for c in text {
-            switch c {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            case "'": out += "&apos;"
-            default: out.append(c)
-            }
-        }
-        return out
-    }
+    static func escape(_ text: String) -> String { Markup.escape(text) }
 }

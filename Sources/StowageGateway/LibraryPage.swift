@@ -79,20 +79,7 @@ enum LibraryPage {
     }
 
     /// HTML-escapes text for element content and attribute values.
-    static func escape(_ text: String) -> String {
-        var out = ""
-        for c in text {
-            switch c {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            case "'": out += "&#39;"
-            default: out.append(c)
-            }
-        }
-        return out
-    }
+    static func escape(_ text: String) -> String { Markup.escape(text) }
 
     static let style = """
         body { font-family: system-ui, sans-serif; background: #111; color: #eee; margin: 0 1.5em; }

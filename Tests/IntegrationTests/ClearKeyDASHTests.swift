@@ -108,6 +108,12 @@ struct ClearKeyDASHTests {
         let played = try OfflineCopy.framemd5(entry, stream: "v", extra: ["-cenc_decryption_key", keyHex])
         #expect(
             DASHMedia.hashes(played) == DASHMedia.hashes(clearVideo), "the offline copy decodes to the clear frames")
+        let clearAudio = try DASHMedia.referenceFrames(
+            h.media,
+            files: DASHMedia.templateFiles(h.media.appendingPathComponent("clear"), stream: 2).map { "clear/" + $0 },
+            stream: "a", name: "ref-a.mp4")
+        let playedAudio = try OfflineCopy.framemd5(entry, stream: "a", extra: ["-cenc_decryption_key", keyHex])
+        #expect(DASHMedia.hashes(playedAudio) == DASHMedia.hashes(clearAudio), "and so does the audio")
         try checkGateway(h, token: status.token, kidB64: kidB64)
         let wrong = try? OfflineCopy.framemd5(
             entry, stream: "v", extra: ["-cenc_decryption_key", String(repeating: "0", count: 32)])

@@ -90,8 +90,14 @@ struct DASHTests {
         let h = try start("dash-sidx") { try DASHMedia.segmentBase(into: $0) }
         let status = try submitAndWait(h, "manifest.mpd")
         #expect(status.segmentsTotal >= 2 + 4, "init and one file per sidx reference: \(status.segmentsTotal)")
+        // ffmpeg's own MPD for the same files: a SegmentList of byte ranges.
+        let list = try submitAndWait(h, "single.mpd")
+        #expect(list.segmentsTotal == status.segmentsTotal, "the same segments, by SegmentList as by sidx")
         let video = try OfflineCopy.framemd5(h.media.appendingPathComponent("single-stream0.mp4").path, stream: "v")
         let audio = try OfflineCopy.framemd5(h.media.appendingPathComponent("single-stream1.mp4").path, stream: "a")
+        let listEntry = try h.startPlay(list.token)
+        let listVideo = DASHMedia.hashes(try OfflineCopy.framemd5(listEntry, stream: "v"))
+        #expect(listVideo == DASHMedia.hashes(video), "the SegmentList title plays as the file")
         try checkPlaysOffline(h, status, [("v", video), ("a", audio)])
     }
 
