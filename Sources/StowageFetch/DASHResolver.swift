@@ -66,7 +66,7 @@ public struct DASHResolver: Sendable {
                     url, headers: work.headers, range: range.offset...(range.end - 1))
                 return try request.segments(fromSidx: bytes)
             } catch let failure as TaskFailure {
-                guard [.network, .httpStatus, .sourceGone].contains(failure.code) else { throw failure }
+                guard failure.isSourceFailure else { throw failure }
                 firstFailure = firstFailure ?? failure
             }
         }

@@ -33,7 +33,7 @@ extension HTTPFetcher {
                 return try await downloadFrom(
                     attempt, taskID: taskID, titlesRoot: titlesRoot, durable: durable, progress)
             } catch {
-                guard [.network, .httpStatus, .sourceGone].contains(error.code), !Task.isCancelled else { throw error }
+                guard error.isSourceFailure, !Task.isCancelled else { throw error }
                 first = first ?? error
             }
         }
@@ -231,4 +231,10 @@ struct PartMeta: Codable {
     }
 
     static func remove(_ path: String) { unlink(path) }
+}
+
+extension TaskFailure {
+    /// The source could not give the bytes (unreachable, an HTTP error, gone): another URL of the same bytes
+    /// (DASH's several BaseURLs) may.
+    var isSourceFailure: Bool { [.network, .httpStatus, .sourceGone].contains(code) }
 }

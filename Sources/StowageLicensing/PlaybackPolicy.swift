@@ -36,7 +36,7 @@ public enum PlaybackPolicy {
 
     /// nil when playable; otherwise why not, with the code `status --json` shows.
     public static func reason(_ f: Facts) -> NotPlayableReason? {
-        if !f.completed && !f.streaming { return .init(.downloading, "the title is not completely downloaded") }
+        if !f.completed && !f.streaming { return .notDownloaded }
         if f.deviceOnly {
             return .init(
                 .deviceLicenseRequired,

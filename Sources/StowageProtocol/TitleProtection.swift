@@ -107,4 +107,16 @@ public struct NotPlayableReason: Codable, Sendable, Equatable, Error {
         self.code = code
         self.message = message
     }
+
+    /// Any state before `completed`.
+    public static let notDownloaded = NotPlayableReason(.downloading, "the title is not completely downloaded")
+
+    /// A title that ended without an offline copy (`failed`, `canceled`); nil for any other state.
+    public static func ended(_ state: TitleState) -> NotPlayableReason? {
+        switch state {
+        case .failed: NotPlayableReason(.failed, "the title failed before its offline copy was complete")
+        case .canceled: NotPlayableReason(.canceled, "the title was canceled before its offline copy was complete")
+        default: nil
+        }
+    }
 }

@@ -150,7 +150,7 @@ extension SchedulerService {
             return .stats(try stats())
         case .playable(let token):
             guard let title = try store.title(token) else { throw unknownTitle(token) }
-            return .play(try playability(title, startingPlay: true))
+            return .play(try withServingDetails(playability(title, startingPlay: true), of: title))
         case .play(let token):
             return .play(try authorizePlay(token))
         case .key(let token, let index):
@@ -269,12 +269,8 @@ extension SchedulerService {
             notPlayable =
                 verdict?.playable == true
                 ? nil : verdict?.notPlayable ?? NotPlayableReason(.filesMissing, "the offline copy cannot be read")
-        case .failed, .canceled:
-            notPlayable = NotPlayableReason(
-                title.state == .failed ? .failed : .canceled,
-                "the title \(title.state.rawValue) before its offline copy was complete")
         default:
-            notPlayable = NotPlayableReason(.downloading, "the title is not completely downloaded")
+            notPlayable = NotPlayableReason.ended(title.state) ?? .notDownloaded
         }
         let playable = notPlayable == nil
         let error = title.errorCode.map {

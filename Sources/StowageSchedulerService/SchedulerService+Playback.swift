@@ -30,12 +30,7 @@ extension SchedulerService {
             filesPresent: filesPresent, keysPresent: keysPresent, now: now(),
             streaming: stillDownloading, deviceOnly: protection(of: title)?.deviceOnly ?? false,
             corrupt: title.errorCode == ErrorCode.integrity.rawValue)
-        var refusal: NotPlayableReason?
-        if title.state == .failed || title.state == .canceled {
-            let code: NotPlayableReason.Code = title.state == .failed ? .failed : .canceled
-            refusal = NotPlayableReason(code, "the title \(title.state.rawValue) before its offline copy was complete")
-        }
-        refusal = refusal ?? PlaybackPolicy.reason(facts)
+        var refusal = NotPlayableReason.ended(title.state) ?? PlaybackPolicy.reason(facts)
         if refusal?.code == .filesCorrupt, let message = title.errorMessage { refusal?.message = message }
         if refusal == nil, let t = terms(of: title) {
             refusal = LicensePolicy.reason(
@@ -65,13 +60,19 @@ extension SchedulerService {
             let plan = StreamingPlan(
                 playlists: Dictionary(playlists.files, uniquingKeysWith: { a, _ in a }), sources: sources,
                 headers: decode([Header].self, title.headers) ?? [])
-            var verdict = PlayAuthorization(
+            return PlayAuthorization(
                 playable: true, reason: nil, directory: dir.path, entryPlaylist: playlists.entry, streaming: plan)
-            verdict.clearKeyIDs = try clearKeyIDs(title)
-            verdict.mediaDurations = try mediaDurations(title)
-            return verdict
         }
-        var verdict = PlayAuthorization(playable: true, reason: nil, directory: dir.path, entryPlaylist: entry)
+        return PlayAuthorization(playable: true, reason: nil, directory: dir.path, entryPlaylist: entry)
+    }
+
+    /// A verdict handed to a server that will serve the title (`play`, `playable` for the gateway): when
+    /// playable, the Clear Key key IDs its license endpoint answers and a DASH title's segment durations for the
+    /// play meter. Kept out of ``playability(_:thorough:startingPlay:streaming:)``, which `status`, `list` and
+    /// every key request run.
+    func withServingDetails(_ verdict: PlayAuthorization, of title: TitleRecord) throws -> PlayAuthorization {
+        guard verdict.playable else { return verdict }
+        var verdict = verdict
         verdict.clearKeyIDs = try clearKeyIDs(title)
         verdict.mediaDurations = try mediaDurations(title)
         return verdict
@@ -104,7 +105,7 @@ extension SchedulerService {
     /// `play`: authorise and count one play.
     func authorizePlay(_ token: String) throws -> PlayAuthorization {
         guard var title = try store.title(token) else { throw unknownTitle(token) }
-        let verdict = try playability(title, startingPlay: true, streaming: true)
+        let verdict = try withServingDetails(playability(title, startingPlay: true, streaming: true), of: title)
         guard verdict.playable else { return verdict }
         title.playCount += 1
         title.firstPlayedAt = title.firstPlayedAt ?? now()

@@ -136,18 +136,18 @@ extension SchedulerService {
             work.keys = keys.map {
                 PlannedKey(uri: $0.uri, method: $0.method, keyFormat: $0.keyFormat, keyID: $0.keyID)
             }
-            if title.manifestName != nil, keys.contains(where: { $0.keyFormat == "org.w3.clearkey" }) {
+            if title.manifestName != nil, let override = title.licenseURL,
+                keys.contains(where: { $0.keyFormat == "org.w3.clearkey" })
+            {
                 // DASH Clear Key: `--license-url` names the Clear Key server (over the MPD's Laurl); the terms
                 // are granted as requested.
-                if let override = title.licenseURL {
-                    work.keys = work.keys?.map {
-                        var k = $0
-                        k.uri = override
-                        return k
-                    }
-                    work.keyURIs = work.keys?.map(\.uri) ?? []
-                    work.licenseURL = nil
+                work.keys = work.keys?.map {
+                    var k = $0
+                    k.uri = override
+                    return k
                 }
+                work.keyURIs = work.keys?.map(\.uri) ?? []
+                work.licenseURL = nil
             }
             return .license(work)
         case .fetch, .verify:

@@ -155,18 +155,14 @@ struct DASHTests {
         let token = try h.submit("manifest.mpd")
         try h.waitUntil(timeout: 60, "a few files verified") { ((try? h.status(token))?.segmentsDone ?? 0) >= 4 }
         h.kill9("scheduler")
-        let store = h.home.appendingPathComponent("stowage.sqlite").path
-        let (_, rows) = try TestMedia.shOutput(
-            "sqlite3 '\(store)' \"SELECT url FROM resource WHERE token = '\(token)' AND state = 'verified'\"",
-            in: h.root)
-        let verified = rows.split(separator: "\n").compactMap { URL(string: String($0))?.path }
+        let verified = try h.verifiedPaths(token)
         #expect(verified.count >= 4, "files verified before the kill: \(verified)")
         try h.startScheduler(["--per-title", "2"])
         let final = try h.waitForFinal(token)
         #expect(final.state == .completed, "\(String(describing: final.error))")
         for path in verified {
-            let requests = h.originLog().filter { $0.count > 2 && $0[1] == "GET" && $0[2] == path }
-            #expect(requests.count == 1, "\(path) was fetched \(requests.count) times")
+            let requests = h.originGets(path: path)
+            #expect(requests == 1, "\(path) was fetched \(requests) times")
         }
         let video = try DASHMedia.referenceFrames(
             h.media, files: DASHMedia.templateFiles(h.media, stream: 0), stream: "v", name: "ref-v.mp4")

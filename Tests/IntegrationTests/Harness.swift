@@ -302,6 +302,21 @@ final class Harness: @unchecked Sendable {
         return log.split(separator: "\n").map { $0.split(separator: " ") }
     }
 
+    /// The URL paths of a title's files the store records as verified (read with sqlite3, as an operator
+    /// would, e.g. while the scheduler is down).
+    func verifiedPaths(_ token: String) throws -> [String] {
+        let store = home.appendingPathComponent("stowage.sqlite").path
+        let (_, rows) = try TestMedia.shOutput(
+            "sqlite3 '\(store)' \"SELECT url FROM resource WHERE token = '\(token)' AND state = 'verified'\"",
+            in: root)
+        return rows.split(separator: "\n").compactMap { URL(string: String($0))?.path }
+    }
+
+    /// GET requests the origin logged for exactly this path (its query ignored).
+    func originGets(path: String) -> Int {
+        originLog().filter { $0.count > 2 && $0[1] == "GET" && $0[2].split(separator: "?")[0] == path }.count
+    }
+
     /// Requests the origin logged whose path contains `text`.
     func originRequests(containing text: String) -> Int {
         let log = (try? String(contentsOf: root.appendingPathComponent("access.log"), encoding: .utf8)) ?? ""

@@ -97,11 +97,7 @@ struct PipelineTests {
         try h.waitUntil(timeout: 60, "a few files verified") { ((try? h.status(token))?.segmentsDone ?? 0) >= 4 }
         h.kill9("scheduler")
         // What the store says was verified when the scheduler died: none of these may be requested again.
-        let store = h.home.appendingPathComponent("stowage.sqlite").path
-        let (_, rows) = try TestMedia.shOutput(
-            "sqlite3 '\(store)' \"SELECT url FROM resource WHERE token = '\(token)' AND state = 'verified'\"",
-            in: h.root)
-        let verified = rows.split(separator: "\n").compactMap { URL(string: String($0))?.path }
+        let verified = try h.verifiedPaths(token)
         #expect(verified.count >= 4, "files verified before the kill: \(verified)")
         let restart = Date()
         try h.startScheduler(["--per-title", "2"])
@@ -118,10 +114,8 @@ struct PipelineTests {
         // Workers re-registered with the new scheduler by themselves.
         #expect(try h.workers().count == 3)
         for path in verified {
-            let requests = h.originLog().filter {
-                $0.count > 2 && $0[1] == "GET" && $0[2].split(separator: "?")[0] == path
-            }
-            #expect(requests.count == 1, "\(path) was verified before the kill and requested \(requests.count) times")
+            let requests = h.originGets(path: path)
+            #expect(requests == 1, "\(path) was verified before the kill and requested \(requests) times")
         }
     }
 
