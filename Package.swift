@@ -208,7 +208,7 @@ let package = Package(
         .testTarget(
             name: "StowageFetchTests",
             dependencies: [
-                "StowageFetch", "StowageProtocol", .product(name: "Logging", package: "swift-log"),
+                "StowageFetch", "StowageProtocol", "CSystemShims", .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ]),
         .testTarget(name: "StowageLicensingTests", dependencies: ["StowageLicensing", "StowageProtocol"]),

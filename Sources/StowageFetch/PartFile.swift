@@ -1,3 +1,4 @@
+import CSystemShims
 import Foundation
 import StowageProtocol
 
@@ -6,11 +7,35 @@ import StowageProtocol
 #endif
 
 /// A `.part` file held under an exclusive lock while one fetch writes it.
-struct PartFile {
+///
+/// The file always holds a prefix of the resource: a fetch that dies leaves bytes a later one can resume from.
+/// A large file is written around the page cache (``writeDirectly()``): the bytes gather in an aligned buffer and
+/// go to the device in blocks with `O_DIRECT`, so the kernel neither copies them into its cache nor writes them
+/// back later, and the sync that makes the file durable finds almost nothing left to do.
+struct PartFile: ~Copyable {
     let path: String
+    /// The resume record's fallback file, for filesystems without extended attributes.
     var metaPath: String { path + ".meta" }
-    private var fd: Int32
+    fileprivate(set) var fd: Int32
+    /// Bytes of the file so far, counting those still waiting in the direct-write buffer.
     private(set) var size: Int64
+    /// While writes go around the page cache: an aligned buffer whose first byte belongs at `bufferOffset`.
+    private var direct: UnsafeMutableRawBufferPointer?
+    private var bufferOffset: Int64 = 0
+    private var buffered = 0
+    /// Where the resume record was kept, if this fetch saved or found one.
+    var metaStore: MetaStore?
+
+    enum MetaStore { case attribute, file }
+
+    /// Direct writes use blocks aligned to this (the logical block size of every common device).
+    static let directAlignment = 4096
+    /// The direct-write buffer: one per file being written directly.
+    static let directBufferBytes = 512 * 1024
+    /// Files expected to be at least this large are written directly.
+    static let directThreshold: Int64 = 1 << 20
+    /// The extended attribute holding the resume record.
+    static let metaAttribute = "user.stowage.resume"
 
     init(path: String) throws(TaskFailure) {
         self.path = path
@@ -26,9 +51,16 @@ struct PartFile {
         lseek(fd, 0, SEEK_END)
     }
 
+    deinit {
+        if let direct { DirectBufferPool.give(direct) }
+        if fd >= 0 { Glibc.close(fd) }
+    }
+
     /// Empties the file. A file already empty is left alone: on ext4 a truncation to zero marks the file for
     /// writeback at close (`auto_da_alloc`), which would cost a disk write per file instead of one per sync.
     mutating func truncate() throws(TaskFailure) {
+        bufferOffset = 0
+        buffered = 0
         guard size > 0 else { return }
         guard ftruncate(fd, 0) == 0 else { throw HTTPFetcher.ioFailure(errno, path: path) }
         lseek(fd, 0, SEEK_SET)
@@ -36,6 +68,7 @@ struct PartFile {
     }
 
     /// Feeds the bytes already in the file (a resumed fetch) to `check`, so its hash covers the whole file.
+    /// Call before ``writeDirectly()``.
     func replay(into check: inout StreamingCheck) throws(TaskFailure) {
         let chunk = 1 << 20
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: chunk, alignment: 16)
@@ -53,17 +86,107 @@ struct PartFile {
         }
     }
 
-    mutating func append(_ bytes: UnsafeRawBufferPointer) throws(TaskFailure) {
-        var offset = 0
-        while offset < bytes.count {
-            let n = write(fd, bytes.baseAddress! + offset, bytes.count - offset)
+    /// From now on, writes go around the page cache in aligned blocks. The last partial block already in the
+    /// file (a resumed fetch) is read back and written again with what follows it. A filesystem without direct
+    /// I/O (tmpfs on older kernels, some network filesystems) keeps buffered writes.
+    mutating func writeDirectly() {
+        guard direct == nil else { return }
+        let alignment = Int64(Self.directAlignment)
+        let buffer = DirectBufferPool.take()
+        let start = size - size % alignment
+        let tail = Int(size - start)
+        guard tail == 0 || pread(fd, buffer.baseAddress, tail, off_t(start)) == tail,
+            stowage_set_direct_io(fd, 1) == 0
+        else {
+            DirectBufferPool.give(buffer)
+            return
+        }
+        direct = buffer
+        bufferOffset = start
+        buffered = tail
+    }
+
+    /// Takes the next bytes of the file: written at once when writes are buffered (all of them), or copied into
+    /// the direct-write buffer as far as it has room. Returns how many were taken; when the buffer is full
+    /// (``bufferIsFull``), ``writeBuffer()`` empties it before more can be taken.
+    mutating func take(_ bytes: UnsafeRawBufferPointer) throws(TaskFailure) -> Int {
+        guard let buffer = direct else {
+            try check(Self.writeAll(fd: fd, bytes, at: nil))
+            size += Int64(bytes.count)
+            return bytes.count
+        }
+        let n = min(bytes.count, buffer.count - buffered)
+        (buffer.baseAddress! + buffered).copyMemory(from: bytes.baseAddress!, byteCount: n)
+        buffered += n
+        size += Int64(n)
+        return n
+    }
+
+    /// Whether writes go around the page cache now.
+    var writesDirectly: Bool { direct != nil }
+
+    /// The direct-write buffer has no room left.
+    var bufferIsFull: Bool { direct.map { buffered == $0.count } ?? false }
+
+    /// Writes the whole blocks of the direct-write buffer to the device on ``BlockingIO``'s threads (a direct
+    /// write waits for the device; the task waits without holding one of the few threads that run tasks) and
+    /// keeps the partial block at its front.
+    mutating func writeBuffer() async throws(TaskFailure) {
+        guard let buffer = direct else { return }
+        let count = buffered - buffered % Self.directAlignment
+        guard count > 0 else { return }
+        let (fd, offset, address) = (fd, bufferOffset, UInt(bitPattern: buffer.baseAddress))
+        var code = await BlockingIO.run {
+            let bytes = UnsafeRawBufferPointer(start: UnsafeRawPointer(bitPattern: address), count: count)
+            return Self.writeAll(fd: fd, bytes, at: offset)
+        }
+        if code == EINVAL {  // the filesystem refuses direct writes after all: buffered from here on
+            _ = stowage_set_direct_io(fd, 0)
+            code = Self.writeAll(fd: fd, UnsafeRawBufferPointer(rebasing: buffer[0..<count]), at: offset)
+        }
+        try check(code)
+        bufferOffset += Int64(count)
+        buffered -= count
+        if buffered > 0 { buffer.baseAddress!.copyMemory(from: buffer.baseAddress! + count, byteCount: buffered) }
+    }
+
+    /// Writes whatever waits in the direct-write buffer (whole blocks directly, the last partial block through
+    /// the page cache) and goes back to buffered writes: afterwards the file on disk holds all ``size`` bytes.
+    mutating func flush() async throws(TaskFailure) {
+        guard direct != nil else { return }
+        try await writeBuffer()
+        guard let buffer = direct else { return }
+        direct = nil
+        defer { DirectBufferPool.give(buffer) }
+        _ = stowage_set_direct_io(fd, 0)
+        if buffered > 0 {
+            try check(Self.writeAll(fd: fd, UnsafeRawBufferPointer(rebasing: buffer[0..<buffered]), at: bufferOffset))
+            bufferOffset += Int64(buffered)
+            buffered = 0
+        }
+        lseek(fd, off_t(size), SEEK_SET)
+    }
+
+    /// `write` (at the file position) or `pwrite` (at `offset`) of every byte, retrying short writes; 0 or the
+    /// errno of the write that failed.
+    private static func writeAll(fd: Int32, _ bytes: UnsafeRawBufferPointer, at offset: Int64?) -> Int32 {
+        var done = 0
+        while done < bytes.count {
+            let base = bytes.baseAddress! + done
+            let n =
+                offset.map { pwrite(fd, base, bytes.count - done, off_t($0) + off_t(done)) }
+                ?? write(fd, base, bytes.count - done)
             if n < 0 {
                 if errno == EINTR { continue }
-                throw HTTPFetcher.ioFailure(errno, path: path)
+                return errno
             }
-            offset += n
+            done += n
         }
-        size += Int64(bytes.count)
+        return 0
+    }
+
+    private func check(_ code: Int32) throws(TaskFailure) {
+        if code != 0 { throw HTTPFetcher.ioFailure(code, path: path) }
     }
 
     /// Moves the file to its final name (atomic) and returns once it is durable there: its data, its inode and
@@ -71,12 +194,16 @@ struct PartFile {
     /// about the same time). Until then nothing reports the file, so a crash before the sync leaves a file the
     /// store does not count and the next attempt replaces.
     /// `durable` false: the rename only (the caller syncs later, before reporting the file).
-    func commit(to destination: String, durable: Bool = true) async throws(TaskFailure) {
+    mutating func commit(to destination: String, durable: Bool = true) async throws(TaskFailure) {
+        try await flush()
+        removeMeta()
         guard rename(path, destination) == 0 else { throw HTTPFetcher.ioFailure(errno, path: destination) }
         if durable { try await DurabilityGroup.shared.sync(fd: fd, path: destination) }
     }
 
     mutating func close() {
+        if let direct { DirectBufferPool.give(direct) }
+        direct = nil
         if fd >= 0 { Glibc.close(fd) }
         fd = -1
     }

@@ -14,8 +14,9 @@ extension HTTPFetcher {
     ///
     /// Resumption: bytes already in the `.part` file (from a paused, failed or killed fetch) are kept; the
     /// fetch continues with `Range` and `If-Range` on the validator (ETag, else Last-Modified) recorded in
-    /// `<path>.part.meta`. If the origin's copy changed, the file restarts from zero. An exclusive `flock`
-    /// on the `.part` file keeps two workers from ever writing the same file.
+    /// the `.part` file's resume record. If the origin's copy changed, the file restarts from zero. An exclusive
+    /// `flock` on the `.part` file keeps two workers from ever writing the same file. A file of 1 MiB or more is
+    /// written around the page cache (see ``PartFile``).
     /// `durable` false: the file is renamed into place without waiting for the disk; the caller makes it
     /// durable (``downloadBatch(_:taskID:titlesRoot:progress:)`` syncs once for all its files) before reporting it.
     ///
@@ -63,7 +64,7 @@ extension HTTPFetcher {
         }
         var part = try PartFile(path: destination.path + ".part")
         defer { part.close() }
-        let meta = PartMeta.load(part.metaPath)
+        let meta = part.size > 0 ? part.loadMeta() : nil
         var resumeFrom: Int64 = 0
         if part.size > 0, let meta, meta.url == work.url, meta.rangeOffset == work.rangeOffset, meta.validator != nil {
             resumeFrom = part.size
@@ -108,7 +109,7 @@ extension HTTPFetcher {
                         durable: durable)
                 }
                 try part.truncate()
-                PartMeta.remove(part.metaPath)
+                part.removeMeta()
                 throw TaskFailure(
                     code: .network,
                     message: "\(work.url): the partial file does not fit the origin's copy; restarting it",
@@ -120,7 +121,7 @@ extension HTTPFetcher {
             if range != nil && status == 200 {
                 // Either the origin ignores ranges, or If-Range found the copy changed: start this file over.
                 try part.truncate()
-                PartMeta.remove(part.metaPath)
+                part.removeMeta()
                 let why =
                     resumeFrom > 0
                     ? "changed since the partial download (validator differs); restarting it"
@@ -132,14 +133,18 @@ extension HTTPFetcher {
             // The resume record is worth two file operations only for files big enough to be worth resuming;
             // a small file without one is simply fetched again.
             if resumeFrom == 0 && (contentLength ?? Int64.max) > Self.resumableBytes {
-                PartMeta(url: work.url, rangeOffset: work.rangeOffset, validator: validator).save(part.metaPath)
+                part.saveMeta(PartMeta(url: work.url, rangeOffset: work.rangeOffset, validator: validator))
             }
+            if (contentLength ?? work.rangeLength ?? 0) >= PartFile.directThreshold { part.writeDirectly() }
             var lastReport = written
             for try await buffer in response.body {
                 try Task.checkCancellation()
-                try buffer.withUnsafeReadableBytes { bytes throws(TaskFailure) in
-                    try part.append(bytes)
-                    check.feed(bytes)
+                buffer.withUnsafeReadableBytes { check.feed($0) }
+                var rest = buffer
+                while rest.readableBytes > 0 {
+                    let taken = try rest.withUnsafeReadableBytes { bytes throws(TaskFailure) in try part.take(bytes) }
+                    rest.moveReaderIndex(forwardBy: taken)
+                    if part.bufferIsFull { try await part.writeBuffer() }
                 }
                 written += Int64(buffer.readableBytes)
                 await rateLimiter.consume(buffer.readableBytes)
@@ -151,6 +156,7 @@ extension HTTPFetcher {
         } catch let f as TaskFailure {
             throw f
         } catch {
+            try? await part.flush()  // what arrived stays for the next attempt to resume from
             var f = Self.networkFailure(error, url: work.url)
             f.madeProgress = written > resumeFrom
             throw f
@@ -172,7 +178,7 @@ extension HTTPFetcher {
             durable: durable)
     }
 
-    /// Files larger than this keep a resume record (`.part.meta`) while they download.
+    /// Files larger than this keep a resume record while they download.
     static let resumableBytes: Int64 = 64 * 1024
 
     /// Checks the complete `.part` file's container, makes it durable, renames it into place and reports it with
@@ -186,12 +192,11 @@ extension HTTPFetcher {
         case .success(let digest): sha256 = digest
         case .failure(let problem):
             try? part.truncate()
-            PartMeta.remove(part.metaPath)
+            part.removeMeta()
             throw TaskFailure(
                 code: .integrity, message: "\(url): \(problem.description); not stored", retryable: true)
         }
         try await part.commit(to: destination.path, durable: durable)
-        PartMeta.remove(part.metaPath)
         return FetchReport(bytes: bytes, contentLength: contentLength, sha256: sha256)
     }
 
@@ -211,26 +216,6 @@ extension HTTPFetcher {
         guard !parts.contains(where: { $0 == ".." || $0 == "." || $0.isEmpty }) else { return nil }
         return root.appendingPathComponent(path)
     }
-}
-
-/// What a `.part` file was fetched from, so a later fetch can resume it only if the source is unchanged.
-struct PartMeta: Codable {
-    var url: String
-    var rangeOffset: Int64?
-    var validator: String?
-
-    static func load(_ path: String) -> PartMeta? {
-        guard let data = FileManager.default.contents(atPath: path) else { return nil }
-        return try? JSONDecoder().decode(PartMeta.self, from: data)
-    }
-
-    func save(_ path: String) {
-        if let data = try? JSONEncoder().encode(self) {
-            try? data.write(to: URL(fileURLWithPath: path), options: .atomic)
-        }
-    }
-
-    static func remove(_ path: String) { unlink(path) }
 }
 
 extension TaskFailure {

@@ -10,12 +10,16 @@ public struct Register: Codable, Sendable, Equatable {
     public var capacity: Int
     public var host: String
     public var pid: Int32
+    /// False when the process has run no task yet, so it holds no idle connections a restarted scheduler
+    /// could not know about; nil (older workers) counts as true.
+    public var mayHoldConnections: Bool?
 
-    public init(kind: WorkerKind, capacity: Int, host: String, pid: Int32) {
+    public init(kind: WorkerKind, capacity: Int, host: String, pid: Int32, mayHoldConnections: Bool? = nil) {
         self.kind = kind
         self.capacity = capacity
         self.host = host
         self.pid = pid
+        self.mayHoldConnections = mayHoldConnections
     }
 }
 

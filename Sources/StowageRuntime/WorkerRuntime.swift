@@ -45,6 +45,8 @@ public final class WorkerRuntime: Sendable {
     private let outbox = Outbox()
     private let shutdown: ShutdownSignal
     private let running = Mutex<[String: Task<Void, Never>]>([:])
+    /// Whether a task has been started: from then on the process may hold idle connections.
+    private let tookTasks = Atomic<Bool>(false)
     private let host = ProcessInfo.processInfo.hostName
     private let metrics = WorkerMetrics()
 
@@ -72,7 +74,9 @@ public final class WorkerRuntime: Sendable {
     }
 
     private func register(_ socket: Socket) {
-        let info = Register(kind: options.kind, capacity: options.capacity, host: host, pid: getpid())
+        let info = Register(
+            kind: options.kind, capacity: options.capacity, host: host, pid: getpid(),
+            mayHoldConnections: tookTasks.load(ordering: .relaxed))
         try? socket.send(FrameCodec.encode(.register, info), dontWait: true)
     }
 
@@ -154,6 +158,7 @@ public final class WorkerRuntime: Sendable {
             break
         case .task:
             guard !stopping, let task = try? FrameCodec.body(TaskAssignment.self, from: envelope) else { return }
+            tookTasks.store(true, ordering: .relaxed)
             start(task)
         case .limits:
             guard let limits = try? FrameCodec.body(WorkerLimits.self, from: envelope) else { return }

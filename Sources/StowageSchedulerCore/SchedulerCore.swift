@@ -65,8 +65,9 @@ public struct SchedulerCore: Sendable {
     /// Connections open to each host, modelled (requests in flight plus recently idle ones).
     public var connections = ConnectionModel(
         idleSeconds: Double(WireProtocol.connectionIdleMilliseconds) / 1000 + 0.5)
-    /// No host-bound work before this time: after a scheduler restart, connections opened under the previous
-    /// run are unknown to the model until they have idled out.
+    /// No host-bound work before this time while a worker that may hold connections is registered: after a
+    /// scheduler restart, connections opened under the previous run are unknown to the model until they have
+    /// idled out. Workers that have run no task yet (a fresh start of everything) hold none and are not waited for.
     public var holdHostWorkUntil = 0.0
     /// The latest time the core was told (releases happen between calls that carry a time).
     private var lastNow = 0.0
@@ -211,7 +212,9 @@ public struct SchedulerCore: Sendable {
 
     private mutating func hostAllows(_ host: String?, now: Double) -> Bool {
         guard let host else { return true }
-        if now < holdHostWorkUntil { return false }
+        if now < holdHostWorkUntil, workers.values.contains(where: { $0.info.mayHoldConnections ?? true }) {
+            return false
+        }
         var limit = limits.perHost
         if let b = hostBackoff[host] {
             if now >= b.until {

@@ -212,6 +212,23 @@ struct ConnectionModelTests {
         #expect(m.open(host: "h", now: 2.6) == 1)
     }
 
+    @Test func afterARestartHostWorkWaitsOnlyForWorkersThatMayHoldConnections() {
+        var c = SchedulerCore(limits: Limits(titlesAtOnce: 5, perTitle: 10, perHost: 4), idPrefix: "r")
+        c.holdHostWorkUntil = 1.5
+        c.register(
+            id: "fresh", info: Register(kind: .download, capacity: 5, host: "x", pid: 1, mayHoldConnections: false),
+            now: 0)
+        c.addTitle("a", priority: 0, requestedAt: 0)
+        for r in 0..<6 { c.enqueue(WorkItem(token: "a", kind: .fetch(resource: Int64(r)), host: "cdn")) }
+        // Everything started afresh: no connection of an earlier run can exist.
+        #expect(c.assign(now: 0.1).count == 4)
+        // A worker that ran tasks before (or one too old to say) re-registers: host work waits out the period.
+        c.register(id: "old", info: Register(kind: .download, capacity: 5, host: "x", pid: 2), now: 0.2)
+        for l in c.leases.values { _ = c.complete(taskID: l.taskID, from: l.worker) }
+        #expect(c.assign(now: 0.3).isEmpty)
+        #expect(!c.assign(now: 1.6).isEmpty)
+    }
+
     @Test func coreRoutesWorkWithinTheConnectionLimit() {
         var c = SchedulerCore(
             limits: Limits(titlesAtOnce: 5, perTitle: 10, perHost: 2), workerTimeout: 100,
