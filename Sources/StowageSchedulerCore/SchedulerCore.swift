@@ -65,10 +65,14 @@ public struct SchedulerCore: Sendable {
     /// Connections open to each host, modelled (requests in flight plus recently idle ones).
     public var connections = ConnectionModel(
         idleSeconds: Double(WireProtocol.connectionIdleMilliseconds) / 1000 + 0.5)
-    /// No host-bound work before this time while a worker that may hold connections is registered: after a
-    /// scheduler restart, connections opened under the previous run are unknown to the model until they have
-    /// idled out. Workers that have run no task yet (a fresh start of everything) hold none and are not waited for.
+    /// No host-bound work before this time: after a scheduler restart, connections opened under the previous
+    /// run are unknown to the model until they have idled out. Not waited for when the store had no unfinished
+    /// work at start (``unfinishedAtStart`` false) and every registered worker has run no task yet: a fresh
+    /// start of everything, where no such connection can exist.
     public var holdHostWorkUntil = 0.0
+    /// Whether the store held unfinished titles or leases when this scheduler started: workers that have not
+    /// registered again yet may still hold connections for them.
+    public var unfinishedAtStart = true
     /// The latest time the core was told (releases happen between calls that carry a time).
     private var lastNow = 0.0
     private let idPrefix: String
@@ -212,7 +216,9 @@ public struct SchedulerCore: Sendable {
 
     private mutating func hostAllows(_ host: String?, now: Double) -> Bool {
         guard let host else { return true }
-        if now < holdHostWorkUntil, workers.values.contains(where: { $0.info.mayHoldConnections ?? true }) {
+        if now < holdHostWorkUntil,
+            unfinishedAtStart || workers.values.contains(where: { $0.info.mayHoldConnections ?? true })
+        {
             return false
         }
         var limit = limits.perHost

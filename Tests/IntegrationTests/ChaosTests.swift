@@ -38,6 +38,7 @@ struct ChaosTests {
         for t in 0..<titles { tokens.append(try h.submit("t\(t)/master.m3u8", ["--name", "chaos-\(t)"])) }
 
         var kills = 0, busyKills = 0, integrityKills = 0
+        var idleKills: [String] = []
         /// Whether the process holds work now (a worker: tasks in hand; the scheduler: leases out), waiting up
         /// to 5 s for it to get some: kills are meant to hit busy processes.
         func busy(_ name: String) -> Bool {
@@ -56,7 +57,13 @@ struct ChaosTests {
             return false
         }
         func killAndRestart(_ name: String) throws {
-            if name == "integrity" { integrityKills += 1 } else if busy(name) { busyKills += 1 }
+            if name == "integrity" {
+                integrityKills += 1
+            } else if busy(name) {
+                busyKills += 1
+            } else {
+                idleKills.append("\(name) (kill \(kills + 1))")
+            }
             h.kill9(name)
             kills += 1
             if name == "scheduler" {
@@ -105,9 +112,8 @@ struct ChaosTests {
             #expect((stats.faults[kind] ?? 0) >= 1, "the origin injected at least one \(kind): \(stats.faults)")
         }
         // Verifications are short, so an integrity worker is often idle when it dies; the others must be busy.
+        let hit = "\(busyKills) of \(kills - integrityKills); idle: \(idleKills)"
         #expect(
-            busyKills == kills - integrityKills,
-            "every scheduler and download-worker kill hit a busy process (\(busyKills) of \(kills - integrityKills))"
-        )
+            busyKills == kills - integrityKills, "every scheduler and download-worker kill hit a busy process (\(hit))")
     }
 }

@@ -215,6 +215,7 @@ struct ConnectionModelTests {
     @Test func afterARestartHostWorkWaitsOnlyForWorkersThatMayHoldConnections() {
         var c = SchedulerCore(limits: Limits(titlesAtOnce: 5, perTitle: 10, perHost: 4), idPrefix: "r")
         c.holdHostWorkUntil = 1.5
+        c.unfinishedAtStart = false
         c.register(
             id: "fresh", info: Register(kind: .download, capacity: 5, host: "x", pid: 1, mayHoldConnections: false),
             now: 0)
@@ -227,6 +228,19 @@ struct ConnectionModelTests {
         for l in c.leases.values { _ = c.complete(taskID: l.taskID, from: l.worker) }
         #expect(c.assign(now: 0.3).isEmpty)
         #expect(!c.assign(now: 1.6).isEmpty)
+    }
+
+    @Test func afterARestartWithWorkUnderWayEvenAFreshWorkerWaits() {
+        var c = SchedulerCore(limits: Limits(titlesAtOnce: 5, perTitle: 10, perHost: 4), idPrefix: "r")
+        c.holdHostWorkUntil = 1.5
+        c.unfinishedAtStart = true  // workers of the previous run may not have registered again yet
+        c.register(
+            id: "fresh", info: Register(kind: .download, capacity: 5, host: "x", pid: 1, mayHoldConnections: false),
+            now: 0)
+        c.addTitle("a", priority: 0, requestedAt: 0)
+        c.enqueue(WorkItem(token: "a", kind: .fetch(resource: 1), host: "cdn"))
+        #expect(c.assign(now: 0.1).isEmpty)
+        #expect(c.assign(now: 1.6).count == 1)
     }
 
     @Test func coreRoutesWorkWithinTheConnectionLimit() {
