@@ -38,6 +38,21 @@ if [ ! -x "$VENV/bin/yt-dlp" ] || ! "$VENV/bin/python" -c 'import zmq, Cryptodom
 fi
 build
 now() { date +%s.%N; }
+# Output of a finished run is moved aside, not deleted, until the script ends: on ext4 the inode allocator skips
+# inodes deleted in the last minute or more (without a journal it reads the inode table to find them), so a mass
+# deletion right before a timed run would make that run pay for the one before it. Then (untimed) the page cache
+# is written back and, as root, emptied and filled with the media again: every run starts from the same state,
+# not with another's dirty pages or with memory full of the kept output.
+TRASH="$W/trash"
+rm -rf "$TRASH"; mkdir -p "$TRASH"
+discard() {
+  for d in "$@"; do [ -e "$d" ] && mv "$d" "$TRASH/$(date +%s%N)-$(basename "$d")"; done
+  sync
+  if [ "$(id -u)" -eq 0 ]; then
+    echo 1 >/proc/sys/vm/drop_caches
+    find "$W/media" -type f -exec cat {} + >/dev/null 2>&1 || true
+  fi
+}
 # target LABEL VALUE (<=|>=) LIMIT: records whether a figure meets the issue's target (printed at the end).
 TARGETS="$W/targets.txt"
 : >"$TARGETS"
@@ -73,7 +88,7 @@ http {
 }
 CONF
   nginx -c "$W/nginx/nginx.conf" -p "$W/nginx"
-  trap 'kill $(cat "$W/nginx/nginx.pid") 2>/dev/null || true; stop_pipeline' EXIT
+  trap 'kill $(cat "$W/nginx/nginx.pid") 2>/dev/null || true; stop_pipeline; rm -rf "$TRASH"' EXIT
 }
 ORIGIN="http://127.0.0.1:$PORT"
 
@@ -81,7 +96,7 @@ ORIGIN="http://127.0.0.1:$PORT"
 PIDS=()
 start_pipeline() { # home, extra scheduler args...
   local home="$1"; shift
-  rm -rf "$home"; mkdir -p "$home"
+  discard "$home"; mkdir -p "$home"
   export STOWAGE_HOME="$home"
   "$BIN/stowage-scheduler" --disk-cushion 0 "$@" 2>"$home/scheduler.log" & PIDS=($!)
   if [ "${NO_WORKERS:-0}" != 1 ]; then
@@ -129,9 +144,9 @@ large() {
     hwm="scheduler $(hwm_mb "${PIDS[0]}") MB, license-worker $(hwm_mb "${PIDS[1]}") MB, download-worker $(hwm_mb "${PIDS[2]}") MB, integrity-worker $(hwm_mb "${PIDS[3]}") MB"
     cpu="scheduler $(cpu_s "${PIDS[0]}") s, download-worker $(cpu_s "${PIDS[2]}") s, integrity-worker $(cpu_s "${PIDS[3]}") s"
     stop_pipeline
-    rm -rf "$W/home-large"
+    discard "$W/home-large"
     for tool in $PEERS; do
-      rm -rf "$W/out"; mkdir -p "$W/out/curl" "$W/out/$tool"
+      discard "$W/out"; mkdir -p "$W/out/curl" "$W/out/$tool"
       t0=$(now)
       case "$tool" in
         aria2c) aria2c -q -j16 -x1 -s1 --allow-overwrite=true --auto-file-renaming=false -i "$W/urls.txt" -d "$W/out/aria2c" ;;
@@ -192,12 +207,12 @@ small() {
   target "small: download worker peak RSS (MB)" "$small_hwm" "<=" 64
   stop_pipeline
   grep '^s' "$media/index.m3u8" | sed "s#^#$ORIGIN/small/#" >"$W/small-urls.txt"
-  rm -rf "$W/out"; mkdir -p "$W/out"
+  discard "$W/out"; mkdir -p "$W/out"
   t0=$(now)
   aria2c -q -j16 -x1 -s1 --allow-overwrite=true --auto-file-renaming=false -i "$W/small-urls.txt" -d "$W/out"
   t1=$(now)
   local ta; ta=$(echo "$t1 - $t0" | bc)
-  rm -rf "$W/out"; mkdir -p "$W/out"
+  discard "$W/out"; mkdir -p "$W/out"
   : >"$W/small-curl.cfg"
   while read -r u; do printf 'url = "%s"\noutput = "%s"\n' "$u" "$W/out/$(basename "$u")" >>"$W/small-curl.cfg"; done \
     <"$W/small-urls.txt"
@@ -213,7 +228,7 @@ small() {
   say "CPU time of the Stowage run: $cpu; download worker peak RSS $small_hwm MB"
   target "small: segments/s >= 2.0x aria2c's" "$(echo "$rs / $ra" | bc -l)" ">=" 2.0
   target "small: segments/s >= 0.5x curl --parallel's" "$(echo "$rs / $rc" | bc -l)" ">=" 0.5
-  rm -rf "$W/home-small" "$W/out"
+  discard "$W/home-small" "$W/out"
 }
 
 # --- scheduler scale -------------------------------------------------------------------------------------
@@ -247,7 +262,7 @@ scale() {
   say "$(printf 'recovery after kill -9 (start until it answers, %d titles): %.2f s' "$TITLES" "$(echo "$t1 - $t0" | bc)")"
   say "scheduler RSS after recovery: $(rss_mb "${PIDS[0]}") MB"
   stop_pipeline
-  rm -rf "$W/home-scale"
+  discard "$W/home-scale"
 }
 
 start_nginx
