@@ -162,6 +162,7 @@ extension HTTPFetcher {
             throw f
         }
         if let contentLength, contentLength != written {
+            try? await part.flush()  // the bytes that did arrive stay for the next attempt
             var f = TaskFailure(
                 code: .network, message: "\(work.url): body ended after \(written) of \(contentLength) bytes",
                 retryable: true)
