@@ -1,5 +1,6 @@
 #define _GNU_SOURCE
 #include <fcntl.h>
+#include <stdio.h>
 #include <sys/xattr.h>
 #include <unistd.h>
 #include "CSystemShims.h"
@@ -21,3 +22,13 @@ int stowage_fsetxattr(int fd, const char *name, const void *value, unsigned long
 }
 
 int stowage_fremovexattr(int fd, const char *name) { return fremovexattr(fd, name); }
+
+int stowage_open_unnamed(const char *directory, int mode) {
+    return open(directory, O_TMPFILE | O_RDWR | O_CLOEXEC, mode);
+}
+
+int stowage_link_unnamed(int fd, const char *path) {
+    char source[64];
+    snprintf(source, sizeof source, "/proc/self/fd/%d", fd);
+    return linkat(AT_FDCWD, source, AT_FDCWD, path, AT_SYMLINK_FOLLOW);
+}

@@ -6,7 +6,8 @@ import StowageProtocol
     import Glibc
 #endif
 
-/// A `.part` file held under an exclusive lock while one fetch writes it.
+/// The file one fetch writes: an unnamed file that gets its final name when whole, or a `.part` file held under
+/// an exclusive lock (a fetch that may be resumed).
 ///
 /// The file always holds a prefix of the resource: a fetch that dies leaves bytes a later one can resume from.
 /// A large file is written around the page cache (``writeDirectly()``): the bytes gather in an aligned buffer and
@@ -37,18 +38,92 @@ struct PartFile: ~Copyable {
     /// The extended attribute holding the resume record.
     static let metaAttribute = "user.stowage.resume"
 
+    /// Whether the file has its `.part` name. A fresh fetch writes an unnamed file (``open(for:)``), which costs
+    /// the filesystem one directory entry instead of two (the `.part` name, then the rename) and leaves nothing
+    /// behind if the process dies; it is named only if it must outlive the fetch (``name()``).
+    private(set) var named: Bool
+
+    /// Unnamed files work here: the kernel makes them (checked per folder when opening) and `/proc` can name them.
+    static let unnamedFilesWork = access("/proc/self/fd", F_OK) == 0
+
+    /// A `.part` file at `path`, created if missing, locked for this fetch.
     init(path: String) throws(TaskFailure) {
-        self.path = path
-        fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        let fd = Glibc.open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw HTTPFetcher.ioFailure(errno, path: path) }
+        try self.init(path: path, locking: fd)
+    }
+
+    /// Takes the exclusive lock of the open `.part` file `fd` (or closes it and fails) and learns its size.
+    private init(path: String, locking fd: Int32) throws(TaskFailure) {
         guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
             Glibc.close(fd)
-            throw TaskFailure(code: .io, message: "\(path) is being written by another fetch", retryable: true)
+            throw Self.busy(path)
         }
+        self.path = path
+        self.fd = fd
+        named = true
         var st = stat()
         fstat(fd, &st)
         size = Int64(st.st_size)
         lseek(fd, 0, SEEK_END)
+    }
+
+    /// An empty unnamed file that becomes `path` when named.
+    private init(path: String, unnamed fd: Int32) {
+        self.path = path
+        self.fd = fd
+        named = false
+        size = 0
+    }
+
+    /// The file a fetch of `destination` writes: its `.part` file if there is one (bytes to resume), else an
+    /// unnamed file in its folder (a named `.part` where the filesystem has no unnamed files). Creates the
+    /// folder if it is missing.
+    static func open(for destination: String) throws(TaskFailure) -> PartFile {
+        let path = destination + ".part"
+        let folder = String(destination[..<(destination.lastIndex(of: "/") ?? destination.startIndex)])
+        var fd = Glibc.open(path, O_RDWR | O_CLOEXEC)
+        if fd >= 0 { return try PartFile(path: path, locking: fd) }
+        if errno == ENOENT && unnamedFilesWork {
+            fd = stowage_open_unnamed(folder, 0o644)
+            if fd < 0 && errno == ENOENT {
+                try createFolder(folder)
+                fd = stowage_open_unnamed(folder, 0o644)
+            }
+            if fd >= 0 { return PartFile(path: path, unnamed: fd) }
+            // EOPNOTSUPP, EISDIR, EINVAL: this filesystem has no unnamed files; a named one then.
+        }
+        fd = Glibc.open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        if fd < 0 && errno == ENOENT {
+            try createFolder(folder)
+            fd = Glibc.open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        }
+        guard fd >= 0 else { throw HTTPFetcher.ioFailure(errno, path: path) }
+        return try PartFile(path: path, locking: fd)
+    }
+
+    private static func createFolder(_ folder: String) throws(TaskFailure) {
+        do {
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        } catch {
+            throw TaskFailure(
+                code: .io, message: "cannot create \(folder): \(error.localizedDescription)", retryable: true)
+        }
+    }
+
+    private static func busy(_ path: String) -> TaskFailure {
+        TaskFailure(code: .io, message: "\(path) is being written by another fetch", retryable: true)
+    }
+
+    /// Gives an unnamed file its `.part` name and takes its lock: from here on its bytes outlive this fetch (and
+    /// this process) for a later fetch to resume. Another fetch's `.part` file in the way fails it (retryable).
+    mutating func name() throws(TaskFailure) {
+        guard !named else { return }
+        guard stowage_link_unnamed(fd, path) == 0 else {
+            throw errno == EEXIST ? Self.busy(path) : HTTPFetcher.ioFailure(errno, path: path)
+        }
+        named = true
+        guard flock(fd, LOCK_EX | LOCK_NB) == 0 else { throw Self.busy(path) }
     }
 
     deinit {
@@ -190,15 +265,33 @@ struct PartFile: ~Copyable {
     }
 
     /// Moves the file to its final name (atomic) and returns once it is durable there: its data, its inode and
-    /// the rename, through the process's ``DurabilityGroup`` (one filesystem sync for every file finishing at
+    /// the name, through the process's ``DurabilityGroup`` (one filesystem sync for every file finishing at
     /// about the same time). Until then nothing reports the file, so a crash before the sync leaves a file the
     /// store does not count and the next attempt replaces.
     /// `durable` false: the rename only (the caller syncs later, before reporting the file).
     mutating func commit(to destination: String, durable: Bool = true) async throws(TaskFailure) {
         try await flush()
         removeMeta()
-        guard rename(path, destination) == 0 else { throw HTTPFetcher.ioFailure(errno, path: destination) }
+        if named {
+            guard rename(path, destination) == 0 else { throw HTTPFetcher.ioFailure(errno, path: destination) }
+        } else {
+            try link(to: destination)
+        }
         if durable { try await DurabilityGroup.shared.sync(fd: fd, path: destination) }
+    }
+
+    /// Names an unnamed file `destination`. An earlier copy in the way (a file fetched again) is replaced
+    /// atomically: the file gets a name of its own first, renamed over the old one.
+    private mutating func link(to destination: String) throws(TaskFailure) {
+        guard stowage_link_unnamed(fd, destination) != 0 else { return }
+        guard errno == EEXIST else { throw HTTPFetcher.ioFailure(errno, path: destination) }
+        let own = "\(destination).\(getpid())-\(UInt32.random(in: 0...UInt32.max)).new"
+        guard stowage_link_unnamed(fd, own) == 0 else { throw HTTPFetcher.ioFailure(errno, path: own) }
+        guard rename(own, destination) == 0 else {
+            let code = errno
+            unlink(own)
+            throw HTTPFetcher.ioFailure(code, path: destination)
+        }
     }
 
     mutating func close() {

@@ -51,18 +51,7 @@ extension HTTPFetcher {
                 retryable: false)
         }
         try Self.checkURL(work.url)  // before anything is created on disk
-        do {
-            let directory = destination.deletingLastPathComponent()
-            if access(directory.path, F_OK) != 0 {  // one syscall per segment when it exists
-                try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-            }
-        } catch {
-            throw TaskFailure(
-                code: .io,
-                message: "cannot create \(destination.deletingLastPathComponent().path): \(error.localizedDescription)",
-                retryable: true)
-        }
-        var part = try PartFile(path: destination.path + ".part")
+        var part = try PartFile.open(for: destination.path)
         defer { part.close() }
         let meta = part.size > 0 ? part.loadMeta() : nil
         var resumeFrom: Int64 = 0
@@ -133,6 +122,7 @@ extension HTTPFetcher {
             // The resume record is worth two file operations only for files big enough to be worth resuming;
             // a small file without one is simply fetched again.
             if resumeFrom == 0 && (contentLength ?? Int64.max) > Self.resumableBytes {
+                try part.name()
                 part.saveMeta(PartMeta(url: work.url, rangeOffset: work.rangeOffset, validator: validator))
             }
             if (contentLength ?? work.rangeLength ?? 0) >= PartFile.directThreshold { part.writeDirectly() }
@@ -210,12 +200,32 @@ extension HTTPFetcher {
 
     /// `path` resolved under `root`, or nil if it would leave it (absolute, `..`, control characters).
     public static func safeDestination(_ path: String, under root: URL) -> URL? {
-        guard !path.isEmpty, !path.hasPrefix("/"), path.utf8.count < 1024,
-            !path.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7f })
-        else { return nil }
-        let parts = path.split(separator: "/", omittingEmptySubsequences: false)
-        guard !parts.contains(where: { $0 == ".." || $0 == "." || $0.isEmpty }) else { return nil }
-        return root.appendingPathComponent(path)
+        guard isSafeRelativePath(path) else { return nil }
+        return root.appendingPathComponent(path, isDirectory: false)  // no stat of the path
+    }
+
+    /// A relative path of plain components: not empty, not absolute, no `.`, `..` or empty component, no control
+    /// character, under 1024 bytes (one pass over the bytes: it runs for every file fetched).
+    static func isSafeRelativePath(_ path: String) -> Bool {
+        var path = path
+        return path.withUTF8 { bytes in
+            guard !bytes.isEmpty, bytes.count < 1024, bytes[0] != UInt8(ascii: "/") else { return false }
+            var componentStart = 0
+            for i in 0...bytes.count {
+                let byte = i < bytes.count ? bytes[i] : UInt8(ascii: "/")
+                if byte < 0x20 || byte == 0x7f { return false }
+                guard byte == UInt8(ascii: "/") else { continue }
+                let length = i - componentStart
+                let dot = UInt8(ascii: ".")
+                if length == 0 || (length == 1 && bytes[componentStart] == dot)
+                    || (length == 2 && bytes[componentStart] == dot && bytes[componentStart + 1] == dot)
+                {
+                    return false
+                }
+                componentStart = i + 1
+            }
+            return true
+        }
     }
 }
 

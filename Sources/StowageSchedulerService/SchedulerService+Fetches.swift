@@ -103,10 +103,7 @@ extension SchedulerService {
         }
         // Hashed and checked as it streamed in, durable before the report: verified.
         metrics.verified(bytes: report.bytes)
-        r.sha256 = sha256
-        r.state = .verified
-        r.lastError = nil
-        try store.update(r)
+        try store.markVerified(id: id, bytes: report.bytes, contentLength: report.contentLength, sha256: sha256)
         publishProgress(token, throttled: true)
         // Work still queued or out for the title: it cannot be complete yet (spares a query per segment).
         guard !core.hasWork(token) else { return }

@@ -24,6 +24,12 @@ public final class Store {
             if let batch { return try body(batch) }
             return try queue.unsafeRead(body)
         }
+        /// A change made by one SQL statement: atomic by itself (SQLite undoes a failed statement whole), so
+        /// inside a batch it needs no savepoint of its own.
+        func statement(_ body: (Database) throws -> Void) throws {
+            if let batch { return try body(batch) }
+            try queue.write(body)
+        }
         func write<T>(_ body: (Database) throws -> T) throws -> T {
             guard let batch else { return try queue.write(body) }
             // A change that fails undoes itself only, as it would in a transaction of its own.
@@ -184,15 +190,21 @@ public final class Store {
                     localPath: r.localPath, playlist: r.playlist, language: r.language)
                 try record.insert(db)
             }
+            // One prepared statement for every file (a plan may hold tens of thousands): the record insert
+            // builds its SQL and a persistence container per row, several times the cost of SQLite's own work.
+            let insert = try db.makeStatement(
+                sql: """
+                    INSERT INTO resource (token, position, rendition, kind, url, rangeOffset, rangeLength, localPath,
+                    container, encrypted, duration, state, attempts, alternates)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?)
+                    """)
+            let pending = ResourceState.pending.rawValue
             for (i, r) in plan.resources.enumerated() {
-                var record = ResourceRecord(
-                    id: nil, token: token, position: i, rendition: r.rendition, kind: r.kind,
-                    url: r.url, rangeOffset: r.rangeOffset, rangeLength: r.rangeLength,
-                    localPath: r.localPath, container: r.container, encrypted: r.encrypted,
-                    duration: r.duration, state: .pending, attempts: 0,
-                    bytes: nil, sha256: nil, contentLength: nil, lastError: nil,
-                    alternates: r.alternates)
-                try record.insert(db)
+                let alternates = r.alternates.flatMap { $0.isEmpty ? nil : $0.joined(separator: "\n") }
+                try insert.execute(arguments: [
+                    token, i, r.rendition, r.kind.rawValue, r.url, r.rangeOffset, r.rangeLength, r.localPath,
+                    r.container.rawValue, r.encrypted, r.duration, pending, alternates,
+                ])
             }
             try ContentKeyRecord.all().forTitle(token).deleteAll(db)
             for (i, k) in plan.keys.enumerated() {
@@ -271,6 +283,19 @@ public final class Store {
     /// Saves every column of a resource.
     public func update(_ resource: ResourceRecord) throws {
         try db.write { try resource.update($0) }
+    }
+
+    /// Records a file that arrived hashed, checked and durable: `verified`, with its size, the length the origin
+    /// announced and its SHA-256 (the per-segment write: one statement, no record encoding).
+    public func markVerified(id: Int64, bytes: Int64, contentLength: Int64?, sha256: String) throws {
+        try db.statement { db in
+            let statement = try db.cachedStatement(
+                sql: """
+                    UPDATE resource SET state = ?, bytes = ?, contentLength = ?, sha256 = ?, lastError = NULL
+                    WHERE id = ?
+                    """)
+            try statement.execute(arguments: [ResourceState.verified.rawValue, bytes, contentLength, sha256, id])
+        }
     }
 
     /// Sets every resource of a title back to `pending` (its files are gone), gaps excepted.

@@ -126,6 +126,41 @@ struct StoreTests {
         #expect(try !store.hasResources(token: "t1", in: [.fetching, .verifying]))
     }
 
+    /// The plan's files are stored column for column (the prepared insert), and a file verified as it arrived
+    /// is recorded by one statement, inside a batch too.
+    @Test func plannedFilesAreStoredWholeAndVerifiedOneByOne() throws {
+        let store = try Store()
+        try store.insert(title("t1"))
+        var planned = plan(3)
+        planned.resources[1].rangeOffset = 100
+        planned.resources[1].rangeLength = 50
+        planned.resources[2].alternates = ["http://mirror/2.ts", "http://other/2.ts"]
+        planned.resources[2].encrypted = true
+        planned.resources[2].kind = .initSection
+        planned.resources[2].container = .fmp4
+        try store.savePlan(token: "t1", plan: planned)
+        let stored = try store.resources(token: "t1")
+        #expect(stored.map(\.position) == [0, 1, 2])
+        #expect(stored.allSatisfy { $0.state == .pending && $0.attempts == 0 && $0.token == "t1" })
+        #expect(stored[1].rangeOffset == 100 && stored[1].rangeLength == 50 && stored[0].rangeOffset == nil)
+        #expect(stored[2].alternates == ["http://mirror/2.ts", "http://other/2.ts"] && stored[0].alternates == nil)
+        #expect(stored[2].encrypted && stored[2].kind == .initSection && stored[2].container == .fmp4)
+        #expect(stored[0].url == "http://h/0.ts" && stored[0].localPath == "video/seg-0.ts" && stored[0].duration == 2)
+        var failed = stored[0]
+        failed.lastError = "an earlier attempt failed"
+        try store.update(failed)
+        try store.batch {
+            try? store.markVerified(id: stored[0].id!, bytes: 1234, contentLength: 1234, sha256: "ab12")
+        }
+        try store.markVerified(id: stored[1].id!, bytes: 50, contentLength: nil, sha256: "cd34")
+        let after = try store.resources(token: "t1")
+        #expect(after[0].state == .verified && after[0].bytes == 1234 && after[0].contentLength == 1234)
+        #expect(after[0].sha256 == "ab12" && after[0].lastError == nil)
+        #expect(after[1].state == .verified && after[1].sha256 == "cd34" && after[1].contentLength == nil)
+        #expect(after[2].state == .pending)
+        #expect(try store.progress(token: "t1") == Store.Progress(verified: 2, total: 3, bytesVerified: 1284))
+    }
+
     @Test func deleteCascades() throws {
         let store = try Store()
         try store.insert(title("t1"))

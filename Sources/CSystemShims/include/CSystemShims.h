@@ -16,4 +16,14 @@ long stowage_fgetxattr(int fd, const char *name, void *value, unsigned long size
 int stowage_fsetxattr(int fd, const char *name, const void *value, unsigned long size);
 int stowage_fremovexattr(int fd, const char *name);
 
+/// open(2) of an unnamed regular file in `directory` (O_TMPFILE | O_RDWR | O_CLOEXEC): it has no name, so no
+/// directory entry is written until stowage_link_unnamed gives it one, and it vanishes if the process dies first.
+/// Returns the descriptor, or -1 with errno set (EOPNOTSUPP / EISDIR / EINVAL: the filesystem or kernel has none;
+/// ENOENT: no such directory).
+int stowage_open_unnamed(const char *directory, int mode);
+
+/// Gives the unnamed file open as `fd` the name `path` (linkat through /proc/self/fd, which needs no privilege).
+/// Returns 0, or -1 with errno set (EEXIST: the name is taken; ENOENT: /proc is not mounted or the folder went).
+int stowage_link_unnamed(int fd, const char *path);
+
 #endif
