@@ -86,15 +86,20 @@ extension SchedulerService {
 
     /// A file arrived (hashed and checked while it streamed in, durable before the report: verified).
     func fetched(_ id: Int64, _ report: FetchReport, token: String) throws {
-        guard var r = try store.resource(id: id) else { return }
-        if let expected = r.rangeLength, expected != report.bytes {
+        // The one fact checked for every file, read without the whole record; the rest only when needed.
+        guard let rangeLength = try store.rangeLength(ofResource: id) else { return }
+        if let expected = rangeLength, expected != report.bytes {
+            guard let r = try store.resource(id: id) else { return }
             return try retry(r, reason: "got \(report.bytes) bytes of a \(expected)-byte range", code: .network)
         }
         urlRefresh.fetched(token)
-        if !hostFailures.isEmpty, let host = HostProbe.endpoint(of: r.url) { hostFailures.answered(host) }
-        r.bytes = report.bytes
-        r.contentLength = report.contentLength
+        if !hostFailures.isEmpty, let r = try store.resource(id: id), let host = HostProbe.endpoint(of: r.url) {
+            hostFailures.answered(host)
+        }
         guard let sha256 = report.sha256 else {
+            guard var r = try store.resource(id: id) else { return }
+            r.bytes = report.bytes
+            r.contentLength = report.contentLength
             r.state = .fetched
             r.sha256 = nil  // taken from the file on disk by its first verification
             try store.update(r)

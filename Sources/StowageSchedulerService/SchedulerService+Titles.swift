@@ -222,10 +222,7 @@ extension SchedulerService {
 
     /// Partial downloads left by workers that died mid-fetch; once a title is complete nothing writes them.
     func removePartialFiles(in dir: URL) {
-        guard let walker = FileManager.default.enumerator(atPath: dir.path) else { return }
-        for case let path as String in walker where path.hasSuffix(".part") || path.hasSuffix(".part.meta") {
-            try? FileManager.default.removeItem(at: dir.appendingPathComponent(path))
-        }
+        FetchLeftovers.remove(under: dir.path)
     }
 
     /// Free bytes on the filesystem holding the titles.

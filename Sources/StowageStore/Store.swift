@@ -280,6 +280,16 @@ public final class Store {
         }
     }
 
+    /// The length a resource's byte range asks for (`.some(nil)`: the whole file), or nil if there is no such
+    /// resource: what is checked for every file reported fetched, read without decoding the record.
+    public func rangeLength(ofResource id: Int64) throws -> Int64?? {
+        try db.read { db in
+            let statement = try db.cachedStatement(sql: "SELECT rangeLength FROM resource WHERE id = ?")
+            guard let row = try Row.fetchOne(statement, arguments: [id]) else { return nil }
+            return .some(row[0] as Int64?)
+        }
+    }
+
     /// Saves every column of a resource.
     public func update(_ resource: ResourceRecord) throws {
         try db.write { try resource.update($0) }
