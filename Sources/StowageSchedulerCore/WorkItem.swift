@@ -88,7 +88,7 @@ public struct Limits: Sendable, Equatable {
     public var licenses: Int
     /// Most fetches one lease carries (fetch batches); a batch takes only a share of what is queued, so the
     /// last files of a title still spread over every connection.
-    public var fetchBatch = 16
+    public var fetchBatch = 64
 
     /// The defaults, or the given limits.
     public init(titlesAtOnce: Int = 2, perTitle: Int = 6, perHost: Int = 8, licenses: Int = 4) {

@@ -50,7 +50,7 @@ struct DownloadWorkerCommand: AsyncParsableCommand {
         discussion: """
             Streams every file to disk (a .part file hashed and container-checked as it arrives, renamed into \
             place, then synced with the other files finishing at the same time) and reports it only once it is \
-            durable; never holds a whole segment in memory. Small files come in batches of up to 16 per task. \
+            durable; never holds a whole segment in memory. Small files come in batches of up to 64 per task. \
             Connects to the scheduler (default \
             ipc://$STOWAGE_HOME/run/scheduler.ipc). SIGTERM stops it gracefully: tasks in flight get a grace period \
             to finish.

@@ -20,11 +20,13 @@ struct FetchBatchTests {
     }
 
     @Test func smallFilesGoOutInBatchesThatShrinkAsTheQueueDrains() {
-        var c = core(perTitle: 2, fetches: 100)
+        let cap = Limits().fetchBatch
+        let total = 5 * cap
+        var c = core(perTitle: 2, fetches: total)
         let leases = c.assign(now: 1)
         #expect(leases.count == 2, "a batch is one lease: the per-title limit counts leases")
-        #expect(ids(leases[0]) == Array(0..<16), "in queue order, at most limits.fetchBatch")
-        #expect(ids(leases[1]) == Array(16..<32))
+        #expect(ids(leases[0]) == Array(0..<Int64(cap)), "in queue order, at most limits.fetchBatch")
+        #expect(ids(leases[1]) == Array(Int64(cap)..<Int64(2 * cap)))
         #expect(leases[0].deadline > 600, "the deadline grows with the batch")
         var sizes: [Int] = []
         var out = leases
@@ -35,7 +37,7 @@ struct FetchBatchTests {
             }
             out = c.assign(now: 2)
         }
-        #expect(sizes.reduce(0, +) == 100)
+        #expect(sizes.reduce(0, +) == total)
         #expect(sizes.suffix(3).allSatisfy { $0 == 1 }, "the last files spread over the connections: \(sizes)")
     }
 
