@@ -72,7 +72,13 @@ extension SchedulerService {
     }
 
     func fetchItem(_ r: ResourceRecord) -> WorkItem {
-        WorkItem(token: r.token, kind: .fetch(resource: r.id!), host: URL(string: r.url)?.host)
+        var hosts = URLHosts()
+        return fetchItem(r, hosts: &hosts)
+    }
+
+    /// ``fetchItem(_:)`` for many resources in a row: their URLs' hosts are parsed once per origin.
+    func fetchItem(_ r: ResourceRecord, hosts: inout URLHosts) -> WorkItem {
+        WorkItem(token: r.token, kind: .fetch(resource: r.id!), host: hosts.host(of: r.url))
     }
 
     /// Queues a fetch for every pending resource and a verification for every fetched one.
@@ -87,9 +93,10 @@ extension SchedulerService {
             batchBySize[token] = nil  // unknown sizes: the pace alone decides (big files are slow)
         }
         setFetchBatch(token)
+        var hosts = URLHosts()
         for r in resources {
             switch r.state {
-            case .pending, .fetching: core.enqueue(fetchItem(r))
+            case .pending, .fetching: core.enqueue(fetchItem(r, hosts: &hosts))
             case .fetched, .verifying: core.enqueue(WorkItem(token: token, kind: .verify(resource: r.id!)))
             case .verified, .gap: continue
             }
