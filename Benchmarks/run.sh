@@ -8,7 +8,7 @@
 #        served by nginx on 127.0.0.1; Stowage (submit -> completed, every file verified) alternating with
 #        aria2c -j16, curl --parallel, yt-dlp --concurrent-fragments 8 and ffmpeg -c copy, each repeated;
 #        medians, ratios to Stowage, and the peak RSS (VmHWM) of every Stowage process.
-# small: 10,000 segments of ~4 KB: segments/s for Stowage and aria2c.
+# small: 10,000 segments of ~4 KB: segments/s for Stowage, aria2c and curl --parallel, alternating, medians.
 # scale: 10,000 titles submitted to a scheduler (submissions/s), `stowctl list` time, scheduler RSS, and
 #        the time until it answers again after kill -9.
 # Knobs: STOWAGE_BENCH_REPEAT (3), STOWAGE_BENCH_LOOPS (17 minutes of media), STOWAGE_BENCH_SMALL (10000),
@@ -150,7 +150,7 @@ large() {
       t0=$(now)
       case "$tool" in
         aria2c) aria2c -q -j16 -x1 -s1 --allow-overwrite=true --auto-file-renaming=false -i "$W/urls.txt" -d "$W/out/aria2c" ;;
-        curl) curl -s --fail --parallel --parallel-max 16 -K "$W/curl.cfg" ;;
+        curl) curl -s --no-progress-meter --fail --parallel --parallel-max 16 -K "$W/curl.cfg" ;;
         yt-dlp) "$VENV/bin/yt-dlp" -q --no-warnings --concurrent-fragments 8 --no-part --fixup never -o "$W/out/yt-dlp/video.ts" "$url" ;;
         ffmpeg) ffmpeg -v error -y -i "$url" -c copy -f mpegts "$W/out/ffmpeg/video.ts" ;;
       esac
@@ -196,38 +196,47 @@ small() {
     mv "$W/small.m3u8" "$media/index.m3u8"
   fi
   say ""
-  say "== small segments: $SMALL x 3948 bytes"
-  start_pipeline "$W/home-small" --titles 1 --per-title 16 --per-host 16
-  local t0 t1; t0=$(now)
-  "$BIN/stowctl" submit "$ORIGIN/small/index.m3u8" --wait >/dev/null 2>&1 || { echo "stowage small run failed" >&2; exit 1; }
-  t1=$(now)
-  local ts; ts=$(echo "$t1 - $t0" | bc)
-  local cpu="scheduler $(cpu_s "${PIDS[0]}") s, download-worker $(cpu_s "${PIDS[2]}") s, integrity-worker $(cpu_s "${PIDS[3]}") s"
-  small_hwm=$(hwm_mb "${PIDS[2]}")
-  target "small: download worker peak RSS (MB)" "$small_hwm" "<=" 64
-  stop_pipeline
+  say "== small segments: $SMALL x 3948 bytes, $REPEAT runs each (alternating)"
   grep '^s' "$media/index.m3u8" | sed "s#^#$ORIGIN/small/#" >"$W/small-urls.txt"
-  discard "$W/out"; mkdir -p "$W/out"
-  t0=$(now)
-  aria2c -q -j16 -x1 -s1 --allow-overwrite=true --auto-file-renaming=false -i "$W/small-urls.txt" -d "$W/out"
-  t1=$(now)
-  local ta; ta=$(echo "$t1 - $t0" | bc)
-  discard "$W/out"; mkdir -p "$W/out"
   : >"$W/small-curl.cfg"
   while read -r u; do printf 'url = "%s"\noutput = "%s"\n' "$u" "$W/out/$(basename "$u")" >>"$W/small-curl.cfg"; done \
     <"$W/small-urls.txt"
-  t0=$(now)
-  curl -s --no-progress-meter --fail --parallel --parallel-max 16 -K "$W/small-curl.cfg"
-  t1=$(now)
-  local tc; tc=$(echo "$t1 - $t0" | bc)
+  local cpu="" t0 t1
+  rm -f "$W"/s-*
+  for i in $(seq "$REPEAT"); do
+    start_pipeline "$W/home-small" --titles 1 --per-title 16 --per-host 16
+    t0=$(now)
+    "$BIN/stowctl" submit "$ORIGIN/small/index.m3u8" --wait >/dev/null 2>&1 || { echo "stowage small run failed" >&2; exit 1; }
+    t1=$(now)
+    echo "$t1 - $t0" | bc >>"$W/s-stowage"
+    cpu="scheduler $(cpu_s "${PIDS[0]}") s, download-worker $(cpu_s "${PIDS[2]}") s, integrity-worker $(cpu_s "${PIDS[3]}") s"
+    small_hwm=$(hwm_mb "${PIDS[2]}")
+    stop_pipeline
+    discard "$W/home-small" "$W/out"; mkdir -p "$W/out"
+    t0=$(now)
+    aria2c -q -j16 -x1 -s1 --allow-overwrite=true --auto-file-renaming=false -i "$W/small-urls.txt" -d "$W/out"
+    t1=$(now)
+    echo "$t1 - $t0" | bc >>"$W/s-aria2c"
+    discard "$W/out"; mkdir -p "$W/out"
+    t0=$(now)
+    curl -s --no-progress-meter --fail --parallel --parallel-max 16 -K "$W/small-curl.cfg"
+    t1=$(now)
+    echo "$t1 - $t0" | bc >>"$W/s-curl"
+    discard "$W/out"
+    log "small run $i done"
+  done
+  target "small: download worker peak RSS (MB)" "$small_hwm" "<=" 64
+  local ts ta tc; ts=$(median <"$W/s-stowage"); ta=$(median <"$W/s-aria2c"); tc=$(median <"$W/s-curl")
   local rs ra rc; rs=$(echo "$SMALL / $ts" | bc -l); ra=$(echo "$SMALL / $ta" | bc -l); rc=$(echo "$SMALL / $tc" | bc -l)
-  say "$(printf '%-44s %8s %12s %12s' tool seconds segments/s 'Stowage ÷')"
+  say "$(printf '%-44s %8s %12s %12s' tool 'median s' segments/s 'Stowage ÷')"
   say "$(printf '%-44s %8.2f %12.0f %12s' 'Stowage (hashed, checked, fsynced, recorded)' "$ts" "$rs" -)"
   say "$(printf '%-44s %8.2f %12.0f %12.2f' 'aria2c -j16 (download only)' "$ta" "$ra" "$(echo "$rs / $ra" | bc -l)")"
   say "$(printf '%-44s %8.2f %12.0f %12.2f' 'curl --parallel 16 (download only)' "$tc" "$rc" "$(echo "$rs / $rc" | bc -l)")"
-  say "CPU time of the Stowage run: $cpu; download worker peak RSS $small_hwm MB"
+  say "every run, seconds: Stowage $(paste -sd' ' "$W/s-stowage"); aria2c $(paste -sd' ' "$W/s-aria2c"); curl $(paste -sd' ' "$W/s-curl")"
+  say "CPU time of the last Stowage run: $cpu; download worker peak RSS $small_hwm MB"
   target "small: segments/s >= 2.0x aria2c's" "$(echo "$rs / $ra" | bc -l)" ">=" 2.0
   target "small: segments/s >= 0.5x curl --parallel's" "$(echo "$rs / $rc" | bc -l)" ">=" 0.5
+  rm -f "$W"/s-*
   discard "$W/home-small" "$W/out"
 }
 
