@@ -8,16 +8,17 @@ import StowageProtocol
 #endif
 
 extension HTTPFetcher {
-    /// Streams one resource to `<titlesRoot>/<work.path>` through `<path>.part`, hashing it and checking its
-    /// container as the bytes arrive, renames it into place, syncs it to disk and reports its SHA-256 (a verified
-    /// file). Memory stays at one network buffer whatever the size.
+    /// Streams one resource to `<titlesRoot>/<work.path>`, hashing it and checking its container as the bytes
+    /// arrive, gives it its name when whole, syncs it to disk and reports its SHA-256 (a verified file). Memory
+    /// stays at one network buffer whatever the size. A fresh fetch writes an unnamed file, linked into place at
+    /// the end; one worth resuming (over 64 KiB or of unknown length) is `<path>.part` from its first byte.
     ///
     /// Resumption: bytes already in the `.part` file (from a paused, failed or killed fetch) are kept; the
     /// fetch continues with `Range` and `If-Range` on the validator (ETag, else Last-Modified) recorded in
     /// the `.part` file's resume record. If the origin's copy changed, the file restarts from zero. An exclusive
     /// `flock` on the `.part` file keeps two workers from ever writing the same file. A file of 1 MiB or more is
     /// written around the page cache (see ``PartFile``).
-    /// `durable` false: the file is renamed into place without waiting for the disk; the caller makes it
+    /// `durable` false: the file is named without waiting for the disk; the caller makes it
     /// durable (``downloadBatch(_:taskID:titlesRoot:progress:)`` syncs once for all its files) before reporting it.
     ///
     /// Fail-over: when `work.url` cannot be fetched (the network, an HTTP error), each of `work.alternates` is
