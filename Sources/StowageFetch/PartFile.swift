@@ -1,6 +1,7 @@
 import CSystemShims
 import Foundation
 import StowageProtocol
+import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -43,8 +44,13 @@ struct PartFile: ~Copyable {
     /// behind if the process dies; it is named only if it must outlive the fetch (``name()``).
     private(set) var named: Bool
 
-    /// Unnamed files work here: the kernel makes them (checked per folder when opening) and `/proc` can name them.
-    static let unnamedFilesWork = access("/proc/self/fd", F_OK) == 0
+    /// Unnamed files work here: the kernel makes them (checked per folder when opening), `/proc` can name them,
+    /// and naming one has not been refused yet.
+    static var unnamedFilesWork: Bool { procIsMounted && !namingRefused.load(ordering: .relaxed) }
+    private static let procIsMounted = access("/proc/self/fd", F_OK) == 0
+    /// Set when the kernel refused to name an unnamed file (a confined process, `/proc` hidden): that fetch fails
+    /// (retryable) and every later one of this process writes a named `.part` file.
+    static let namingRefused = Atomic<Bool>(false)
 
     /// A `.part` file at `path`, created if missing, locked for this fetch.
     init(path: String) throws(TaskFailure) {
@@ -111,6 +117,21 @@ struct PartFile: ~Copyable {
         }
     }
 
+    /// Naming an unnamed file failed with `code`. Refused (`EACCES`, `EPERM`, or `ENOENT` while the folder is
+    /// there: `/proc` cannot name it) turns unnamed files off for this process; the failure is retryable.
+    private static func namingFailure(_ code: Int32, path: String) -> TaskFailure {
+        let folder = String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)])
+        guard code == EACCES || code == EPERM || (code == ENOENT && access(folder, F_OK) == 0) else {
+            return HTTPFetcher.ioFailure(code, path: path)
+        }
+        namingRefused.store(true, ordering: .relaxed)
+        return TaskFailure(
+            code: .io,
+            message: "\(path): the kernel refused to name the finished file (\(String(cString: strerror(code))));"
+                + " later fetches write .part files instead",
+            retryable: true)
+    }
+
     private static func busy(_ path: String) -> TaskFailure {
         TaskFailure(code: .io, message: "\(path) is being written by another fetch", retryable: true)
     }
@@ -120,7 +141,8 @@ struct PartFile: ~Copyable {
     mutating func name() throws(TaskFailure) {
         guard !named else { return }
         guard stowage_link_unnamed(fd, path) == 0 else {
-            throw errno == EEXIST ? Self.busy(path) : HTTPFetcher.ioFailure(errno, path: path)
+            let code = errno
+            throw code == EEXIST ? Self.busy(path) : Self.namingFailure(code, path: path)
         }
         named = true
         guard flock(fd, LOCK_EX | LOCK_NB) == 0 else { throw Self.busy(path) }
@@ -284,9 +306,10 @@ struct PartFile: ~Copyable {
     /// atomically: the file gets a name of its own first, renamed over the old one.
     private mutating func link(to destination: String) throws(TaskFailure) {
         guard stowage_link_unnamed(fd, destination) != 0 else { return }
-        guard errno == EEXIST else { throw HTTPFetcher.ioFailure(errno, path: destination) }
+        let code = errno
+        guard code == EEXIST else { throw Self.namingFailure(code, path: destination) }
         let own = "\(destination).\(getpid())-\(UInt32.random(in: 0...UInt32.max)).new"
-        guard stowage_link_unnamed(fd, own) == 0 else { throw HTTPFetcher.ioFailure(errno, path: own) }
+        guard stowage_link_unnamed(fd, own) == 0 else { throw Self.namingFailure(errno, path: own) }
         guard rename(own, destination) == 0 else {
             let code = errno
             unlink(own)

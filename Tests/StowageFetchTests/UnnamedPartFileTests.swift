@@ -5,7 +5,7 @@ import Testing
 @testable import StowageFetch
 
 /// A fresh fetch writes an unnamed file that appears under its final name only when whole.
-@Suite("Part files: unnamed until whole")
+@Suite("Part files: unnamed until whole", .serialized)
 struct UnnamedPartFileTests {
     static func names(in dir: URL) throws -> [String] {
         try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted()
@@ -76,6 +76,26 @@ struct UnnamedPartFileTests {
         let stored = try [UInt8](Data(contentsOf: URL(fileURLWithPath: destination)))
         let same = stored == content
         #expect(same)
+        #expect(try Self.names(in: dir) == ["seg.ts"])
+    }
+
+    /// Once the kernel refused to name a file, this process writes named `.part` files (and they still work).
+    @Test(.enabled(if: PartFile.unnamedFilesWork, "/proc is not mounted"))
+    func aRefusedNameTurnsUnnamedFilesOff() async throws {
+        let dir = try PartFileTests.folder(under: NSTemporaryDirectory())
+        defer {
+            try? FileManager.default.removeItem(at: dir)
+            PartFile.namingRefused.store(false, ordering: .relaxed)
+        }
+        PartFile.namingRefused.store(true, ordering: .relaxed)
+        let destination = dir.appendingPathComponent("seg.ts").path
+        var part = try PartFile.open(for: destination)
+        let named = part.named
+        #expect(named, "a named .part file once naming was refused")
+        #expect(try Self.names(in: dir) == ["seg.ts.part"])
+        try await PartFileTests.write(PartFileTests.bytes(3_000)[...], to: &part, chunks: [1_000])
+        try await part.commit(to: destination, durable: false)
+        part.close()
         #expect(try Self.names(in: dir) == ["seg.ts"])
     }
 
