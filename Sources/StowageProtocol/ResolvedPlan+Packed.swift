@@ -1,0 +1,70 @@
+import Foundation
+
+// A plan's resources travel packed (``PackedWriter``) as `packedResources`: a title of 10,000 segments is one
+// string instead of 10,000 JSON objects. A plan with a JSON `resources` list is still read.
+
+extension ResolvedPlan {
+    private enum PackedKeys: String, CodingKey {
+        case masterPlaylist, renditions, resources, packedResources, bytesEstimate, keys, bookmarks, manifestName
+        case protection
+    }
+
+    public init(from decoder: Decoder) throws {
+        let c = try decoder.container(keyedBy: PackedKeys.self)
+        let resources: [PlannedResource]
+        if c.contains(.packedResources) {
+            resources = try c.decodePacked(forKey: .packedResources) { (r) throws(PackedError) in
+                try PlannedResource(packed: &r)
+            }
+        } else {
+            resources = try c.decode([PlannedResource].self, forKey: .resources)
+        }
+        self.init(
+            masterPlaylist: try c.decode(String.self, forKey: .masterPlaylist),
+            renditions: try c.decode([PlannedRendition].self, forKey: .renditions), resources: resources,
+            bytesEstimate: try c.decodeIfPresent(Int64.self, forKey: .bytesEstimate),
+            keys: try c.decode([PlannedKey].self, forKey: .keys),
+            bookmarks: try c.decode([Bookmark].self, forKey: .bookmarks),
+            manifestName: try c.decodeIfPresent(String.self, forKey: .manifestName),
+            protection: try c.decodeIfPresent(TitleProtection.self, forKey: .protection))
+    }
+
+    public func encode(to encoder: Encoder) throws {
+        var c = encoder.container(keyedBy: PackedKeys.self)
+        try c.encode(masterPlaylist, forKey: .masterPlaylist)
+        try c.encode(renditions, forKey: .renditions)
+        var w = PackedWriter(count: resources.count)
+        for resource in resources { resource.pack(into: &w) }
+        try c.encode(Data(w.bytes), forKey: .packedResources)
+        try c.encodeIfPresent(bytesEstimate, forKey: .bytesEstimate)
+        try c.encode(keys, forKey: .keys)
+        try c.encode(bookmarks, forKey: .bookmarks)
+        try c.encodeIfPresent(manifestName, forKey: .manifestName)
+        try c.encodeIfPresent(protection, forKey: .protection)
+    }
+}
+
+extension PlannedResource {
+    /// kind, rendition, url, rangeOffset?, rangeLength?, localPath, container, encrypted, duration, alternates?
+    func pack(into w: inout PackedWriter) {
+        w.string(kind.rawValue)
+        w.int(rendition)
+        w.string(url)
+        w.optional(rangeOffset)
+        w.optional(rangeLength)
+        w.string(localPath)
+        w.string(container.rawValue)
+        w.bool(encrypted)
+        w.double(duration)
+        w.optional(alternates)
+    }
+
+    init(packed r: inout PackedReader) throws(PackedError) {
+        self.init(
+            kind: try r.value(Kind.self, "kind"), rendition: try r.int("rendition"), url: try r.string("url"),
+            rangeOffset: try r.optionalInt("rangeOffset"), rangeLength: try r.optionalInt("rangeLength"),
+            localPath: try r.string("localPath"), container: try r.value(Container.self, "container"),
+            encrypted: try r.bool("encrypted"), duration: try r.double("duration"))
+        alternates = try r.optionalStrings("alternates")
+    }
+}

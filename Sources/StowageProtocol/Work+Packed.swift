@@ -1,0 +1,117 @@
+import Foundation
+
+// A fetch batch's items and results travel packed (``PackedWriter``): `fetchBatch {packedItems}` and
+// `fetchedBatch {packedResults}`. The JSON lists (`items`, `results`) are still read.
+
+extension FetchBatch {
+    private enum PackedKeys: String, CodingKey { case items, packedItems }
+
+    public init(from decoder: Decoder) throws {
+        let c = try decoder.container(keyedBy: PackedKeys.self)
+        if c.contains(.packedItems) {
+            items = try c.decodePacked(forKey: .packedItems) { (r) throws(PackedError) in try FetchWork(packed: &r) }
+        } else {
+            items = try c.decode([FetchWork].self, forKey: .items)
+        }
+    }
+
+    public func encode(to encoder: Encoder) throws {
+        var c = encoder.container(keyedBy: PackedKeys.self)
+        var w = PackedWriter(count: items.count)
+        for item in items { item.pack(into: &w) }
+        try c.encode(Data(w.bytes), forKey: .packedItems)
+    }
+}
+
+extension FetchBatchReport {
+    private enum PackedKeys: String, CodingKey { case results, packedResults }
+
+    public init(from decoder: Decoder) throws {
+        let c = try decoder.container(keyedBy: PackedKeys.self)
+        if c.contains(.packedResults) {
+            results = try c.decodePacked(forKey: .packedResults) { (r) throws(PackedError) in
+                try FetchItemResult(packed: &r)
+            }
+        } else {
+            results = try c.decode([FetchItemResult].self, forKey: .results)
+        }
+    }
+
+    public func encode(to encoder: Encoder) throws {
+        var c = encoder.container(keyedBy: PackedKeys.self)
+        var w = PackedWriter(count: results.count)
+        for result in results { result.pack(into: &w) }
+        try c.encode(Data(w.bytes), forKey: .packedResults)
+    }
+}
+
+extension FetchWork {
+    /// url, headers (count, then name and value each), rangeOffset?, rangeLength?, path, container?, alternates?
+    func pack(into w: inout PackedWriter) {
+        w.string(url)
+        w.uint(UInt64(headers.count))
+        for h in headers {
+            w.string(h.name)
+            w.string(h.value)
+        }
+        w.optional(rangeOffset)
+        w.optional(rangeLength)
+        w.string(path)
+        w.optional(container?.rawValue)
+        w.optional(alternates)
+    }
+
+    init(packed r: inout PackedReader) throws(PackedError) {
+        let url = try r.string("url")
+        let n = try r.uint("headers")
+        guard n <= 1000 else { throw PackedError("headers: \(n) is too many") }
+        var headers: [Header] = []
+        for _ in 0..<n {
+            headers.append(Header(name: try r.string("header name"), value: try r.string("header value")))
+        }
+        self.init(
+            url: url, headers: headers, rangeOffset: try r.optionalInt("rangeOffset"),
+            rangeLength: try r.optionalInt("rangeLength"), path: try r.string("path"))
+        if try r.bool("container") { container = try r.value(Container.self, "container") }
+        alternates = try r.optionalStrings("alternates")
+    }
+}
+
+extension FetchItemResult {
+    /// A tag (0 fetched, 1 failed, 2 not attempted), then for `fetched` bytes, contentLength?, sha256?, and for
+    /// `failed` the failure's JSON (rare: its many optional fields are not worth a layout of their own).
+    func pack(into w: inout PackedWriter) {
+        switch self {
+        case .fetched(let report):
+            w.uint(0)
+            w.int(report.bytes)
+            w.optional(report.contentLength)
+            w.optional(report.sha256)
+        case .failed(let failure):
+            w.uint(1)
+            let json = (try? JSONEncoder().encode(failure)) ?? Data()
+            w.string(String(decoding: json, as: UTF8.self))
+        case .notAttempted:
+            w.uint(2)
+        }
+    }
+
+    init(packed r: inout PackedReader) throws(PackedError) {
+        switch try r.uint("result") {
+        case 0:
+            self = .fetched(
+                FetchReport(
+                    bytes: try r.int("bytes"), contentLength: try r.optionalInt("contentLength"),
+                    sha256: try r.optionalString("sha256")))
+        case 1:
+            let json = try r.string("failure")
+            do {
+                self = .failed(try JSONDecoder().decode(TaskFailure.self, from: Data(json.utf8)))
+            } catch {
+                throw PackedError("failure: not a TaskFailure (\(json.prefix(60)))")
+            }
+        case 2: self = .notAttempted
+        case let tag: throw PackedError("result: unknown tag \(tag)")
+        }
+    }
+}
