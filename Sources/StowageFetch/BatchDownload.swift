@@ -18,19 +18,41 @@ extension HTTPFetcher {
     ) async -> FetchBatchReport {
         var results: [FetchItemResult] = []
         var done: Int64 = 0
-        for work in batch.items {
-            if Task.isCancelled { break }
+        var stop = false
+        /// Fetches the next item (over `connection` when given); false when the rest should not be tried.
+        func next(via connection: OriginConnection?) async {
+            let work = batch.items[results.count]
             let before = done
             do {
-                let report = try await download(work, taskID: taskID, titlesRoot: titlesRoot, durable: false) {
-                    progress(before + $0)
-                }
+                let report = try await download(
+                    work, taskID: taskID, titlesRoot: titlesRoot, durable: false, via: connection
+                ) { progress(before + $0) }
                 done += report.bytes
                 results.append(.fetched(report))
             } catch {
                 results.append(.failed(error))
                 // The rest would meet it too, or the origin asked us to slow down (429/503 + Retry-After).
-                if Self.sharedFailures.contains(error.code) || error.retryAfter != nil { break }
+                stop = Self.sharedFailures.contains(error.code) || error.retryAfter != nil
+            }
+        }
+        // Plain-HTTP items go over one connection of their own (a new one if the origin closes it); when the
+        // origin cannot be reached that way, the rest go through the general client.
+        var origin = batch.items.first.flatMap { Origin(of: $0.url) }
+        while results.count < batch.items.count, !stop, !Task.isCancelled {
+            if let reachable = origin {
+                do {
+                    try await OriginConnection.with(reachable) { connection in
+                        repeat {
+                            await next(via: connection)
+                        } while connection.reusable && results.count < batch.items.count && !stop && !Task.isCancelled
+                    }
+                    continue
+                } catch {
+                    origin = nil
+                    if results.count < batch.items.count, !stop { continue }
+                }
+            } else {
+                await next(via: nil)
             }
         }
         results += Array(repeating: .notAttempted, count: batch.items.count - results.count)

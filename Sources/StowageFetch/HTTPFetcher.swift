@@ -5,6 +5,7 @@ import Logging
 import NIOCore
 import NIOHTTP1
 import StowageProtocol
+import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -18,6 +19,8 @@ public final class HTTPFetcher: Sendable {
     package let logger: Logger
     /// This worker's share of the global bandwidth cap.
     public let rateLimiter = RateLimiter()
+    /// Answers read over a batch's own connection (``OriginConnection``), not through the general client.
+    package let connectionAnswers = Atomic<Int>(0)
 
     public init(logger: Logger, connectionsPerHost: Int = 8) {
         // Redirects are followed by `perform`, which checks every hop.

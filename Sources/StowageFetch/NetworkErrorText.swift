@@ -38,6 +38,8 @@ enum NetworkErrorText {
             }
             if e.dnsAError != nil || e.dnsAAAAError != nil { return "no such host \(e.host)" }
             return "no connection to \(endpoint)"
+        case OriginConnectionError.readTimeout:
+            return "no answer from \(endpoint) within \(readTimeout) s"
         case let e as SocketAddressError.UnknownHost:
             return "no such host \(e.host)"
         case let e as IOError:

@@ -84,13 +84,16 @@ struct PartFile: ~Copyable {
 
     /// The file a fetch of `destination` writes: its `.part` file if there is one (bytes to resume), else an
     /// unnamed file in its folder (a named `.part` where the filesystem has no unnamed files). Creates the
-    /// folder if it is missing.
-    static func open(for destination: String) throws(TaskFailure) -> PartFile {
+    /// folder if it is missing. `fresh`: no `.part` file can exist (``FetchWork/fresh``); it is not looked for.
+    static func open(for destination: String, fresh: Bool = false) throws(TaskFailure) -> PartFile {
         let path = destination + ".part"
         let folder = String(destination[..<(destination.lastIndex(of: "/") ?? destination.startIndex)])
-        var fd = Glibc.open(path, O_RDWR | O_CLOEXEC)
-        if fd >= 0 { return try PartFile(path: path, locking: fd) }
-        if errno == ENOENT && unnamedFilesWork {
+        var fd: Int32 = -1
+        if !fresh {
+            fd = Glibc.open(path, O_RDWR | O_CLOEXEC)
+            if fd >= 0 { return try PartFile(path: path, locking: fd) }
+        }
+        if (fresh || errno == ENOENT) && unnamedFilesWork {
             fd = stowage_open_unnamed(folder, 0o644)
             if fd < 0 && errno == ENOENT {
                 try createFolder(folder)

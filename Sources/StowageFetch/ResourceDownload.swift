@@ -27,13 +27,22 @@ extension HTTPFetcher {
         _ work: FetchWork, taskID: String, titlesRoot: URL, durable: Bool = true,
         progress: @escaping @Sendable (Int64) -> Void
     ) async throws(TaskFailure) -> FetchReport {
+        try await download(work, taskID: taskID, titlesRoot: titlesRoot, durable: durable, via: nil, progress: progress)
+    }
+
+    /// ``download(_:taskID:titlesRoot:durable:progress:)`` over `connection` when it can carry the request
+    /// (see ``answer(_:via:timeout:)``).
+    func download(
+        _ work: FetchWork, taskID: String, titlesRoot: URL, durable: Bool, via connection: OriginConnection?,
+        progress: @escaping @Sendable (Int64) -> Void
+    ) async throws(TaskFailure) -> FetchReport {
         var first: TaskFailure?
         for url in [work.url] + (work.alternates ?? []) {
             var attempt = work
             attempt.url = url
             do {
                 return try await downloadFrom(
-                    attempt, taskID: taskID, titlesRoot: titlesRoot, durable: durable, progress)
+                    attempt, taskID: taskID, titlesRoot: titlesRoot, durable: durable, via: connection, progress)
             } catch {
                 guard error.isSourceFailure, !Task.isCancelled else { throw error }
                 first = first ?? error
@@ -43,7 +52,7 @@ extension HTTPFetcher {
     }
 
     private func downloadFrom(
-        _ work: FetchWork, taskID: String, titlesRoot: URL, durable: Bool,
+        _ work: FetchWork, taskID: String, titlesRoot: URL, durable: Bool, via connection: OriginConnection?,
         _ progress: @escaping @Sendable (Int64) -> Void
     ) async throws(TaskFailure) -> FetchReport {
         guard let destination = Self.safeDestination(work.path, under: titlesRoot) else {
@@ -52,7 +61,7 @@ extension HTTPFetcher {
                 retryable: false)
         }
         try Self.checkURL(work.url)  // before anything is created on disk
-        var part = try PartFile.open(for: destination.path)
+        var part = try PartFile.open(for: destination.path, fresh: work.fresh == true)
         defer { part.close() }
         let meta = part.size > 0 ? part.loadMeta() : nil
         var resumeFrom: Int64 = 0
@@ -86,7 +95,7 @@ extension HTTPFetcher {
         var written = resumeFrom
         var contentLength: Int64?
         do {
-            let (response, _) = try await perform(req, timeout: .seconds(600))
+            var response = try await answer(req, via: connection, timeout: .seconds(600))
             let status = response.status.code
             if status == 416 && resumeFrom > 0 {
                 // Nothing after the bytes we have: the partial file may already be whole (a fetch that died
@@ -128,7 +137,7 @@ extension HTTPFetcher {
             }
             if (contentLength ?? work.rangeLength ?? 0) >= PartFile.directThreshold { part.writeDirectly() }
             var lastReport = written
-            for try await buffer in response.body {
+            while let buffer = try await response.next() {
                 try Task.checkCancellation()
                 buffer.withUnsafeReadableBytes { check.feed($0) }
                 var rest = buffer

@@ -54,6 +54,9 @@ public struct PackedWriter: Sendable {
         if let value { string(value) }
     }
 
+    /// One byte: 0 nil, 1 false, 2 true.
+    public mutating func optional(_ value: Bool?) { bytes.append(value.map { $0 ? 2 : 1 } ?? 0) }
+
     public mutating func optional(_ values: [String]?) {
         bool(values != nil)
         if let values {
@@ -153,6 +156,18 @@ public struct PackedReader: Sendable {
 
     public mutating func optionalString(_ field: String) throws(PackedError) -> String? {
         try bool(field) ? (try string(field)) : nil
+    }
+
+    public mutating func optionalBool(_ field: String) throws(PackedError) -> Bool? {
+        guard offset < bytes.count else { throw PackedError("\(field): the list ends early") }
+        let byte = bytes[offset]
+        offset += 1
+        switch byte {
+        case 0: return nil
+        case 1: return false
+        case 2: return true
+        default: throw PackedError("\(field): \(byte) is not 0, 1 or 2")
+        }
     }
 
     public mutating func optionalStrings(_ field: String) throws(PackedError) -> [String]? {

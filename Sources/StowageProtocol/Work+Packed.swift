@@ -46,7 +46,8 @@ extension FetchBatchReport {
 }
 
 extension FetchWork {
-    /// url, headers (count, then name and value each), rangeOffset?, rangeLength?, path, container?, alternates?
+    /// url, headers (count, then name and value each), rangeOffset?, rangeLength?, path, container?, alternates?,
+    /// fresh?
     func pack(into w: inout PackedWriter) {
         w.string(url)
         w.uint(UInt64(headers.count))
@@ -59,6 +60,7 @@ extension FetchWork {
         w.string(path)
         w.optional(container?.rawValue)
         w.optional(alternates)
+        w.optional(fresh)
     }
 
     init(packed r: inout PackedReader) throws(PackedError) {
@@ -74,6 +76,7 @@ extension FetchWork {
             rangeLength: try r.optionalInt("rangeLength"), path: try r.string("path"))
         if try r.bool("container") { container = try r.value(Container.self, "container") }
         alternates = try r.optionalStrings("alternates")
+        fresh = try r.optionalBool("fresh")
     }
 }
 

@@ -192,6 +192,10 @@ public struct FetchWork: Codable, Sendable, Equatable {
     public var container: Container?
     /// Other URLs of the same bytes (DASH: several BaseURLs), tried in order when `url` fails.
     public var alternates: [String]?
+    /// True when no attempt has fetched this file before (the scheduler saved the title's plan into an empty
+    /// folder and has not leased the file since), so no `.part` file of it can exist: the worker does not look
+    /// for one. Nil or false: it looks, and resumes what it finds.
+    public var fresh: Bool?
 
     public init(
         url: String, headers: [Header], rangeOffset: Int64?, rangeLength: Int64?, path: String,

@@ -51,6 +51,7 @@ extension SchedulerService {
             url: r.url, headers: headers, rangeOffset: r.rangeOffset, rangeLength: r.rangeLength,
             path: "\(r.token)/\(r.localPath)", container: r.encrypted ? nil : r.container)
         work.alternates = r.alternates
+        if let id = r.id { work.fresh = firstLeases[r.token]?.insert(id).inserted }
         return work
     }
 

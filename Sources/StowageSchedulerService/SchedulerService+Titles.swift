@@ -134,7 +134,10 @@ extension SchedulerService {
         let old = title.state
         guard old != state else { return }
         title.state = state
-        if state.isFinal { title.endedAt = now() }
+        if state.isFinal {
+            title.endedAt = now()
+            firstLeases[token] = nil
+        }
         if old == .suspended || state.isFinal {
             title.suspendedReason = nil
             title.suspendedAt = nil
@@ -345,6 +348,7 @@ extension SchedulerService {
             send(Array(lease.worker.utf8), FrameCodec.encode(.cancelTask, CancelTask(taskID: lease.taskID)))
         }
         retries.forget(token: token)
+        firstLeases[token] = nil
         waitingForSlot.remove(token)
         urlRefresh.forget(token)
         verifyRuns.forget(token)

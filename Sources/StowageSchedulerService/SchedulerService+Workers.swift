@@ -201,7 +201,9 @@ extension SchedulerService {
             if let refusal = try diskRefusal(token, need: plan.bytesEstimate ?? 0) {
                 return try fail(token, TitleError(code: .diskFull, message: "\(title.url): \(refusal)"))
             }
+            let folderExisted = FileManager.default.fileExists(atPath: options.home.titleDirectory(token).path)
             try store.savePlan(token: token, plan: plan)
+            if !folderExisted { firstLeases[token] = [] }
             try store.appendEvent(
                 token: token, kind: "planned",
                 detail: "\(plan.resources.count) files in \(plan.renditions.count) playlists")

@@ -98,6 +98,10 @@ public final class SchedulerService {
     /// Seconds per file of each title's recent fetches, and the batch size its file size allows (fetch batches).
     var fetchPace: [String: Double] = [:]
     var batchBySize: [String: Int] = [:]
+    /// Titles whose plan this process saved into a folder that did not exist, with the resources leased since:
+    /// a resource not in its title's set has never been fetched (no partial file of it can exist), and its fetch
+    /// work says so (``FetchWork/fresh``). Forgotten when the title ends.
+    var firstLeases: [String: Set<Int64>] = [:]
     /// The resources each fetch batch lease was sent with, in order (to read its results by), by task id.
     var sentBatches: [String: [Int64]] = [:]
     /// Messages produced inside a store batch, sent once it commits (identity frame first).

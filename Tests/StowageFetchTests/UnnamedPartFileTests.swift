@@ -79,6 +79,36 @@ struct UnnamedPartFileTests {
         #expect(try Self.names(in: dir) == ["seg.ts"])
     }
 
+    /// A `fresh` fetch does not look for a `.part` file; if one is there after all (the scheduler was wrong), the
+    /// fetch writes its own file, never the other's bytes, and naming its own `.part` fails retryable.
+    @Test(.enabled(if: PartFile.unnamedFilesWork, "/proc is not mounted"))
+    func aFreshFetchDoesNotLookForAPartFile() async throws {
+        let dir = try PartFileTests.folder(under: NSTemporaryDirectory())
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let destination = dir.appendingPathComponent("seg.ts").path
+        var earlier = try PartFile.open(for: destination)
+        try earlier.name()
+        try await PartFileTests.write(PartFileTests.bytes(70_000, seed: 1)[...], to: &earlier, chunks: [8_192])
+        earlier.close()
+        var fresh = try PartFile.open(for: destination, fresh: true)
+        let (named, size) = (fresh.named, fresh.size)
+        #expect(!named && size == 0, "a fresh fetch starts its own unnamed file")
+        #expect(throws: TaskFailure.self) { try fresh.name() }
+        fresh.close()
+        var small = try PartFile.open(for: destination, fresh: true)
+        let content = PartFileTests.bytes(3_000, seed: 2)
+        try await PartFileTests.write(content[...], to: &small, chunks: [3_000])
+        try await small.commit(to: destination, durable: false)
+        small.close()
+        let stored = try [UInt8](Data(contentsOf: URL(fileURLWithPath: destination)))
+        let same = stored == content
+        #expect(same)
+        var probing = try PartFile.open(for: destination)
+        let resumedSize = probing.size
+        #expect(resumedSize == 70_000, "without fresh, the .part file is found and resumed")
+        probing.close()
+    }
+
     /// Once the kernel refused to name a file, this process writes named `.part` files (and they still work).
     @Test(.enabled(if: PartFile.unnamedFilesWork, "/proc is not mounted"))
     func aRefusedNameTurnsUnnamedFilesOff() async throws {

@@ -12,9 +12,15 @@ struct PackedCodingTests {
                 url: "https://cdn.example/v/é.m4s?sig=1", headers: [Header(name: "Cookie", value: "a=b; c=d")],
                 rangeOffset: 0, rangeLength: Int64.max, path: "t/v/seg-00001.m4s", container: .fmp4)
             w.alternates = ["https://b.example/v/é.m4s", ""]
+            w.fresh = true
             return w
         }(),
-        FetchWork(url: "u", headers: [], rangeOffset: -5, rangeLength: 1 << 40, path: "p", container: .other),
+        {
+            var w = FetchWork(
+                url: "u", headers: [], rangeOffset: -5, rangeLength: 1 << 40, path: "p", container: .other)
+            w.fresh = false
+            return w
+        }(),
     ]
 
     static let results: [FetchItemResult] = [
