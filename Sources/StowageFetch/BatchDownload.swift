@@ -36,8 +36,9 @@ extension HTTPFetcher {
             }
         }
         // Plain-HTTP items go over one connection of their own (a new one if the origin closes it); when the
-        // origin cannot be reached that way, the rest go through the general client.
-        var origin = batch.items.first.flatMap { Origin(of: $0.url) }
+        // origin cannot be reached that way, the rest go through the general client. Not under a bandwidth cap:
+        // a body held back longer than the connection's read timeout would end it.
+        var origin = rateLimiter.isUnlimited ? batch.items.first.flatMap { Origin(of: $0.url) } : nil
         while results.count < batch.items.count, !stop, !Task.isCancelled {
             if let reachable = origin {
                 do {

@@ -14,6 +14,9 @@ public final class RateLimiter: Sendable {
     }
 
     /// Changes the rate (nil or 0 = unlimited).
+    /// No cap is set: bytes are never held back.
+    public var isUnlimited: Bool { state.withLock { $0.rate == nil } }
+
     public func setRate(_ bytesPerSecond: Int64?) {
         state.withLock {
             $0.rate = bytesPerSecond.flatMap { $0 > 0 ? Double($0) : nil }

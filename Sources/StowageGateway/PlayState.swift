@@ -93,7 +93,8 @@ actor PlayState {
         meter.served("/" + relative, sent: sent, size: size)
     }
 
-    /// Reports the media seconds served per title (`played`), then refuses the titles whose license expired.
+    /// Reports the media seconds served per title (`played`), then refuses the titles whose license ended for plays
+    /// under way (expired, play time used up; plays used up stop only new plays, at `playOn`).
     func report(now: Double) async {
         sessions.prune(now: now)
         for (token, meter) in meters {
@@ -101,7 +102,9 @@ actor PlayState {
             guard seconds > 0 else { continue }
             do {
                 try await backend.played(token: token, seconds: seconds)
-                if try await backend.license(token: token).license?.expired == true {
+                if let license = try await backend.license(token: token).license,
+                    license.endsPlaysUnderWay(now: Date())
+                {
                     refused[token] = "the license no longer allows playing"
                 }
             } catch {

@@ -43,11 +43,17 @@ struct GatewayTests {
     /// ffmpeg's frame hashes of the video of `url`, decoded on the device.
     func deviceFrames(_ host: TestHost, _ url: String, bearer: String? = nil, in h: Harness) throws -> String {
         let headers = bearer.map { "-headers \(Self.quoted("Authorization: Bearer \($0)\r\n")) " } ?? ""
+        let errors = h.root.appendingPathComponent("ffmpeg-\(UInt32.random(in: 0...UInt32.max)).err")
         let (status, out) = try onDevice(
-            host, "ffmpeg -nostdin -v error \(headers)-i \(Self.quoted(url)) -map 0:v -f framemd5 -", in: h)
+            host,
+            "ffmpeg -nostdin -v error \(headers)-i \(Self.quoted(url)) -map 0:v -f framemd5 - 2>\(errors.path)", in: h)
         let frames = out.split(separator: "\n").filter { !$0.hasPrefix("#") }
         guard status == 0, !frames.isEmpty else {
-            throw HarnessError("ffmpeg on the device could not decode \(url): exit \(status), \(frames.count) frames")
+            let said = ((try? String(contentsOf: errors, encoding: .utf8)) ?? "").suffix(600)
+            let (code, body) = try curl(host, url, headers: bearer.map { ["Authorization: Bearer \($0)"] } ?? [], in: h)
+            throw HarnessError(
+                "ffmpeg on the device could not decode \(url): exit \(status), \(frames.count) frames: \(said)"
+                    + " (now \(code): \(body.prefix(300)))")
         }
         return frames.joined(separator: "\n")
     }
