@@ -34,6 +34,11 @@ final class OriginConnection {
         self.requests = requests
     }
 
+    /// Socket reads (up to 64 KiB each) held for the task before reading stops: a small answer is one read, a
+    /// large one streams through a few buffers (the worker's memory bound holds with every connection busy).
+    static let buffered = NIOAsyncSequenceProducerBackPressureStrategies.HighLowWatermark(
+        lowWatermark: 1, highWatermark: 2)
+
     /// How long the origin may stay silent while an answer is awaited or streams in.
     static let readTimeout = TimeAmount.seconds(30)
 
@@ -51,7 +56,7 @@ final class OriginConnection {
                     try sync.addHandler(SilenceAsError())
                     try sync.addHTTPClientHandlers()
                     return try NIOAsyncChannel<HTTPClientResponsePart, HTTPClientRequestPart>(
-                        wrappingChannelSynchronously: channel)
+                        wrappingChannelSynchronously: channel, configuration: .init(backPressureStrategy: buffered))
                 }
             }
         try await channel.executeThenClose { inbound, outbound in
