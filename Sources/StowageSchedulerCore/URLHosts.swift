@@ -12,10 +12,19 @@ public struct URLHosts {
 
     /// The host of `url` (nil if it has none), as `URL(string: url)?.host` gives it.
     public mutating func host(of url: String) -> String? {
-        guard let schemeEnd = url.range(of: "://") else { return URL(string: url)?.host }
-        let rest = url[schemeEnd.upperBound...]
-        let origin = url[..<(rest.firstIndex { $0 == "/" || $0 == "?" || $0 == "#" } ?? url.endIndex)]
-        if origin == lastOrigin { return lastHost }
+        // Bytes, not Characters: the scheme's "://" and the end of the authority are ASCII.
+        let bytes = url.utf8
+        guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")), bytes[colon...].starts(with: "://".utf8) else {
+            return URL(string: url)?.host
+        }
+        let authority = bytes.index(colon, offsetBy: 3)
+        let end =
+            bytes[authority...].firstIndex {
+                $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#")
+            }
+            ?? bytes.endIndex
+        let origin = url[..<end]
+        if let lastOrigin, origin.utf8.elementsEqual(lastOrigin.utf8) { return lastHost }
         lastOrigin = origin
         lastHost = URL(string: url)?.host
         return lastHost

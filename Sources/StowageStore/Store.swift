@@ -280,6 +280,16 @@ public final class Store {
         }
     }
 
+    /// The resources with these ids, by id (an id with no resource is left out): a fetch batch's files in one query.
+    public func resources(ids: [Int64]) throws -> [Int64: ResourceRecord] {
+        guard !ids.isEmpty else { return [:] }
+        return try db.read { db in
+            var byID: [Int64: ResourceRecord] = [:]
+            for r in try ResourceRecord.filter(keys: ids).fetchAll(db) { if let id = r.id { byID[id] = r } }
+            return byID
+        }
+    }
+
     /// The length a resource's byte range asks for (`.some(nil)`: the whole file), or nil if there is no such
     /// resource: what is checked for every file reported fetched, read without decoding the record.
     public func rangeLength(ofResource id: Int64) throws -> Int64?? {

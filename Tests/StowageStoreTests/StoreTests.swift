@@ -128,6 +128,23 @@ struct StoreTests {
 
     /// The plan's files are stored column for column (the prepared insert), and a file verified as it arrived
     /// is recorded by one statement, inside a batch too.
+    /// A fetch batch's files in one read: each record whole, by its id; an id with no resource is left out.
+    @Test func resourcesByIDAreReadWholeAndUnknownIDsLeftOut() throws {
+        let store = try Store()
+        try store.insert(title("t1"))
+        try store.insert(title("t2"))
+        try store.savePlan(token: "t1", plan: plan(4))
+        try store.savePlan(token: "t2", plan: plan(2))
+        let first = try store.resources(token: "t1")
+        let second = try store.resources(token: "t2")
+        let wanted = [first[3].id!, second[0].id!, first[1].id!, 999_999]
+        let byID = try store.resources(ids: wanted)
+        #expect(byID.count == 3)
+        #expect(byID[first[3].id!] == first[3] && byID[first[1].id!] == first[1] && byID[second[0].id!] == second[0])
+        #expect(byID[999_999] == nil)
+        #expect(try store.resources(ids: []).isEmpty)
+    }
+
     @Test func plannedFilesAreStoredWholeAndVerifiedOneByOne() throws {
         let store = try Store()
         try store.insert(title("t1"))

@@ -22,7 +22,8 @@ int stowage_fremovexattr(int fd, const char *name);
 /// ENOENT: no such directory).
 int stowage_open_unnamed(const char *directory, int mode);
 
-/// Gives the unnamed file open as `fd` the name `path` (linkat through /proc/self/fd, which needs no privilege).
+/// Gives the unnamed file open as `fd` the name `path`: linkat(AT_EMPTY_PATH) where the process may (it needs
+/// CAP_DAC_READ_SEARCH), else linkat through /proc/self/fd, which needs no privilege.
 /// Returns 0, or -1 with errno set (EEXIST: the name is taken; ENOENT: /proc is not mounted or the folder went).
 int stowage_link_unnamed(int fd, const char *path);
 
