@@ -38,9 +38,13 @@ int stowage_link_unnamed(int fd, const char *path) {
         if (linkat(fd, "", AT_FDCWD, path, AT_EMPTY_PATH) == 0) return 0;
         if (errno != ENOENT && errno != EPERM) return -1;
     }
-    char source[64];
-    snprintf(source, sizeof source, "/proc/self/fd/%d", fd);
-    int result = linkat(AT_FDCWD, source, AT_FDCWD, path, AT_SYMLINK_FOLLOW);
+    int result = stowage_link_unnamed_via_proc(fd, path);
     if (result == 0) __atomic_store_n(&emptyPathRefused, 1, __ATOMIC_RELAXED);
     return result;
+}
+
+int stowage_link_unnamed_via_proc(int fd, const char *path) {
+    char source[64];
+    snprintf(source, sizeof source, "/proc/self/fd/%d", fd);
+    return linkat(AT_FDCWD, source, AT_FDCWD, path, AT_SYMLINK_FOLLOW);
 }

@@ -27,4 +27,7 @@ int stowage_open_unnamed(const char *directory, int mode);
 /// Returns 0, or -1 with errno set (EEXIST: the name is taken; ENOENT: /proc is not mounted or the folder went).
 int stowage_link_unnamed(int fd, const char *path);
 
+/// stowage_link_unnamed's way for a process without CAP_DAC_READ_SEARCH: linkat through /proc/self/fd.
+int stowage_link_unnamed_via_proc(int fd, const char *path);
+
 #endif
