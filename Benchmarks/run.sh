@@ -36,21 +36,41 @@ if [ ! -x "$VENV/bin/yt-dlp" ] || ! "$VENV/bin/python" -c 'import zmq, Cryptodom
   python3 -m venv "$VENV"
   "$VENV/bin/pip" install -q yt-dlp pycryptodomex pyzmq >&2
 fi
+bin_path
+before_build=$(stat -c %Y "$BIN/stowctl" 2>/dev/null || echo 0)
 build
+# A build that compiled anything created and deleted thousands of temporary files (see settle, below).
+[ "$(stat -c %Y "$BIN/stowctl" 2>/dev/null || echo 0)" != "$before_build" ] && date +%s >"$W/last-mass-delete"
 now() { date +%s.%N; }
 # Output of a finished run is moved aside, not deleted, until the script ends: on ext4 the inode allocator skips
 # inodes deleted in the last minute or more (without a journal it reads the inode table to find them), so a mass
 # deletion right before a timed run would make that run pay for the one before it. Then (untimed) the page cache
 # is written back and, as root, emptied and filled with the media again: every run starts from the same state,
 # not with another's dirty pages or with memory full of the kept output.
+# A trash left by a run that was killed is deleted with this run's, at the end, not before the timed runs.
 TRASH="$W/trash"
-rm -rf "$TRASH"; mkdir -p "$TRASH"
+mkdir -p "$TRASH"
 discard() {
   for d in "$@"; do [ -e "$d" ] && mv "$d" "$TRASH/$(date +%s%N)-$(basename "$d")"; done
   sync
   if [ "$(id -u)" -eq 0 ]; then
     echo 1 >/proc/sys/vm/drop_caches
     find "$W/media" -type f -exec cat {} + >/dev/null 2>&1 || true
+  fi
+}
+# settle: the same allocator keeps skipping recently deleted inodes for up to 6 minutes (60 s, plus 300 s while
+# their inode table block is dirty), scanning from the start of the group for every new file; creating thousands
+# of files in that window costs every tool several times its CPU, and Stowage's unnamed files more than curl's.
+# The small-file section therefore starts at least STOWAGE_BENCH_SETTLE seconds (360) after this script's last
+# mass deletion (the end of an earlier run, a build that compiled); other deletions on the machine are not seen.
+SETTLE="${STOWAGE_BENCH_SETTLE:-360}"
+settle() {
+  local last left
+  last=$(cat "$W/last-mass-delete" 2>/dev/null || echo 0)
+  left=$((last + SETTLE - $(date +%s)))
+  if [ "$left" -gt 0 ]; then
+    log "waiting ${left}s for ext4 to stop skipping the inodes deleted at $(date -d "@$last" +%T) (STOWAGE_BENCH_SETTLE)"
+    sleep "$left"
   fi
 }
 # target LABEL VALUE (<=|>=) LIMIT: records whether a figure meets the issue's target (printed at the end).
@@ -88,7 +108,7 @@ http {
 }
 CONF
   nginx -c "$W/nginx/nginx.conf" -p "$W/nginx"
-  trap 'kill $(cat "$W/nginx/nginx.pid") 2>/dev/null || true; stop_pipeline; rm -rf "$TRASH"' EXIT
+  trap 'kill $(cat "$W/nginx/nginx.pid") 2>/dev/null || true; stop_pipeline; rm -rf "$TRASH"; date +%s >"$W/last-mass-delete"' EXIT
 }
 ORIGIN="http://127.0.0.1:$PORT"
 
@@ -196,6 +216,7 @@ small() {
     mv "$W/small.m3u8" "$media/index.m3u8"
   fi
   say ""
+  settle
   say "== small segments: $SMALL x 3948 bytes, $REPEAT runs each (alternating)"
   grep '^s' "$media/index.m3u8" | sed "s#^#$ORIGIN/small/#" >"$W/small-urls.txt"
   : >"$W/small-curl.cfg"
