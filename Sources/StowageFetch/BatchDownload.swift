@@ -1,4 +1,5 @@
 import Foundation
+import NIOHTTP1
 import StowageProtocol
 
 #if canImport(Glibc)
@@ -44,6 +45,11 @@ extension HTTPFetcher {
                 do {
                     try await OriginConnection.with(reachable) { connection in
                         repeat {
+                            if connection.wantsAhead {
+                                let sent = await connection.sendAhead(
+                                    requestsAhead(batch.items[results.count...], on: connection.origin, titlesRoot))
+                                pipelinedRequests.add(sent, ordering: .relaxed)
+                            }
                             await next(via: connection)
                         } while connection.reusable && results.count < batch.items.count && !stop && !Task.isCancelled
                     }
@@ -70,6 +76,24 @@ extension HTTPFetcher {
             results = results.map { if case .fetched = $0 { .failed(error) } else { $0 } }
         }
         return FetchBatchReport(results: results)
+    }
+
+    /// The GETs of the next items that are known before their fetch starts, for writing them ahead on a connection
+    /// to `origin` (``OriginConnection/sendAhead(_:)``): fresh files (no partial file to resume, so no `If-Range`)
+    /// under that origin, from the first item on, up to ``OriginConnection/pipelineDepth``; the first item that is
+    /// not such a file ends the list.
+    func requestsAhead(_ items: ArraySlice<FetchWork>, on origin: Origin, _ titlesRoot: URL)
+        -> [(target: String, headers: HTTPHeaders)]
+    {
+        var upcoming: [(target: String, headers: HTTPHeaders)] = []
+        for work in items.prefix(OriginConnection.pipelineDepth) {
+            guard work.fresh == true, let target = origin.target(of: work.url),
+                Self.safeDestination(work.path, under: titlesRoot) != nil,
+                let request = try? request(work.url, headers: work.headers, range: Self.byteRange(of: work, from: 0))
+            else { break }
+            upcoming.append((target, request.headers))
+        }
+        return upcoming
     }
 
     /// Failures that the other items of a batch would meet as well.

@@ -21,6 +21,8 @@ public final class HTTPFetcher: Sendable {
     public let rateLimiter = RateLimiter()
     /// Answers read over a batch's own connection (``OriginConnection``), not through the general client.
     package let connectionAnswers = Atomic<Int>(0)
+    /// Requests written ahead on a batch's connection (HTTP/1.1 pipelining), for tests and figures.
+    package let pipelinedRequests = Atomic<Int>(0)
 
     public init(logger: Logger, connectionsPerHost: Int = 8) {
         // Redirects are followed by `perform`, which checks every hop.

@@ -11,6 +11,13 @@ import NIOPosix
 /// It serves GETs of `http://` URLs under ``Origin``; anything else (HTTPS, a redirect, a connection that
 /// fails before the answer's head) goes through the general client, which knows redirects, TLS and the
 /// error texts. Used by one task at a time; not thread-safe.
+///
+/// Pipelining (RFC 9112 §9.3): once the origin has answered a request on this connection and kept it open, the
+/// requests of the next few files may be written ahead in one write (``sendAhead(_:)``); ``get(_:headers:)``
+/// then reads their answers in order instead of writing again. One socket write and one wake-up of the origin
+/// serve several files. A `get` that is not the request written next ends the connection (its answers are in
+/// the way) and goes elsewhere; an origin that closes after an answer leaves the requests after it unanswered,
+/// and the batch asks for them again on a new connection (GETs, safe to repeat).
 final class OriginConnection {
     let origin: Origin
     private var answers: NIOAsyncChannelInboundStream<HTTPClientResponsePart>.AsyncIterator
@@ -21,9 +28,19 @@ final class OriginConnection {
     private var open = true
     /// Requests answered whole on this connection.
     private(set) var served = 0
+    /// Requests written ahead whose answers are not read yet, oldest first.
+    private var ahead: [HTTPRequestHead] = []
+    private var aheadStart = 0
 
     /// Another request may be sent: the last answer was read to its end and the server keeps the connection.
     var reusable: Bool { open && !inBody }
+
+    /// Requests may be written ahead now: the origin answered one here and kept the connection, and every
+    /// request written ahead before has been answered.
+    var wantsAhead: Bool { reusable && served > 0 && aheadStart == ahead.count }
+
+    /// The most requests written ahead at once: a few small answers fill the socket's buffers, not more.
+    static let pipelineDepth = 8
 
     init(
         origin: Origin, answers: NIOAsyncChannelInboundStream<HTTPClientResponsePart>,
@@ -64,14 +81,44 @@ final class OriginConnection {
         }
     }
 
-    /// Sends `GET target` with `headers` (a `Host` header is added) and returns the answer's head; its body
-    /// follows through ``nextBody()``. Informational (1xx) answers are skipped.
+    /// The request `get(target, headers: headers)` sends.
+    private func head(_ target: String, _ headers: HTTPHeaders) -> HTTPRequestHead {
+        var head = HTTPRequestHead(version: .http1_1, method: .GET, uri: target, headers: headers)
+        head.headers.replaceOrAdd(name: "Host", value: origin.authority)
+        return head
+    }
+
+    /// Writes the GETs of `upcoming` (target and headers, in the order they will be asked for) in one write when
+    /// ``wantsAhead``; their answers are read by the `get`s that ask for exactly these requests. Returns how many
+    /// were written (none when the connection does not pipeline now or the write failed, which ends it).
+    @discardableResult
+    func sendAhead(_ upcoming: [(target: String, headers: HTTPHeaders)]) async -> Int {
+        guard wantsAhead, upcoming.count > 1 else { return 0 }
+        ahead = upcoming.prefix(Self.pipelineDepth).map { head($0.target, $0.headers) }
+        aheadStart = 0
+        do {
+            try await requests.write(contentsOf: ahead.flatMap { [.head($0), .end(nil)] })
+            return ahead.count
+        } catch {
+            open = false
+            return 0
+        }
+    }
+
+    /// Sends `GET target` with `headers` (a `Host` header is added), unless it is the request written ahead next,
+    /// and returns the answer's head; its body follows through ``nextBody()``. Informational (1xx) answers are
+    /// skipped.
     func get(_ target: String, headers: HTTPHeaders) async throws -> HTTPResponseHead {
         guard reusable else { throw ChannelError.ioOnClosedChannel }
         open = false  // until the answer's head says otherwise
-        var head = HTTPRequestHead(version: .http1_1, method: .GET, uri: target, headers: headers)
-        head.headers.replaceOrAdd(name: "Host", value: origin.authority)
-        try await requests.write(contentsOf: [.head(head), .end(nil)])
+        let head = head(target, headers)
+        if aheadStart < ahead.count {
+            // Answers to other requests come first: this connection cannot carry this one.
+            guard ahead[aheadStart] == head else { throw OriginConnectionError.notWrittenAhead }
+            aheadStart += 1
+        } else {
+            try await requests.write(contentsOf: [.head(head), .end(nil)])
+        }
         while true {
             guard let part = try await answers.next() else { throw ChannelError.eof }
             guard case .head(let answer) = part else { throw ChannelError.eof }
@@ -130,4 +177,6 @@ private final class SilenceAsError: ChannelInboundHandler, Sendable {
 enum OriginConnectionError: Error {
     /// The origin sent nothing for ``OriginConnection/readTimeout``.
     case readTimeout
+    /// A request asked for that is not the one written ahead next (its answer would come after others).
+    case notWrittenAhead
 }

@@ -81,13 +81,7 @@ extension HTTPFetcher {
                 &part, check: check, bytes: resumeFrom, contentLength: length, to: destination, from: work.url,
                 durable: durable)
         }
-        let base = work.rangeOffset ?? 0
-        var range: ClosedRange<Int64>?
-        if let length = work.rangeLength {
-            range = (base + resumeFrom)...(base + max(length, 1) - 1)
-        } else if resumeFrom > 0 {
-            range = resumeFrom...Int64.max
-        }
+        let range = Self.byteRange(of: work, from: resumeFrom)
         var req = try request(work.url, headers: work.headers, range: range)
         if resumeFrom > 0, let validator = meta?.validator {
             req.headers.replaceOrAdd(name: "If-Range", value: validator)
@@ -209,6 +203,13 @@ extension HTTPFetcher {
     }
 
     /// `path` resolved under `root`, or nil if it would leave it (absolute, `..`, control characters).
+    /// The bytes of `work` to ask for when `resumeFrom` of them are already stored (nil: the whole file).
+    static func byteRange(of work: FetchWork, from resumeFrom: Int64) -> ClosedRange<Int64>? {
+        let base = work.rangeOffset ?? 0
+        if let length = work.rangeLength { return (base + resumeFrom)...(base + max(length, 1) - 1) }
+        return resumeFrom > 0 ? resumeFrom...Int64.max : nil
+    }
+
     public static func safeDestination(_ path: String, under root: URL) -> URL? {
         guard isSafeRelativePath(path) else { return nil }
         return root.appendingPathComponent(path, isDirectory: false)  // no stat of the path

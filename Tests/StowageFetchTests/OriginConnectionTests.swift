@@ -40,6 +40,7 @@ struct OriginConnectionTests {
         defer { try? FileManager.default.removeItem(at: root) }
         let names = (0..<20).map { "/file/s\($0)-\(1000 + 700 * $0)" }
         let before = fetcher.connectionAnswers.load(ordering: .relaxed)
+        let pipelinedBefore = fetcher.pipelinedRequests.load(ordering: .relaxed)
         let report = await fetch(names, from: origin, into: root)
         #expect(
             fetcher.connectionAnswers.load(ordering: .relaxed) - before == 20, "answers over the batch's connection")
@@ -55,6 +56,35 @@ struct OriginConnectionTests {
         }
         #expect(origin.requests == 20)
         #expect(origin.connections == 1)
+        // The first request goes alone; once it is answered on a kept connection the rest go 8 at a time.
+        #expect(fetcher.pipelinedRequests.load(ordering: .relaxed) - pipelinedBefore == 19)
+        #expect(origin.readsOfSeveralRequests >= 2, "requests written ahead reach the origin together")
+        await origin.stop()
+    }
+
+    @Test func requestsWrittenAheadAreAskedForAgainWhenTheOriginCloses() async throws {
+        let origin = try await ScriptedOrigin()
+        let root = try folder()
+        defer { try? FileManager.default.removeItem(at: root) }
+        // Written ahead after a: b..i; the origin closes after c (and after f on the next connection), so the
+        // requests it left unanswered are written again on a new connection; the 404 ends its connection too.
+        let names = [
+            "/file/a-1000", "/file/b-2000", "/closing/c-3000", "/file/d-4000", "/file/e-500", "/closing/f-600",
+            "/file/g-700", "/nothing/h", "/file/i-900", "/file/j-1000", "/file/k-1100",
+        ]
+        let report = await fetch(names, from: origin, into: root)
+        for (i, name) in names.enumerated() where i != 7 {
+            let expected = ScriptedOrigin.body(for: String(name.split(separator: "/").last!))
+            let same = stored(i, root) == expected
+            #expect(same, "\(name): \(report.results[i])")
+        }
+        if case .failed(let f) = report.results[7] {
+            #expect(f.status == 404)
+        } else {
+            Issue.record("\(report.results[7])")
+        }
+        #expect(origin.connections == 4)
+        #expect(origin.readsOfSeveralRequests >= 2)
         await origin.stop()
     }
 
@@ -78,6 +108,30 @@ struct OriginConnectionTests {
         // closing ×2 and dropping each end their connection; the redirect goes through the general client.
         #expect(origin.connections >= 4)
         await origin.stop()
+    }
+
+    @Test func onlyTheRequestWrittenAheadNextIsReadFromTheConnection() async throws {
+        let server = try await ScriptedOrigin()
+        let origin = try #require(Origin(of: server.url("/")))
+        try await OriginConnection.with(origin) { connection in
+            #expect(!connection.wantsAhead, "nothing is written ahead before the origin kept the connection once")
+            _ = try await connection.get("/file/a-10", headers: [:])
+            while try await connection.nextBody() != nil {}
+            #expect(connection.wantsAhead)
+            #expect(await connection.sendAhead([("/file/b-20", [:]), ("/file/c-30", [:])]) == 2)
+            #expect(!connection.wantsAhead, "not again until both are answered")
+            var body: [UInt8] = []
+            #expect(try await connection.get("/file/b-20", headers: [:]).status == .ok)
+            while let piece = try await connection.nextBody() { body += piece.readableBytesView }
+            #expect(body == ScriptedOrigin.body(for: "b-20"))
+            // d was not written ahead: c's answer comes first, so this connection cannot carry d.
+            await #expect(throws: OriginConnectionError.notWrittenAhead) {
+                try await connection.get("/file/d-40", headers: [:])
+            }
+            #expect(!connection.reusable)
+        }
+        #expect(server.requests == 3)
+        await server.stop()
     }
 
     @Test func aMissingFileFailsAloneAndACutBodyStopsTheBatch() async throws {

@@ -13,13 +13,17 @@ import Synchronization
 /// - `/moved/<name>`: 302 to `/file/<name>`;
 /// - `/cut/<name>`: promises the whole body, sends 100 bytes and closes;
 /// - anything else: 404.
+///
+/// It also counts the socket reads that brought more than one request (a client pipelining its GETs).
 final class ScriptedOrigin: Sendable {
     private let channel: Channel
     let port: Int
-    private let counts = Mutex<(connections: Int, requests: Int)>((0, 0))
+    private let counts = Mutex<(connections: Int, requests: Int, readsOfSeveral: Int)>((0, 0, 0))
 
     var connections: Int { counts.withLock { $0.connections } }
     var requests: Int { counts.withLock { $0.requests } }
+    /// Socket reads that held the starts of two requests or more.
+    var readsOfSeveralRequests: Int { counts.withLock { $0.readsOfSeveral } }
 
     init() async throws {
         let holder = Holder()
@@ -28,6 +32,7 @@ final class ScriptedOrigin: Sendable {
             .childChannelInitializer { channel in
                 holder.origin?.counts.withLock { $0.connections += 1 }
                 return channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(RequestReads(origin: holder))
                     try channel.pipeline.syncOperations.configureHTTPServerPipeline()
                     try channel.pipeline.syncOperations.addHandler(Answerer(origin: holder))
                 }
@@ -49,6 +54,29 @@ final class ScriptedOrigin: Sendable {
     }
 
     fileprivate func counted() { counts.withLock { $0.requests += 1 } }
+    fileprivate func countedReadOfSeveral() { counts.withLock { $0.readsOfSeveral += 1 } }
+}
+
+/// Before the HTTP decoder: counts the reads that carry the starts of several requests ("GET " after a line end).
+private final class RequestReads: ChannelInboundHandler, Sendable {
+    typealias InboundIn = ByteBuffer
+    typealias InboundOut = ByteBuffer
+    let origin: Holder
+
+    init(origin: Holder) { self.origin = origin }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        let bytes = Array(unwrapInboundIn(data).readableBytesView)
+        let get = Array("\r\nGET ".utf8)
+        let starts =
+            bytes.count < get.count
+            ? 0
+            : (0...(bytes.count - get.count)).filter {
+                bytes[$0..<($0 + get.count)].elementsEqual(get)
+            }.count
+        if starts >= 1 { origin.origin?.countedReadOfSeveral() }
+        context.fireChannelRead(data)
+    }
 }
 
 /// Set once the server is bound; read by connections (it outlives them).
@@ -62,11 +90,13 @@ private final class Answerer: ChannelInboundHandler, @unchecked Sendable {
     typealias InboundIn = HTTPServerRequestPart
     typealias OutboundOut = HTTPServerResponsePart
     let origin: Holder
+    /// This connection is being closed: requests that came after (pipelined) are not answered.
+    var ending = false
 
     init(origin: Holder) { self.origin = origin }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        guard case .head(let request) = unwrapInboundIn(data) else { return }
+        guard case .head(let request) = unwrapInboundIn(data), !ending else { return }
         origin.origin?.counted()
         let parts = request.uri.split(separator: "/").map(String.init)
         let (kind, name) = parts.count == 2 ? (parts[0], parts[1]) : ("", "")
@@ -96,6 +126,7 @@ private final class Answerer: ChannelInboundHandler, @unchecked Sendable {
                 context.write(wrapOutboundOut(.body(.byteBuffer(chunk))), promise: nil)
             }
         }
+        ending = ["cut", "closing", "dropping"].contains(kind)
         if kind == "cut" {
             context.flush()
             context.close(promise: nil)
