@@ -39,8 +39,9 @@ final class OriginConnection {
     /// request written ahead before has been answered.
     var wantsAhead: Bool { reusable && served > 0 && aheadStart == ahead.count }
 
-    /// The most requests written ahead at once: a few small answers fill the socket's buffers, not more.
-    static let pipelineDepth = 8
+    /// The most requests written ahead at once: 16 answers of 4 KB are about one socket read; more would only add
+    /// requests to write again when an origin closes the connection (8 measured 3 % slower on small segments).
+    static let pipelineDepth = 16
 
     init(
         origin: Origin, answers: NIOAsyncChannelInboundStream<HTTPClientResponsePart>,
@@ -71,6 +72,7 @@ final class OriginConnection {
                     let sync = channel.pipeline.syncOperations
                     try sync.addHandler(IdleStateHandler(readTimeout: readTimeout))
                     try sync.addHandler(SilenceAsError())
+                    try sync.addHandler(QuickAcks())
                     try sync.addHTTPClientHandlers()
                     return try NIOAsyncChannel<HTTPClientResponsePart, HTTPClientRequestPart>(
                         wrappingChannelSynchronously: channel, configuration: .init(backPressureStrategy: buffered))
@@ -170,6 +172,19 @@ private final class SilenceAsError: ChannelInboundHandler, Sendable {
         } else {
             context.fireUserInboundEventTriggered(event)
         }
+    }
+}
+
+/// Acknowledges what was read at once rather than after the kernel's delayed-ACK timer (40 ms on Linux). Answers
+/// to requests written ahead arrive with no request going the other way to carry the acknowledgement; an origin
+/// whose congestion window is full of small answers would wait for it (measured on loopback: 44 ms per 9 or more
+/// pipelined 4 KB answers without this, under 1 ms with it). Linux forgets the setting, so it is set per read.
+private final class QuickAcks: ChannelInboundHandler, Sendable {
+    typealias InboundIn = NIOAny
+
+    func channelReadComplete(context: ChannelHandlerContext) {
+        try? context.channel.syncOptions?.setOption(.tcpOption(.init(rawValue: TCP_QUICKACK)), value: 1)
+        context.fireChannelReadComplete()
     }
 }
 

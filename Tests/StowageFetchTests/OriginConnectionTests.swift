@@ -56,7 +56,7 @@ struct OriginConnectionTests {
         }
         #expect(origin.requests == 20)
         #expect(origin.connections == 1)
-        // The first request goes alone; once it is answered on a kept connection the rest go 8 at a time.
+        // The first request goes alone; once it is answered on a kept connection the rest go 16 at a time.
         #expect(fetcher.pipelinedRequests.load(ordering: .relaxed) - pipelinedBefore == 19)
         #expect(origin.readsOfSeveralRequests >= 2, "requests written ahead reach the origin together")
         await origin.stop()
@@ -66,7 +66,7 @@ struct OriginConnectionTests {
         let origin = try await ScriptedOrigin()
         let root = try folder()
         defer { try? FileManager.default.removeItem(at: root) }
-        // Written ahead after a: b..i; the origin closes after c (and after f on the next connection), so the
+        // Written ahead after a: b..k; the origin closes after c (and after f on the next connection), so the
         // requests it left unanswered are written again on a new connection; the 404 ends its connection too.
         let names = [
             "/file/a-1000", "/file/b-2000", "/closing/c-3000", "/file/d-4000", "/file/e-500", "/closing/f-600",
