@@ -73,17 +73,12 @@ extension SchedulerService {
 
     func fetchItem(_ r: ResourceRecord) -> WorkItem {
         var hosts = URLHosts()
-        return fetchItem(r, hosts: &hosts)
-    }
-
-    /// ``fetchItem(_:)`` for many resources in a row: their URLs' hosts are parsed once per origin.
-    func fetchItem(_ r: ResourceRecord, hosts: inout URLHosts) -> WorkItem {
-        WorkItem(token: r.token, kind: .fetch(resource: r.id!), host: hosts.host(of: r.url))
+        return WorkItem(token: r.token, kind: .fetch(resource: r.id!), host: hosts.host(of: r.url))
     }
 
     /// Queues a fetch for every pending resource and a verification for every fetched one.
     func queueSegmentWork(_ token: String) throws {
-        let resources = try store.resources(token: token)
+        let resources = try store.queuedResources(token: token)
         // Batches of small files go out together; big files go out one or a few per lease, so a worker that
         // dies loses little finished work (about 8 MiB per lease at most, from the title's estimate).
         if let estimate = try store.title(token)?.bytesEstimate, estimate > 0, !resources.isEmpty {
@@ -93,11 +88,12 @@ extension SchedulerService {
             batchBySize[token] = nil  // unknown sizes: the pace alone decides (big files are slow)
         }
         setFetchBatch(token)
-        var hosts = URLHosts()
+        var hosts = URLHosts()  // each origin's URL parsed once
         for r in resources {
             switch r.state {
-            case .pending, .fetching: core.enqueue(fetchItem(r, hosts: &hosts))
-            case .fetched, .verifying: core.enqueue(WorkItem(token: token, kind: .verify(resource: r.id!)))
+            case .pending, .fetching:
+                core.enqueue(WorkItem(token: token, kind: .fetch(resource: r.id), host: hosts.host(of: r.url)))
+            case .fetched, .verifying: core.enqueue(WorkItem(token: token, kind: .verify(resource: r.id)))
             case .verified, .gap: continue
             }
         }

@@ -284,8 +284,16 @@ public final class Store {
     public func resources(ids: [Int64]) throws -> [Int64: ResourceRecord] {
         guard !ids.isEmpty else { return [:] }
         return try db.read { db in
+            // A cached statement per list length (batches come in a few lengths): the query interface would build
+            // and prepare the SQL anew for every batch.
             var byID: [Int64: ResourceRecord] = [:]
-            for r in try ResourceRecord.filter(keys: ids).fetchAll(db) { if let id = r.id { byID[id] = r } }
+            for start in stride(from: 0, to: ids.count, by: 500) {  // well under SQLite's limit on parameters
+                let part = ids[start..<min(start + 500, ids.count)]
+                let marks = repeatElement("?", count: part.count).joined(separator: ",")
+                let statement = try db.cachedStatement(sql: "SELECT * FROM resource WHERE id IN (\(marks))")
+                let cursor = try ResourceRecord.fetchCursor(statement, arguments: StatementArguments(part))
+                while let r = try cursor.next() { if let id = r.id { byID[id] = r } }
+            }
             return byID
         }
     }

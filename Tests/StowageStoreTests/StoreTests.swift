@@ -82,6 +82,24 @@ struct StoreTests {
         #expect(!store.inBatch)
     }
 
+    @Test func queuedResourcesAreTheTitlesFilesInOrderWithTheirStatesAndURLs() throws {
+        let store = try Store()
+        try store.insert(title("q"))
+        try store.insert(title("other"))
+        try store.savePlan(token: "q", plan: plan(3))
+        try store.savePlan(token: "other", plan: plan(2))
+        var whole = try store.resources(token: "q")
+        whole[1].state = .verified
+        try store.update(whole[1])
+        let queued = try store.queuedResources(token: "q")
+        #expect(queued == whole.map { QueuedResource(id: $0.id!, state: $0.state, url: $0.url) })
+        #expect(queued.map(\.state) == [.pending, .verified, .pending])
+        try store.db.write {
+            try $0.execute(sql: "UPDATE resource SET state = 'lost' WHERE id = ?", arguments: [whole[2].id!])
+        }
+        #expect(throws: DatabaseError.self) { try store.queuedResources(token: "q") }
+    }
+
     @Test func bytesRemainingSumsActiveTitlesWithoutGoingBelowZero() throws {
         let store = try Store()
         for token in ["a", "b", "done"] {
@@ -143,6 +161,12 @@ struct StoreTests {
         #expect(byID[first[3].id!] == first[3] && byID[first[1].id!] == first[1] && byID[second[0].id!] == second[0])
         #expect(byID[999_999] == nil)
         #expect(try store.resources(ids: []).isEmpty)
+        // More ids than one statement takes: read in parts, every one found.
+        try store.insert(title("t3"))
+        try store.savePlan(token: "t3", plan: plan(1_203))
+        let many = try store.resources(token: "t3")
+        let all = try store.resources(ids: many.map { $0.id! }.reversed())
+        #expect(all.count == 1_203 && many.allSatisfy { all[$0.id!] == $0 })
     }
 
     @Test func plannedFilesAreStoredWholeAndVerifiedOneByOne() throws {
