@@ -202,7 +202,6 @@ extension HTTPFetcher {
         return TaskFailure(code: .io, message: "\(path): \(String(cString: strerror(code)))", retryable: true)
     }
 
-    /// `path` resolved under `root`, or nil if it would leave it (absolute, `..`, control characters).
     /// The bytes of `work` to ask for when `resumeFrom` of them are already stored (nil: the whole file).
     static func byteRange(of work: FetchWork, from resumeFrom: Int64) -> ClosedRange<Int64>? {
         let base = work.rangeOffset ?? 0
@@ -210,6 +209,7 @@ extension HTTPFetcher {
         return resumeFrom > 0 ? resumeFrom...Int64.max : nil
     }
 
+    /// `path` resolved under `root`, or nil if it would leave it (absolute, `..`, control characters).
     public static func safeDestination(_ path: String, under root: URL) -> URL? {
         guard isSafeRelativePath(path) else { return nil }
         return root.appendingPathComponent(path, isDirectory: false)  // no stat of the path
