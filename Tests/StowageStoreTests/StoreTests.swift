@@ -144,8 +144,6 @@ struct StoreTests {
         #expect(try !store.hasResources(token: "t1", in: [.fetching, .verifying]))
     }
 
-    /// The plan's files are stored column for column (the prepared insert), and a file verified as it arrived
-    /// is recorded by one statement, inside a batch too.
     /// A fetch batch's files in one read: each record whole, by its id; an id with no resource is left out.
     @Test func resourcesByIDAreReadWholeAndUnknownIDsLeftOut() throws {
         let store = try Store()
@@ -169,6 +167,8 @@ struct StoreTests {
         #expect(all.count == 1_203 && many.allSatisfy { all[$0.id!] == $0 })
     }
 
+    /// The plan's files are stored column for column (the prepared insert), and a file verified as it arrived
+    /// is recorded by one statement, inside a batch too.
     @Test func plannedFilesAreStoredWholeAndVerifiedOneByOne() throws {
         let store = try Store()
         try store.insert(title("t1"))
