@@ -38,7 +38,7 @@ public struct GatewayError: Error, Sendable, Equatable, CustomStringConvertible 
         switch code {
         case .unauthorized: .unauthorized
         case .notFound, .sourceGone: .notFound
-        case .license: .forbidden
+        case .license, .forbidden: .forbidden
         case .refused, .playlist: .badRequest
         case .network, .httpStatus: .badGateway
         case .diskFull: .init(code: 507)

@@ -24,6 +24,9 @@ public enum ErrorCode: String, Codable, Sendable, CaseIterable {
     case notFound = "not-found"
     /// A gateway request without a valid credential (none, wrong, revoked or expired).
     case unauthorized
+    /// The caller is known but its role does not allow the request (a CURVE key's role on the scheduler, a
+    /// gateway request without its CSRF token or from a foreign origin): ask with a key or page that may.
+    case forbidden
     /// A bug or an unexpected state; the message says what.
     case `internal`
 }
