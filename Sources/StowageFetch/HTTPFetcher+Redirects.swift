@@ -5,8 +5,13 @@ import NIOHTTP1
 import StowageProtocol
 
 extension HTTPFetcher {
-    /// The hosts the running task may fetch from (set by the worker around each task); nil = any.
-    @TaskLocal public static var allowedHosts: HostAllowList?
+    /// What the running task may fetch (hosts, addresses) and where its headers may go; set by the worker around
+    /// each task (`TaskAssignment.scope`), by a streaming play around its fetches. The default, for the
+    /// operator's own fetches: any host, any class of address but the never-fetched ones.
+    @TaskLocal public static var scope = FetchScope()
+
+    /// Headers a redirect to a host outside the title's header hosts keeps: the public ones and the request's own.
+    static let keptAcrossHosts = FetchScope.publicHeaders.union(["range", "if-range"])
 
     /// Most redirects followed from one request.
     static let maxRedirects = 5
@@ -24,21 +29,29 @@ extension HTTPFetcher {
                     "\(via)\(URLRedaction.redacted(url).prefix(200)): only http and https URLs with a host are fetched",
                 retryable: false)
         }
-        if let reason = allowedHosts?.refusal(url) {
+        if let reason = scope.allowedHosts?.refusal(url) {
             throw TaskFailure(code: .refused, message: via + reason, retryable: false)
         }
     }
 
+    /// The client that reaches `url` at an address the running task's scope allows (``AddressGuard``): the
+    /// general client for an address, a client bound to the checked address for a host name.
+    func client(for url: String) async throws(TaskFailure) -> HTTPClient {
+        let address = try await AddressGuard.shared.address(for: url, scope: Self.scope)
+        guard let host = AddressGuard.host(of: url), IPAddress(host) == nil else { return client }
+        return pinned.client(host: host, address: address)
+    }
+
     /// Executes a request and follows redirects by hand (at most ``maxRedirects``), checking every hop's
-    /// scheme and host and refusing loops, so no redirect can lead outside what the task may fetch.
-    /// Credentials (`Authorization`, `Cookie`) are not carried to another host. Returns the final
-    /// response and its URL.
+    /// scheme, host and address and refusing loops, so no redirect can lead outside what the task may fetch.
+    /// Headers go on to another host only as the scope allows (credentials never; without a title, at least
+    /// `Authorization` and `Cookie` are dropped). Returns the final response and its URL.
     package func perform(_ request: HTTPClientRequest, timeout: TimeAmount) async throws -> (HTTPClientResponse, String)
     {
         var current = request
         var visited: [String] = [request.url]
         while true {
-            let response = try await client.execute(current, timeout: timeout, logger: logger)
+            let response = try await client(for: current.url).execute(current, timeout: timeout, logger: logger)
             guard [301, 302, 303, 307, 308].contains(response.status.code),
                 let location = response.headers.first(name: "Location")
             else {
@@ -68,6 +81,10 @@ extension HTTPFetcher {
             if URL(string: next)?.host != URL(string: current.url)?.host {
                 current.headers.remove(name: "Authorization")
                 current.headers.remove(name: "Cookie")
+                if !Self.scope.trusts(next) {
+                    let kept = current.headers.filter { Self.keptAcrossHosts.contains($0.name.lowercased()) }
+                    current.headers = HTTPHeaders(kept.map { ($0.name, $0.value) })
+                }
             }
             if response.status.code == 303 {
                 current.method = .GET

@@ -15,7 +15,10 @@ import Synchronization
 public final class HTTPFetcher: Sendable {
     /// Largest playlist accepted.
     public static let maxPlaylistBytes = 32 * 1024 * 1024
+    /// For URLs whose host is an address (checked before each request); names go through ``pinned``.
     package let client: HTTPClient
+    /// Clients bound to the checked address of each host name.
+    let pinned: PinnedClients
     package let logger: Logger
     /// This worker's share of the global bandwidth cap.
     public let rateLimiter = RateLimiter()
@@ -25,6 +28,14 @@ public final class HTTPFetcher: Sendable {
     package let pipelinedRequests = Atomic<Int>(0)
 
     public init(logger: Logger, connectionsPerHost: Int = 8) {
+        let config = Self.configuration(connectionsPerHost: connectionsPerHost)
+        client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: config)
+        pinned = PinnedClients(configuration: config)
+        self.logger = logger
+    }
+
+    /// The general client's settings (also those of each ``PinnedClients`` client).
+    static func configuration(connectionsPerHost: Int) -> HTTPClient.Configuration {
         // Redirects are followed by `perform`, which checks every hop.
         var config = HTTPClient.Configuration(
             redirectConfiguration: .disallow,
@@ -39,21 +50,26 @@ public final class HTTPFetcher: Sendable {
         // No request spans: nothing here reads them, and making them (even for the no-op tracer) cost a few
         // percent of the worker's time on small files.
         config.tracing.tracer = nil
-        client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: config)
-        self.logger = logger
+        return config
     }
 
-    public func shutdown() async { try? await client.shutdown() }
+    public func shutdown() async {
+        try? await client.shutdown()
+        await pinned.shutdown()
+    }
 
     /// Closes connections; call from a thread that is not an event loop (e.g. after the worker loop).
-    public func syncShutdown() { try? client.syncShutdown() }
+    public func syncShutdown() {
+        try? client.syncShutdown()
+        pinned.syncShutdown()
+    }
 
     package func request(_ url: String, headers: [Header], range: ClosedRange<Int64>? = nil) throws(TaskFailure)
         -> HTTPClientRequest
     {
         try Self.checkURL(url)
         var request = HTTPClientRequest(url: url)
-        for h in headers { request.headers.add(name: h.name, value: h.value) }
+        for h in Self.scope.headers(headers, for: url) { request.headers.add(name: h.name, value: h.value) }
         request.headers.replaceOrAdd(name: "User-Agent", value: "Stowage/0.1")
         if let range {
             let end = range.upperBound == Int64.max ? "" : "\(range.upperBound)"

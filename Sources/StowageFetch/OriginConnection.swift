@@ -60,14 +60,16 @@ final class OriginConnection {
     /// How long the origin may stay silent while an answer is awaited or streams in.
     static let readTimeout = TimeAmount.seconds(30)
 
-    /// Opens a connection to `origin` (within 10 s) and runs `body` with it; closes it afterwards.
+    /// Opens a connection to `origin` (within 10 s), at the address ``AddressGuard`` allows for the running task,
+    /// and runs `body` with it; closes it afterwards.
     static func with(
         _ origin: Origin, isolation: isolated (any Actor)? = #isolation, _ body: (OriginConnection) async throws -> Void
     ) async throws {
+        let address = try await AddressGuard.shared.address(for: origin.prefix, scope: HTTPFetcher.scope)
         let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .connectTimeout(.seconds(10))
             .channelOption(.tcpOption(.tcp_nodelay), value: 1)
-            .connect(host: origin.host, port: origin.port) { channel in
+            .connect(to: try SocketAddress(ipAddress: "\(address)", port: origin.port)) { channel in
                 channel.eventLoop.makeCompletedFuture {
                     let sync = channel.pipeline.syncOperations
                     try sync.addHandler(IdleStateHandler(readTimeout: readTimeout))

@@ -167,7 +167,7 @@ public struct OfflinePlanner: Sendable {
                 out.append("#EXT-X-KEY:" + attrs.text)
             } else if !line.hasPrefix("#") && !line.allSatisfy(\.isWhitespace) {
                 continue  // not a segment's URI line (cannot happen: every URI line is a segment)
-            } else {
+            } else if !line.hasPrefix("#") || OfflineTags.mayCopy(line) {
                 out.append(String(line))
             }
         }
@@ -176,7 +176,7 @@ public struct OfflinePlanner: Sendable {
     }
 
     private func masterText(master: MasterPlaylist, choice: RenditionSelector.Choice, inputs: [Input]) -> String {
-        var out = ["#EXTM3U"] + master.passThroughTags
+        var out = ["#EXTM3U"] + master.passThroughTags.filter(OfflineTags.mayCopy)
         var variantAttrs = choice.variant.attributes
         // Renditions with their own playlist, chosen by the user, pointing at local copies.
         for (i, input) in inputs.enumerated() where i > 0 {

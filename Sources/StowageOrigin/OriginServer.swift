@@ -129,8 +129,10 @@ public final class OriginServer: Sendable {
 }
 
 /// Thread-safe appends to the access log: one line per request,
-/// `<epoch> <method> <path> <status> <bytes> <range> <if-range>`, where `<range>` is the `Range` header without
-/// spaces and `<if-range>` the `If-Range` validator with spaces as `%20` (an HTTP date has some); `-` when absent.
+/// `<epoch> <method> <path> <status> <bytes> <range> <if-range> <credentials>`, where `<range>` is the `Range`
+/// header without spaces, `<if-range>` the `If-Range` validator with spaces as `%20` (an HTTP date has some), and
+/// `<credentials>` which of `authorization`, `cookie` the request carried (comma-separated, values never logged);
+/// `-` when absent.
 final class AccessLog: Sendable {
     let path: String
     private let lock = Mutex(())
@@ -140,11 +142,13 @@ final class AccessLog: Sendable {
         FileManager.default.createFile(atPath: path, contents: nil)
     }
 
-    /// The `<range> <if-range>` fields of a request.
+    /// The `<range> <if-range> <credentials>` fields of a request.
     static func conditionFields(_ request: HTTPRequestHead) -> String {
         let range = request.headers.first(name: "Range")?.replacingOccurrences(of: " ", with: "") ?? "-"
         let ifRange = request.headers.first(name: "If-Range")?.replacingOccurrences(of: " ", with: "%20") ?? "-"
-        return "\(range.isEmpty ? "-" : range) \(ifRange.isEmpty ? "-" : ifRange)"
+        let credentials = ["authorization", "cookie"].filter { request.headers.contains(name: $0) }
+        let carried = credentials.isEmpty ? "-" : credentials.joined(separator: ",")
+        return "\(range.isEmpty ? "-" : range) \(ifRange.isEmpty ? "-" : ifRange) \(carried)"
     }
 
     func record(_ line: String) {

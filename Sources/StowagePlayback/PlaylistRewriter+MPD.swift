@@ -1,19 +1,21 @@
 extension PlaylistRewriter {
     /// A local MPD as it should be served: its Clear Key license URL (`/clearkey`, absolute) under the prefix, and
     /// the query on every local URL a player fetches next (`media`, `initialization`, `BaseURL`, `sourceURL`),
-    /// since DASH players resolve relative URLs against the MPD's URL without its query. URLs with a scheme are
-    /// left alone; nothing else of the document changes.
-    public func rewriteMPD(_ text: String) -> String {
+    /// since DASH players resolve relative URLs against the MPD's URL without its query. Only URLs inside the title
+    /// get it (``isInsideTitle(_:from:)``); nothing else of the document changes. `manifest` is the MPD's path in
+    /// the title.
+    public func rewriteMPD(_ text: String, at manifest: String = "") -> String {
         guard !isIdentity else { return text }
-        var out = text.replacingOccurrences(of: ">/clearkey<", with: ">" + local("\(prefix)clearkey") + "<")
+        let license = prefix + "clearkey" + (query.map { "?" + $0.replacingOccurrences(of: "&", with: "&amp;") } ?? "")
+        var out = text.replacingOccurrences(of: ">/clearkey<", with: ">\(license)<")
         for attribute in ["media", "initialization", "sourceURL"] {
-            out = rewriteValues(out, open: " \(attribute)=\"", close: "\"")
+            out = rewriteValues(out, open: " \(attribute)=\"", close: "\"", at: manifest)
         }
-        return rewriteValues(out, open: "<BaseURL>", close: "</BaseURL>")
+        return rewriteValues(out, open: "<BaseURL>", close: "</BaseURL>", at: manifest)
     }
 
     /// Every value between `open` and `close` with the query appended.
-    private func rewriteValues(_ text: String, open: String, close: String) -> String {
+    private func rewriteValues(_ text: String, open: String, close: String, at manifest: String) -> String {
         guard query != nil else { return text }
         var out = ""
         var rest = Substring(text)
@@ -21,15 +23,16 @@ extension PlaylistRewriter {
             out += rest[..<start.upperBound]
             rest = rest[start.upperBound...]
             guard let end = rest.range(of: close) else { break }
-            out += local(String(rest[..<end.lowerBound]))
+            out += local(String(rest[..<end.lowerBound]), at: manifest)
             rest = rest[end.lowerBound...]
         }
         return out + rest
     }
 
-    /// `uri` with the query appended, unless it names another host (a scheme).
-    private func local(_ uri: String) -> String {
-        guard let query, !uri.isEmpty, !uri.contains("://") else { return uri }
+    /// `uri` with the query appended, when it names a file inside the title (XML-escaped: `&amp;`).
+    private func local(_ uri: String, at manifest: String) -> String {
+        let raw = uri.replacingOccurrences(of: "&amp;", with: "&")
+        guard let query, isInsideTitle(raw, from: manifest) else { return uri }
         return uri + (uri.contains("?") ? "&amp;" : "?") + query.replacingOccurrences(of: "&", with: "&amp;")
     }
 }

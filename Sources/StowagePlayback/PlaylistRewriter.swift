@@ -2,8 +2,10 @@
 ///
 /// Offline playlists name content keys `/keys/N` (absolute). Under a prefix (the gateway's `/titles/<key>/`)
 /// those become `<prefix>keys/N`; with a query (a signed URL's `dev=…&exp=…&sig=…`) every URI the player
-/// fetches next — URI lines and `URI="…"` attributes — carries it too. URIs with a scheme (another host) are
-/// left alone, so a signature never leaks to another host.
+/// fetches next from the title — URI lines and `URI="…"` attributes — carries it too. Only a URI that stays
+/// inside the title is touched (``isInsideTitle(_:from:)``): one with a scheme, a scheme-relative `//host/…`, a
+/// backslash, an absolute path other than the keys', or `..` climbing out of the title is left alone, so a
+/// signature never leaks off the box.
 public struct PlaylistRewriter: Sendable, Equatable {
     /// Where the title is served, ending in `/` (`/` for `stowctl play`).
     public var prefix: String
@@ -19,8 +21,9 @@ public struct PlaylistRewriter: Sendable, Equatable {
     /// Whether rewriting changes nothing (served as on disk).
     public var isIdentity: Bool { prefix == "/" && query == nil }
 
-    /// The playlist as it should be served.
-    public func rewrite(_ text: String) -> String {
+    /// The playlist as it should be served; `playlist` is its path in the title (`video/index.m3u8`), which
+    /// relative URIs are resolved against.
+    public func rewrite(_ text: String, at playlist: String = "") -> String {
         guard !isIdentity else { return text }
         // "\r\n" is one Character in Swift: split on it as on "\n", and write back what the playlist used.
         let separator = text.contains("\r\n") ? "\r\n" : "\n"
@@ -31,18 +34,18 @@ public struct PlaylistRewriter: Sendable, Equatable {
             if trimmed.isEmpty {
                 // kept as is
             } else if trimmed.hasPrefix("#") {
-                line = rewriteAttributes(line)
+                line = rewriteAttributes(line, at: playlist)
             } else {
-                line = rewriteURI(trimmed)
+                line = rewriteURI(trimmed, at: playlist)
             }
             lines.append(line)
         }
         return lines.joined(separator: separator)
     }
 
-    /// One URI as it should be served.
-    public func rewriteURI(_ uri: String) -> String {
-        guard !hasScheme(uri) else { return uri }
+    /// One URI of the playlist at `playlist` as it should be served.
+    public func rewriteURI(_ uri: String, at playlist: String = "") -> String {
+        guard isInsideTitle(uri, from: playlist) else { return uri }
         var out = uri
         if prefix != "/", uri.hasPrefix("/keys/") { out = prefix + uri.dropFirst() }
         if let query {
@@ -53,17 +56,35 @@ public struct PlaylistRewriter: Sendable, Equatable {
     }
 
     /// Rewrites each `URI="…"` attribute of a tag line.
-    private func rewriteAttributes(_ line: String) -> String {
+    private func rewriteAttributes(_ line: String, at playlist: String) -> String {
         var out = ""
         var rest = Substring(line)
         while let range = rest.range(of: "URI=\"") {
             out += rest[..<range.upperBound]
             rest = rest[range.upperBound...]
             guard let close = rest.firstIndex(of: "\"") else { break }
-            out += rewriteURI(String(rest[..<close]))
+            out += rewriteURI(String(rest[..<close]), at: playlist)
             rest = rest[close...]
         }
         return out + rest
+    }
+
+    /// `uri`, as written in the playlist at `playlist`, names a file of the title: no scheme, not `//host/…`, no
+    /// backslash (raw or encoded: some players read it as a slash), an absolute path only for the keys and the
+    /// Clear Key endpoint (or anything under `stowctl play`'s `/`), and no `..` that climbs above the title.
+    public func isInsideTitle(_ uri: String, from playlist: String = "") -> Bool {
+        let path = String(uri.prefix { $0 != "?" && $0 != "#" })
+        guard !path.isEmpty, !hasScheme(uri), !uri.hasPrefix("//"), !uri.contains("\\"),
+            !path.lowercased().contains("%5c")
+        else { return false }
+        if path.hasPrefix("/") { return prefix == "/" || path.hasPrefix("/keys/") || path == "/clearkey" }
+        var depth = playlist.split(separator: "/", omittingEmptySubsequences: true).count - 1
+        for part in path.split(separator: "/", omittingEmptySubsequences: false) {
+            let decoded = part.removingPercentEncoding ?? String(part)
+            if decoded == ".." { depth -= 1 } else if decoded != "." && !decoded.isEmpty { depth += 1 }
+            if depth < 0 { return false }
+        }
+        return true
     }
 
     private func hasScheme(_ uri: String) -> Bool {

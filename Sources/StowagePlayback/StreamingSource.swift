@@ -40,12 +40,17 @@ public final class StreamingSource: Sendable {
         if let data = try? Data(contentsOf: directory.appendingPathComponent(relative), options: .mappedIfSafe) {
             return .data(data)
         }
-        do throws(TaskFailure) {
-            let data = try await fetcher.fetchData(
-                source.url, headers: plan.headers, offset: source.rangeOffset, length: source.rangeLength)
-            return .data(data)
-        } catch {
-            return .failed("fetching \(relative) from the origin: \(error.message)")
+        // The title's own limits (hosts, addresses, where its headers go), as its downloads have; a plan without
+        // them (an older scheduler) gets the narrowest: public addresses only.
+        let scope = plan.scope ?? FetchScope(reach: .public)
+        return await HTTPFetcher.$scope.withValue(scope) {
+            do throws(TaskFailure) {
+                let data = try await fetcher.fetchData(
+                    source.url, headers: plan.headers, offset: source.rangeOffset, length: source.rangeLength)
+                return .data(data)
+            } catch {
+                return .failed("fetching \(relative) from the origin: \(error.message)")
+            }
         }
     }
 

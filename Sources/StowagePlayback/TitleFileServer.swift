@@ -103,7 +103,7 @@ public struct TitleFileServer: Sendable {
         if dynamic {
             let text = String(decoding: data, as: UTF8.self)
             let mpd = relative.lowercased().hasSuffix(".mpd")
-            data = Data((mpd ? rewriter.rewriteMPD(text) : rewriter.rewrite(text)).utf8)
+            data = Data((mpd ? rewriter.rewriteMPD(text, at: relative) : rewriter.rewrite(text, at: relative)).utf8)
         }
         var headers = Self.headers(relative, size: data.count, modified: modified, dynamic: dynamic)
         let head = request.method == .head

@@ -134,13 +134,16 @@ public struct StreamingPlan: Codable, Sendable, Equatable {
     public var playlists: [String: String]
     /// Every file of the offline copy: where it comes from when it is not on disk yet.
     public var sources: [PlaySource]
-    /// The request headers the title was submitted with (sent to the origin on demand).
+    /// The request headers the title was submitted with (sent to the origin on demand, as `scope` allows).
     public var headers: [Header]
+    /// What fetching a missing file may do: the same hosts, addresses and header hosts as the title's downloads.
+    public var scope: FetchScope?
 
-    public init(playlists: [String: String], sources: [PlaySource], headers: [Header]) {
+    public init(playlists: [String: String], sources: [PlaySource], headers: [Header], scope: FetchScope? = nil) {
         self.playlists = playlists
         self.sources = sources
         self.headers = headers
+        self.scope = scope
     }
 }
 
@@ -178,6 +181,8 @@ public struct SubmitRequest: Codable, Sendable, Equatable {
     public var id: String?
     /// Download a title only a device's DRM can play (`--allow-device-drm`); it is never reported playable.
     public var allowDeviceDRM: Bool?
+    /// Hosts besides the URL's own that get `headers` (`--header-host`); no other host ever does.
+    public var headerHosts: [String]?
 
     public init(
         url: String, name: String?, priority: Int, headers: [Header], selection: Selection,

@@ -6,7 +6,7 @@ import Foundation
 extension ResolvedPlan {
     private enum PackedKeys: String, CodingKey {
         case masterPlaylist, renditions, resources, packedResources, bytesEstimate, keys, bookmarks, manifestName
-        case protection
+        case protection, reach
     }
 
     public init(from decoder: Decoder) throws {
@@ -27,6 +27,7 @@ extension ResolvedPlan {
             bookmarks: try c.decode([Bookmark].self, forKey: .bookmarks),
             manifestName: try c.decodeIfPresent(String.self, forKey: .manifestName),
             protection: try c.decodeIfPresent(TitleProtection.self, forKey: .protection))
+        reach = try c.decodeIfPresent(AddressClass.self, forKey: .reach)
     }
 
     public func encode(to encoder: Encoder) throws {
@@ -41,6 +42,7 @@ extension ResolvedPlan {
         try c.encode(bookmarks, forKey: .bookmarks)
         try c.encodeIfPresent(manifestName, forKey: .manifestName)
         try c.encodeIfPresent(protection, forKey: .protection)
+        try c.encodeIfPresent(reach, forKey: .reach)
     }
 }
 

@@ -16,6 +16,9 @@ public struct ResolvedPlan: Codable, Sendable, Equatable {
     public var manifestName: String?
     /// How the media is protected; nil when it is not encrypted.
     public var protection: TitleProtection?
+    /// The class of the source's address when the resolve found it (the task had no reach yet): stored with the
+    /// title, so a source that later resolves elsewhere does not widen what its playlists may name.
+    public var reach: AddressClass?
 
     public init(
         masterPlaylist: String, renditions: [PlannedRendition], resources: [PlannedResource], bytesEstimate: Int64?,

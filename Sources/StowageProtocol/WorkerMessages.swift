@@ -40,14 +40,15 @@ public struct TaskAssignment: Codable, Sendable, Equatable {
     public var taskID: String
     public var token: String
     public var work: Work
-    /// The hosts this task may fetch from (every request and every redirect is checked); nil = any.
-    public var allowedHosts: HostAllowList?
+    /// The hosts and addresses this task may fetch from and which hosts get the title's headers (every request
+    /// and every redirect is checked); nil = the defaults (any host, no inner address beyond the source's).
+    public var scope: FetchScope?
 
-    public init(taskID: String, token: String, work: Work, allowedHosts: HostAllowList? = nil) {
+    public init(taskID: String, token: String, work: Work, scope: FetchScope? = nil) {
         self.taskID = taskID
         self.token = token
         self.work = work
-        self.allowedHosts = allowedHosts
+        self.scope = scope
     }
 }
 

@@ -220,6 +220,12 @@ extension SchedulerService {
         stored.preloadOnly = submit.preloadOnly
         stored.posterURL = submit.posterURL
         stored.allowDeviceDRM = submit.allowDeviceDRM ?? false
+        if let hosts = submit.headerHosts, !hosts.isEmpty {
+            if let bad = hosts.first(where: { $0.isEmpty || $0.contains(where: { "/:@ ?#".contains($0) }) }) {
+                throw TitleError(code: .refused, message: "--header-host '\(bad.prefix(100))' is not a host name")
+            }
+            stored.headerHosts = hosts.map { $0.lowercased() }
+        }
         if let id = submit.id {
             guard !id.isEmpty, id.count <= 200, !id.contains(where: { $0.isNewline || $0 == "/" }) else {
                 throw TitleError(code: .refused, message: "--id is 1 to 200 characters, without '/' or line breaks")

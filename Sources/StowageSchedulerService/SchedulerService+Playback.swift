@@ -59,7 +59,7 @@ extension SchedulerService {
             }
             let plan = StreamingPlan(
                 playlists: Dictionary(playlists.files, uniquingKeysWith: { a, _ in a }), sources: sources,
-                headers: decode([Header].self, title.headers) ?? [])
+                headers: decode([Header].self, title.headers) ?? [], scope: try fetchScope(title.token))
             return PlayAuthorization(
                 playable: true, reason: nil, directory: dir.path, entryPlaylist: playlists.entry, streaming: plan)
         }

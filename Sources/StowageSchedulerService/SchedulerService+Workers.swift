@@ -71,8 +71,8 @@ extension SchedulerService {
                     _ = core.complete(taskID: lease.taskID, from: lease.worker)
                     continue
                 }
-                let task = TaskAssignment(
-                    taskID: lease.taskID, token: lease.item.token, work: work, allowedHosts: options.allowedHosts)
+                let scope = work.workerKind == .integrity ? nil : try fetchScope(lease.item.token)
+                let task = TaskAssignment(taskID: lease.taskID, token: lease.item.token, work: work, scope: scope)
                 if !send(Array(lease.worker.utf8), FrameCodec.encode(.task, task)) {
                     _ = core.complete(taskID: lease.taskID, from: lease.worker)
                     sentBatches[lease.taskID] = nil
@@ -165,6 +165,28 @@ extension SchedulerService {
         return headers
     }
 
+    /// What a title's fetches may do (hosts, addresses, where its headers go): sent with each of its tasks and
+    /// with its streaming plays. Cached per title; ``rememberReach(_:_:_:)`` updates it.
+    func fetchScope(_ token: String) throws -> FetchScope? {
+        if let cached = scopeCache[token] { return cached }
+        guard let title = try store.title(token) else { return nil }
+        let scope = FetchScope(
+            allowedHosts: options.allowedHosts, network: options.network, reach: title.reach, source: title.url,
+            headerHosts: title.headerHosts ?? [])
+        if scopeCache.count > 10_000 { scopeCache.removeAll() }
+        scopeCache[token] = scope
+        return scope
+    }
+
+    /// Stores the reach a title's first resolve found (its later fetches keep it, wherever its source moves).
+    private func rememberReach(_ token: String, _ title: TitleRecord, _ reach: AddressClass?) throws {
+        guard let reach, title.reach == nil else { return }
+        var updated = title
+        updated.reach = reach
+        try store.update(updated)
+        scopeCache[token] = nil
+    }
+
     /// Carries out what a finished task means for its title.
     /// `sent`: the resources of a fetch batch as sent, in order (nil for other tasks).
     private func apply(_ outcome: Outcome, of lease: Lease, sent: [Int64]?) throws {
@@ -177,6 +199,7 @@ extension SchedulerService {
         switch (lease.item.kind, outcome) {
         case (.resolve, .resolved(let plan)):
             guard let title = try store.title(token) else { return }
+            try rememberReach(token, title, plan.reach)
             if title.planned { return try applyRefresh(token, plan: plan) }
             guard !plan.resources.isEmpty || title.record != nil else {
                 return try fail(

@@ -35,6 +35,8 @@ public final class SchedulerService {
         /// The only origin hosts titles may be fetched from (submit URLs, playlists, segments, keys,
         /// redirects); nil = any.
         public var allowedHosts: HostAllowList?
+        /// Address ranges opened and closed for every title's fetches (`--allow-networks`, `--deny-networks`).
+        public var network = NetworkPolicy()
 
         /// Options with the defaults for what is not given.
         public init(home: StowageHome, binds: [String], limitOverrides: LimitSettings = LimitSettings()) {
@@ -108,6 +110,8 @@ public final class SchedulerService {
     var held: [[[UInt8]]] = []
     /// Decoded request headers per title (fetch work needs them for every segment).
     var headerCache: [String: [Header]] = [:]
+    /// Each title's ``FetchScope`` (hosts, addresses, header hosts), by token.
+    var scopeCache: [String: FetchScope] = [:]
     let startedAt = monotonic()
 
     func noteDropped() {

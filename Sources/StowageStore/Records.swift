@@ -63,6 +63,10 @@ public struct TitleRecord: Codable, Sendable, Equatable, FetchableRecord, Persis
     public var protection: String?
     /// `submit --allow-device-drm`: download even if only a device's DRM can play it.
     public var allowDeviceDRM: Bool = false
+    /// The class of the source URL's address, found at the first resolve: how far in its files may lie.
+    public var reach: AddressClass?
+    /// Hosts besides the URL's that get the submitted headers (`submit --header-host`).
+    public var headerHosts: [String]?
 
     /// A new title, not planned yet.
     public init(
@@ -114,6 +118,7 @@ public struct TitleRecord: Codable, Sendable, Equatable, FetchableRecord, Persis
         public static let record = Column(CodingKeys.record)
         public static let recordingEndedAt = Column(CodingKeys.recordingEndedAt)
         public static let externalID = Column(CodingKeys.externalID)
+        public static let reach = Column(CodingKeys.reach)
     }
 }
 

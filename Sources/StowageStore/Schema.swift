@@ -182,6 +182,12 @@ enum Schema {
             }
             try db.alter(table: "resource") { t in t.add(column: "alternates", .text) }
         }
+        migrator.registerMigration("v13-network-reach") { db in
+            try db.alter(table: "title") { t in
+                t.add(column: "reach", .text)  // AddressClass of the source; NULL: not resolved since
+                t.add(column: "headerHosts", .text)  // JSON array (GRDB's Codable column)
+            }
+        }
         return migrator
     }
 }

@@ -33,6 +33,13 @@ extension Bookmark.Kind: DatabaseValueConvertible {
 }
 
 extension SuspendedReason: DatabaseValueConvertible {}
+
+extension AddressClass: DatabaseValueConvertible {
+    /// An unknown class reads as `public`: the narrowest reach.
+    public static func fromDatabaseValue(_ dbValue: DatabaseValue) -> AddressClass? {
+        String.fromDatabaseValue(dbValue).map { AddressClass(rawValue: $0) ?? .public }
+    }
+}
 extension PlannedResource.Kind: DatabaseValueConvertible {}
 extension PlannedRendition.Kind: DatabaseValueConvertible {}
 

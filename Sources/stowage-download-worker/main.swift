@@ -11,7 +11,23 @@ struct DownloadHandler: TaskHandler {
     let titlesRoot: URL
 
     func handle(_ task: TaskAssignment, progress: @escaping @Sendable (Int64) -> Void) async -> Outcome {
-        await HTTPFetcher.$allowedHosts.withValue(task.allowedHosts) { await perform(task, progress: progress) }
+        var scope = task.scope ?? FetchScope()
+        var found: AddressClass?
+        if case .resolve = task.work, scope.reach == nil {
+            // The title's first resolve: the address its URL reaches decides how far in its files may lie.
+            do throws(TaskFailure) {
+                found = try await AddressGuard.shared.reach(of: scope)
+                scope.reach = found
+            } catch {
+                return .failed(error)
+            }
+        }
+        let outcome = await HTTPFetcher.$scope.withValue(scope) { await perform(task, progress: progress) }
+        if case .resolved(var plan) = outcome, let found {
+            plan.reach = found
+            return .resolved(plan)
+        }
+        return outcome
     }
 
     private func perform(_ task: TaskAssignment, progress: @escaping @Sendable (Int64) -> Void) async -> Outcome {

@@ -18,7 +18,7 @@ struct LicenseHandler: TaskHandler {
                     code: .internal, message: "license worker got a \(task.work.workerKind) task",
                     retryable: false))
         }
-        return await HTTPFetcher.$allowedHosts.withValue(task.allowedHosts) {
+        return await HTTPFetcher.$scope.withValue(task.scope ?? FetchScope()) {
             do throws(TaskFailure) {
                 return .licensed(try await fetcher.acquireLicense(work))
             } catch {

@@ -40,6 +40,21 @@ struct SchedulerCommand: AsyncParsableCommand {
             """)
     var allowHosts: String?
     @Option(
+        name: .customLong("allow-networks"),
+        help: """
+            Address ranges every title may fetch from, whatever its source (comma-separated CIDR, e.g. \
+            10.20.0.0/16 for a LAN CDN that public playlists name). Otherwise a title reaches only addresses as far \
+            out as its source's (public < private < loopback), and never link-local, multicast or unspecified ones.
+            """)
+    var allowNetworks: String?
+    @Option(
+        name: .customLong("deny-networks"),
+        help: """
+            Address ranges no title may fetch from (comma-separated CIDR, e.g. the box's management subnet); \
+            wins over --allow-networks. Checked on the address each request connects to, after every redirect.
+            """)
+    var denyNetworks: String?
+    @Option(
         help: """
             Titles downloading at once (default 2). Limits given at start override, for this run, those stored \
             with `stowctl limits`.
@@ -116,6 +131,14 @@ struct SchedulerCommand: AsyncParsableCommand {
                     ?? home.root.appendingPathComponent("keys/allowed").path)
         }
         options.allowedHosts = (allowHosts ?? environmentOption("allow-hosts")).map(HostAllowList.init(parsing:))
+        do {
+            options.network = NetworkPolicy(
+                allow: try IPNetwork.list(parsing: allowNetworks ?? environmentOption("allow-networks") ?? ""),
+                deny: try IPNetwork.list(parsing: denyNetworks ?? environmentOption("deny-networks") ?? ""))
+        } catch {
+            logger.critical("scheduler cannot run: --allow-networks / --deny-networks: \(error)")
+            throw ExitCode(2)
+        }
         do {
             let metrics = try await process.startMetrics(logger: logger)
             let pidfile = process.pidfilePath

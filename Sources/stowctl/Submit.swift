@@ -50,6 +50,15 @@ struct Submit: ParsableCommand {
     var from: RecordRequest.Start?
     @Flag(help: "Download media only a device's DRM can play (Widevine, PlayReady, FairPlay); never playable here.")
     var allowDeviceDrm = false
+    @Option(
+        name: .customLong("header-host"),
+        help: ArgumentHelp(
+            "Another host that gets the --header values (repeatable).",
+            discussion: """
+                Headers (Authorization, Cookie, API keys) go only to the host of URL and the hosts named here; \
+                any other host a playlist names gets at most User-Agent, Referer, Accept, Accept-Language and Origin.
+                """))
+    var headerHosts: [String] = []
     @OptionGroup var license: LicenseOptions
 
     func validate() throws {
@@ -76,6 +85,7 @@ struct Submit: ParsableCommand {
         request.posterURL = poster
         request.id = id
         if allowDeviceDrm { request.allowDeviceDRM = true }
+        if !headerHosts.isEmpty { request.headerHosts = headerHosts }
         if record {
             request.record = RecordRequest(durationSeconds: duration.flatMap(parseDuration), from: from ?? .start)
         }

@@ -12,20 +12,30 @@ import Synchronization
 /// - `/chunked/<name>`: the same body, chunked, no length;
 /// - `/moved/<name>`: 302 to `/file/<name>`;
 /// - `/cut/<name>`: promises the whole body, sends 100 bytes and closes;
+/// - `/to/<percent-encoded URL>`: 302 to that URL (anywhere);
 /// - anything else: 404.
+///
+/// It remembers the paths of the requests that carried an `Authorization` or `Cookie` header.
 ///
 /// It also counts the socket reads that brought more than one request (a client pipelining its GETs).
 final class ScriptedOrigin: Sendable {
     private let channel: Channel
     let port: Int
     private let counts = Mutex<(connections: Int, requests: Int, readsOfSeveral: Int)>((0, 0, 0))
+    private let credentialed = Mutex<[String]>([])
+    /// The address it listens on.
+    let host: String
+
+    /// Paths of the requests that carried a credential header, in order.
+    var pathsWithCredentials: [String] { credentialed.withLock { $0 } }
 
     var connections: Int { counts.withLock { $0.connections } }
     var requests: Int { counts.withLock { $0.requests } }
     /// Socket reads that held the starts of two requests or more.
     var readsOfSeveralRequests: Int { counts.withLock { $0.readsOfSeveral } }
 
-    init() async throws {
+    /// Listens on `host` (an address on this machine: any 127.x.y.z is).
+    init(host: String = "127.0.0.1") async throws {
         let holder = Holder()
         let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
@@ -37,13 +47,14 @@ final class ScriptedOrigin: Sendable {
                     try channel.pipeline.syncOperations.addHandler(Answerer(origin: holder))
                 }
             }
-            .bind(host: "127.0.0.1", port: 0).get()
+            .bind(host: host, port: 0).get()
         self.channel = channel
+        self.host = host
         port = channel.localAddress?.port ?? 0
         holder.origin = self
     }
 
-    func url(_ path: String) -> String { "http://127.0.0.1:\(port)\(path)" }
+    func url(_ path: String) -> String { "http://\(host):\(port)\(path)" }
 
     func stop() async { try? await channel.close() }
 
@@ -53,7 +64,12 @@ final class ScriptedOrigin: Sendable {
         return (0..<size).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ name.utf8.count) }
     }
 
-    fileprivate func counted() { counts.withLock { $0.requests += 1 } }
+    fileprivate func counted(_ request: HTTPRequestHead) {
+        counts.withLock { $0.requests += 1 }
+        if request.headers.contains(name: "Authorization") || request.headers.contains(name: "Cookie") {
+            credentialed.withLock { $0.append(request.uri) }
+        }
+    }
     fileprivate func countedReadOfSeveral() { counts.withLock { $0.readsOfSeveral += 1 } }
 }
 
@@ -97,7 +113,7 @@ private final class Answerer: ChannelInboundHandler, @unchecked Sendable {
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         guard case .head(let request) = unwrapInboundIn(data), !ending else { return }
-        origin.origin?.counted()
+        origin.origin?.counted(request)
         let parts = request.uri.split(separator: "/").map(String.init)
         let (kind, name) = parts.count == 2 ? (parts[0], parts[1]) : ("", "")
         let body = ScriptedOrigin.body(for: name)
@@ -112,6 +128,10 @@ private final class Answerer: ChannelInboundHandler, @unchecked Sendable {
         case "moved":
             status = .found
             headers.add(name: "Location", value: "/file/\(name)")
+            headers.add(name: "Content-Length", value: "0")
+        case "to":
+            status = .found
+            headers.add(name: "Location", value: name.removingPercentEncoding ?? name)
             headers.add(name: "Content-Length", value: "0")
         default:
             status = .notFound
