@@ -79,12 +79,14 @@ struct InwardFetchTests {
         let loopback = try startLoopbackService(h)
         try h.startOrigin(extra: ["--host", lan.peerAddress])
         try write(h, "to-address.m3u8", segment: "http://127.0.0.1:\(loopback.port)/v360p/seg000.ts")
+        try "#EXTM3U\n#EXT-X-STREAM-INF:BANDWIDTH=500000\nto-address.m3u8\n".write(
+            to: h.media.appendingPathComponent("to-address-master.m3u8"), atomically: true, encoding: .utf8)
         // No license worker: the title is planned and waits in `licensing`, its segments not fetched; paused, it
         // may be played while downloading, the gateway fetching what is missing.
         try h.startScheduler()
         try h.startWorker("download")
         try h.waitUntil(timeout: 20, "the download worker") { (try? h.workers().count) == 1 }
-        let token = try h.submit("to-address.m3u8")
+        let token = try h.submit("to-address-master.m3u8")
         try h.waitUntil(timeout: 30, "the title planned") { try h.status(token).state == .licensing }
         #expect(try h.stowctl(["pause", token]).0 == 0)
         let secretFile = h.root.appendingPathComponent("admin.secret")
@@ -100,16 +102,21 @@ struct InwardFetchTests {
         let (added, secretOut) = try h.stowctl(["devices", "add", "tablet"])
         #expect(added == 0, "\(secretOut)")
         let secret = String(try #require(secretOut.split(separator: "\n").last))
-        func get(_ path: String) throws -> (Int, String) {
+        let base = "http://127.0.0.1:\(port)/titles/\(token)/"
+        /// GET (following redirects): status, body, and the path in the title that answered.
+        func get(_ path: String) throws -> (Int, String, String) {
             let body = h.root.appendingPathComponent("get-\(UInt32.random(in: 0...UInt32.max))")
-            let (_, code) = try TestMedia.shOutput(
-                "curl -s -o '\(body.path)' -w '%{http_code}' -H 'Authorization: Bearer \(secret)' "
-                    + "'http://127.0.0.1:\(port)/titles/\(token)/\(path)'", in: h.root)
-            return (Int(code) ?? 0, (try? String(contentsOf: body, encoding: .utf8)) ?? "")
+            let (_, said) = try TestMedia.shOutput(
+                "curl -sL -o '\(body.path)' -w '%{http_code} %{url_effective}' -H 'Authorization: Bearer \(secret)' "
+                    + "'\(base)\(path)'", in: h.root)
+            let parts = said.split(separator: " ")
+            let effective = parts.count > 1 ? String(parts[1]) : ""
+            let served = String(effective.dropFirst(base.count).prefix { $0 != "?" })
+            return (Int(parts.first ?? "") ?? 0, (try? String(contentsOf: body, encoding: .utf8)) ?? "", served)
         }
-        // Follow the served playlists to the segment.
-        var path = "master.m3u8"
-        var answer = try get(path)
+        // From the title's entry (a redirect) through the served playlists to the segment.
+        var answer = try get("")
+        var path = answer.2
         while answer.0 == 200, path.hasSuffix(".m3u8") {
             let uri = try #require(answer.1.split(separator: "\n").first { !$0.hasPrefix("#") && !$0.isEmpty })
             let relative = String(uri.split(separator: "?")[0])

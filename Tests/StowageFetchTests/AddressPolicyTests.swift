@@ -45,6 +45,33 @@ struct AddressPolicyTests {
         #expect(try await fetch("http://localhost:\(inner.port)/file/a-100", local).get().count == 100)
     }
 
+    @Test func aRequestConnectsToTheAddressThatWasChecked() async throws {
+        let inner = try await ScriptedOrigin()
+        defer { Task { await inner.stop() } }
+        // A name the system cannot resolve: only a connection to the checked address reaches the server.
+        AddressGuard.shared.remember("pinned.invalid", as: [try #require(IPAddress("127.0.0.1"))])
+        let local = FetchScope(reach: .loopback, source: "http://pinned.invalid/master.m3u8")
+        #expect(try await fetch("http://pinned.invalid:\(inner.port)/file/p-100", local).get().count == 100)
+        // The batch connection too.
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("pin-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: root) }
+        var work = FetchWork(
+            url: "http://pinned.invalid:\(inner.port)/file/q-300", headers: [], rangeOffset: nil, rangeLength: nil,
+            path: "t/q.bin")
+        work.fresh = true
+        let report = await HTTPFetcher.$scope.withValue(local) {
+            await fetcher.downloadBatch(FetchBatch(items: [work]), taskID: "t", titlesRoot: root, progress: { _ in })
+        }
+        guard case .fetched = report.results.first else {
+            Issue.record("fetched over the batch connection, got \(report.results)")
+            return
+        }
+        // A name that moves inward is judged where it points now.
+        AddressGuard.shared.remember("moving.invalid", as: [try #require(IPAddress("10.1.2.3"))])
+        let failure = try #require(refusal(await fetch("http://moving.invalid/x", publicTitle)))
+        #expect(failure.message.contains("moving.invalid resolves to 10.1.2.3"), "\(failure.message)")
+    }
+
     @Test func aRedirectIsJudgedAtItsTarget() async throws {
         let outer = try await ScriptedOrigin()
         let inner = try await ScriptedOrigin(host: "127.0.0.3")
