@@ -30,7 +30,7 @@ struct Estimate: AsyncParsableCommand {
 
     func run() async throws {
         let work = ResolveWork(url: url, headers: select.parsedHeaders, selection: select.selection)
-        let report = try await withFetcher { fetcher in
+        let report = try await withFetcher(source: url) { fetcher in
             let plan = try await PlaylistResolver(fetcher: fetcher).resolve(work)
             let duration = plan.resources.filter { $0.rendition == 0 }.reduce(0) { $0 + $1.duration }
             var bytes = plan.bytesEstimate

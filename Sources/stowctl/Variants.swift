@@ -48,7 +48,7 @@ struct Variants: AsyncParsableCommand {
 
     func run() async throws {
         let headers = self.headers.compactMap(Header.init(parsing:))
-        let report = try await withFetcher { fetcher in
+        let report = try await withFetcher(source: url) { fetcher in
             let (text, finalURL) = try await fetcher.fetchText(url, headers: headers)
             if DASHResolver.isMPD(text) { return try Self.dashReport(text: text, url: finalURL) }
             guard PlaylistLines.isMaster(text) else {
@@ -98,11 +98,12 @@ struct Variants: AsyncParsableCommand {
     }
 }
 
-/// Runs `body` with an HTTP client of its own, and shuts the client down after it, also when it throws.
-func withFetcher<T: Sendable>(_ body: (HTTPFetcher) async throws -> T) async throws -> T {
+/// Runs `body` with an HTTP client of its own, and shuts the client down after it, also when it throws. Its fetches
+/// keep to the rules of a title from `source`: no address deeper than the source's, the headers only to its host.
+func withFetcher<T: Sendable>(source: String, _ body: (HTTPFetcher) async throws -> T) async throws -> T {
     let fetcher = HTTPFetcher(logger: Logger(label: "stowctl"))
     do {
-        let value = try await body(fetcher)
+        let value = try await HTTPFetcher.$scope.withValue(FetchScope(source: source)) { try await body(fetcher) }
         await fetcher.shutdown()
         return value
     } catch {
