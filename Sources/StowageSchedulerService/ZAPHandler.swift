@@ -28,7 +28,7 @@ final class ZAPHandler {
     /// Answers every queued request.
     func drain() {
         while let frames = try? socket.receive(dontWait: true) {
-            let decision = ZAPPolicy.answer(frames, allows: allowList.allows)
+            let decision = ZAPPolicy.answer(frames, caller: allowList.caller(for:))
             try? socket.send(decision.reply)
             if let key = decision.refusedKey {
                 refused += 1
@@ -42,7 +42,7 @@ final class ZAPHandler {
             } else if decision.accepted {
                 logger.info(
                     "accepted a CURVE connection",
-                    metadata: ["key": "\(decision.userID)", "address": "\(decision.address)"])
+                    metadata: ["caller": "\(decision.userID)", "address": "\(decision.address)"])
             }
         }
     }

@@ -111,4 +111,64 @@ struct DeployScriptTests {
         #expect(stopped.status == 0, "\(stopped.stderr)")
         try h.waitUntil(timeout: 20, "the gateway to stop") { !alive(gateway) }
     }
+
+    /// The systemd units' hardening, scored by `systemd-analyze security` through `Deploy/security-check.sh`; a
+    /// weakened copy fails the check; the processes that do not need them see neither master.key nor the store.
+    @Test(
+        .enabled(
+            if: FileManager.default.isExecutableFile(atPath: "/usr/bin/systemd-analyze"),
+            "systemd-analyze is not installed (apt-get install systemd)"))
+    func theUnitsAreHardenedAndTheSecurityCheckSaysSo() throws {
+        let h = try Harness(name: "security-check")
+        func check(_ units: [String]) throws -> (Int32, String) {
+            let p = Process()
+            p.executableURL = URL(fileURLWithPath: "/bin/bash")
+            p.arguments = [Self.repository.appendingPathComponent("Deploy/security-check.sh").path] + units
+            p.environment = Harness.cleanEnvironment()
+            let r = try runCapturingStreams(p)
+            return (r.status, r.stdout + r.stderr)
+        }
+        let unitDirectory = Self.repository.appendingPathComponent("Deploy/systemd")
+        let units = try FileManager.default.contentsOfDirectory(atPath: unitDirectory.path)
+            .filter { $0.hasSuffix(".service") }.sorted()
+        #expect(units.count == 5)
+        let (status, out) = try check([])
+        #expect(status == 0, "\(out)")
+        for unit in units { #expect(out.contains("\(unit): exposure "), "each unit's exposure is printed: \(out)") }
+        for unit in units {
+            let text = try String(contentsOf: unitDirectory.appendingPathComponent(unit), encoding: .utf8)
+            let lines = Set(text.split(separator: "\n").map(String.init))
+            for required in [
+                "NoNewPrivileges=yes", "ProtectSystem=strict", "PrivateDevices=yes", "MemoryDenyWriteExecute=yes",
+                "CapabilityBoundingSet=", "SystemCallFilter=@system-service", "UMask=0077", "ProtectProc=invisible",
+            ] {
+                #expect(lines.contains(required), "\(unit) has \(required)")
+            }
+            if unit == "stowage-scheduler.service" {
+                #expect(lines.contains("ReadWritePaths=/var/lib/stowage"))
+            } else {
+                // The home (master.key, the store, run/) is an empty tmpfs; titles/ alone is bound in.
+                #expect(lines.contains("TemporaryFileSystem=/var/lib/stowage:ro"), "\(unit) hides the home")
+                #expect(!lines.contains { $0.hasPrefix("ReadWritePaths=") }, "\(unit)")
+            }
+            if unit.hasPrefix("stowage-gateway") || unit.hasPrefix("stowage-integrity") {
+                #expect(lines.contains("BindReadOnlyPaths=/var/lib/stowage/titles"), "\(unit) reads titles only")
+            }
+        }
+        // The check fails a unit that drops its system-call filter and its protections.
+        let scheduler = try String(
+            contentsOf: unitDirectory.appendingPathComponent("stowage-scheduler.service"), encoding: .utf8)
+        let weakened = scheduler.split(separator: "\n", omittingEmptySubsequences: false)
+            .filter { !$0.hasPrefix("SystemCall") && !$0.hasPrefix("Protect") && !$0.hasPrefix("Private") }
+            .joined(separator: "\n")
+        let weak = h.root.appendingPathComponent("weak.service")
+        try weakened.write(to: weak, atomically: true, encoding: .utf8)
+        let (weakStatus, weakOut) = try check([weak.path])
+        #expect(weakStatus == 1 && weakOut.contains("TOO EXPOSED"), "\(weakOut)")
+        // Env files (the admin secret, maybe the master key) are installed readable by root alone.
+        let install = try String(
+            contentsOf: Self.repository.appendingPathComponent("Deploy/install-systemd.sh"), encoding: .utf8)
+        #expect(install.contains("install -m 0600 \"Deploy/systemd/$env.env\""))
+        #expect(!install.contains("-m 0644 Deploy/systemd/stowage.env"))
+    }
 }
