@@ -171,4 +171,61 @@ struct DeployScriptTests {
         #expect(install.contains("install -m 0600 \"Deploy/systemd/$env.env\""))
         #expect(!install.contains("-m 0644 Deploy/systemd/stowage.env"))
     }
+
+    /// Whether this kernel refuses writable-and-executable memory when asked (PR_SET_MDWE, Linux 6.3): what the
+    /// units' MemoryDenyWriteExecute= does with seccomp.
+    static func writeXorExecuteAvailable() -> Bool {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        p.arguments = ["-c", "import ctypes, sys; sys.exit(ctypes.CDLL(None).prctl(65, 1, 0, 0, 0))"]
+        guard (try? p.run()) != nil else { return false }
+        p.waitUntilExit()
+        return p.terminationStatus == 0
+    }
+
+    /// The units set MemoryDenyWriteExecute=yes: the scheduler, the workers and the gateway download and serve a
+    /// title with W^X enforced by the kernel (PR_SET_MDWE, inherited across exec), as under systemd.
+    @Test(.enabled(if: writeXorExecuteAvailable(), "no python3 or a kernel without PR_SET_MDWE (Linux 6.3)"))
+    func everyProcessRunsWithMemoryDenyWriteExecute() throws {
+        let h = try Harness(name: "mdwe")
+        try h.makeSample(seconds: 4)
+        try h.startOrigin()
+        var started: [Process] = []
+        defer { for p in started where p.isRunning { p.terminate() } }
+        let wrapper =
+            "import ctypes, os, sys\nassert ctypes.CDLL(None).prctl(65, 1, 0, 0, 0) == 0\n"
+            + "os.execv(sys.argv[1], sys.argv[1:])"
+        func start(_ name: String, _ executable: String, _ arguments: [String] = []) throws {
+            let p = Process()
+            p.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+            p.arguments = ["-c", wrapper, h.bin.appendingPathComponent(executable).path] + arguments
+            var env = Harness.cleanEnvironment()
+            env["STOWAGE_HOME"] = h.home.path
+            p.environment = env
+            let log = h.root.appendingPathComponent("\(name).log")
+            FileManager.default.createFile(atPath: log.path, contents: nil)
+            p.standardError = try FileHandle(forWritingTo: log)
+            p.standardOutput = p.standardError
+            try p.run()
+            started.append(p)
+        }
+        try start("scheduler", "stowage-scheduler")
+        for kind in ["license", "download", "integrity"] { try start(kind, "stowage-\(kind)-worker") }
+        try h.waitUntil(timeout: 30, "three workers registered") { (try? h.workers().count) == 3 }
+        let (code, out) = try h.stowctl(["submit", h.originURL + "master.m3u8", "--wait"])
+        #expect(code == 0, "\(out)")
+        let token = String(try #require(out.split(separator: "\n").last))
+        let secret = String(try #require(try h.stowctl(["devices", "add", "tv"]).1.split(separator: "\n").last))
+        let port = try Harness.freePort()
+        let admin = h.root.appendingPathComponent("admin.secret")
+        try "admin-secret-for-tests\n".write(to: admin, atomically: true, encoding: .utf8)
+        try start("gateway", "stowage-gateway", ["--listen", "127.0.0.1:\(port)", "--admin-secret", admin.path])
+        try h.waitUntil(timeout: 30, "the gateway to listen") { h.log("gateway").contains("listening") }
+        let (_, status) = try TestMedia.shOutput(
+            "curl -s -o /dev/null -w '%{http_code}' -H 'Authorization: Bearer \(secret)' "
+                + "http://127.0.0.1:\(port)/titles/\(token)/master.m3u8", in: h.root)
+        #expect(status == "200")
+        let running = started.filter(\.isRunning).count
+        #expect(running == started.count, "no process died of W^X")
+    }
 }
