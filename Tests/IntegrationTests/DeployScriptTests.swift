@@ -165,6 +165,12 @@ struct DeployScriptTests {
         try weakened.write(to: weak, atomically: true, encoding: .utf8)
         let (weakStatus, weakOut) = try check([weak.path])
         #expect(weakStatus == 1 && weakOut.contains("TOO EXPOSED"), "\(weakOut)")
+        // And one whose option is misspelt (systemd would ignore it, and the protection with it).
+        let typo = h.root.appendingPathComponent("typo.service")
+        try scheduler.replacingOccurrences(of: "ProtectClock=yes", with: "ProtectClocks=yes").write(
+            to: typo, atomically: true, encoding: .utf8)
+        let (typoStatus, typoOut) = try check([typo.path])
+        #expect(typoStatus == 1 && typoOut.contains("ProtectClocks"), "\(typoOut)")
         // Env files (the admin secret, maybe the master key) are installed readable by root alone.
         let install = try String(
             contentsOf: Self.repository.appendingPathComponent("Deploy/install-systemd.sh"), encoding: .utf8)
