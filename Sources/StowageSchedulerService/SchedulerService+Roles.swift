@@ -1,6 +1,7 @@
 import Foundation
 import StowageProtocol
 import StowageRuntime
+import StowageSchedulerCore
 import ZeroMQ
 
 /// What each CURVE key may ask (#29): the ZAP handler names the caller of every tcp connection (`role:NAME`, from
@@ -45,21 +46,5 @@ extension SchedulerService {
         guard forbiddenLog.shouldLog(who, now: monotonic()) else { return }
         logger.warning(
             "refused a request its key's role does not allow", metadata: ["caller": "\(who)", "asked": "\(what)"])
-    }
-}
-
-/// At most one log line per key and interval (a refused peer may retry in a loop); forgets everything past
-/// 10,000 keys so it cannot grow without bound.
-struct RateLimitedLog {
-    let interval: Double
-    private var last: [String: Double] = [:]
-
-    init(interval: Double) { self.interval = interval }
-
-    mutating func shouldLog(_ key: String, now: Double) -> Bool {
-        guard now - (last[key] ?? -.infinity) >= interval else { return false }
-        if last.count >= 10_000 { last.removeAll() }
-        last[key] = now
-        return true
     }
 }
