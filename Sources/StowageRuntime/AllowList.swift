@@ -42,6 +42,13 @@ public struct AllowList: Sendable {
 
     public func allows(_ publicKey: String) -> Bool { caller(for: publicKey) != nil }
 
+    /// How many keys each role has now, e.g. `worker=2 gateway=1 operator=1` (for the start-up log).
+    public func roleCounts() -> String {
+        let callers = callers().values
+        return CallerRole.allCases.map { role in "\(role.rawValue)=\(callers.filter { $0.role == role }.count)" }
+            .joined(separator: " ")
+    }
+
     private static func read(directory: String, role: CallerRole) -> [String: Caller] {
         let files = ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? [])
             .filter { $0.hasSuffix(".pub") }.sorted()

@@ -168,7 +168,7 @@ public final class SchedulerService {
                 "CURVE on tcp endpoints",
                 metadata: [
                     "publicKey": "\(pair.publicKey)", "allowList": "\(allowList.path)",
-                    "allowedKeys": "\(allowList.keys().count)",
+                    "allowedKeys": "\(allowList.keys().count)", "roles": "\(allowList.roleCounts())",
                 ])
             for endpoint in tcp { try bind(endpoint) }
         }

@@ -97,6 +97,7 @@ struct CurveTests {
         #expect(list.caller(for: old.publicKey) == Caller(role: .operator, name: "legacy"), "the flat layout")
         #expect(list.caller(for: both.publicKey)?.role == .worker, "a key in two folders gets the narrower role")
         #expect(list.caller(for: try CurveKeyPair.generate().publicKey) == nil)
+        #expect(list.roleCounts() == "worker=2 gateway=1 operator=2")
         // A single file: operators, named by the word after the key.
         let file = dir.appendingPathComponent("list.txt")
         try "# keys\n\(lan.publicKey) tablet\n\(admin.publicKey)\n".write(to: file, atomically: true, encoding: .utf8)
