@@ -96,7 +96,7 @@ let package = Package(
             name: "StowageSchedulerService",
             dependencies: [
                 "ZeroMQ", "StowageProtocol", "StowageStore", "StowageSchedulerCore", "StowageRuntime",
-                "StowageLicensing", "StowageHLS",
+                "StowageLicensing", "StowageHLS", "CSystemShims",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
@@ -147,7 +147,7 @@ let package = Package(
         .executableTarget(
             name: "stowage-license-worker",
             dependencies: [
-                "StowageRuntime", "StowageProtocol", "StowageFetch", "StowageLicenseAcquisition",
+                "StowageRuntime", "StowageProtocol", "StowageFetch", "StowageLicenseAcquisition", "CSystemShims",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
         .executableTarget(

@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <sys/prctl.h>
 #include <sys/xattr.h>
 #include <unistd.h>
 #include "CSystemShims.h"
@@ -48,3 +49,5 @@ int stowage_link_unnamed_via_proc(int fd, const char *path) {
     snprintf(source, sizeof source, "/proc/self/fd/%d", fd);
     return linkat(AT_FDCWD, source, AT_FDCWD, path, AT_SYMLINK_FOLLOW);
 }
+
+int stowage_forbid_inspection(void) { return prctl(PR_SET_DUMPABLE, 0, 0, 0, 0); }

@@ -31,6 +31,13 @@ public struct KeyVault: Sendable {
         }
     }
 
+    /// A key for one purpose derived from the master key (HKDF-SHA256, the purpose as info): keys the scheduler
+    /// needs besides content-key wrapping (e.g. ``DeviceURLKeys``) without another file to keep secret, and
+    /// unrelated to each other and to the master key itself.
+    public func derivedKey(purpose: String) -> SymmetricKey {
+        HKDF<SHA256>.deriveKey(inputKeyMaterial: master, info: Data(purpose.utf8), outputByteCount: 32)
+    }
+
     /// The master key: `STOWAGE_MASTER_KEY` (base64 of 32 bytes), else `<home>/master.key` (created 0600 if missing).
     public static func loadMasterKey(home: URL, environment: [String: String] = ProcessInfo.processInfo.environment)
         throws -> SymmetricKey

@@ -60,9 +60,10 @@ public struct DevicePrincipal: Codable, Sendable, Equatable {
 }
 
 /// Signed gateway URLs, for players that cannot send headers: `sig` is the lowercase hex HMAC-SHA256, keyed with
-/// the SHA-256 of the device's secret, of `"<scope>|<exp>"`. The scope of a path under `/titles/<key>/` is that
-/// title's folder (`/titles/<key>/`: the playlists, media and keys a player fetches next are covered, and the
-/// gateway carries the query into the playlists it serves); any other path is its own scope.
+/// the device's URL key (which only the scheduler can derive: `DeviceURLKeys`), of `"<scope>|<exp>"`. The scope
+/// of a path under `/titles/<key>/` is that title's folder (`/titles/<key>/`: the playlists, media and keys a
+/// player fetches next are covered, and the gateway carries the query into the playlists it serves); any other
+/// path is its own scope.
 public enum DeviceSignature {
     /// The part of `path` a signature covers.
     public static func scope(of path: String) -> String {

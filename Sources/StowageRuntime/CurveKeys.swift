@@ -66,36 +66,6 @@ public struct CurveKeyPair: Sendable, Equatable {
     }
 }
 
-/// The public keys allowed to connect over CURVE: a file with one key per line (`<Z85> [comment]`, `#`
-/// comments) or a directory of such files (`*.pub`). Read at each handshake, so keys can be added or
-/// removed without a restart.
-public struct AllowList: Sendable {
-    public let path: String
-
-    public init(path: String) { self.path = path }
-
-    /// The keys listed now. A missing or unreadable list allows nobody.
-    public func keys() -> Set<String> {
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else { return [] }
-        let files =
-            isDirectory.boolValue
-            ? ((try? FileManager.default.contentsOfDirectory(atPath: path)) ?? [])
-                .filter { $0.hasSuffix(".pub") }.map { "\(path)/\($0)" }
-            : [path]
-        var out: Set<String> = []
-        for file in files {
-            guard let text = try? String(contentsOfFile: file, encoding: .utf8) else { continue }
-            for line in text.split(whereSeparator: \.isNewline) where !line.hasPrefix("#") {
-                if let key = line.split(separator: " ").first.map(String.init), Curve.isKey(key) { out.insert(key) }
-            }
-        }
-        return out
-    }
-
-    public func allows(_ publicKey: String) -> Bool { keys().contains(publicKey) }
-}
-
 /// How a worker or `stowctl` secures its connection: over `tcp://` CURVE is required (its own key pair
 /// and the scheduler's public key); ipc needs nothing (the socket lives in a 0700 directory).
 public struct CurveClientKeys: Sendable {

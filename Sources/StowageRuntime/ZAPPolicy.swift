@@ -1,3 +1,4 @@
+import StowageProtocol
 import ZeroMQ
 
 /// The decision on ZAP (RFC 27) requests, without sockets: which handshakes the scheduler accepts.
@@ -13,9 +14,10 @@ public enum ZAPPolicy {
     }
 
     /// ZAP 1.0 request: version, request id, domain, address, routing id, mechanism, credentials...
-    /// CURVE is accepted when the client key is allowed; NULL (ipc, in a 0700 directory) is accepted;
-    /// anything else, or a malformed request, is refused.
-    public static func answer(_ frames: [[UInt8]], allows: (String) -> Bool) -> Decision {
+    /// CURVE is accepted when the client key is on the allow-list, with the user id `role:NAME` of its entry (the
+    /// scheduler reads it back from every message to know what the key may ask, see ``Caller``); NULL (ipc, in a
+    /// 0700 directory) is accepted as `local`; anything else, or a malformed request, is refused.
+    public static func answer(_ frames: [[UInt8]], caller: (String) -> Caller?) -> Decision {
         func reply(_ id: [UInt8], _ code: String, _ text: String, _ user: String) -> [[UInt8]] {
             [Array("1.0".utf8), id, Array(code.utf8), Array(text.utf8), Array(user.utf8), []]
         }
@@ -34,8 +36,9 @@ public enum ZAPPolicy {
                     reply: reply(id, "400", "no client key", ""), accepted: false, userID: "",
                     address: address)
             }
-            if allows(key) {
-                return Decision(reply: reply(id, "200", "OK", key), accepted: true, userID: key, address: address)
+            if let known = caller(key) {
+                let user = known.zapUserID
+                return Decision(reply: reply(id, "200", "OK", user), accepted: true, userID: user, address: address)
             }
             return Decision(
                 reply: reply(id, "400", "key not allowed", ""), accepted: false, userID: "",

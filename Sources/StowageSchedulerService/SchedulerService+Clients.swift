@@ -5,10 +5,11 @@ import StowageSchedulerCore
 import StowageStore
 
 extension SchedulerService {
-    func handleClient(_ identity: [UInt8], _ envelope: Envelope) throws {
+    func handleClient(_ identity: [UInt8], _ envelope: Envelope, caller: Caller) throws {
         let request = try FrameCodec.body(ClientRequest.self, from: envelope)
         let body: ReplyBody
         do {
+            try authorize(request.operation, by: caller)
             body = try answer(request.operation, from: identity)
         } catch let error as TitleError {
             body = .error(error)

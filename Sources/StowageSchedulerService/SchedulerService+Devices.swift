@@ -1,11 +1,12 @@
-import Crypto
 import Foundation
+import StowageLicensing
 import StowageProtocol
 import StowageRuntime
 import StowageStore
 
-/// The devices `stowage-gateway` serves (`stowctl devices …`): secrets (kept as their SHA-256), signed URLs,
-/// credential checks, plays counted per device, and lookups by id or source URL.
+/// The devices `stowage-gateway` serves (`stowctl devices …`): secrets (kept as their SHA-256, the verifier),
+/// signed URLs (keyed from the master key, see ``DeviceURLKeys``), credential checks, plays counted per device,
+/// and lookups by id or source URL.
 extension SchedulerService {
     /// Names: 1…64 letters, digits, `.`, `_` or `-`.
     static func validDeviceName(_ name: String) -> Bool {
@@ -32,7 +33,7 @@ extension SchedulerService {
         for i in bytes.indices { bytes[i] = UInt8.random(in: 0...255) }
         let secret = KeyEncoding.base64url(bytes)
         try store.putDevice(
-            DeviceRecord(name: name, secretHash: Data(SHA256.hash(data: Data(secret.utf8))), createdAt: now()))
+            DeviceRecord(name: name, secretHash: DeviceURLKeys.verifier(secret: secret), createdAt: now()))
         logger.info("device added", metadata: ["device": "\(name)"])
         return DeviceSecret(name: name, secret: secret)
     }
@@ -67,20 +68,15 @@ extension SchedulerService {
             throw TitleError(code: .refused, message: "--expires must be between 1 s and a year")
         }
         let expires = (now() + seconds).rounded(.up)
-        let signature = Self.signature(key: device.secretHash, path: path, expires: expires)
+        let signature = DeviceURLKeys(vault: vault).signature(
+            device: name, verifier: device.secretHash, path: path, expires: expires)
         return "\(path)?dev=\(name)&exp=\(Int64(expires))&sig=\(signature)"
-    }
-
-    static func signature(key: Data, path: String, expires: Double) -> String {
-        let mac = HMAC<SHA256>.authenticationCode(
-            for: Data(DeviceSignature.message(path: path, expires: expires).utf8), using: SymmetricKey(data: key))
-        return mac.map { String(format: "%02x", $0) }.joined()
     }
 
     func authenticate(_ credential: DeviceCredential) throws -> DevicePrincipal {
         switch credential {
         case .secret(let secret):
-            let hash = Data(SHA256.hash(data: Data(secret.utf8)))
+            let hash = DeviceURLKeys.verifier(secret: secret)
             guard let device = try store.devices().first(where: { Self.equal($0.secretHash, hash) }) else {
                 throw TitleError(code: .unauthorized, message: "unknown device secret")
             }
@@ -104,7 +100,8 @@ extension SchedulerService {
                 throw TitleError(
                     code: .unauthorized, message: "the signed URL expired at \(iso8601(expires) ?? "\(expires)")")
             }
-            let expected = Self.signature(key: device.secretHash, path: path, expires: expires)
+            let expected = DeviceURLKeys(vault: vault).signature(
+                device: name, verifier: device.secretHash, path: path, expires: expires)
             guard Self.equal(Data(expected.utf8), Data(signature.lowercased().utf8)) else {
                 throw TitleError(code: .unauthorized, message: "the URL's signature does not match")
             }

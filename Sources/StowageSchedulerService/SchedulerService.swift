@@ -1,3 +1,4 @@
+import CSystemShims
 import Foundation
 import Logging
 import StowageLicensing
@@ -113,6 +114,8 @@ public final class SchedulerService {
     /// Each title's ``FetchScope`` (hosts, addresses, header hosts), by token.
     var scopeCache: [String: FetchScope] = [:]
     let startedAt = monotonic()
+    /// When each key last had a refusal logged (a refused caller may insist).
+    var forbiddenLog = RateLimitedLog(interval: 60)
 
     func noteDropped() {
         droppedMessages += 1
@@ -127,6 +130,10 @@ public final class SchedulerService {
         try options.home.prepare()
         let store = try Store(path: options.home.storePath)
         self.store = store
+        // It holds the master key: no other process of its user (a worker) may read its memory.
+        if stowage_forbid_inspection() != 0 {
+            logger.warning("could not make the scheduler undumpable (prctl PR_SET_DUMPABLE)")
+        }
         vault = KeyVault(masterKey: try KeyVault.loadMasterKey(home: options.home.root))
         clock = ClockEpoch(
             epoch: (try? store.setting(Self.clockEpochSetting)).flatMap { $0.flatMap(Int.init) } ?? 0,
@@ -165,7 +172,7 @@ public final class SchedulerService {
                 "CURVE on tcp endpoints",
                 metadata: [
                     "publicKey": "\(pair.publicKey)", "allowList": "\(allowList.path)",
-                    "allowedKeys": "\(allowList.keys().count)",
+                    "allowedKeys": "\(allowList.keys().count)", "roles": "\(allowList.roleCounts())",
                 ])
             for endpoint in tcp { try bind(endpoint) }
         }
@@ -202,8 +209,10 @@ public final class SchedulerService {
                 do {
                     try store.batch {
                         var handled = 0
-                        while handled < 10_000, let frames = try? socket.receive(dontWait: true) {
-                            receive(frames)
+                        while handled < 10_000,
+                            let message = try? socket.receive(dontWait: true, property: "User-Id")
+                        {
+                            receive(message.frames, userID: message.property)
                             handled += 1
                         }
                     }
@@ -247,7 +256,8 @@ public final class SchedulerService {
         }
     }
 
-    private func receive(_ frames: [[UInt8]]) {
+    /// One message, from the peer whose ZAP user id is `userID` (nil over ipc): see ``Caller``.
+    private func receive(_ frames: [[UInt8]], userID: String?) {
         guard frames.count >= 2 else {
             noteDropped()
             logger.warning("dropped malformed message", metadata: ["reason": "no identity frame"])
@@ -262,12 +272,13 @@ public final class SchedulerService {
                 metadata: ["peer": "\(FrameCodec.printable(identity))", "reason": "\(error)"])
             return
         }
+        guard let caller = admit(envelope, from: identity, userID: userID) else { return }
         do {
             switch envelope.command {
             case .register, .heartbeat, .result, .progress, .bye:
                 try handleWorker(identity, envelope)
             case .request:
-                try handleClient(identity, envelope)
+                try handleClient(identity, envelope, caller: caller)
             default:
                 throw ProtocolError(.unknownCommand, "\(envelope.command.rawValue) is not accepted by the scheduler")
             }

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import StowageRuntime
+import StowageSchedulerCore
 import ZeroMQ
 
 /// The scheduler's ZeroMQ authentication handler (ZAP, RFC 27): libzmq asks it about every CURVE
@@ -14,7 +15,7 @@ final class ZAPHandler {
     /// Handshakes refused so far.
     private(set) var refused = 0
     /// When each refused key was last logged (a refused peer retries every few seconds).
-    private var lastLogged: [String: Double] = [:]
+    private var refusals = RateLimitedLog(interval: 60)
 
     init(context: Context, allowList: AllowList, logger: Logger) throws {
         socket = try context.socket(.rep)
@@ -28,21 +29,18 @@ final class ZAPHandler {
     /// Answers every queued request.
     func drain() {
         while let frames = try? socket.receive(dontWait: true) {
-            let decision = ZAPPolicy.answer(frames, allows: allowList.allows)
+            let decision = ZAPPolicy.answer(frames, caller: allowList.caller(for:))
             try? socket.send(decision.reply)
             if let key = decision.refusedKey {
                 refused += 1
-                let t = monotonic()
-                guard t - (lastLogged[key] ?? -.infinity) >= 60 else { continue }
-                lastLogged[key] = t
-                if lastLogged.count > 10_000 { lastLogged.removeAll() }
+                guard refusals.shouldLog(key, now: monotonic()) else { continue }
                 logger.warning(
                     "refused a connection: its CURVE key is not on the allow-list",
                     metadata: ["key": "\(key)", "address": "\(decision.address)", "allowList": "\(allowList.path)"])
             } else if decision.accepted {
                 logger.info(
                     "accepted a CURVE connection",
-                    metadata: ["key": "\(decision.userID)", "address": "\(decision.address)"])
+                    metadata: ["caller": "\(decision.userID)", "address": "\(decision.address)"])
             }
         }
     }

@@ -159,7 +159,7 @@ enum Schema {
             try db.create(index: "title_externalID", on: "title", columns: ["externalID"], unique: true)
             try db.create(table: "device") { t in
                 t.primaryKey("name", .text)
-                t.column("secretHash", .blob).notNull()  // SHA-256 of the secret: also the key of signed URLs
+                t.column("secretHash", .blob).notNull()  // SHA-256 of the secret (its URL key: DeviceURLKeys)
                 t.column("createdAt", .double).notNull()
                 t.column("revokedAt", .double)
             }

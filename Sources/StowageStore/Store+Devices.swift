@@ -6,7 +6,8 @@ import StowageProtocol
 public struct DeviceRecord: Codable, Sendable, Equatable, FetchableRecord, PersistableRecord {
     public static let databaseTableName = "device"
     public var name: String
-    /// SHA-256 of the secret (the bearer check, and the HMAC key of its signed URLs).
+    /// SHA-256 of the secret: the bearer check, and with a key derived from the master key, its URL key
+    /// (``StowageLicensing/DeviceURLKeys``; the store alone signs nothing).
     public var secretHash: Data
     public var createdAt: Double
     public var revokedAt: Double?

@@ -104,8 +104,18 @@ public final class Socket {
     /// Receives one whole multipart message through `zmq_msg_t` (no fixed-size buffers).
     /// With `dontWait`, returns nil when nothing is queued.
     public func receive(dontWait: Bool = false) throws(ZMQError) -> [[UInt8]]? {
+        try receive(dontWait: dontWait, property: nil)?.frames
+    }
+
+    /// Receives one whole message and a metadata property of the connection it came on (`zmq_msg_gets`), e.g.
+    /// `"User-Id"`, the user id the ZAP handler gave the peer, or `"Peer-Address"`: what a server needs to know who
+    /// sent it. The property is nil when the connection has none (no ZAP handler, no such property).
+    public func receive(dontWait: Bool = false, property: String?) throws(ZMQError) -> (
+        frames: [[UInt8]], property: String?
+    )? {
         let h = try live("zmq_msg_recv")
         var frames: [[UInt8]] = []
+        var value: String?
         var more = true
         while more {
             var msg = zmq_msg_t()
@@ -124,9 +134,11 @@ public final class Socket {
             } else {
                 frames.append([])
             }
+            // Every part of a message carries its connection's metadata (a ROUTER's identity part may not).
+            if let property, value == nil, let text = zmq_msg_gets(&msg, property) { value = String(cString: text) }
             more = zmq_msg_more(&msg) == 1
         }
-        return frames
+        return (frames, value)
     }
 
     /// Closes the socket, keeping unsent messages for at most `linger` milliseconds.

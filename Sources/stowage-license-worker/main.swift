@@ -1,4 +1,5 @@
 import ArgumentParser
+import CSystemShims
 import Foundation
 import Logging
 import StowageFetch
@@ -39,6 +40,8 @@ struct LicenseWorkerCommand: AsyncParsableCommand {
     @OptionGroup var options: WorkerOptions
 
     func run() async throws {
+        // It holds content keys on their way to the scheduler: other processes of its user may not read them.
+        _ = stowage_forbid_inspection()
         try await options.runWorker(kind: .license, defaultConcurrency: 4) { _, _, logger in
             let fetcher = HTTPFetcher(logger: logger)
             return (LicenseHandler(fetcher: fetcher), { await fetcher.shutdown() })

@@ -29,7 +29,9 @@ struct SchedulerCommand: AsyncParsableCommand {
         name: .customLong("allow-keys"),
         help: """
             Public keys allowed over tcp: a file (one key per line) or a directory of .pub files, re-read at every \
-            connection. Default: $STOWAGE_HOME/keys/allowed.
+            connection. In a directory, the folder of a key is its role: worker/, gateway/ or operator/ (a .pub \
+            directly in it is an operator's); a request outside the role is refused as forbidden. Default: \
+            $STOWAGE_HOME/keys/allowed.
             """)
     var allowKeys: String?
     @Option(

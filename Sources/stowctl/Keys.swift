@@ -11,11 +11,15 @@ struct KeysCommand: ParsableCommand {
             Every tcp endpoint is CURVE-encrypted and authenticated. The scheduler has a key pair \
             (--curve-key) and an allow-list of the public keys of workers and clients (--allow-keys, a file \
             or a directory of .pub files, re-read at every connection). Each worker host and operator has its \
-            own pair and the scheduler's public key.
+            own pair and the scheduler's public key. The folder a .pub file lies in on the allow-list is the key's \
+            role: keys/allowed/worker/ (worker messages only), keys/allowed/gateway/ (read titles, check devices, \
+            serve plays), keys/allowed/operator/ (everything); a .pub file directly in keys/allowed/ is an \
+            operator's. A request the role does not allow is refused with the error code forbidden.
 
             Example:
               stowctl keys generate scheduler                       # on the scheduler host
-              stowctl keys generate worker-host2 --dir /etc/stowage # on host2; copy worker-host2.pub to the scheduler
+              stowctl keys generate worker-host2 --dir /etc/stowage # on host2; copy worker-host2.pub to the
+                                                                    # scheduler's keys/allowed/worker/
               stowage-scheduler --bind tcp://0.0.0.0:7700 --curve-key ~/.stowage/keys/scheduler.key \\
                   --allow-keys ~/.stowage/keys/allowed
             """,

@@ -1,4 +1,5 @@
 import Foundation
+import StowageProtocol
 import StowageRuntime
 import Testing
 import ZeroMQ
@@ -60,17 +61,47 @@ struct CurveTests {
             ]
                 + (key.map { [Curve.decode($0)!] } ?? [])
         }
-        let allows = { (k: String) in k == allowed.publicKey }
-        let ok = ZAPPolicy.answer(request("CURVE", allowed.publicKey), allows: allows)
+        let allows = { (k: String) in k == allowed.publicKey ? Caller(role: .gateway, name: "lan") : nil }
+        let ok = ZAPPolicy.answer(request("CURVE", allowed.publicKey), caller: allows)
         #expect(ok.accepted && ok.reply[2] == Array("200".utf8) && ok.reply[1] == Array("7".utf8))
-        let no = ZAPPolicy.answer(request("CURVE", stranger.publicKey), allows: allows)
+        #expect(ok.reply[4] == Array("gateway:lan".utf8), "the user id names the key's role and name")
+        #expect(ZAPPolicy.answer(request("NULL", nil), caller: allows).reply[4] == Array("local".utf8))
+        let no = ZAPPolicy.answer(request("CURVE", stranger.publicKey), caller: allows)
         #expect(
             !no.accepted && no.reply[2] == Array("400".utf8) && no.refusedKey == stranger.publicKey
                 && no.address == "10.0.0.2")
-        #expect(!ZAPPolicy.answer(request("PLAIN", nil), allows: allows).accepted)
+        #expect(!ZAPPolicy.answer(request("PLAIN", nil), caller: allows).accepted)
         #expect(
-            ZAPPolicy.answer([[1, 2]], allows: allows).reply[2] == Array("500".utf8),
+            ZAPPolicy.answer([[1, 2]], caller: allows).reply[2] == Array("500".utf8),
             "malformed requests are answered, not fatal")
-        #expect(ZAPPolicy.answer(request("CURVE", nil), allows: allows).reply[2] == Array("400".utf8))
+        #expect(ZAPPolicy.answer(request("CURVE", nil), caller: allows).reply[2] == Array("400".utf8))
+    }
+
+    @Test func allowListFoldersGiveRoles() throws {
+        let dir = tempDir()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let worker = try CurveKeyPair.generate(), lan = try CurveKeyPair.generate()
+        let admin = try CurveKeyPair.generate(), old = try CurveKeyPair.generate()
+        let both = try CurveKeyPair.generate()
+        _ = try worker.write(directory: dir.appendingPathComponent("worker"), name: "dl-1")
+        _ = try lan.write(directory: dir.appendingPathComponent("gateway"), name: "gw")
+        _ = try admin.write(directory: dir.appendingPathComponent("operator"), name: "alice")
+        _ = try old.write(directory: dir, name: "legacy")
+        _ = try both.write(directory: dir.appendingPathComponent("worker"), name: "twice")
+        try "\(both.publicKey) twice\n".write(
+            to: dir.appendingPathComponent("operator/twice.pub"), atomically: true, encoding: .utf8)
+        let list = AllowList(path: dir.path)
+        #expect(list.caller(for: worker.publicKey) == Caller(role: .worker, name: "dl-1"))
+        #expect(list.caller(for: lan.publicKey) == Caller(role: .gateway, name: "gw"))
+        #expect(list.caller(for: admin.publicKey) == Caller(role: .operator, name: "alice"))
+        #expect(list.caller(for: old.publicKey) == Caller(role: .operator, name: "legacy"), "the flat layout")
+        #expect(list.caller(for: both.publicKey)?.role == .worker, "a key in two folders gets the narrower role")
+        #expect(list.caller(for: try CurveKeyPair.generate().publicKey) == nil)
+        #expect(list.roleCounts() == "worker=2 gateway=1 operator=2")
+        // A single file: operators, named by the word after the key.
+        let file = dir.appendingPathComponent("list.txt")
+        try "# keys\n\(lan.publicKey) tablet\n\(admin.publicKey)\n".write(to: file, atomically: true, encoding: .utf8)
+        #expect(AllowList(path: file.path).caller(for: lan.publicKey) == Caller(role: .operator, name: "tablet"))
+        #expect(AllowList(path: file.path).caller(for: admin.publicKey)?.name == "key-\(admin.publicKey.prefix(8))")
     }
 }

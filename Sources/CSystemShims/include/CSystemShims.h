@@ -30,4 +30,9 @@ int stowage_link_unnamed(int fd, const char *path);
 /// stowage_link_unnamed's way for a process without CAP_DAC_READ_SEARCH: linkat through /proc/self/fd.
 int stowage_link_unnamed_via_proc(int fd, const char *path);
 
+/// prctl(PR_SET_DUMPABLE, 0): no core dump, and no other process of the same user may ptrace this one or read
+/// its memory through /proc/PID/mem (a process holding keys, next to workers that parse hostile input under
+/// the same user). The process itself keeps its own /proc/self. Returns 0, or -1 with errno set.
+int stowage_forbid_inspection(void);
+
 #endif
