@@ -29,6 +29,7 @@ enum LibraryAssets {
         #player { position: fixed; inset: 10%; background: #000; padding: 1em; border-radius: 8px; }
         #player video { width: 100%; max-height: 90%; }
         .recorded { color: #aaa; font-size: .9em; }
+        body[data-events="open"] .who::before { content: "● live · "; color: #2a6; }
         body.login { font-family: system-ui, sans-serif; background: #111; color: #eee; display: grid;
           place-items: center; min-height: 100vh; margin: 0; }
         body.login form { background: #1d1d1d; padding: 2em; border-radius: 8px; display: grid; gap: 1em;
@@ -97,6 +98,8 @@ enum LibraryAssets {
           }
           if (window.EventSource) {
             var events = new EventSource('/events');
+            events.onopen = function () { document.body.setAttribute('data-events', 'open'); };
+            events.onerror = function () { document.body.setAttribute('data-events', 'closed'); };
             events.onmessage = function (e) { try { update(JSON.parse(e.data)); } catch (err) {} };
           }
         })();
