@@ -78,6 +78,10 @@ struct GatewayTests {
         #expect(h.terminate("origin") == 0)
         let gateway = try startGateway(h, address: host.peerAddress)
         let secret = try addDevice(h, "tablet-1")
+        let startLog = (try? String(contentsOf: h.root.appendingPathComponent("gateway.log"), encoding: .utf8)) ?? ""
+        #expect(
+            startLog.components(separatedBy: "serving plain HTTP").count == 2,
+            "plain HTTP on a LAN address is warned about once: \(startLog.suffix(600))")
 
         // No credential, a wrong one: 401 with the JSON error; keys never cross such a request.
         for headers in [[], ["Authorization: Bearer wrong"]] {
@@ -302,5 +306,7 @@ struct GatewayTests {
         let (_, plain) = try TestMedia.shOutput(
             "curl -s -o /dev/null -w '%{http_code}' http://127.0.0.1:\(port)/api/titles", in: h.root)
         #expect(plain != "200", "no plain HTTP on the TLS port")
+        let log = (try? String(contentsOf: h.root.appendingPathComponent("gateway.log"), encoding: .utf8)) ?? ""
+        #expect(!log.contains("serving plain HTTP"), "no warning with TLS")
     }
 }
