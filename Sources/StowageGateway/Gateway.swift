@@ -99,10 +99,12 @@ public final class Gateway: Sendable {
             response.headers[.setCookie] = sessionCookie(login.id)
             logger.info("login", metadata: ["principal": "\(login.principal.name)"])
             return response
-        } catch let error as GatewayError where error.code == .unauthorized {
+        } catch let error as GatewayError where error.status == .unauthorized || error.status == .tooManyRequests {
             if (request.headers[.accept] ?? "").contains("application/json") { throw error }
-            var response = Self.html(LoginPage.render(message: "That secret was not accepted."))
-            response.status = .unauthorized
+            let message = error.status == .unauthorized ? "That secret was not accepted." : error.message
+            var response = Self.html(LoginPage.render(message: message))
+            response.status = error.status
+            for field in error.headers { response.headers[field.name] = field.value }
             return response
         }
     }

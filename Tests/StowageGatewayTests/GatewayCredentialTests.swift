@@ -28,6 +28,13 @@ struct GatewayCredentialTests {
             #expect(statuses.suffix(90).allSatisfy { $0 == .tooManyRequests })
             #expect(retryAfter.flatMap(Int.init).map { $0 >= 1 } == true, "429 says when to retry")
             #expect(fixture.backend.authentications.withLock { $0 } <= 7, "a flood does not queue the scheduler")
+            var json = TrustFixture.form
+            json[.accept] = "application/json"
+            try await client.execute(uri: "/login", method: .post, headers: json, body: ByteBuffer(string: "secret=x"))
+            { response in
+                #expect(response.status == .tooManyRequests)
+                #expect(String(buffer: response.body).contains("try again in"), "the JSON error says when")
+            }
             let other = try await AddressedContext.$address.withValue("192.0.2.77") {
                 try await TrustFixture.login(client, secret: "good")
             }
