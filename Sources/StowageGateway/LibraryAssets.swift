@@ -97,6 +97,7 @@ enum LibraryAssets {
             }
           }
           if (window.EventSource) {
+            document.body.setAttribute('data-events', 'connecting');
             var events = new EventSource('/events');
             events.onopen = function () { document.body.setAttribute('data-events', 'open'); };
             events.onerror = function () { document.body.setAttribute('data-events', 'closed'); };

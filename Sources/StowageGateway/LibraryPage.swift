@@ -4,8 +4,8 @@ import StowageProtocol
 /// `/`: the library, self-contained (no script, style or font from outside the box; its script and style are
 /// `/app.js` and `/app.css`, as the content security policy allows no inline ones). Each title is a
 /// `<tr class="title" data-token="TOKEN">` with `.name`, `.state`, `.progress` (`42%`), `.license`,
-/// `.playable`; progress moves live through `/events` (the body's `data-events` is `open` while it flows). An
-/// admin also gets pause / resume / renew / delete.
+/// `.playable`; progress moves live through `/events` (the body's `data-events`: `connecting`, then `open`
+/// while it flows, `closed`). An admin also gets pause / resume / renew / delete.
 /// A page of a login session carries the session's CSRF token (`<meta name="csrf-token">`, and a hidden
 /// `csrf` field of the logout form), which the script sends back as `X-CSRF-Token`.
 enum LibraryPage {

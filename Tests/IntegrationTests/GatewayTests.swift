@@ -217,7 +217,7 @@ struct GatewayTests {
         #expect(first.contains("Stowage library") && first.contains("Finished lecture"))
         #expect(first.contains("Match in progress"))
         #expect(
-            first.contains("data-events=\"open\""),
+            first.contains("data-events=\"connecting\"") || first.contains("data-events=\"open\""),
             "the page's script (/app.js) ran under the content security policy and follows /events")
         let before = try #require(progress(first), "the row of the title in progress shows its progress")
         try h.waitUntil(timeout: 60, "more of the title") { (try h.status(token).segmentsDone) >= 4 }
