@@ -26,178 +26,169 @@ public struct Identity: Sendable, Equatable {
     public var principal: Principal
     /// `dev=…&exp=…&sig=…` as received, when the request was authorised by a signed URL.
     public var signedQuery: String?
+    /// The login session's CSRF token, when the request was authorised by the session cookie (a browser, which
+    /// another site's page could make send that cookie): its state-changing requests must carry it.
+    public var csrfToken: String?
+
+    public init(principal: Principal, signedQuery: String? = nil, csrfToken: String? = nil) {
+        self.principal = principal
+        self.signedQuery = signedQuery
+        self.csrfToken = csrfToken
+    }
 }
 
 /// Checks credentials: `Authorization: Bearer SECRET`, a signed URL (`?dev=&exp=&sig=`), or the
 /// `stowage_session` cookie that `/login` sets. The admin secret is checked here (constant time); device
-/// secrets and signatures by the scheduler, whose successful answers are kept at most `cacheSeconds` (one
-/// second: a player's burst of segment requests costs one check, and a revocation takes effect at once).
+/// secrets and signatures by the scheduler, whose answers are kept briefly (``CredentialCache``).
+///
+/// Guessing is throttled per client address (``Throttle``): after a few bad secrets or signatures an address
+/// is answered 429 before anything is checked, while a credential already known good still passes.
 public final class Authenticator: Sendable {
     /// The session cookie's name.
     public static let cookieName = "stowage_session"
 
-    private struct Cached {
-        var principal: Principal
-        var at: Double
-    }
-
-    private struct LoginSession {
-        var principal: Principal
-        /// The device's secret, checked again (through the cache) on every use.
-        var credential: DeviceCredential?
-        var at: Double
-    }
-
     private let backend: any GatewayBackend
     private let adminDigest: [UInt8]?
-    private let cacheSeconds: Double
     private let clock: @Sendable () -> Double
-    private let cache = Mutex<[String: Cached]>([:])
-    private let sessions = Mutex<[String: LoginSession]>([:])
+    private let wallClock: @Sendable () -> Double
+    private let cache: CredentialCache
+    private let sessions = Mutex(SessionTable())
+    private let throttle: Mutex<Throttle>
 
-    /// `adminSecret` nil: no admin. `clock`: monotonic seconds.
+    /// `adminSecret` nil: no admin. `clock`: monotonic seconds (sessions, caches, throttle); `wallClock`: unix
+    /// seconds (a signed URL's `exp`).
     public init(
-        backend: any GatewayBackend, adminSecret: String?, cacheSeconds: Double = 1,
-        clock: @escaping @Sendable () -> Double
+        backend: any GatewayBackend, adminSecret: String?, throttle: Throttle.Policy = .init(),
+        clock: @escaping @Sendable () -> Double,
+        wallClock: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 }
     ) {
         self.backend = backend
         adminDigest = adminSecret.flatMap { $0.isEmpty ? nil : Array(SHA256.hash(data: Data($0.utf8))) }
-        self.cacheSeconds = cacheSeconds
         self.clock = clock
+        self.wallClock = wallClock
+        cache = CredentialCache(clock: clock)
+        self.throttle = Mutex(Throttle(policy: throttle))
     }
 
-    /// The identity of `request`, or `unauthorized`.
-    public func identify(_ request: Request) async throws -> Identity {
+    /// The identity of `request` from `address`: `unauthorized`, 400 for a malformed signed URL, or 429 while
+    /// the address is throttled.
+    public func identify(_ request: Request, from address: String) async throws -> Identity {
         if let authorization = request.headers[.authorization] {
             let parts = authorization.split(separator: " ", maxSplits: 1)
             guard parts.count == 2, parts[0].lowercased() == "bearer" else {
                 throw GatewayError.unauthorized("use Authorization: Bearer SECRET")
             }
             let secret = parts[1].trimmingCharacters(in: .whitespaces)
-            return Identity(principal: try await check(secret: secret), signedQuery: nil)
+            return Identity(principal: try await check(secret: secret, from: address))
         }
-        if let signed = Self.signedQuery(request.uri.query) {
-            guard let seconds = Int64(signed.exp), seconds >= 0, Double(seconds) <= DeviceSignature.maxExpires else {
-                throw GatewayError.unauthorized("the signed URL's exp is not a time")
-            }
-            let expires = Double(seconds)
-            let credential = DeviceCredential.signed(
-                device: signed.dev, path: request.uri.path, expires: expires, signature: signed.sig)
-            let key = "g:\(signed.dev)|\(DeviceSignature.scope(of: request.uri.path))|\(signed.exp)|\(signed.sig)"
-            let principal = try await cached(key) { .device(try await self.backend.authenticate(credential).device) }
-            return Identity(principal: principal, signedQuery: signed.query)
+        if let signed = try SignedQuery.parse(request.uri.query, now: wallClock()) {
+            let principal = try await check(signed.credential(path: request.uri.path), from: address)
+            return Identity(principal: principal, signedQuery: signed.raw)
         }
         if let id = Self.cookie(Self.cookieName, in: request.headers[values: .cookie]) {
-            guard let session = sessions.withLock({ $0[id] }) else {
+            let now = clock()
+            guard let session = sessions.withLock({ $0.session(id, now: now) }) else {
                 throw GatewayError.unauthorized("the session has ended: log in again")
             }
-            if case .secret(let secret)? = session.credential {
-                return Identity(principal: try await check(secret: secret), signedQuery: nil)
+            var principal = session.principal
+            if let credential = session.credential {
+                // A device's secret or signed URL: valid while that is (expiry, revocation). Not throttled: the
+                // session id proved the login already, and a guess at one costs no scheduler round trip.
+                principal = try await check(credential, from: nil)
             }
-            if case .signed(let dev, let path, let expires, let sig)? = session.credential {
-                // Opened by a signed URL of the library page: valid while that URL is (expiry, revocation).
-                let key = "g:\(dev)|\(DeviceSignature.scope(of: path))|\(Int64(expires))|\(sig)"
-                let principal = try await cached(key) {
-                    .device(try await self.backend.authenticate(session.credential!).device)
-                }
-                return Identity(principal: principal, signedQuery: nil)
-            }
-            return Identity(principal: session.principal, signedQuery: nil)
+            return Identity(principal: principal, csrfToken: session.csrfToken)
         }
         throw GatewayError.unauthorized()
     }
 
-    /// Checks `secret` (the admin's or a device's) and opens a login session: its id, for the cookie.
-    public func login(secret: String) async throws -> (id: String, principal: Principal) {
-        let principal = try await check(secret: secret)
-        var bytes = [UInt8](repeating: 0, count: 32)
-        var generator = SystemRandomNumberGenerator()
-        for i in bytes.indices { bytes[i] = UInt8.random(in: 0...255, using: &generator) }
-        let id = bytes.map { String(format: "%02x", $0) }.joined()
-        let now = clock()
-        let credential: DeviceCredential? = principal.isAdmin ? nil : .secret(secret)
-        sessions.withLock {
-            Self.prune(&$0, now: now)
-            $0[id] = LoginSession(principal: principal, credential: credential, at: now)
-        }
-        return (id, principal)
+    /// A login session just opened: the cookie's value and the CSRF token its pages carry.
+    public struct Login: Sendable {
+        public var id: String
+        public var csrfToken: String
+        public var principal: Principal
+    }
+
+    /// Checks `secret` (the admin's or a device's) from `address` and opens a login session.
+    public func login(secret: String, from address: String) async throws -> Login {
+        let principal = try await check(secret: secret, from: address)
+        throttle.withLock { $0.succeeded(address) }
+        return open(principal: principal, credential: principal.isAdmin ? nil : .secret(secret))
     }
 
     /// A browser that opened the library page with a signed URL gets a session (a cookie) bound to that URL's
     /// signature, so the page's own requests (`/api/titles`, `/events`, posters) are authorised too.
-    public func session(forSigned request: Request) -> String? {
-        guard Self.cookie(Self.cookieName, in: request.headers[values: .cookie]) == nil,
-            let signed = Self.signedQuery(request.uri.query), let expires = Double(signed.exp)
-        else { return nil }
-        var bytes = [UInt8](repeating: 0, count: 32)
-        var generator = SystemRandomNumberGenerator()
-        for i in bytes.indices { bytes[i] = UInt8.random(in: 0...255, using: &generator) }
-        let id = bytes.map { String(format: "%02x", $0) }.joined()
-        let credential = DeviceCredential.signed(
-            device: signed.dev, path: request.uri.path, expires: expires, signature: signed.sig)
+    func login(signed: SignedQuery, path: String) -> Login {
+        open(principal: .device(signed.dev), credential: signed.credential(path: path))
+    }
+
+    private func open(principal: Principal, credential: DeviceCredential?) -> Login {
+        let id = Self.randomHex(), token = Self.randomHex()
         let now = clock()
-        sessions.withLock {
-            Self.prune(&$0, now: now)
-            $0[id] = LoginSession(principal: .device(signed.dev), credential: credential, at: now)
-        }
-        return id
+        let session = SessionTable.Session(
+            principal: principal, credential: credential, csrfToken: token, openedAt: now)
+        sessions.withLock { $0.open(id, session, now: now) }
+        return Login(id: id, csrfToken: token, principal: principal)
     }
 
-    /// Login sessions are kept 12 hours and at most 10,000 (the oldest go first): a client that logs in over and
-    /// over cannot grow the gateway's memory.
-    private static func prune(_ sessions: inout [String: LoginSession], now: Double) {
-        sessions = sessions.filter { now - $0.value.at <= 12 * 3600 }
-        if sessions.count >= 10_000 {
-            for (id, _) in sessions.sorted(by: { $0.value.at < $1.value.at }).prefix(sessions.count - 9_999) {
-                sessions[id] = nil
-            }
-        }
-    }
-
-    /// Ends a login session.
+    /// Ends the login session of `request`'s cookie.
     public func logout(_ request: Request) {
         guard let id = Self.cookie(Self.cookieName, in: request.headers[values: .cookie]) else { return }
-        _ = sessions.withLock { $0.removeValue(forKey: id) }
+        sessions.withLock { $0.close(id) }
     }
 
-    /// The admin's or a device's secret.
-    private func check(secret: String) async throws -> Principal {
+    /// Login sessions kept: (admin, devices).
+    var sessionCounts: (admin: Int, devices: Int) { sessions.withLock { $0.counts } }
+
+    /// The admin's or a device's secret; `address` nil: not throttled.
+    private func check(secret: String, from address: String?) async throws -> Principal {
         guard !secret.isEmpty else { throw GatewayError.unauthorized("empty secret") }
-        if let adminDigest, Self.constantTimeEqual(Array(SHA256.hash(data: Data(secret.utf8))), adminDigest) {
-            return .admin
-        }
-        let key = "s:" + SHA256.hash(data: Data(secret.utf8)).map { String(format: "%02x", $0) }.joined()
-        return try await cached(key) { .device(try await self.backend.authenticate(.secret(secret)).device) }
+        let digest = Array(SHA256.hash(data: Data(secret.utf8)))
+        if let adminDigest, Self.constantTimeEqual(digest, adminDigest) { return .admin }
+        let key = "s:" + Data(digest).base64EncodedString()
+        return try await checked(key, .secret(secret), from: address)
     }
 
-    private func cached(_ key: String, _ check: () async throws -> Principal) async throws -> Principal {
-        let now = clock()
-        if let hit = cache.withLock({ $0[key] }), now - hit.at <= cacheSeconds { return hit.principal }
+    private func check(_ credential: DeviceCredential, from address: String?) async throws -> Principal {
+        switch credential {
+        case .secret(let secret):
+            return try await check(secret: secret, from: address)
+        case .signed(let dev, let path, let expires, let sig):
+            let key = "g:\(dev)|\(DeviceSignature.scope(of: path))|\(Int64(expires))|\(sig)"
+            return try await checked(key, credential, from: address)
+        }
+    }
+
+    /// A device credential: a fresh good answer passes at once; otherwise the address must not be throttled,
+    /// and a bad answer (fresh from the cache or the scheduler) counts against it.
+    private func checked(_ key: String, _ credential: DeviceCredential, from address: String?) async throws
+        -> Principal
+    {
+        if case .good(let principal)? = cache.lookup(key) { return principal }
+        if let address, case .wait(let seconds) = throttle.withLock({ $0.decision(for: address, now: clock()) }) {
+            throw GatewayError.throttled(retryAfter: seconds)
+        }
         do {
-            let principal = try await check()
-            cache.withLock { cache in
-                if cache.count > 4096 { cache = cache.filter { now - $0.value.at <= cacheSeconds } }
-                cache[key] = Cached(principal: principal, at: now)
-            }
-            return principal
-        } catch let error as GatewayError where error.code == .unauthorized || error.code == .notFound {
-            throw GatewayError.unauthorized(error.message)
+            return try await cache.principal(key) { .device(try await self.backend.authenticate(credential).device) }
+        } catch let error as GatewayError where error.code == .unauthorized {
+            if let address { _ = throttle.withLock { $0.failed(address, now: clock()) } }
+            throw error
         }
     }
 
-    /// `dev`, `exp` and `sig` of a query, and the three as received (for carrying into playlists).
-    static func signedQuery(_ query: String?) -> (dev: String, exp: String, sig: String, query: String)? {
-        guard let query else { return nil }
-        var values: [String: String] = [:]
-        var raw: [String] = []
-        for pair in query.split(separator: "&") {
-            let kv = pair.split(separator: "=", maxSplits: 1).map(String.init)
-            guard kv.count == 2, ["dev", "exp", "sig"].contains(kv[0]) else { continue }
-            values[kv[0]] = kv[1].replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? kv[1]
-            raw.append(String(pair))
+    /// 32 random bytes in hex.
+    static func randomHex() -> String {
+        var generator = SystemRandomNumberGenerator()
+        let digits = Array("0123456789abcdef".utf8)
+        var hex: [UInt8] = []
+        hex.reserveCapacity(64)
+        for _ in 0..<4 {
+            var word = generator.next()
+            for _ in 0..<16 {
+                hex.append(digits[Int(word & 0xf)])
+                word >>= 4
+            }
         }
-        guard let dev = values["dev"], let exp = values["exp"], let sig = values["sig"] else { return nil }
-        return (dev, exp, sig, raw.joined(separator: "&"))
+        return String(decoding: hex, as: UTF8.self)
     }
 
     /// A cookie's value from `Cookie` header values.

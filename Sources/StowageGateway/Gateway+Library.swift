@@ -46,10 +46,10 @@ extension Gateway {
         Self.json(try await backend.list().map(entry))
     }
 
-    /// `GET /`: the library page.
-    func libraryPage(_ identity: Identity) async throws -> Response {
+    /// The library page's HTML.
+    func libraryPage(_ identity: Identity, csrfToken: String?) async throws -> Response {
         let entries = try await backend.list().map(entry)
-        return Self.html(LibraryPage.render(entries, principal: identity.principal))
+        return Self.html(LibraryPage.render(entries, principal: identity.principal, csrfToken: csrfToken))
     }
 
     /// `GET /events`: server-sent events, one `data:` line of the library entry JSON per title event.

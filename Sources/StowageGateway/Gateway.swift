@@ -19,16 +19,28 @@ public final class Gateway: Sendable {
         public var sessionIdleSeconds: Double
         /// Mark the session cookie `Secure` (served over TLS).
         public var secureCookies: Bool
+        /// The origins (`scheme://host[:port]`) whose pages may call the gateway with credentials
+        /// (`--cors-origin`); no other origin gets a CORS header.
+        public var corsOrigins: [String]
+        /// Where devices reach the gateway (`--public-url`), for absolute links; nil: links are relative paths
+        /// (the request's `Host` is never echoed).
+        public var publicURL: String?
+        /// How failed credentials are throttled per client address.
+        public var throttle: Throttle.Policy
 
         public init(
             titlesRoot: URL, adminSecret: String? = nil, fallbackToSource: Bool = false,
-            sessionIdleSeconds: Double = 30, secureCookies: Bool = false
+            sessionIdleSeconds: Double = 30, secureCookies: Bool = false, corsOrigins: [String] = [],
+            publicURL: String? = nil, throttle: Throttle.Policy = .init()
         ) {
             self.titlesRoot = titlesRoot
             self.adminSecret = adminSecret
             self.fallbackToSource = fallbackToSource
             self.sessionIdleSeconds = sessionIdleSeconds
             self.secureCookies = secureCookies
+            self.corsOrigins = corsOrigins
+            self.publicURL = publicURL.map { $0.hasSuffix("/") ? String($0.dropLast()) : $0 }
+            self.throttle = throttle
         }
     }
 
@@ -41,138 +53,112 @@ public final class Gateway: Sendable {
     let plays: PlayState
     let titles: TitleCache
     let clock: @Sendable () -> Double
+    let wallClock: @Sendable () -> Double
     let logger: Logger
 
-    /// `clock`: monotonic seconds (sessions, caches).
+    /// `clock`: monotonic seconds (sessions, caches, throttle); `wallClock`: unix seconds (signed URLs' `exp`).
     public init(
         configuration: Configuration, backend: any GatewayBackend, logger: Logger,
-        clock: @escaping @Sendable () -> Double
+        clock: @escaping @Sendable () -> Double,
+        wallClock: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 }
     ) {
         self.configuration = configuration
         self.backend = backend
         self.logger = logger
         self.clock = clock
-        authenticator = Authenticator(backend: backend, adminSecret: configuration.adminSecret, clock: clock)
+        self.wallClock = wallClock
+        authenticator = Authenticator(
+            backend: backend, adminSecret: configuration.adminSecret, throttle: configuration.throttle, clock: clock,
+            wallClock: wallClock)
         plays = PlayState(backend: backend, idleLimit: configuration.sessionIdleSeconds, logger: logger)
         titles = TitleCache(backend: backend, clock: clock)
     }
 
-    /// Answers one request: CORS on every answer, errors as JSON.
-    public func respond(to request: Request, context: some RequestContext) async -> Response {
-        let origin = request.headers[.origin]
-        if request.method == .options {
-            var response = Response(status: .noContent)
-            CORS.apply(to: &response, origin: origin, preflight: true)
-            return response
-        }
-        var response: Response
-        do {
-            response = try await route(request, context: context)
-        } catch let error as GatewayError {
-            response = error.response
-            if error.code == .unauthorized, request.uri.path == "/", request.method == .get,
-                (request.headers[.accept] ?? "").contains("text/html")
-            {
-                response = Self.redirect("/login", status: .seeOther)
-            }
-        } catch {
-            response = GatewayError(.internalServerError, .internal, "\(error)").response
-        }
-        CORS.apply(to: &response, origin: origin)
-        return response
-    }
-
-    private func route(_ request: Request, context: some RequestContext) async throws -> Response {
-        let path = request.uri.path
-        if path == "/login" { return try await login(request) }
-        if path == "/logout" {
-            authenticator.logout(request)
-            var response = Self.redirect("/login", status: .seeOther)
-            response.headers[.setCookie] = "\(Authenticator.cookieName)=; Path=/; Max-Age=0; HttpOnly; SameSite=Lax"
-            return response
-        }
-        let identity = try await authenticator.identify(request)
-        if path.hasPrefix("/titles/") { return try await title(request, identity: identity, context: context) }
-        if path.hasPrefix("/api/titles/") { return try await manage(request, identity: identity) }
-        guard request.method == .get || request.method == .head else {
-            throw GatewayError(.methodNotAllowed, .refused, "\(request.method) is not allowed here")
-        }
-        switch path {
-        case "/":
-            var page = try await libraryPage(identity)
-            if identity.signedQuery != nil, let id = authenticator.session(forSigned: request) {
-                let secure = configuration.secureCookies ? "; Secure" : ""
-                page.headers[.setCookie] = "\(Authenticator.cookieName)=\(id); Path=/; HttpOnly; SameSite=Lax\(secure)"
-            }
-            return page
-        case "/api/titles": return try await titleList()
-        case "/events": return events()
-        case "/resolve": return try await resolve(request, identity: identity)
-        default: throw GatewayError.notFound("no such page: \(path)")
-        }
-    }
-
     // MARK: login
 
-    private func login(_ request: Request) async throws -> Response {
-        if request.method == .get || request.method == .head { return Self.html(LoginPage.render(message: nil)) }
-        guard request.method == .post else { throw GatewayError(.methodNotAllowed, .refused, "GET or POST") }
-        var body: ByteBuffer
+    private struct LoginForm: Decodable {
+        let secret: String?
+    }
+
+    /// `GET /login`: the form.
+    func loginPage() -> Response { Self.html(LoginPage.render(message: nil)) }
+
+    /// `POST /login`: checks the secret (throttled per address) and sets the session cookie.
+    func login(_ request: Request, context: some GatewayContext) async throws -> Response {
+        var request = request
+        let body: ByteBuffer
         do {
-            body = try await request.body.collect(upTo: Self.maxBodyBytes)
+            body = try await request.collectBody(upTo: Self.maxBodyBytes)
         } catch {
             throw GatewayError(.contentTooLarge, .refused, "the form is larger than \(Self.maxBodyBytes) bytes")
         }
-        let form = body.readString(length: body.readableBytes) ?? ""
-        let secret = Self.formValue("secret", in: form) ?? ""
+        let form = try? URLEncodedFormDecoder().decode(LoginForm.self, from: String(buffer: body))
         do {
-            let (id, principal) = try await authenticator.login(secret: secret)
+            let login = try await authenticator.login(secret: form?.secret ?? "", from: context.clientAddress)
             var response = Self.redirect("/", status: .seeOther)
-            let secure = configuration.secureCookies ? "; Secure" : ""
-            response.headers[.setCookie] = "\(Authenticator.cookieName)=\(id); Path=/; HttpOnly; SameSite=Lax\(secure)"
-            logger.info("login", metadata: ["principal": "\(principal.name)"])
+            response.headers[.setCookie] = sessionCookie(login.id)
+            logger.info("login", metadata: ["principal": "\(login.principal.name)"])
             return response
-        } catch let error as GatewayError where error.code == .unauthorized {
+        } catch let error as GatewayError where error.status == .unauthorized || error.status == .tooManyRequests {
             if (request.headers[.accept] ?? "").contains("application/json") { throw error }
-            var response = Self.html(LoginPage.render(message: "That secret was not accepted."))
-            response.status = .unauthorized
+            let message = error.status == .unauthorized ? "That secret was not accepted." : error.message
+            var response = Self.html(LoginPage.render(message: message))
+            response.status = error.status
+            for field in error.headers { response.headers[field.name] = field.value }
             return response
         }
     }
 
-    /// A field of an `application/x-www-form-urlencoded` body.
-    static func formValue(_ name: String, in form: String) -> String? {
-        for pair in form.split(separator: "&") {
-            let kv = pair.split(separator: "=", maxSplits: 1).map(String.init)
-            guard kv.first == name else { continue }
-            let raw = kv.count == 2 ? kv[1] : ""
-            return raw.replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? raw
+    /// `POST /logout` (with the session's CSRF token): ends the session, clears the cookie.
+    func logout(_ request: Request) -> Response {
+        authenticator.logout(request)
+        var response = Self.redirect("/login", status: .seeOther)
+        response.headers[.setCookie] = "\(Authenticator.cookieName)=; Path=/; Max-Age=0; HttpOnly; SameSite=Lax"
+        return response
+    }
+
+    /// `GET /`: the library page; a signed URL of the page opens a session (a cookie) for the page's own requests.
+    func library(_ request: Request, identity: Identity) async throws -> Response {
+        var token = identity.csrfToken
+        var setCookie: String?
+        let cookie = Authenticator.cookie(Authenticator.cookieName, in: request.headers[values: .cookie])
+        if identity.signedQuery != nil, cookie == nil,
+            let signed = try SignedQuery.parse(request.uri.query, now: wallClock())
+        {
+            let login = authenticator.login(signed: signed, path: request.uri.path)
+            token = login.csrfToken
+            setCookie = sessionCookie(login.id)
         }
-        return nil
+        var page = try await libraryPage(identity, csrfToken: token)
+        if let setCookie { page.headers[.setCookie] = setCookie }
+        return page
+    }
+
+    /// The `Set-Cookie` value of a login session.
+    func sessionCookie(_ id: String) -> String {
+        let secure = configuration.secureCookies ? "; Secure" : ""
+        return "\(Authenticator.cookieName)=\(id); Path=/; HttpOnly; SameSite=Lax\(secure)"
     }
 
     // MARK: resolve
 
-    private func resolve(_ request: Request, identity: Identity) async throws -> Response {
+    /// `/resolve?id=ID` or `?url=SOURCE`: the local copy when it is playable offline; else, with
+    /// `--fallback-to-source`, the title's own recorded source URL — never a URL only the request names, so the
+    /// gateway is no open redirector; else 404.
+    func resolve(_ request: Request) async throws -> Response {
         let query = request.uri.queryParameters
-        let id = query["id"].map(String.init), url = query["url"].map(String.init)
-        guard id != nil || url != nil else { throw GatewayError(.badRequest, .refused, "give ?id=ID or ?url=URL") }
-        let status: TitleStatus
-        do {
-            status = try await backend.lookup(id: id, url: url)
-        } catch let error as GatewayError where error.code == .notFound && configuration.fallbackToSource {
-            // Not on the box at all: the source, as a URL provider would answer (http(s) only).
-            guard let url, let scheme = URL(string: url)?.scheme?.lowercased(), ["http", "https"].contains(scheme)
-            else { throw error }
-            if (request.headers[.accept] ?? "").contains("application/json") { return Self.json(["url": url]) }
-            return Self.redirect(url, status: .found)
+        guard query.getAll("id").count + query.getAll("url").count == 1 else {
+            throw GatewayError(.badRequest, .refused, "give one ?id=ID or ?url=URL")
         }
+        let id = query["id"].map(String.init), url = query["url"].map(String.init)
+        let status = try await backend.lookup(id: id, url: url)
         let target: String
         if status.playableOffline {
             let key = status.id ?? status.token
-            let entry = entryPlaylist(status)
-            target = baseURL(request) + "/titles/\(Self.pathEscaped(key))/\(entry)"
-        } else if configuration.fallbackToSource {
+            target = link("/titles/\(Self.pathEscaped(key))/\(entryPlaylist(status))")
+        } else if configuration.fallbackToSource, let scheme = URL(string: status.url)?.scheme?.lowercased(),
+            ["http", "https"].contains(scheme)
+        {
             target = status.url
         } else {
             throw GatewayError.notFound("\(status.name ?? status.token) cannot be played offline now")
@@ -183,10 +169,9 @@ public final class Gateway: Sendable {
         return Self.redirect(target, status: .found)
     }
 
-    /// `scheme://host` of the request, from its `Host` header.
-    func baseURL(_ request: Request) -> String {
-        let host = request.head.authority ?? "localhost"
-        return (configuration.secureCookies ? "https://" : "http://") + host
+    /// A gateway path as a link: absolute under `--public-url`, else the path itself (never built from `Host`).
+    func link(_ path: String) -> String {
+        (configuration.publicURL ?? "") + path
     }
 
     // MARK: responses
@@ -219,16 +204,5 @@ public final class Gateway: Sendable {
         var allowed = CharacterSet.urlPathAllowed
         allowed.remove(charactersIn: "/?#")
         return part.addingPercentEncoding(withAllowedCharacters: allowed) ?? part
-    }
-}
-
-/// The Hummingbird responder of a ``Gateway``.
-public struct GatewayResponder: HTTPResponder {
-    public typealias Context = BasicRequestContext
-    let gateway: Gateway
-
-    /// Answers one request (never throws: every failure is a JSON error).
-    public func respond(to request: Request, context: Context) async throws -> Response {
-        await gateway.respond(to: request, context: context)
     }
 }

@@ -28,6 +28,20 @@ public struct ListenOptions: Sendable {
     /// Whether it serves HTTPS.
     public var tls: Bool { tlsCertificate != nil }
 
+    /// Whether only this machine can reach it (127.0.0.0/8, ::1, localhost).
+    public var loopbackOnly: Bool {
+        let lower = host.lowercased()
+        return lower == "localhost" || lower == "::1" || lower.hasPrefix("127.")
+    }
+
+    /// The warning for plain HTTP on an address other machines reach (secrets and cookies cross the LAN in
+    /// clear), or nil.
+    public var plaintextWarning: String? {
+        guard !tls, !loopbackOnly else { return nil }
+        return "serving plain HTTP on \(host):\(port): device secrets, signed URLs and session cookies cross the "
+            + "network unencrypted; give --tls-cert and --tls-key (or listen on 127.0.0.1 behind a TLS proxy)"
+    }
+
     /// `HOST:PORT` (`[v6]:PORT` too); nil when malformed.
     public static func parse(_ text: String) -> (host: String, port: Int)? {
         guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]),
@@ -43,7 +57,7 @@ extension Gateway {
     /// The Hummingbird application serving this gateway; `onRunning` gets the bound port.
     public func application(
         listen: ListenOptions, onRunning: @escaping @Sendable (Int) async -> Void
-    ) throws -> Application<GatewayResponder> {
+    ) throws -> Application<RouterResponder<GatewayRequestContext>> {
         let http1 = HTTPServerBuilder.http1(configuration: .init(idleTimeout: .seconds(listen.idleTimeoutSeconds)))
         var server = http1
         if let certificate = listen.tlsCertificate, let key = listen.tlsKey {
@@ -54,7 +68,7 @@ extension Gateway {
             server = try .tls(http1, tlsConfiguration: tls)
         }
         return Application(
-            responder: GatewayResponder(gateway: self), server: server,
+            router: router(), server: server,
             configuration: .init(address: .hostname(listen.host, port: listen.port), serverName: "stowage-gateway"),
             onServerRunning: { channel in await onRunning(channel.localAddress?.port ?? listen.port) },
             logger: logger)

@@ -19,14 +19,16 @@ struct GatewayCommand: AsyncParsableCommand {
               ?dev=NAME&exp=UNIX&sig=HEX             a signed URL (`stowctl devices sign NAME PATH`)
               the stowage_session cookie             set by /login (a form that takes a secret)
             Devices may view the library and play; the admin (--admin-secret) may also pause, resume, renew \
-            and delete titles.
+            and delete titles. Failed credentials are throttled per client address (429 with Retry-After).
+            State-changing requests made with the cookie (POST /api/titles/..., POST /logout) must carry the \
+            session's CSRF token (header X-CSRF-Token; the library page sends it) from the gateway's own origin.
 
             Routes: /  /login  /logout  /titles/<key>/...  /resolve?id=ID|url=URL  /api/titles  \
             /api/titles/<token>/pause|resume|renew|delete (POST, admin)  /events (server-sent events).
 
             Examples:
-              stowage-gateway
               stowage-gateway --listen 0.0.0.0:8443 --tls-cert box.pem --tls-key box.key --admin-secret admin.txt
+              stowage-gateway --listen 127.0.0.1:8480      # plain HTTP only on loopback (or behind a TLS proxy)
               curl -H "Authorization: Bearer $SECRET" http://box:8480/resolve?id=movie-42
             Prints `listening http://HOST:PORT/` once ready; SIGTERM stops it gracefully.
             """)
@@ -53,6 +55,20 @@ struct GatewayCommand: AsyncParsableCommand {
             "File holding the admin's secret (or $STOWAGE_ADMIN_SECRET). None: no admin.", valueName: "FILE"))
     var adminSecret: String?
 
+    @Option(
+        name: .customLong("cors-origin"),
+        help: ArgumentHelp(
+            "An origin (scheme://host[:port]) whose pages may call the gateway with credentials; repeatable "
+                + "(or $STOWAGE_CORS_ORIGIN, comma-separated). None: no CORS.", valueName: "ORIGIN"))
+    var corsOrigin: [String] = []
+
+    @Option(
+        name: .customLong("public-url"),
+        help: ArgumentHelp(
+            "Where devices reach the gateway (or $STOWAGE_PUBLIC_URL), for absolute links; without it links are "
+                + "relative.", valueName: "URL"))
+    var publicURL: String? = environmentOption("public-url")
+
     @Option(name: .customLong("idle-timeout"), help: "Seconds before an idle connection is closed.")
     var idleTimeout: Int64 = 30
 
@@ -67,6 +83,22 @@ struct GatewayCommand: AsyncParsableCommand {
             throw ValidationError("give both --tls-cert and --tls-key, or neither")
         }
         guard idleTimeout > 0 else { throw ValidationError("--idle-timeout must be positive") }
+        for origin in corsOrigins where WebOrigin.exact(origin) == nil {
+            throw ValidationError(
+                "--cors-origin wants an origin such as https://player.example:8443 (scheme, host, port; no path), "
+                    + "not \(origin)")
+        }
+        if let publicURL, WebOrigin.of(publicURL) == nil || publicURL.contains("?") || publicURL.contains("#") {
+            throw ValidationError("--public-url wants an http(s) URL such as https://box.lan:8443, not \(publicURL)")
+        }
+    }
+
+    /// `--cors-origin` values, else `STOWAGE_CORS_ORIGIN` split at commas.
+    var corsOrigins: [String] {
+        if !corsOrigin.isEmpty { return corsOrigin }
+        return (environmentOption("cors-origin") ?? "").split(separator: ",").map {
+            $0.trimmingCharacters(in: .whitespaces)
+        }.filter { !$0.isEmpty }
     }
 
     func run() async throws {
@@ -83,11 +115,13 @@ struct GatewayCommand: AsyncParsableCommand {
         let gateway = Gateway(
             configuration: .init(
                 titlesRoot: connection.stowageHome.titlesRoot, adminSecret: secret,
-                fallbackToSource: fallbackToSource, secureCookies: tlsCert != nil),
+                fallbackToSource: fallbackToSource, secureCookies: tlsCert != nil,
+                corsOrigins: corsOrigins.compactMap(WebOrigin.exact), publicURL: publicURL),
             backend: backend, logger: logger, clock: { monotonic() })
         let listenOptions = ListenOptions(
             host: host, port: port, tlsCertificate: tlsCert, tlsKey: tlsKey, idleTimeoutSeconds: idleTimeout)
         let scheme = listenOptions.tls ? "https" : "http"
+        if let warning = listenOptions.plaintextWarning { logger.warning("\(warning)") }
         let app = try gateway.application(listen: listenOptions) { bound in
             let shown = host.contains(":") ? "[\(host)]" : host
             FileHandle.standardOutput.write(Data("listening \(scheme)://\(shown):\(bound)/\n".utf8))

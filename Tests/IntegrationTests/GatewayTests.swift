@@ -78,6 +78,10 @@ struct GatewayTests {
         #expect(h.terminate("origin") == 0)
         let gateway = try startGateway(h, address: host.peerAddress)
         let secret = try addDevice(h, "tablet-1")
+        let startLog = (try? String(contentsOf: h.root.appendingPathComponent("gateway.log"), encoding: .utf8)) ?? ""
+        #expect(
+            startLog.components(separatedBy: "serving plain HTTP").count == 2,
+            "plain HTTP on a LAN address is warned about once: \(startLog.suffix(600))")
 
         // No credential, a wrong one: 401 with the JSON error; keys never cross such a request.
         for headers in [[], ["Authorization: Bearer wrong"]] {
@@ -157,9 +161,10 @@ struct GatewayTests {
         #expect(missing == 404 && missingBody.contains("not-found"))
         let fallback = try startGateway(
             h, address: host.peerAddress, name: "gateway-fallback", extra: ["--fallback-to-source"])
+        // A URL that is no title's is never redirected to, even with --fallback-to-source (no open redirect).
         let (toSource, sourceBody) = try curl(
             host, fallback + "/resolve?url=\(encoded)", headers: auth + ["Accept: application/json"], in: h)
-        #expect(toSource == 200 && sourceBody.contains("never.m3u8"), "\(sourceBody)")
+        #expect(toSource == 404 && sourceBody.contains("not-found"), "\(sourceBody)")
 
         // Play count 2 across two devices: seat-1 and seat-2 play; seat-1 again within its session is the same
         // play; seat-1's next session (after 30 s without requests) is the third and is refused with the license's
@@ -211,6 +216,9 @@ struct GatewayTests {
         let first = try chromium(["--dump-dom", page], in: h)
         #expect(first.contains("Stowage library") && first.contains("Finished lecture"))
         #expect(first.contains("Match in progress"))
+        #expect(
+            first.contains("data-events=\"connecting\"") || first.contains("data-events=\"open\""),
+            "the page's script (/app.js) ran under the content security policy and follows /events")
         let before = try #require(progress(first), "the row of the title in progress shows its progress")
         try h.waitUntil(timeout: 60, "more of the title") { (try h.status(token).segmentsDone) >= 4 }
         let second = try chromium(["--dump-dom", page], in: h)
@@ -235,8 +243,16 @@ struct GatewayTests {
             "curl -s -o /dev/null -w '%{http_code}' -c \(jar) -d 'secret=admin-secret-for-tests' \(gateway)/login",
             in: h.root)
         #expect(login == "303", "the admin secret logs in")
+        // As the page's script does: the session's CSRF token from the page, sent back from the page's origin.
+        let (_, adminPage) = try TestMedia.shOutput("curl -s -b \(jar) \(gateway)/", in: h.root)
+        let meta = try #require(adminPage.range(of: "<meta name=\"csrf-token\" content=\""))
+        let csrfToken = String(adminPage[meta.upperBound...].prefix { $0 != "\"" })
+        let (_, withoutToken) = try TestMedia.shOutput(
+            "curl -s -o /dev/null -w '%{http_code}' -X POST -b \(jar) -H 'Origin: \(gateway)' \(manage)", in: h.root)
+        #expect(withoutToken == "403", "a cookie request without the CSRF token is refused")
         let (_, byAdmin) = try TestMedia.shOutput(
-            "curl -s -o /dev/null -w '%{http_code}' -X POST -b \(jar) \(manage)", in: h.root)
+            "curl -s -o /dev/null -w '%{http_code}' -X POST -b \(jar) -H 'Origin: \(gateway)' "
+                + "-H 'X-CSRF-Token: \(csrfToken)' \(manage)", in: h.root)
         #expect(byAdmin.hasPrefix("2"), "\(byAdmin)")
         let (gone, _) = try h.stowctl(["status", done])
         #expect(gone == 1, "deleted by the operator from the library page's API")
@@ -290,5 +306,7 @@ struct GatewayTests {
         let (_, plain) = try TestMedia.shOutput(
             "curl -s -o /dev/null -w '%{http_code}' http://127.0.0.1:\(port)/api/titles", in: h.root)
         #expect(plain != "200", "no plain HTTP on the TLS port")
+        let log = (try? String(contentsOf: h.root.appendingPathComponent("gateway.log"), encoding: .utf8)) ?? ""
+        #expect(!log.contains("serving plain HTTP"), "no warning with TLS")
     }
 }

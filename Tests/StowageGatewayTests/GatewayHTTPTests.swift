@@ -8,15 +8,24 @@ import Testing
 
 @testable import StowageGateway
 
-/// A scheduler stand-in: one title `tok` (id `movie`), device secret `good` for device `tv`.
+/// A scheduler stand-in: one title `tok` (id `movie`), device secret `good` for device `tv`; it counts the
+/// credential checks and the plays it is asked for.
 final class FakeBackend: GatewayBackend {
     let plays = Mutex(0)
-    let status = TitleStatus(
-        token: "tok", url: "https://cdn.example/movie/master.m3u8", name: "Movie", state: .completed, progress: 1,
-        bytesDownloaded: 1, bytesExpected: 1, segmentsDone: 1, segmentsTotal: 1, requestedAt: nil, startedAt: nil,
-        endedAt: nil, license: nil, localPlaylist: "tok/master.m3u8", playableOffline: true, error: nil)
+    let authentications = Mutex(0)
+    let status: TitleStatus
+
+    /// `playable` false: the title cannot be played offline (for `/resolve`'s fallback).
+    init(playable: Bool = true) {
+        status = TitleStatus(
+            token: "tok", url: "https://cdn.example/movie/master.m3u8", name: "Movie", state: .completed,
+            progress: 1, bytesDownloaded: 1, bytesExpected: 1, segmentsDone: 1, segmentsTotal: 1, requestedAt: nil,
+            startedAt: nil, endedAt: nil, license: nil, localPlaylist: "tok/master.m3u8", playableOffline: playable,
+            error: nil)
+    }
 
     func authenticate(_ credential: DeviceCredential) async throws -> DevicePrincipal {
+        authentications.withLock { $0 += 1 }
         guard credential == .secret("good") else { throw GatewayError(TitleError(code: .unauthorized, message: "no")) }
         return DevicePrincipal(device: "tv")
     }
@@ -68,7 +77,8 @@ struct GatewayHTTPTests {
         defer { try? FileManager.default.removeItem(at: root) }
         let backend = FakeBackend()
         let gateway = Gateway(
-            configuration: .init(titlesRoot: root, adminSecret: "admin-secret"), backend: backend,
+            configuration: .init(titlesRoot: root, adminSecret: "admin-secret", corsOrigins: ["http://tv.lan"]),
+            backend: backend,
             logger: Logger(label: "test"), clock: { 0 })
         let app = try gateway.application(listen: ListenOptions(host: "127.0.0.1", port: 0)) { _ in }
         let auth: HTTPFields = [.authorization: "Bearer good"]

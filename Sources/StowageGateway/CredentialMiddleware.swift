@@ -1,0 +1,25 @@
+import Hummingbird
+
+/// Finds who a request acts for (``Authenticator``) and puts it in the context before any route runs, so no
+/// route can forget to ask. `/login` and the page's static script and style need no credential; `/logout`
+/// works with or without one.
+struct CredentialMiddleware<Context: GatewayContext>: RouterMiddleware {
+    let authenticator: Authenticator
+
+    /// Paths served to anyone.
+    static var publicPaths: Set<String> { ["/login", LibraryAssets.scriptPath, LibraryAssets.stylePath] }
+
+    func handle(
+        _ request: Request, context: Context, next: (Request, Context) async throws -> Response
+    ) async throws -> Response {
+        let path = request.uri.path
+        if Self.publicPaths.contains(path) { return try await next(request, context) }
+        var context = context
+        do {
+            context.identity = try await authenticator.identify(request, from: context.clientAddress)
+        } catch let error as GatewayError where path == "/logout" && error.code == .unauthorized {
+            context.identity = nil
+        }
+        return try await next(request, context)
+    }
+}

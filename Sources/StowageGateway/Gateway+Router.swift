@@ -1,0 +1,65 @@
+import Hummingbird
+import StowageProtocol
+
+extension Gateway {
+    /// Every route of the gateway in one router. Middleware, outermost first: security headers on every answer,
+    /// CORS for the listed origins, errors as JSON, credentials (into the context), then CSRF for
+    /// state-changing cookie requests — so each route only does its own work.
+    public func router<Context: GatewayContext>(context: Context.Type = GatewayRequestContext.self)
+        -> Router<Context>
+    {
+        let router = Router(context: Context.self)
+        router.add(middleware: SecurityHeadersMiddleware<Context>())
+        router.add(middleware: ListedOriginsCORS<Context>(origins: configuration.corsOrigins))
+        router.add(middleware: GatewayErrorMiddleware<Context>())
+        router.add(middleware: CredentialMiddleware<Context>(authenticator: authenticator))
+        router.add(
+            middleware: CSRFMiddleware<Context>(
+                publicOrigin: configuration.publicURL.flatMap(WebOrigin.of),
+                scheme: configuration.secureCookies ? "https" : "http"))
+
+        for method in [HTTPRequest.Method.get, .head] {
+            for path in [LibraryAssets.scriptPath, LibraryAssets.stylePath] {
+                router.on(RouterPath(path), method: method) { _, _ in LibraryAssets.response(path) }
+            }
+            router.on("/login", method: method) { _, _ in self.loginPage() }
+            router.on("/", method: method) { request, context in
+                try await self.library(request, identity: try Self.who(context))
+            }
+            router.on("/api/titles", method: method) { _, context in
+                _ = try Self.who(context)
+                return try await self.titleList()
+            }
+            router.on("/resolve", method: method) { request, context in
+                _ = try Self.who(context)
+                return try await self.resolve(request)
+            }
+        }
+        router.post("/login") { request, context in try await self.login(request, context: context) }
+        router.post("/logout") { request, _ in self.logout(request) }
+        router.get("/logout") { _, _ -> Response in
+            throw GatewayError(.methodNotAllowed, .refused, "log out with POST (the library page's button)")
+        }
+        router.post("/api/titles/{token}/{action}") { request, context in
+            try await self.manage(request, identity: try Self.who(context))
+        }
+        router.get("/events") { _, context in
+            _ = try Self.who(context)
+            return self.events()
+        }
+        for path in ["/titles/{key}", "/titles/{key}/**"] {
+            for method in [HTTPRequest.Method.get, .head, .post] {
+                router.on(RouterPath(path), method: method) { request, context in
+                    try await self.title(request, identity: try Self.who(context), context: context)
+                }
+            }
+        }
+        return router
+    }
+
+    /// The identity the credential middleware found (a route without one is a wiring mistake: 401, not a crash).
+    static func who(_ context: some GatewayContext) throws -> Identity {
+        guard let identity = context.identity else { throw GatewayError.unauthorized() }
+        return identity
+    }
+}
