@@ -153,12 +153,14 @@ let package = Package(
         .executableTarget(
             name: "stowage-download-worker",
             dependencies: [
+                "CSystemShims",
                 "StowageRuntime", "StowageProtocol", "StowageFetch",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
         .executableTarget(
             name: "stowage-integrity-worker",
             dependencies: [
+                "CSystemShims",
                 "StowageRuntime", "StowageProtocol", "StowageIntegrity",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
@@ -185,6 +187,7 @@ let package = Package(
         .executableTarget(
             name: "stowage-gateway",
             dependencies: [
+                "CSystemShims",
                 "StowageGateway", "StowageRuntime",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),

@@ -22,7 +22,9 @@ done
 id stowage >/dev/null 2>&1 || useradd --system --home-dir /var/lib/stowage --shell /usr/sbin/nologin stowage
 install -d -o stowage -g stowage -m 0700 /var/lib/stowage /var/lib/stowage/titles
 install -d -m 0755 /etc/stowage
-install -d -o stowage -g stowage -m 0700 /etc/stowage/keys /etc/stowage/keys/allowed \
+# The key folders belong to root: the service user reads its secret keys but cannot change who is allowed.
+install -d -o root -g stowage -m 0750 /etc/stowage/keys
+install -d -o root -g root -m 0755 /etc/stowage/keys/allowed \
   /etc/stowage/keys/allowed/worker /etc/stowage/keys/allowed/gateway /etc/stowage/keys/allowed/operator
 # Env files are read by systemd (root) for the units: nobody else needs them, and they may hold secrets.
 for env in stowage scheduler worker gateway; do
@@ -37,7 +39,10 @@ for pair in scheduler:- worker:worker gateway:gateway; do
     [ "$role" = - ] || cp "/etc/stowage/keys/$name.pub" "/etc/stowage/keys/allowed/$role/$name.pub"
   fi
 done
-chown -R stowage:stowage /etc/stowage/keys
+chown root:root /etc/stowage/keys/*.pub /etc/stowage/keys/allowed/*/*.pub 2>/dev/null || true
+chmod 0644 /etc/stowage/keys/*.pub /etc/stowage/keys/allowed/*/*.pub 2>/dev/null || true
+chown stowage:stowage /etc/stowage/keys/*.key
+chmod 0600 /etc/stowage/keys/*.key
 install -m 0644 Deploy/systemd/*.service /etc/systemd/system/
 systemctl daemon-reload 2>/dev/null || log "systemd is not running here: units installed, not loaded"
 log "installed; edit /etc/stowage/stowage.env, then enable the units this host runs (see the top of this script)"

@@ -24,18 +24,29 @@ public final class AddressGuard: Sendable {
     }
     private let cache = Mutex<[String: Entry]>([:])
 
-    /// The address to connect to for `url` (host `host`, a name or an address), checked against `scope`.
+    /// The address to connect to for `url` (its host a name or an address), checked against `scope`.
     public func address(for url: String, scope: FetchScope) async throws(TaskFailure) -> IPAddress {
+        try await addresses(for: url, scope: scope)[0]
+    }
+
+    /// Every address of `url`'s host that `scope` allows, in the resolver's order (never empty: when none is
+    /// allowed the fetch fails `refused`, naming the first refusal).
+    public func addresses(for url: String, scope: FetchScope) async throws(TaskFailure) -> [IPAddress] {
         guard let host = Self.host(of: url) else {
             throw TaskFailure(code: .refused, message: "\(Self.shown(url)): no host in the URL", retryable: false)
         }
         let reach = try await reach(of: scope)
         let addresses = try await resolve(host, url: url)
         var refusals: [String] = []
+        var allowed: [IPAddress] = []
         for address in addresses {
-            guard let why = scope.network.refusal(of: address, reach: reach) else { return address }
-            refusals.append(why)
+            if let why = scope.network.refusal(of: address, reach: reach) {
+                refusals.append(why)
+            } else {
+                allowed.append(address)
+            }
         }
+        if !allowed.isEmpty { return allowed }
         let name = IPAddress(host) == nil ? "\(host) resolves to " : ""
         throw TaskFailure(
             code: .refused, message: "\(Self.shown(url)): \(name)\(refusals.first ?? "no address"); not fetched",
@@ -48,8 +59,10 @@ public final class AddressGuard: Sendable {
         if let reach = scope.reach { return reach }
         guard let source = scope.source else { return .loopback }
         guard let host = Self.host(of: source) else { return .public }
+        // The most outward class among the source's addresses: a name that also answers with an inner address
+        // (which the fetch may not even connect to) gets no deeper reach from it.
         let addresses = try await resolve(host, url: source)
-        return addresses.first.map(scope.network.reach(ofSource:)) ?? .public
+        return addresses.map(scope.network.reach(ofSource:)).min() ?? .public
     }
 
     /// The addresses of `host` (itself when it is an address), in the resolver's order.

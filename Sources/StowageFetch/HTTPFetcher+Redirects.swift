@@ -11,7 +11,7 @@ extension HTTPFetcher {
     @TaskLocal public static var scope = FetchScope()
 
     /// Headers a redirect to a host outside the title's header hosts keeps: the public ones and the request's own.
-    static let keptAcrossHosts = FetchScope.publicHeaders.union(["range", "if-range"])
+    static let keptAcrossHosts = FetchScope.publicHeaders.union(["range", "if-range", "content-type"])
 
     /// Most redirects followed from one request.
     static let maxRedirects = 5
@@ -37,9 +37,9 @@ extension HTTPFetcher {
     /// The client that reaches `url` at an address the running task's scope allows (``AddressGuard``): the
     /// general client for an address, a client bound to the checked address for a host name.
     func client(for url: String) async throws(TaskFailure) -> HTTPClient {
-        let address = try await AddressGuard.shared.address(for: url, scope: Self.scope)
+        let addresses = try await AddressGuard.shared.addresses(for: url, scope: Self.scope)
         guard let host = AddressGuard.host(of: url), IPAddress(host) == nil else { return client }
-        return pinned.client(host: host, address: address)
+        return pinned.client(host: host, allowed: addresses)
     }
 
     /// Executes a request and follows redirects by hand (at most ``maxRedirects``), checking every hop's

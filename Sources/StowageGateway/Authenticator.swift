@@ -143,7 +143,11 @@ public final class Authenticator: Sendable {
     private func check(secret: String, from address: String?) async throws -> Principal {
         guard !secret.isEmpty else { throw GatewayError.unauthorized("empty secret") }
         let digest = Array(SHA256.hash(data: Data(secret.utf8)))
-        if let adminDigest, Self.constantTimeEqual(digest, adminDigest) { return .admin }
+        if let adminDigest, Self.constantTimeEqual(digest, adminDigest) {
+            // A throttled address learns nothing, not even that a guess of the admin's secret was right.
+            try refuseIfThrottled(address)
+            return .admin
+        }
         let key = "s:" + Data(digest).base64EncodedString()
         return try await checked(key, .secret(secret), from: address)
     }
@@ -164,14 +168,19 @@ public final class Authenticator: Sendable {
         -> Principal
     {
         if case .good(let principal)? = cache.lookup(key) { return principal }
-        if let address, case .wait(let seconds) = throttle.withLock({ $0.decision(for: address, now: clock()) }) {
-            throw GatewayError.throttled(retryAfter: seconds)
-        }
+        try refuseIfThrottled(address)
         do {
             return try await cache.principal(key) { .device(try await self.backend.authenticate(credential).device) }
         } catch let error as GatewayError where error.code == .unauthorized {
             if let address { _ = throttle.withLock { $0.failed(address, now: clock()) } }
             throw error
+        }
+    }
+
+    /// Throws 429 (with `Retry-After`) while `address` must wait; nil: not throttled.
+    private func refuseIfThrottled(_ address: String?) throws {
+        if let address, case .wait(let seconds) = throttle.withLock({ $0.decision(for: address, now: clock()) }) {
+            throw GatewayError.throttled(retryAfter: seconds)
         }
     }
 

@@ -33,6 +33,14 @@ struct CSRFMiddleware<Context: GatewayContext>: RouterMiddleware {
             return try await next(request, context)
         }
         guard let expected = context.identity?.csrfToken else { return try await next(request, context) }
+        if Self.isClearKeyLicense(request.uri.path) {
+            // A browser's EME player asks for Clear Key licenses itself and sends no token; the request changes
+            // nothing but counting a play, and the cookie (SameSite=Lax) is not sent with another site's POSTs.
+            if let origin = request.headers[.origin], !allowed(origin, request) {
+                throw GatewayError.forbidden("a license request from \(origin.prefix(100)) is not this gateway's")
+            }
+            return try await next(request, context)
+        }
         guard let origin = request.headers[.origin] ?? request.headers[.referer].flatMap(WebOrigin.of) else {
             throw GatewayError.forbidden("a state-changing request needs an Origin or Referer header")
         }
@@ -52,10 +60,18 @@ struct CSRFMiddleware<Context: GatewayContext>: RouterMiddleware {
         return try await next(request, context)
     }
 
-    /// Whether `origin` is the gateway's own: the request's `Host`, or `--public-url`.
+    /// Whether `origin` is the gateway's own: the request's `Host`, or `--public-url` (both sides normalised).
     func allowed(_ origin: String, _ request: Request) -> Bool {
+        guard let origin = WebOrigin.of(origin) else { return false }
         if let publicOrigin, origin == publicOrigin { return true }
-        guard let authority = request.head.authority else { return false }
-        return origin.lowercased() == "\(scheme)://\(authority)".lowercased()
+        guard let authority = request.head.authority, let own = WebOrigin.of("\(scheme)://\(authority)") else {
+            return false
+        }
+        return origin == own
+    }
+
+    /// `POST /titles/<key>/clearkey`.
+    static func isClearKeyLicense(_ path: String) -> Bool {
+        path.hasPrefix("/titles/") && path.hasSuffix("/clearkey") && path.split(separator: "/").count == 3
     }
 }

@@ -4,6 +4,7 @@ import HummingbirdCore
 import HummingbirdTLS
 import Logging
 import ServiceLifecycle
+import StowageProtocol
 
 /// Where and how the gateway listens.
 public struct ListenOptions: Sendable {
@@ -28,10 +29,11 @@ public struct ListenOptions: Sendable {
     /// Whether it serves HTTPS.
     public var tls: Bool { tlsCertificate != nil }
 
-    /// Whether only this machine can reach it (127.0.0.0/8, ::1, localhost).
+    /// Whether only this machine can reach it: `localhost`, or a loopback address in any form (127.0.0.0/8, ::1,
+    /// ::ffff:127.0.0.1), as ``AddressClass`` tells.
     public var loopbackOnly: Bool {
-        let lower = host.lowercased()
-        return lower == "localhost" || lower == "::1" || lower.hasPrefix("127.")
+        if host.lowercased() == "localhost" { return true }
+        return IPAddress(host).map { AddressClass.kind(of: $0) == .reachable(.loopback) } ?? false
     }
 
     /// The warning for plain HTTP on an address other machines reach (secrets and cookies cross the LAN in

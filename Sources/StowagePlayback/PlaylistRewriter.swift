@@ -1,3 +1,5 @@
+import StowageProtocol
+
 /// Rewrites an offline playlist for where it is served.
 ///
 /// Offline playlists name content keys `/keys/N` (absolute). Under a prefix (the gateway's `/titles/<key>/`)
@@ -73,6 +75,7 @@ public struct PlaylistRewriter: Sendable, Equatable {
     /// backslash (raw or encoded: some players read it as a slash), an absolute path only for the keys and the
     /// Clear Key endpoint (or anything under `stowctl play`'s `/`), and no `..` that climbs above the title.
     public func isInsideTitle(_ uri: String, from playlist: String = "") -> Bool {
+        let uri = BrowserURLText.normalized(uri)
         let path = String(uri.prefix { $0 != "?" && $0 != "#" })
         guard !path.isEmpty, !hasScheme(uri), !uri.hasPrefix("//"), !uri.contains("\\"),
             !path.lowercased().contains("%5c")

@@ -56,6 +56,7 @@ public enum AddressClass: String, Codable, Sendable, CaseIterable, Comparable {
         ("::/128", .alwaysRefused("unspecified")),
         ("::1/128", .reachable(.loopback)),
         ("fe80::/10", .alwaysRefused("link-local")),
+        ("2001::/32", .alwaysRefused("Teredo tunnel")),
         ("ff00::/8", .alwaysRefused("multicast")),
         ("fc00::/7", .reachable(.private)),
         ("fec0::/10", .reachable(.private)),

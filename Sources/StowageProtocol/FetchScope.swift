@@ -40,10 +40,13 @@ public struct FetchScope: Codable, Sendable, Equatable {
         return headers.filter { Self.publicHeaders.contains($0.name.lowercased()) }
     }
 
-    /// `url`'s host gets the submitted headers: the source's host or a header host (always, without a source).
+    /// `url`'s host gets the submitted headers: the source's host or a header host (always, without a source),
+    /// and never in clear when the source was asked for over https.
     public func trusts(_ url: String) -> Bool {
         guard let source else { return true }
-        guard let host = URL(string: url)?.host?.lowercased() else { return false }
-        return URL(string: source)?.host?.lowercased() == host || headerHosts.contains { $0.lowercased() == host }
+        guard let target = URL(string: url), let host = target.host?.lowercased(), let origin = URL(string: source)
+        else { return false }
+        if origin.scheme?.lowercased() == "https" && target.scheme?.lowercased() != "https" { return false }
+        return origin.host?.lowercased() == host || headerHosts.contains { $0.lowercased() == host }
     }
 }

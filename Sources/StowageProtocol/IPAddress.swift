@@ -5,8 +5,9 @@ import Foundation
 #endif
 
 /// An IPv4 or IPv6 address as its bytes (4 or 16), for deciding whether Stowage may connect to it
-/// (``NetworkPolicy``). An IPv6 address that carries an IPv4 one (`::ffff:127.0.0.1`, NAT64 `64:ff9b::/96`, 6to4
-/// `2002::/16`, the old `::a.b.c.d`) is judged as that IPv4 address: the packets reach it.
+/// (``NetworkPolicy``). An IPv6 address that carries an IPv4 one (`::ffff:127.0.0.1`, NAT64 `64:ff9b::/96` and
+/// `64:ff9b:1::/48`, SIIT `::ffff:0:0/96`, 6to4 `2002::/16`, the old `::a.b.c.d`) is judged as that IPv4 address:
+/// the packets reach it.
 public struct IPAddress: Hashable, Sendable, CustomStringConvertible {
     /// 4 bytes (IPv4) or 16 (IPv6), network order.
     public let bytes: [UInt8]
@@ -32,6 +33,7 @@ public struct IPAddress: Hashable, Sendable, CustomStringConvertible {
         bytes = withUnsafeBytes(of: &v6) { Array($0) }
     }
 
+    /// 4 bytes: an IPv4 address.
     public var isIPv4: Bool { bytes.count == 4 }
 
     /// The IPv4 address an IPv6 address carries (mapped, NAT64, 6to4, IPv4-compatible), or nil.
@@ -42,6 +44,11 @@ public struct IPAddress: Hashable, Sendable, CustomStringConvertible {
             return IPAddress(bytes: Array(b[12...]))
         }
         if b[0..<12] == [0x00, 0x64, 0xff, 0x9b, 0, 0, 0, 0, 0, 0, 0, 0][...] {
+            return IPAddress(bytes: Array(b[12...]))
+        }
+        // Local-use NAT64 (64:ff9b:1::/48, RFC 8215) and SIIT's ::ffff:0:a.b.c.d (RFC 2765) carry it last too.
+        if b[0..<6] == [0x00, 0x64, 0xff, 0x9b, 0x00, 0x01][...] { return IPAddress(bytes: Array(b[12...])) }
+        if b[0..<8].allSatisfy({ $0 == 0 }) && b[8] == 0xff && b[9] == 0xff && b[10] == 0 && b[11] == 0 {
             return IPAddress(bytes: Array(b[12...]))
         }
         if b[0] == 0x20 && b[1] == 0x02 { return IPAddress(bytes: Array(b[2..<6])) }
@@ -55,6 +62,7 @@ public struct IPAddress: Hashable, Sendable, CustomStringConvertible {
     /// This address, or the IPv4 address it carries: what policies judge.
     public var effective: IPAddress { embeddedIPv4 ?? self }
 
+    /// The usual text: dotted quad, or RFC 5952 IPv6 (`inet_ntop`).
     public var description: String {
         if isIPv4 { return bytes.map(String.init).joined(separator: ".") }
         var buffer = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))

@@ -3,7 +3,9 @@ import Foundation
 /// A range of addresses written as CIDR (`10.0.0.0/8`, `fd00::/8`, or one address): the operator's
 /// `--allow-networks` and `--deny-networks`, and the address classes of ``AddressClass``.
 public struct IPNetwork: Hashable, Sendable, CustomStringConvertible {
+    /// The first address (bits past the prefix are ignored when matching).
     public let base: IPAddress
+    /// Leading bits that must match (0…32 for IPv4, 0…128 for IPv6).
     public let prefixLength: Int
 
     /// nil unless `base` is an address and `prefixLength` fits it.
@@ -44,6 +46,7 @@ public struct IPNetwork: Hashable, Sendable, CustomStringConvertible {
         return true
     }
 
+    /// `base/prefixLength`, as parsed.
     public var description: String { "\(base)/\(prefixLength)" }
 }
 

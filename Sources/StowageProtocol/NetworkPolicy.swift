@@ -1,3 +1,5 @@
+import Foundation
+
 /// Which addresses a title's fetches may connect to: the operator's `--allow-networks` and `--deny-networks`
 /// over the address classes (``AddressClass``). Judged on the address actually connected to (after name
 /// resolution, for every request and every redirect), so a name that resolves inward is refused like the address.
@@ -40,5 +42,17 @@ public struct NetworkPolicy: Codable, Sendable, Equatable {
         case .reachable(let c): c
         case .alwaysRefused: allow.contains(where: { $0.contains(address) }) ? .private : .public
         }
+    }
+
+    /// The reach the scheduler keeps for a title whose first resolve reported `reported` (a worker's word): an
+    /// address in the source URL is judged here; only `localhost` names (RFC 6761) may bring the loopback reach,
+    /// so a worker key cannot open the box's own services to a title from a name (it could at most claim a
+    /// LAN source).
+    public func acceptedReach(reported: AddressClass, source: String) -> AddressClass {
+        guard var host = URL(string: source)?.host?.lowercased(), !host.isEmpty else { return .public }
+        if host.hasPrefix("[") && host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+        if let address = IPAddress(host) { return reach(ofSource: address) }
+        if host == "localhost" || host.hasSuffix(".localhost") { return reported }
+        return min(reported, .private)
     }
 }

@@ -182,7 +182,7 @@ extension SchedulerService {
     private func rememberReach(_ token: String, _ title: TitleRecord, _ reach: AddressClass?) throws {
         guard let reach, title.reach == nil else { return }
         var updated = title
-        updated.reach = reach
+        updated.reach = options.network.acceptedReach(reported: reach, source: title.url)
         try store.update(updated)
         scopeCache[token] = nil
     }

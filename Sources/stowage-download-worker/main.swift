@@ -1,4 +1,5 @@
 import ArgumentParser
+import CSystemShims
 import Foundation
 import Logging
 import StowageFetch
@@ -11,7 +12,7 @@ struct DownloadHandler: TaskHandler {
     let titlesRoot: URL
 
     func handle(_ task: TaskAssignment, progress: @escaping @Sendable (Int64) -> Void) async -> Outcome {
-        var scope = task.scope ?? FetchScope()
+        var scope = task.scope ?? FetchScope(reach: .public)
         var found: AddressClass?
         if case .resolve = task.work, scope.reach == nil {
             // The title's first resolve: the address its URL reaches decides how far in its files may lie.
@@ -75,6 +76,8 @@ struct DownloadWorkerCommand: AsyncParsableCommand {
     @OptionGroup var options: WorkerOptions
 
     func run() async throws {
+        // It parses hostile input: other processes of its user may not read its memory (the title's headers).
+        _ = stowage_forbid_inspection()
         try await options.runWorker(kind: .download, defaultConcurrency: 8) { home, capacity, logger in
             try FileManager.default.createDirectory(at: home.titlesRoot, withIntermediateDirectories: true)
             let fetcher = HTTPFetcher(logger: logger, connectionsPerHost: capacity)

@@ -1,4 +1,5 @@
 import ArgumentParser
+import CSystemShims
 import Foundation
 import Logging
 import StowageGateway
@@ -102,6 +103,8 @@ struct GatewayCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        // It holds the admin secret and device sessions: other processes of its user may not read its memory.
+        _ = stowage_forbid_inspection()
         LogSetup.bootstrap(level: logLevel)
         let logger = Logger(label: "stowage-gateway")
         let (host, port) = ListenOptions.parse(listen)!

@@ -1,4 +1,5 @@
 import ArgumentParser
+import CSystemShims
 import Foundation
 import Logging
 import StowageIntegrity
@@ -54,6 +55,8 @@ struct IntegrityWorkerCommand: AsyncParsableCommand {
     @OptionGroup var options: WorkerOptions
 
     func run() async throws {
+        // Other processes of its user may not read its memory or its open files through /proc.
+        _ = stowage_forbid_inspection()
         try await options.runWorker(kind: .integrity, defaultConcurrency: 2) { home, _, _ in
             (IntegrityHandler(titlesRoot: home.titlesRoot), {})
         }

@@ -19,7 +19,7 @@ struct LicenseHandler: TaskHandler {
                     code: .internal, message: "license worker got a \(task.work.workerKind) task",
                     retryable: false))
         }
-        return await HTTPFetcher.$scope.withValue(task.scope ?? FetchScope()) {
+        return await HTTPFetcher.$scope.withValue(task.scope ?? FetchScope(reach: .public)) {
             do throws(TaskFailure) {
                 return .licensed(try await fetcher.acquireLicense(work))
             } catch {

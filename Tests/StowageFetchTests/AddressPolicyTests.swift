@@ -72,6 +72,17 @@ struct AddressPolicyTests {
         #expect(failure.message.contains("moving.invalid resolves to 10.1.2.3"), "\(failure.message)")
     }
 
+    @Test func aHostKeepsItsClientWhileItsAddressIsStillAllowed() async throws {
+        let pinned = PinnedClients(configuration: HTTPFetcher.configuration(connectionsPerHost: 2))
+        let a = try #require(IPAddress("192.0.2.1")), b = try #require(IPAddress("192.0.2.2"))
+        let first = pinned.client(host: "cdn.example", allowed: [a, b])
+        #expect(pinned.client(host: "cdn.example", allowed: [b, a]) === first, "a rotated answer keeps the client")
+        let moved = pinned.client(host: "cdn.example", allowed: [b])
+        #expect(moved !== first, "an address no longer allowed is not used")
+        #expect(pinned.client(host: "other.example", allowed: [a]) !== first)
+        await pinned.shutdown()
+    }
+
     @Test func aRedirectIsJudgedAtItsTarget() async throws {
         let outer = try await ScriptedOrigin()
         let inner = try await ScriptedOrigin(host: "127.0.0.3")

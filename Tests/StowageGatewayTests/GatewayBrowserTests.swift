@@ -102,6 +102,26 @@ struct GatewayBrowserTests {
         }
     }
 
+    /// A browser's EME player asks for Clear Key licenses itself, with the cookie and no token: allowed from the
+    /// gateway's own pages only.
+    @Test func clearKeyLicensesNeedNoTokenButTheGatewaysOwnOrigin() async throws {
+        let fixture = try TrustFixture()
+        try await fixture.test { client in
+            let cookie = try #require(try await TrustFixture.login(client, secret: "admin-secret"))
+            let body = ByteBuffer(string: #"{"kids":["AAAAAAAAAAAAAAAAAAAAAA"],"type":"temporary"}"#)
+            try await client.execute(
+                uri: "/titles/tok/clearkey", method: .post,
+                headers: [.cookie: cookie, .origin: "https://evil.example"], body: body
+            ) { response in #expect(response.status == .forbidden) }
+            try await client.execute(
+                uri: "/titles/tok/clearkey", method: .post, headers: [.cookie: cookie, .origin: "http://localhost"],
+                body: body
+            ) { response in
+                #expect(response.status != .forbidden || !String(buffer: response.body).contains("CSRF"))
+            }
+        }
+    }
+
     @Test func aLoginFormFromAnotherOriginIsRefused() async throws {
         let fixture = try TrustFixture()
         try await fixture.test { client in

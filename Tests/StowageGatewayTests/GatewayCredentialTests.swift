@@ -28,6 +28,12 @@ struct GatewayCredentialTests {
             #expect(statuses.suffix(90).allSatisfy { $0 == .tooManyRequests })
             #expect(retryAfter.flatMap(Int.init).map { $0 >= 1 } == true, "429 says when to retry")
             #expect(fixture.backend.authentications.withLock { $0 } <= 7, "a flood does not queue the scheduler")
+            try await client.execute(
+                uri: "/login", method: .post, headers: TrustFixture.form,
+                body: ByteBuffer(string: "secret=admin-secret")
+            ) { response in
+                #expect(response.status == .tooManyRequests, "a throttled address learns nothing of the admin's secret")
+            }
             var json = TrustFixture.form
             json[.accept] = "application/json"
             try await client.execute(uri: "/login", method: .post, headers: json, body: ByteBuffer(string: "secret=x"))

@@ -11,7 +11,7 @@ struct SignedQueryLeakTests {
         let outside = [
             "//other.example/x.ts", "\\\\other\\x.ts", "a\\..\\..\\x.ts", "a%5C..%5Cx.ts", "http://other.example/x.ts",
             "HTTPS://other.example/x.ts", "data:text/plain,x", "/etc/passwd", "../x.ts", "v/../../x.ts",
-            "%2e%2e/x.ts",
+            "%2e%2e/x.ts", " //other.example/x.ts", "ht\ttps://other.example/x.ts", "\u{1}//other.example/x.ts",
         ]
         for uri in outside {
             #expect(rewriter.rewriteURI(uri, at: "master.m3u8") == uri, "\(uri) must not be signed")

@@ -18,6 +18,8 @@ struct OfflineLeakTests {
             #"#EXT-X-DATERANGE:ID="ad",START-DATE="2026-01-01T00:00:00Z",X-ASSET-LIST="https://ads.example/l""#,
             #"#EXT-X-SESSION-DATA:DATA-ID="com.example.t",VALUE="//tracker.example/p""#,
             #"#EXT-X-SESSION-DATA:DATA-ID="com.example.t",VALUE="data:text/plain,x""#,
+            #"#EXT-X-DATERANGE:ID="ad",START-DATE="2026-01-01T00:00:00Z",X-ASSET-LIST=" //ads.example/l""#,
+            "#EXT-X-DATERANGE:ID=\"ad\",START-DATE=\"2026-01-01T00:00:00Z\",X-ASSET-LIST=\"ht\ttps://ads.example\"",
         ] {
             #expect(!OfflineTags.mayCopy(line), "\(line)")
         }

@@ -6,7 +6,7 @@ import Synchronization
 import Testing
 import ZeroMQ
 
-@Suite("Stop flag, poll-loop services and the worker's graceful stop")
+@Suite("Stop flag, poll-loop services and the worker's graceful stop", .serialized)
 struct LifecycleTests {
     @Test func shutdownSignalWakesWakersRegisteredBeforeAndAfter() throws {
         let stop = ShutdownSignal()
