@@ -63,7 +63,15 @@ process_status() {
     X|x) PID_STATUS_WHY="pid $pid is dead"; return 1 ;;
   esac
   if ! exe="$(readlink "/proc/$pid/exe" 2>/dev/null)"; then
-    PID_STATUS_WHY="pid $pid is gone or not ours (its executable cannot be read)"; return 1
+    # Stowage's processes make themselves undumpable (prctl PR_SET_DUMPABLE 0), which hides /proc/PID/exe even
+    # from their own user: then a process of ours (real uid) whose first argument is the executable counts.
+    local uid argv0
+    uid="$(awk '/^Uid:/ { print $2 }' "/proc/$pid/status" 2>/dev/null || true)"
+    argv0="$(tr '\0' '\n' <"/proc/$pid/cmdline" 2>/dev/null | head -n 1 || true)"
+    if [ -z "$argv0" ] || [ "$uid" != "$(id -u)" ]; then
+      PID_STATUS_WHY="pid $pid is gone or not ours (its executable cannot be read)"; return 1
+    fi
+    exe="$(realpath -m -- "$argv0")"
   fi
   exe="${exe% (deleted)}"
   for candidate in "$@"; do

@@ -53,7 +53,7 @@ public final class AddressGuard: Sendable {
             retryable: false)
     }
 
-    /// How far in the scope's title may reach: its stored reach, or the class of the address its source URL
+    /// How far in the scope's title may reach: its stored reach, or the class of the addresses its source URL
     /// resolves to; a fetch that is not a title's (the operator's own, `source` nil) may reach anything.
     public func reach(of scope: FetchScope) async throws(TaskFailure) -> AddressClass {
         if let reach = scope.reach { return reach }
@@ -61,8 +61,11 @@ public final class AddressGuard: Sendable {
         guard let host = Self.host(of: source) else { return .public }
         // The most outward class among the source's addresses: a name that also answers with an inner address
         // (which the fetch may not even connect to) gets no deeper reach from it.
+        // As the scheduler keeps it (``NetworkPolicy/acceptedReach(reported:source:)``): only an address or a
+        // `localhost` name brings the loopback reach.
         let addresses = try await resolve(host, url: source)
-        return addresses.map(scope.network.reach(ofSource:)).min() ?? .public
+        let found = addresses.map(scope.network.reach(ofSource:)).min() ?? .public
+        return scope.network.acceptedReach(reported: found, source: source)
     }
 
     /// The addresses of `host` (itself when it is an address), in the resolver's order.

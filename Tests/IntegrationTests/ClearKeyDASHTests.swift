@@ -122,19 +122,9 @@ struct ClearKeyDASHTests {
 
     /// The gateway serves the title's MPD with the Clear Key URL under the title, and answers it for a device.
     func checkGateway(_ h: Harness, token: String, kidB64: String) throws {
-        let port = try Harness.freePort()
-        let secretFile = h.root.appendingPathComponent("admin.secret")
-        try "admin-secret-for-tests\n".write(to: secretFile, atomically: true, encoding: .utf8)
-        let out = h.root.appendingPathComponent("gateway.out")
-        try h.spawn(
-            "gateway", "stowage-gateway", ["--listen", "127.0.0.1:\(port)", "--admin-secret", secretFile.path],
-            stdout: out)
-        try h.waitUntil(timeout: 30, "the gateway to listen") {
-            ((try? String(contentsOf: out, encoding: .utf8)) ?? "").contains("listening")
-        }
-        let (added, secretOut) = try h.stowctl(["devices", "add", "tablet"])
-        let secret = try #require(secretOut.split(separator: "\n").last.map(String.init), "\(added)")
-        let base = "http://127.0.0.1:\(port)/titles/\(token)"
+        let gateway = try h.startGateway(address: "127.0.0.1")
+        let secret = try h.addDevice("tablet")
+        let base = "\(gateway)/titles/\(token)"
         let (code, mpd) = try TestMedia.shOutput(
             "curl -sf -H 'Authorization: Bearer \(secret)' \(base)/manifest.mpd", in: h.root)
         #expect(code == 0 && mpd.contains(">/titles/\(token)/clearkey<"), "\(mpd.prefix(600))")

@@ -9,17 +9,7 @@ import Testing
 struct GatewayTests {
     /// The gateway on `address`, an admin secret in a file; returns its base URL (`http://ADDRESS:PORT`).
     func startGateway(_ h: Harness, address: String, name: String = "gateway", extra: [String] = []) throws -> String {
-        let secretFile = h.root.appendingPathComponent("admin.secret")
-        try "admin-secret-for-tests\n".write(to: secretFile, atomically: true, encoding: .utf8)
-        let port = try Harness.freePort()
-        let out = h.root.appendingPathComponent("\(name).out")
-        try h.spawn(
-            name, "stowage-gateway",
-            ["--listen", "\(address):\(port)", "--admin-secret", secretFile.path] + extra, stdout: out)
-        try h.waitUntil(timeout: 30, "the gateway to listen") {
-            ((try? String(contentsOf: out, encoding: .utf8)) ?? "").contains("listening")
-        }
-        return "http://\(address):\(port)"
+        try h.startGateway(address: address, name: name, extra: extra)
     }
 
     /// A command run on the device (inside its network namespace): exit status and stdout.

@@ -89,20 +89,9 @@ struct InwardFetchTests {
         let token = try h.submit("to-address-master.m3u8")
         try h.waitUntil(timeout: 30, "the title planned") { try h.status(token).state == .licensing }
         #expect(try h.stowctl(["pause", token]).0 == 0)
-        let secretFile = h.root.appendingPathComponent("admin.secret")
-        try "admin-secret-for-tests\n".write(to: secretFile, atomically: true, encoding: .utf8)
-        let port = try Harness.freePort()
-        let out = h.root.appendingPathComponent("gateway.out")
-        try h.spawn(
-            "gateway", "stowage-gateway", ["--listen", "127.0.0.1:\(port)", "--admin-secret", secretFile.path],
-            stdout: out)
-        try h.waitUntil(timeout: 30, "the gateway to listen") {
-            ((try? String(contentsOf: out, encoding: .utf8)) ?? "").contains("listening")
-        }
-        let (added, secretOut) = try h.stowctl(["devices", "add", "tablet"])
-        #expect(added == 0, "\(secretOut)")
-        let secret = String(try #require(secretOut.split(separator: "\n").last))
-        let base = "http://127.0.0.1:\(port)/titles/\(token)/"
+        let gateway = try h.startGateway(address: "127.0.0.1")
+        let secret = try h.addDevice("tablet")
+        let base = "\(gateway)/titles/\(token)/"
         /// GET (following redirects): status, body, and the path in the title that answered.
         func get(_ path: String) throws -> (Int, String, String) {
             let body = h.root.appendingPathComponent("get-\(UInt32.random(in: 0...UInt32.max))")

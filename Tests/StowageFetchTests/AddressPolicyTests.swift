@@ -72,6 +72,18 @@ struct AddressPolicyTests {
         #expect(failure.message.contains("moving.invalid resolves to 10.1.2.3"), "\(failure.message)")
     }
 
+    @Test func aSourceBringsTheReachOfItsAddresses() async throws {
+        let guardian = AddressGuard.shared
+        #expect(try await guardian.reach(of: FetchScope(source: "http://127.0.0.1:9/a.m3u8")) == .loopback)
+        #expect(try await guardian.reach(of: FetchScope(source: "http://localhost:9/a.m3u8")) == .loopback)
+        guardian.remember("box.invalid", as: [try #require(IPAddress("127.0.0.1"))])
+        #expect(try await guardian.reach(of: FetchScope(source: "http://box.invalid/a.m3u8")) == .private)
+        guardian.remember(
+            "mixed.invalid", as: [try #require(IPAddress("10.0.0.5")), try #require(IPAddress("8.8.8.8"))])
+        #expect(try await guardian.reach(of: FetchScope(source: "http://mixed.invalid/a.m3u8")) == .public)
+        #expect(try await guardian.reach(of: FetchScope()) == .loopback, "the operator's own fetch")
+    }
+
     @Test func aHostKeepsItsClientWhileItsAddressIsStillAllowed() async throws {
         let pinned = PinnedClients(configuration: HTTPFetcher.configuration(connectionsPerHost: 2))
         let a = try #require(IPAddress("192.0.2.1")), b = try #require(IPAddress("192.0.2.2"))
