@@ -29,7 +29,7 @@ public struct NetworkPolicy: Codable, Sendable, Equatable {
             return "\(address) is a \(what) address, never fetched (open it with --allow-networks)"
         case .reachable(let target) where target > reach:
             return "\(address) is a \(target) address and this title's source is a \(reach) address "
-                + "(a title may only reach addresses as far out as its source, or --allow-networks)"
+                + "(a title reaches no address deeper in than its source's; --allow-networks opens ranges)"
         case .reachable:
             return nil
         }

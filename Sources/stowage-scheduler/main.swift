@@ -45,8 +45,8 @@ struct SchedulerCommand: AsyncParsableCommand {
         name: .customLong("allow-networks"),
         help: """
             Address ranges every title may fetch from, whatever its source (comma-separated CIDR, e.g. \
-            10.20.0.0/16 for a LAN CDN that public playlists name). Otherwise a title reaches only addresses as far \
-            out as its source's (public < private < loopback), and never link-local, multicast or unspecified ones.
+            10.20.0.0/16 for a LAN CDN that public playlists name). Otherwise a title reaches no address deeper in \
+            than its source's (public < private < loopback), and never link-local, multicast or unspecified ones.
             """)
     var allowNetworks: String?
     @Option(
