@@ -148,11 +148,7 @@ public final class AddressGuard: Sendable {
     }
 
     /// The host of `url` without IPv6 brackets, as the HTTP client connects to it.
-    static func host(of url: String) -> String? {
-        guard var host = URL(string: url)?.host, !host.isEmpty else { return nil }
-        if host.hasPrefix("[") && host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
-        return host
-    }
+    static func host(of url: String) -> String? { URLHost.of(url) }
 
     private static func shown(_ url: String) -> String { String(URLRedaction.redacted(url).prefix(200)) }
 }

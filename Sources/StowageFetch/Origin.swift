@@ -1,4 +1,5 @@
 import Foundation
+import StowageProtocol
 
 /// The `http://host:port` part of URLs that an ``OriginConnection`` can serve, and each URL's request target.
 struct Origin: Hashable, Sendable {
@@ -15,10 +16,8 @@ struct Origin: Hashable, Sendable {
         guard url.hasPrefix("http://") else { return nil }
         let rest = url.dropFirst(7)
         let authority = rest.prefix { $0 != "/" && $0 != "?" && $0 != "#" }
-        guard !authority.isEmpty, !authority.contains("@"), let parsed = URL(string: url), var host = parsed.host,
-            !host.isEmpty
+        guard !authority.isEmpty, !authority.contains("@"), let parsed = URL(string: url), let host = URLHost.of(url)
         else { return nil }
-        if host.hasPrefix("[") && host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
         self.host = host
         port = parsed.port ?? 80
         self.authority = String(authority)

@@ -49,8 +49,7 @@ public struct NetworkPolicy: Codable, Sendable, Equatable {
     /// so a worker key cannot open the box's own services to a title from a name (it could at most claim a
     /// LAN source).
     public func acceptedReach(reported: AddressClass, source: String) -> AddressClass {
-        guard var host = URL(string: source)?.host?.lowercased(), !host.isEmpty else { return .public }
-        if host.hasPrefix("[") && host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+        guard let host = URLHost.of(source)?.lowercased() else { return .public }
         if let address = IPAddress(host) { return reach(ofSource: address) }
         if host == "localhost" || host.hasSuffix(".localhost") { return reported }
         return min(reported, .private)
