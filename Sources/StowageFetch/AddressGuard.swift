@@ -90,9 +90,6 @@ public final class AddressGuard: Sendable {
         }
     }
 
-    /// Forgets every cached answer (tests that change what a name resolves to).
-    public func forget() { cache.withLock { $0.removeAll() } }
-
     /// Answers `host` with `addresses` for ``cacheSeconds``, as if the resolver had: tests show that a request
     /// connects to the address that was checked, not to what the name resolves to when connecting.
     package func remember(_ host: String, as addresses: [IPAddress]) {
