@@ -49,6 +49,8 @@ public struct SchedulerCore: Sendable {
     public private(set) var admitted: Set<String> = []
     /// Titles whose segment work needs no slot (recordings).
     public private(set) var slotExempt: Set<String> = []
+    /// Licensed titles whose segment work waits for a slot (shown as `requested`).
+    public private(set) var waitingForSlot: Set<String> = []
     private var titles: [String: TitleQueue] = [:]
     /// Requests in flight per origin host.
     public private(set) var hostInFlight: [String: Int] = [:]
@@ -170,6 +172,7 @@ public struct SchedulerCore: Sendable {
         titles[token] = nil
         admitted.remove(token)
         slotExempt.remove(token)
+        waitingForSlot.remove(token)
         let out = leases.values.filter { $0.item.token == token }.sorted { $0.taskID < $1.taskID }
         for lease in out {
             leases[lease.taskID] = nil
@@ -178,6 +181,12 @@ public struct SchedulerCore: Sendable {
         }
         return out
     }
+
+    /// A licensed title's segment work is queued: it waits for a slot.
+    public mutating func waitForSlot(_ token: String) { waitingForSlot.insert(token) }
+
+    /// Whether the title waited for a slot (it holds one now).
+    public mutating func stopWaiting(_ token: String) -> Bool { waitingForSlot.remove(token) != nil }
 
     /// A title with no segment work left gives back its slot.
     public mutating func releaseSlot(_ token: String) { admitted.remove(token) }

@@ -20,6 +20,10 @@ final class SchedulerMetrics {
     /// What `stats` reports beside the gauges.
     private(set) var verifiedBytesTotal: Int64 = 0
     private(set) var retriesByReason: [String: Int] = [:]
+    /// Messages dropped because they were malformed.
+    private(set) var droppedMessages = 0
+    /// When the scheduler started (monotonic).
+    let startedAt: Double
     private var throughputSamples: [(at: Double, bytes: Int64)] = []
 
     private static let states: [TitleState] = [
@@ -79,7 +83,12 @@ final class SchedulerMetrics {
         retriesByReason[code.rawValue, default: 0] += 1
     }
 
-    func droppedMessage() { dropped.increment() }
+    init(startedAt: Double) { self.startedAt = startedAt }
+
+    func droppedMessage() {
+        droppedMessages += 1
+        dropped.increment()
+    }
     func refusedConnection() { refusedConnections.increment() }
 }
 
@@ -94,6 +103,7 @@ extension SchedulerService {
             queued: core.queueDepths, leases: core.leases.count, workers: SchedulerMetrics.workersByKind(core),
             verifiedBytes: metrics.verifiedBytesTotal, bytesPerSecond: rate, bytesRemaining: remaining,
             etaSeconds: rate > 0 && remaining > 0 ? Double(remaining) / rate : nil,
-            retries: metrics.retriesByReason, droppedMessages: droppedMessages, uptimeSeconds: monotonic() - startedAt)
+            retries: metrics.retriesByReason, droppedMessages: metrics.droppedMessages,
+            uptimeSeconds: clock.monotonic() - metrics.startedAt)
     }
 }

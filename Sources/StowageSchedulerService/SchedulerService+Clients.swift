@@ -43,7 +43,7 @@ extension SchedulerService {
             if !title.state.isFinal || title.state == .completed { try cancel(token) }
             return .title(try status(of: store.title(token)!, progress: store.progress(token: token)))
         case .workers:
-            let t = monotonic()
+            let t = clock.monotonic()
             return .workers(
                 core.workers.values.sorted { $0.id < $1.id }.map { w in
                     WorkerInfo(
@@ -52,13 +52,13 @@ extension SchedulerService {
                         alive: t - w.lastSeen <= core.workerTimeout)
                 })
         case .subscribe(let tokens):
-            if subscribers.subscribe(identity, to: tokens, now: monotonic()) {
+            if memory.progress.subscribers.subscribe(identity, to: tokens, now: clock.monotonic()) {
                 let titles = tokens.isEmpty ? try store.titles() : try tokens.compactMap { try store.title($0) }
                 for title in titles { publish(title.token, kind: "snapshot", to: [identity]) }
             }
             return .ok
         case .unsubscribe:
-            subscribers.remove(identity)
+            memory.progress.subscribers.remove(identity)
             return .ok
         case .pause(let token):
             guard let title = try store.title(token) else { throw unknownTitle(token) }
@@ -75,7 +75,7 @@ extension SchedulerService {
                     message: "title \(token) is \(title.state.rawValue): only unfinished titles can be paused")
             }
             // A title waiting for the network or for space is paused too: it then waits for `resume` only.
-            if title.state != .suspended || suspendedReason(of: title) != .paused { try pause(token) }
+            if title.state != .suspended || title.suspendedReason != .paused { try pause(token) }
             return .title(try status(of: store.title(token)!, progress: store.progress(token: token)))
         case .resume(let token):
             guard let title = try store.title(token) else { throw unknownTitle(token) }
@@ -214,7 +214,7 @@ extension SchedulerService {
         let record = TitleRecord(
             token: token, url: submit.url, name: submit.name, state: .requested, priority: submit.priority,
             selection: String(decoding: try encoder.encode(submit.selection), as: UTF8.self),
-            headers: String(decoding: try encoder.encode(submit.headers), as: UTF8.self), requestedAt: now())
+            headers: String(decoding: try encoder.encode(submit.headers), as: UTF8.self), requestedAt: clock.now())
         var stored = record
         stored.requestedTerms = try submit.terms.map { String(decoding: try encoder.encode($0), as: UTF8.self) }
         stored.licenseURL = submit.licenseURL
@@ -261,7 +261,7 @@ extension SchedulerService {
 
     /// The contract's status object for a title.
     func status(of title: TitleRecord, progress: Store.Progress) throws -> TitleStatus {
-        let live = (liveBytes[title.token] ?? [:]).filter { core.leases[$0.key] != nil }.values.reduce(0, +)
+        let live = memory.progress.inFlight(title.token) { core.leases[$0] != nil }
         let done = progress.bytesVerified + live
         let expected: Int64? = title.state == .completed ? progress.bytesVerified : title.bytesEstimate
         var fraction = progress.total > 0 ? Double(progress.verified) / Double(progress.total) : 0
@@ -290,14 +290,14 @@ extension SchedulerService {
             startedAt: iso8601(title.startedAt), endedAt: iso8601(title.endedAt), license: license,
             localPlaylist: local, playableOffline: playable, error: error)
         if title.state == .suspended {
-            out.suspendedReason = suspendedReason(of: title)
+            out.suspendedReason = title.suspendedReason
             out.suspendedSince = iso8601(title.suspendedAt)
             if out.suspendedReason == .network, let host = title.waitingHost {
                 out.waitingFor = host
                 out.nextProbeAt = iso8601(nextProbe(of: host))
             }
         }
-        if title.state == .requested, waitingForSlot.contains(title.token) {
+        if title.state == .requested, core.waitingForSlot.contains(title.token) {
             out.queuePosition = core.slotQueue().firstIndex(of: title.token).map { $0 + 1 }
         }
         recordingStatus(title, into: &out)
@@ -307,27 +307,20 @@ extension SchedulerService {
         return out
     }
 
-    /// Why a suspended title waits (titles suspended before the reason was stored: from their error).
-    func suspendedReason(of title: TitleRecord) -> SuspendedReason {
-        if let stored = title.suspendedReason { return stored }
-        return title.errorCode == ErrorCode.diskFull.rawValue ? .diskFull : .paused
-    }
-
     /// Sends an event about a title to its subscribers (or to `only`).
     func publish(_ token: String, kind: String, to only: [[UInt8]]? = nil) {
-        let targets = only ?? subscribers.targets(for: token)
+        let targets = only ?? memory.progress.subscribers.targets(for: token)
         guard !targets.isEmpty, let title = try? store.title(token), let progress = try? store.progress(token: token),
             let status = try? status(of: title, progress: progress)
         else { return }
         let frames = FrameCodec.encode(.event, TitleEvent(kind: kind, status: status))
-        for identity in targets where !send(identity, frames) { subscribers.remove(identity) }
+        for identity in targets where !send(identity, frames) { memory.progress.subscribers.remove(identity) }
     }
 
     /// Progress events, at most four a second per title.
     func publishProgress(_ token: String, throttled: Bool) {
-        let t = monotonic()
-        if throttled, let last = lastProgressEvent[token], t - last < 0.25 { return }
-        lastProgressEvent[token] = t
+        let t = clock.monotonic()
+        guard memory.progress.shouldPublish(token, throttled: throttled, now: t) else { return }
         publish(token, kind: "progress")
     }
 }

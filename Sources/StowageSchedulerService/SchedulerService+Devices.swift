@@ -33,7 +33,7 @@ extension SchedulerService {
         for i in bytes.indices { bytes[i] = UInt8.random(in: 0...255) }
         let secret = KeyEncoding.base64url(bytes)
         try store.putDevice(
-            DeviceRecord(name: name, secretHash: DeviceURLKeys.verifier(secret: secret), createdAt: now()))
+            DeviceRecord(name: name, secretHash: DeviceURLKeys.verifier(secret: secret), createdAt: clock.now()))
         logger.info("device added", metadata: ["device": "\(name)"])
         return DeviceSecret(name: name, secret: secret)
     }
@@ -51,7 +51,7 @@ extension SchedulerService {
     func revokeDevice(_ name: String) throws {
         guard var device = try store.device(name) else { throw unknownDevice(name) }
         guard device.revokedAt == nil else { return }
-        device.revokedAt = now()
+        device.revokedAt = clock.now()
         try store.putDevice(device)
         logger.info("device revoked", metadata: ["device": "\(name)"])
     }
@@ -67,7 +67,7 @@ extension SchedulerService {
         guard seconds.isFinite, seconds > 0, seconds <= 366 * 86_400 else {
             throw TitleError(code: .refused, message: "--expires must be between 1 s and a year")
         }
-        let expires = (now() + seconds).rounded(.up)
+        let expires = (clock.now() + seconds).rounded(.up)
         let signature = DeviceURLKeys(vault: vault).signature(
             device: name, verifier: device.secretHash, path: path, expires: expires)
         return "\(path)?dev=\(name)&exp=\(Int64(expires))&sig=\(signature)"
@@ -96,7 +96,7 @@ extension SchedulerService {
             guard device.revokedAt == nil else {
                 throw TitleError(code: .unauthorized, message: "device \(name) was revoked")
             }
-            guard expires > now() else {
+            guard expires > clock.now() else {
                 throw TitleError(
                     code: .unauthorized, message: "the signed URL expired at \(iso8601(expires) ?? "\(expires)")")
             }
@@ -119,7 +119,7 @@ extension SchedulerService {
     func authorizePlay(_ token: String, device: String) throws -> PlayAuthorization {
         guard let d = try store.device(device), d.revokedAt == nil else { throw unknownDevice(device) }
         let verdict = try authorizePlay(token)
-        if verdict.playable { try store.recordPlay(device: device, token: token, at: now()) }
+        if verdict.playable { try store.recordPlay(device: device, token: token, at: clock.now()) }
         return verdict
     }
 

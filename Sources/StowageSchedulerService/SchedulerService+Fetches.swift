@@ -21,31 +21,24 @@ extension SchedulerService {
             ids.append(id)
         }
         guard !items.isEmpty else { return nil }
-        if sentBatches.count > 100_000 { sentBatches = sentBatches.filter { core.leases[$0.key] != nil } }
-        sentBatches[lease.taskID] = ids
+        memory.pacing.sent(ids, task: lease.taskID) { core.leases[$0] != nil }
         logger.debug("fetch batch", metadata: ["files": "\(ids.count)", "token": "\(lease.item.token)"])
         return .fetchBatch(FetchBatch(items: items))
     }
-
-    /// A batch holds about this much fetch time at most, so a worker that dies (or a pause) throws away little
-    /// finished work: files that take longer than this each are not batched at all.
-    static let batchSeconds = 0.25
 
     /// Learns how long a title's files take to fetch (per file, from the lease's time out) and sizes its batches
     /// by it: fast small files go out many at once, slow ones one per lease.
     func notePace(of lease: Lease) {
         guard case .fetch = lease.item.kind else { return }
         let token = lease.item.token
-        let perFile = max(0.001, (monotonic() - lease.issuedAt) / Double(lease.items.count))
-        fetchPace[token] = fetchPace[token].map { 0.7 * $0 + 0.3 * perFile } ?? perFile
+        memory.pacing.fetched(token, files: lease.items.count, issuedAt: lease.issuedAt, now: clock.monotonic())
         setFetchBatch(token)
     }
 
     /// The batch size of a title: by file size (``queueSegmentWork(_:)``) and by pace; one file per lease until
     /// the pace is known.
     func setFetchBatch(_ token: String) {
-        let byPace = fetchPace[token].map { Int(Self.batchSeconds / $0) } ?? 1
-        core.setFetchBatch(token, min(batchBySize[token] ?? core.limits.fetchBatch, max(1, byPace)))
+        core.setFetchBatch(token, memory.pacing.batchSize(token, limit: core.limits.fetchBatch))
     }
 
     /// What a worker needs to fetch one resource.
@@ -54,7 +47,7 @@ extension SchedulerService {
             url: r.url, headers: headers, rangeOffset: r.rangeOffset, rangeLength: r.rangeLength,
             path: "\(r.token)/\(r.localPath)", container: r.encrypted ? nil : r.container)
         work.alternates = r.alternates
-        if let id = r.id { work.fresh = firstLeases[r.token]?.insert(id).inserted }
+        if let id = r.id { work.fresh = memory.pacing.isFresh(r.token, resource: id) }
         return work
     }
 
@@ -108,9 +101,11 @@ extension SchedulerService {
             try retry(r, reason: "got \(report.bytes) bytes of a \(expected)-byte range", code: .network)
             return true
         }
-        urlRefresh.fetched(token)
-        if !hostFailures.isEmpty, let r = try store.resource(id: id), let host = HostProbe.endpoint(of: r.url) {
-            hostFailures.answered(host)
+        memory.urlRefresh.fetched(token)
+        if !memory.network.failures.isEmpty, let r = try store.resource(id: id),
+            let host = HostProbe.endpoint(of: r.url)
+        {
+            memory.network.failures.answered(host)
         }
         guard let sha256 = report.sha256 else {
             guard var r = try store.resource(id: id) else { return true }
@@ -156,14 +151,14 @@ extension SchedulerService {
             return try fail(token, TitleError(code: failure.code, message: failure.message))
         }
         if let host = failure.host, let wait = failure.retryAfter {
-            let t = monotonic()
+            let t = clock.monotonic()
             core.slowDown(host: host, resumeAt: t + wait, recoverAt: t + wait + 30)
             logger.info("origin asked to slow down", metadata: ["host": "\(host)", "retryAfter": "\(wait)"])
         }
         var counted = r
         if failure.madeProgress == true {  // progress was made: the counters start over
             counted.attempts = 0
-            if let host = failure.endpoint ?? HostProbe.endpoint(of: r.url) { hostFailures.answered(host) }
+            if let host = failure.endpoint ?? HostProbe.endpoint(of: r.url) { memory.network.failures.answered(host) }
         }
         try retry(
             counted, reason: failure.message, code: failure.code, retryAfter: failure.retryAfter,

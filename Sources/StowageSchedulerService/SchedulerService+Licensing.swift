@@ -22,7 +22,7 @@ extension SchedulerService {
     }
 
     /// Whether this title's license predates a clock rollback (and so counts as expired until renewed).
-    func clockRolledBack(for title: TitleRecord) -> Bool { title.licenseEpoch < clock.epoch }
+    func clockRolledBack(for title: TitleRecord) -> Bool { title.licenseEpoch < memory.clockEpoch.epoch }
 
     /// The contract's license object.
     func licenseStatus(_ title: TitleRecord) -> LicenseStatus? {
@@ -31,7 +31,7 @@ extension SchedulerService {
         // A license with no plays or play time left counts as expired (`renew --expired` picks it up).
         let expired =
             LicensePolicy.refusal(
-                t, u, now: now(), clockRolledBack: clockRolledBack(for: title),
+                t, u, now: clock.now(), clockRolledBack: clockRolledBack(for: title),
                 startingPlay: true) != nil
         return LicenseStatus(
             kind: LicenseKind(rawValue: t.kind.rawValue) ?? .none, requestedAt: iso8601(t.requestedAt),
@@ -66,7 +66,7 @@ extension SchedulerService {
             playTimeLimitSeconds: g.playTimeSeconds,
             forceExpired: g.forceExpired, renewalSuggested: g.renewalSuggested)
         title.licenseTerms = String(decoding: try JSONEncoder().encode(terms), as: UTF8.self)
-        title.licenseEpoch = clock.epoch
+        title.licenseEpoch = memory.clockEpoch.epoch
         title.licenseError = nil
         try store.update(title)
         return title
@@ -77,7 +77,7 @@ extension SchedulerService {
         guard let before = try store.title(token) else { return }
         let renewal = before.licenseTerms != nil
         guard let title = try recordLicense(grant, token: token) else { return }
-        renewing.remove(token)
+        memory.renewals.end(token)
         if title.state == .completed || (renewal && [.licensed, .recording].contains(title.state)) {
             if title.state != .recording { _ = core.dropTitle(token) }
             try store.appendEvent(
@@ -86,7 +86,7 @@ extension SchedulerService {
             publish(token, kind: "license")
         } else if title.preloadOnly {
             _ = core.dropTitle(token)
-            try transition(token, to: .licensed)
+            try handle(.preloaded, of: token)
         } else {
             if let refusal = try expiresBeforeFinish(title) { return try fail(token, refusal) }
             try startDownloading(token)
@@ -96,8 +96,8 @@ extension SchedulerService {
     /// A license that would end before the download could finish refuses the download.
     private func expiresBeforeFinish(_ title: TitleRecord) throws -> TitleError? {
         guard let t = terms(of: title), let end = LicensePolicy.effectiveExpiry(t, usage(of: title)) else { return nil }
-        let rate = Double(bandwidth ?? 50_000_000)  // bytes/s: the cap, else an optimistic 50 MB/s
-        let finish = now() + Double(title.bytesEstimate ?? 0) / rate
+        let rate = Double(memory.limits.bandwidth ?? 50_000_000)  // bytes/s: the cap, else an optimistic 50 MB/s
+        let finish = clock.now() + Double(title.bytesEstimate ?? 0) / rate
         guard end <= finish else { return nil }
         let message =
             "the license ends at \(iso8601(end) ?? "?"), before the download could finish "
@@ -111,17 +111,17 @@ extension SchedulerService {
         let token = lease.item.token
         guard var title = try store.title(token) else { return }
         if try refreshKeysAfterRefusal(token, failure) { return }
-        let n = retries.failed(lease.item)
+        let n = memory.retries.failed(lease.item)
         if failure.retryable && n < options.maxAttempts {
-            retries.schedule(lease.item, at: monotonic() + max(backoff(n), failure.retryAfter ?? 0))
+            memory.retries.schedule(lease.item, at: clock.monotonic() + max(backoff(n), failure.retryAfter ?? 0))
             return
         }
-        retries.resetAttempts(lease.item)
+        memory.retries.resetAttempts(lease.item)
         let unreachable = failure.code == .network && failure.retryable
         let endpoint = failure.endpoint ?? HostProbe.endpoint(of: title.licenseURL ?? title.url)
         if title.licenseTerms != nil {
             if unreachable, let endpoint {
-                renewing.remove(token)
+                memory.renewals.end(token)
                 title.licenseError = failure.message + " (renewal runs again when \(endpoint) answers)"
                 try store.update(title)
                 try store.appendEvent(token: token, kind: "license-error", detail: title.licenseError ?? "")
@@ -130,7 +130,7 @@ extension SchedulerService {
                 publish(token, kind: "license")
                 return
             }
-            renewing.remove(token)
+            memory.renewals.end(token)
             title.licenseError = failure.message
             try store.update(title)
             try store.appendEvent(token: token, kind: "license-error", detail: failure.message)
@@ -157,18 +157,17 @@ extension SchedulerService {
         if let licenseURL { title.licenseURL = licenseURL }
         title.licenseError = nil
         try store.update(title)
-        guard !renewing.contains(token) else { return }
-        renewing.insert(token)
+        guard memory.renewals.start(token) else { return }
         core.addTitle(token, priority: title.priority + 1_000, requestedAt: title.requestedAt)
         core.enqueue(WorkItem(token: token, kind: .license))
     }
 
     /// The clock guard: persists the latest time seen; a jump back beyond the tolerance starts a new epoch.
     func checkClock() {
-        let t = now()
-        switch clock.observe(now: t) {
+        let t = clock.now()
+        switch memory.clockEpoch.observe(now: t) {
         case .rolledBack(let last):
-            try? store.setSetting(Self.clockEpochSetting, "\(clock.epoch)")
+            try? store.setSetting(Self.clockEpochSetting, "\(memory.clockEpoch.epoch)")
             logger.warning(
                 "the wall clock went back: time-limited licenses count as expired until renewed",
                 metadata: ["lastSeen": "\(iso8601(last) ?? "?")", "now": "\(iso8601(t) ?? "?")"])
@@ -185,9 +184,9 @@ extension SchedulerService {
         guard let lead = options.autoRenewBefore, lead > 0, let titles = try? store.titles(state: .completed) else {
             return
         }
-        for title in titles where !renewing.contains(title.token) && title.licenseError == nil {
-            guard let t = terms(of: title), LicensePolicy.renewalDue(t, usage(of: title), now: now(), lead: lead),
-                now() - t.requestedAt >= min(60, lead / 4)
+        for title in titles where !memory.renewals.isRenewing(title.token) && title.licenseError == nil {
+            guard let t = terms(of: title), LicensePolicy.renewalDue(t, usage(of: title), now: clock.now(), lead: lead),
+                clock.now() - t.requestedAt >= min(60, lead / 4)
             else { continue }  // not again right after a renewal
             logger.info("renewing before expiry", metadata: ["token": "\(title.token)"])
             try? renew(title.token, terms: nil, licenseURL: nil)
@@ -202,7 +201,7 @@ extension SchedulerService {
         return LicenseReport(
             token: token, license: licenseStatus(title), licenseURL: title.licenseURL.map(URLRedaction.redacted),
             forceExpired: t?.forceExpired ?? false, renewalSuggested: t?.renewalSuggested ?? false,
-            renewing: renewing.contains(token), lastError: title.licenseError, playable: verdict.playable,
+            renewing: memory.renewals.isRenewing(token), lastError: title.licenseError, playable: verdict.playable,
             reason: verdict.reason)
     }
 }

@@ -15,9 +15,9 @@ extension SchedulerService {
                     "stored limits are unreadable; using the defaults", metadata: ["stored": "\(text.prefix(200))"])
                 return try applyInForce()
             }
-            storedLimits = stored
+            memory.limits.stored = stored
         }
-        for o in storedLimits.overridden(by: options.limitOverrides) {
+        for o in memory.limits.stored.overridden(by: options.limitOverrides) {
             logger.notice(
                 "--\(o.option) \(o.given) given at start overrides the stored \(o.stored) for this run",
                 metadata: ["stored": "\(o.stored)", "given": "\(o.given)"])
@@ -27,15 +27,15 @@ extension SchedulerService {
 
     /// Defaults, then stored values, then start flags.
     private func inForce() -> LimitSettings {
-        LimitSettings.defaults.overlaid(with: storedLimits).overlaid(with: options.limitOverrides)
+        LimitSettings.defaults.overlaid(with: memory.limits.stored).overlaid(with: options.limitOverrides)
     }
 
     private func applyInForce() throws {
         let l = inForce()
         if let refusal = l.refusal() { throw RuntimeError("limits: \(refusal)") }
         core.limits = l.limits
-        bandwidth = (l.bandwidth ?? 0) > 0 ? l.bandwidth : nil
-        diskCushion = l.diskCushion ?? LimitSettings.defaults.diskCushion!
+        memory.limits.bandwidth = (l.bandwidth ?? 0) > 0 ? l.bandwidth : nil
+        memory.limits.diskCushion = l.diskCushion ?? LimitSettings.defaults.diskCushion!
         shareBandwidth()
     }
 
@@ -48,11 +48,11 @@ extension SchedulerService {
             licenses: change.licenses, bandwidth: change.bandwidth, diskCushion: change.diskCushion)
         if let refusal = asked.refusal() { throw TitleError(code: .refused, message: refusal) }
         if change.reset == true {
-            storedLimits = LimitSettings()
+            memory.limits.stored = LimitSettings()
             options.limitOverrides = LimitSettings()
             try store.removeSetting(Self.limitsSetting)
         }
-        storedLimits = storedLimits.overlaid(with: asked)
+        memory.limits.stored = memory.limits.stored.overlaid(with: asked)
         // What the operator just set wins over the start flags from now on.
         var overrides = options.limitOverrides
         if asked.titles != nil { overrides.titles = nil }
@@ -62,9 +62,9 @@ extension SchedulerService {
         if asked.bandwidth != nil { overrides.bandwidth = nil }
         if asked.diskCushion != nil { overrides.diskCushion = nil }
         options.limitOverrides = overrides
-        if storedLimits != LimitSettings() {
+        if memory.limits.stored != LimitSettings() {
             try store.setSetting(
-                Self.limitsSetting, String(decoding: try JSONEncoder().encode(storedLimits), as: UTF8.self))
+                Self.limitsSetting, String(decoding: try JSONEncoder().encode(memory.limits.stored), as: UTF8.self))
         }
         try applyInForce()
         let l = inForce()
@@ -82,6 +82,6 @@ extension SchedulerService {
         let l = core.limits
         return LimitsInfo(
             titles: l.titlesAtOnce, perTitle: l.perTitle, perHost: l.perHost, licenses: l.licenses,
-            bandwidth: bandwidth ?? 0, diskCushion: diskCushion)
+            bandwidth: memory.limits.bandwidth ?? 0, diskCushion: memory.limits.diskCushion)
     }
 }

@@ -22,7 +22,7 @@ extension SchedulerService {
         try suspend(
             token, reason: .network, waitingHost: endpoint,
             error: TitleError(code: .network, message: "\(message); waiting for \(endpoint) to answer"))
-        hostWatch.unreachable(endpoint, now: monotonic())
+        memory.network.hosts.unreachable(endpoint, now: clock.monotonic())
     }
 
     /// A license renewal could not reach its server: the title keeps its state and license; the renewal runs
@@ -31,7 +31,7 @@ extension SchedulerService {
         guard var title = try store.title(token) else { return }
         title.waitingHost = endpoint
         try store.update(title)
-        hostWatch.unreachable(endpoint, now: monotonic())
+        memory.network.hosts.unreachable(endpoint, now: clock.monotonic())
         logger.warning(
             "license server unreachable: the renewal waits for the network",
             metadata: ["token": "\(token)", "host": "\(endpoint)"])
@@ -40,23 +40,23 @@ extension SchedulerService {
     /// Start-up: hosts that titles were waiting for before the restart are probed again; the outage
     /// counts from when the title was suspended.
     func watchWaitingHosts() throws {
-        let t = monotonic(), wall = now()
+        let t = clock.monotonic(), wall = clock.now()
         for title in try store.titlesWaitingForHosts() {
             guard let host = title.waitingHost else { continue }
             let waited = max(0, wall - (title.suspendedAt ?? wall))
-            hostWatch.unreachable(host, now: t, since: t - waited)
+            memory.network.hosts.unreachable(host, now: t, since: t - waited)
         }
     }
 
     /// Every tick: starts due probes and acts on their answers.
     func watchNetwork(now t: Double) {
-        for (endpoint, reachable) in probeInbox.take() {
-            if hostWatch.probed(endpoint, reachable: reachable, now: t) {
+        for (endpoint, reachable) in self.endpoint.probeInbox.take() {
+            if memory.network.hosts.probed(endpoint, reachable: reachable, now: t) {
                 logger.info("host answers again: resuming what waited for it", metadata: ["host": "\(endpoint)"])
                 do { try resumeWaiting(on: endpoint) } catch {
                     logger.error("cannot resume titles waiting for \(endpoint)", metadata: ["error": "\(error)"])
                 }
-            } else if let entry = hostWatch.hosts[endpoint] {
+            } else if let entry = memory.network.hosts.hosts[endpoint] {
                 logger.info(
                     "host still unreachable",
                     metadata: [
@@ -65,12 +65,12 @@ extension SchedulerService {
                     ])
             }
         }
-        for endpoint in hostWatch.due(now: t) { HostProbe.start(endpoint, inbox: probeInbox) }
+        for endpoint in memory.network.hosts.due(now: t) { HostProbe.start(endpoint, inbox: self.endpoint.probeInbox) }
     }
 
     /// The host answered: suspended titles waiting for it resume, renewals waiting for it run.
     func resumeWaiting(on endpoint: String) throws {
-        hostFailures.answered(endpoint)
+        memory.network.failures.answered(endpoint)
         for var title in try store.titlesWaitingForHosts() where title.waitingHost == endpoint {
             if title.state == .suspended && title.suspendedReason == .network {
                 try resume(title.token)
@@ -85,8 +85,8 @@ extension SchedulerService {
     /// `--give-up-after`: titles that waited longer fail with `network`.
     func giveUpWaiting(now t: Double) {
         guard let limit = options.giveUpAfter else { return }
-        for (endpoint, entry) in hostWatch.hosts where t - entry.since >= limit {
-            hostWatch.forget(endpoint)
+        for (endpoint, entry) in memory.network.hosts.hosts where t - entry.since >= limit {
+            memory.network.hosts.forget(endpoint)
             guard let titles = try? store.titlesWaitingForHosts() else { return }
             for title in titles where title.waitingHost == endpoint && title.state == .suspended {
                 let message = "\(endpoint) did not answer for \(Int(limit)) s (stowage-scheduler --give-up-after)"
@@ -97,6 +97,6 @@ extension SchedulerService {
 
     /// When the next probe of the host a title waits for is due (wall clock, for `status`).
     func nextProbe(of endpoint: String) -> Double? {
-        hostWatch.hosts[endpoint].map { now() + max(0, $0.nextProbe - monotonic()) }
+        memory.network.hosts.hosts[endpoint].map { clock.now() + max(0, $0.nextProbe - clock.monotonic()) }
     }
 }

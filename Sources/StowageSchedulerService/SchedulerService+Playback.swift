@@ -27,14 +27,14 @@ extension SchedulerService {
         let keysPresent = try store.keys(token: title.token).allSatisfy { $0.wrapped != nil }
         let facts = PlaybackPolicy.Facts(
             completed: title.state == .completed, expiresAt: nil,
-            filesPresent: filesPresent, keysPresent: keysPresent, now: now(),
+            filesPresent: filesPresent, keysPresent: keysPresent, now: clock.now(),
             streaming: stillDownloading, deviceOnly: protection(of: title)?.deviceOnly ?? false,
             corrupt: title.errorCode == ErrorCode.integrity.rawValue)
         var refusal = NotPlayableReason.ended(title.state) ?? PlaybackPolicy.reason(facts)
         if refusal?.code == .filesCorrupt, let message = title.errorMessage { refusal?.message = message }
         if refusal == nil, let t = terms(of: title) {
             refusal = LicensePolicy.reason(
-                t, usage(of: title), now: now(), clockRolledBack: clockRolledBack(for: title),
+                t, usage(of: title), now: clock.now(), clockRolledBack: clockRolledBack(for: title),
                 startingPlay: startingPlay)
         }
         if let reason = refusal {
@@ -108,7 +108,7 @@ extension SchedulerService {
         let verdict = try withServingDetails(playability(title, startingPlay: true, streaming: true), of: title)
         guard verdict.playable else { return verdict }
         title.playCount += 1
-        title.firstPlayedAt = title.firstPlayedAt ?? now()
+        title.firstPlayedAt = title.firstPlayedAt ?? clock.now()
         try store.update(title)
         try store.appendEvent(token: token, kind: "play", detail: "play \(title.playCount) authorised")
         return verdict

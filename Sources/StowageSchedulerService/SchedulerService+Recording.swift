@@ -23,9 +23,9 @@ extension SchedulerService {
     /// rendition that has not ended.
     func startRecording(_ token: String) throws {
         guard var title = try store.title(token) else { return }
-        title.startedAt = title.startedAt ?? now()
+        title.startedAt = title.startedAt ?? clock.now()
         try store.update(title)
-        try transition(token, to: .recording)
+        try handle(.recordingStarted, of: token)
         core.exemptFromSlots(token)
         try queueSegmentWork(token)
         try queueMissingKeys(title)
@@ -41,7 +41,8 @@ extension SchedulerService {
             let live = r.live.flatMap { decode(LiveRendition.self, $0) }
             guard live?.ended != true else { continue }
             reloading = true
-            liveReloads.start(title.token, rendition: r.position, target: live?.targetDuration ?? 6, now: monotonic())
+            memory.liveReloads.start(
+                title.token, rendition: r.position, target: live?.targetDuration ?? 6, now: clock.monotonic())
         }
         if !reloading { try endRecording(title.token, reason: "every rendition had ended") }
     }
@@ -57,16 +58,16 @@ extension SchedulerService {
 
     /// Queues the reloads that are due.
     func queueDueReloads(now t: Double) {
-        guard !liveReloads.isEmpty else { return }
-        for (token, rendition) in liveReloads.due(now: t) {
+        guard !memory.liveReloads.isEmpty else { return }
+        for (token, rendition) in memory.liveReloads.due(now: t) {
             guard let title = try? store.title(token), let renditions = try? store.renditions(token: token),
                 let r = renditions.first(where: { $0.position == rendition })
             else {
-                liveReloads.stop(token, rendition: rendition)
+                memory.liveReloads.stop(token, rendition: rendition)
                 continue
             }
             guard isRecording(title), title.state == .recording else {
-                liveReloads.forget(token)
+                memory.liveReloads.forget(token)
                 continue
             }
             core.enqueue(
@@ -112,12 +113,12 @@ extension SchedulerService {
             logger.warning("recording gap", metadata: ["token": "\(token)", "missed": "\(delta.missed)"])
             try store.appendEvent(token: token, kind: "gap", detail: message)
         }
-        liveReloads.reloaded(
+        memory.liveReloads.reloaded(
             token, rendition: position, changed: delta.changed, target: state.targetDuration,
-            startedAt: lease.issuedAt, now: monotonic())
+            startedAt: lease.issuedAt, now: clock.monotonic())
         if state.ended {
-            liveReloads.stop(token, rendition: position)
-            if !liveReloads.isReloading(token) {
+            memory.liveReloads.stop(token, rendition: position)
+            if !memory.liveReloads.isReloading(token) {
                 let reason =
                     record.durationSeconds.map { state.seconds >= $0 - 0.001 }
                         == true ? "the requested duration was recorded" : "the stream ended"
@@ -135,7 +136,7 @@ extension SchedulerService {
         guard case .reload(let position) = lease.item.kind, let title = try store.title(token),
             title.state == .recording
         else { return }
-        let n = liveReloads.failed(token, rendition: position, now: monotonic())
+        let n = memory.liveReloads.failed(token, rendition: position, now: clock.monotonic())
         logger.info(
             "reload failed", metadata: ["token": "\(token)", "failures": "\(n)", "error": "\(failure.message)"])
         guard n >= options.maxAttempts else { return }
@@ -153,7 +154,7 @@ extension SchedulerService {
     /// verified, then it completes.
     func endRecording(_ token: String, reason: String) throws {
         guard var title = try store.title(token), isRecording(title) else { return }
-        liveReloads.forget(token)
+        memory.liveReloads.forget(token)
         for r in try store.renditions(token: token) {
             var state = r.live.flatMap { decode(LiveRendition.self, $0) }
             state?.ended = true
@@ -162,7 +163,7 @@ extension SchedulerService {
                 token: token, rendition: r.position, playlist: text,
                 live: try state.map { String(decoding: try JSONEncoder().encode($0), as: UTF8.self) })
         }
-        title.recordingEndedAt = now()
+        title.recordingEndedAt = clock.now()
         try store.update(title)
         try store.appendEvent(token: token, kind: "recording-ended", detail: reason)
         logger.info("recording ended", metadata: ["token": "\(token)", "reason": "\(reason)"])
@@ -172,7 +173,7 @@ extension SchedulerService {
                 token, TitleError(code: .playlist, message: "the recording ended before any segment was recorded"))
         }
         guard title.state == .recording else { return }
-        try transition(token, to: .downloading)
+        try handle(.recordingEnded, of: token)
         try checkComplete(token)
     }
 
@@ -209,8 +210,8 @@ extension SchedulerService {
         }
         out.recordedSeconds = (recorded * 1000).rounded() / 1000
         out.gaps = Self.merged(gaps)
-        if title.state == .recording, let since = liveReloads.stalledSince(title.token, now: monotonic()) {
-            out.stalledSince = iso8601(now() - (monotonic() - since))
+        if title.state == .recording, let since = memory.liveReloads.stalledSince(title.token, now: clock.monotonic()) {
+            out.stalledSince = iso8601(clock.now() - (clock.monotonic() - since))
         }
     }
 

@@ -11,7 +11,7 @@ extension SchedulerService {
     /// leave the failure to fail the title (returns false).
     func refreshAfterRefusal(_ r: ResourceRecord, _ failure: TaskFailure, lease: Lease) throws -> Bool {
         guard let id = r.id else { return false }
-        let decision = urlRefresh.fileRefused(
+        let decision = memory.urlRefresh.fileRefused(
             token: r.token, resource: id, status: failure.status,
             issuedAt: lease.issuedAt)
         guard decision != .fail else { return false }
@@ -46,7 +46,7 @@ extension SchedulerService {
             return false
         }
         let uris = try store.keys(token: token).map(\.uri).joined(separator: "\n")
-        switch urlRefresh.keysRefused(token: token, status: status, keyURIs: uris) {
+        switch memory.urlRefresh.keysRefused(token: token, status: status, keyURIs: uris) {
         case .fail, .sendAgain:
             return false
         case .reResolve:
@@ -67,7 +67,7 @@ extension SchedulerService {
     /// The re-resolved plan of a title already planned: fresh URLs, then what waited goes out again.
     func applyRefresh(_ token: String, plan: ResolvedPlan) throws {
         let changed = try store.refreshURLs(token: token, plan: plan)
-        let waiting = urlRefresh.reResolved(token, now: monotonic())
+        let waiting = memory.urlRefresh.reResolved(token, now: clock.monotonic())
         try store.appendEvent(token: token, kind: "refreshed", detail: "re-resolved: \(changed) URLs renewed")
         logger.info("playlists re-resolved", metadata: ["token": "\(token)", "urlsChanged": "\(changed)"])
         // Front of the queue, in playlist order (each front insertion goes before the previous one).
@@ -76,7 +76,8 @@ extension SchedulerService {
             core.enqueue(fetchItem(r), front: true)
         }
         if waiting.license {
-            urlRefresh.keysReResolved(token, keyURIs: try store.keys(token: token).map(\.uri).joined(separator: "\n"))
+            memory.urlRefresh.keysReResolved(
+                token, keyURIs: try store.keys(token: token).map(\.uri).joined(separator: "\n"))
             core.enqueue(WorkItem(token: token, kind: .license), front: true)
         }
     }

@@ -43,7 +43,7 @@ extension SchedulerService {
         + "keys/allowed/gateway or keys/allowed/operator; use an operator's key (stowctl) for this"
 
     private func noteForbidden(who: String, what: String) {
-        guard forbiddenLog.shouldLog(who, now: monotonic()) else { return }
+        guard memory.refusals.shouldLog(who, now: clock.monotonic()) else { return }
         logger.warning(
             "refused a request its key's role does not allow", metadata: ["caller": "\(who)", "asked": "\(what)"])
     }

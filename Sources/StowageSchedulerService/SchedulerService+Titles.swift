@@ -10,6 +10,7 @@ extension SchedulerService {
     /// what the store says. Verified files are never fetched again.
     func recover() throws {
         let reset = try store.recoverInterruptedWork()
+        try storeSuspendedReasons()
         var resumed = 0
         for title in try store.titles() where !title.state.isFinal && title.state != .suspended {
             core.addTitle(title.token, priority: title.priority, requestedAt: title.requestedAt)
@@ -21,6 +22,15 @@ extension SchedulerService {
         try reportMissingFiles()
         try watchWaitingHosts()
         logger.info("recovered", metadata: ["titles": "\(resumed)", "leasesReissued": "\(reset)"])
+    }
+
+    /// Titles suspended before the reason was stored (before v7) get it once, from their error: from then on
+    /// `suspendedReason` alone says why a title waits.
+    private func storeSuspendedReasons() throws {
+        for var title in try store.titles(state: .suspended) where title.suspendedReason == nil {
+            title.suspendedReason = title.errorCode == ErrorCode.diskFull.rawValue ? .diskFull : .paused
+            try store.update(title)
+        }
     }
 
     /// Completed titles whose offline copy is gone are reported once (an event and `status.error`);
@@ -47,7 +57,7 @@ extension SchedulerService {
             core.enqueue(resolveItem(title))
         case .requested where try hasLicense(title):
             // Licensed, waiting for a "titles at once" slot.
-            waitingForSlot.insert(title.token)
+            core.waitForSlot(title.token)
             try queueSegmentWork(title.token)
             try checkComplete(title.token)
         case .requested, .licensing:
@@ -81,12 +91,9 @@ extension SchedulerService {
         let resources = try store.queuedResources(token: token)
         // Batches of small files go out together; big files go out one or a few per lease, so a worker that
         // dies loses little finished work (about 8 MiB per lease at most, from the title's estimate).
-        if let estimate = try store.title(token)?.bytesEstimate, estimate > 0, !resources.isEmpty {
-            let perFile = max(1, estimate / Int64(resources.count))
-            batchBySize[token] = Int(min(Int64(core.limits.fetchBatch), max(1, (8 << 20) / perFile)))
-        } else {
-            batchBySize[token] = nil  // unknown sizes: the pace alone decides (big files are slow)
-        }
+        memory.pacing.sized(
+            token, estimate: try store.title(token)?.bytesEstimate, files: resources.count,
+            limit: core.limits.fetchBatch)
         setFetchBatch(token)
         var hosts = URLHosts()  // each origin's URL parsed once
         for r in resources {
@@ -103,20 +110,20 @@ extension SchedulerService {
     /// it holds a "titles at once" slot, then `downloading` (see ``tookSlot(_:)``).
     func startDownloading(_ token: String) throws {
         if let title = try store.title(token), isRecording(title) { return try startRecording(token) }
-        try transition(token, to: .requested)
-        waitingForSlot.insert(token)
+        try handle(.queued, of: token)
+        core.waitForSlot(token)
         try queueSegmentWork(token)
         try checkComplete(token)
     }
 
     /// The first segment work of a waiting title went out: it holds a slot now.
     func tookSlot(_ token: String) throws {
-        guard waitingForSlot.remove(token) != nil, var title = try store.title(token),
+        guard core.stopWaiting(token), var title = try store.title(token),
             title.state == .requested
         else { return }
-        title.startedAt = title.startedAt ?? now()
+        title.startedAt = title.startedAt ?? clock.now()
         try store.update(title)
-        try transition(token, to: .downloading)
+        try handle(.tookSlot, of: token)
     }
 
     /// Whether a planned title holds every key and its terms (nothing left to license).
@@ -124,33 +131,39 @@ extension SchedulerService {
         try terms(of: title) != nil && !store.keys(token: title.token).contains(where: { $0.wrapped == nil })
     }
 
-    /// Moves a title to a new state, records the event and tells subscribers.
-    func transition(_ token: String, to state: TitleState, error: TitleError? = nil) throws {
+    /// Moves a title by `event` (see ``TitleLifecycle``, the one table of transitions): its state, why it waits,
+    /// its error and its end are written, then what the move calls for is carried out. An event its state does
+    /// not take is refused with an error; the record stays as it was.
+    func handle(_ event: TitleLifecycle.Event, of token: String) throws {
         guard var title = try store.title(token) else { return }
-        let old = title.state
-        guard old != state else { return }
-        title.state = state
-        if state.isFinal {
-            title.endedAt = now()
-            firstLeases[token] = nil
+        var life = title.lifecycle
+        let effects: [TitleLifecycle.Effect]
+        do { effects = try life.handle(event, now: clock.now()) } catch {
+            logger.error("refused a title transition", metadata: ["token": "\(token)", "reason": "\(error)"])
+            throw error
         }
-        if old == .suspended || state.isFinal {
-            title.suspendedReason = nil
-            title.suspendedAt = nil
-            if title.licenseError == nil || state.isFinal { title.waitingHost = nil }
-        }
-        if let error {
-            title.errorCode = error.code.rawValue
-            title.errorMessage = error.message
-        }
+        title.take(life)
         try store.update(title)
-        try store.appendEvent(
-            token: token, kind: "state",
-            detail: "\(old.rawValue) -> \(state.rawValue)" + (error.map { ": \($0.message)" } ?? ""))
-        var metadata: Logger.Metadata = ["token": "\(token)", "from": "\(old.rawValue)"]
-        if let error { metadata["error"] = "\(error.code.rawValue): \(error.message)" }
-        logger.info("title \(state.rawValue)", metadata: metadata)
-        publish(token, kind: "state")
+        for effect in effects {
+            switch effect {
+            case .stopWork, .forget:
+                stopWork(token)
+            case .removeFiles:
+                try? FileManager.default.removeItem(at: options.home.titleDirectory(token))
+                try store.resetResources(token: token)
+            case .moved(let from, let to, let error):
+                try store.appendEvent(
+                    token: token, kind: "state",
+                    detail: "\(from.rawValue) -> \(to.rawValue)" + (error.map { ": \($0.message)" } ?? ""))
+                var metadata: Logger.Metadata = ["token": "\(token)", "from": "\(from.rawValue)"]
+                if let error { metadata["error"] = "\(error.code.rawValue): \(error.message)" }
+                logger.info("title \(to.rawValue)", metadata: metadata)
+                publish(token, kind: "state")
+            case .waitsFor(let reason):
+                try store.appendEvent(token: token, kind: "state", detail: "suspended (\(reason.rawValue))")
+                publish(token, kind: "state")
+            }
+        }
     }
 
     /// `downloading` while anything is left to fetch; `verifying` once only checks remain.
@@ -159,7 +172,7 @@ extension SchedulerService {
         if try !store.hasResources(token: token, in: [.pending, .fetching]),
             try store.hasResources(token: token, in: [.fetched, .verifying])
         {
-            try transition(token, to: .verifying)
+            try handle(.onlyChecksLeft, of: token)
         }
     }
 
@@ -194,9 +207,7 @@ extension SchedulerService {
         }
         try store.update(title)
         _ = core.dropTitle(token)
-        liveBytes[token] = nil
-        verifyRuns.forget(token)
-        try transition(token, to: .completed)
+        try handle(.allVerified, of: token)
     }
 
     private func writeOfflinePlaylists(_ title: TitleRecord) throws -> String {
@@ -243,12 +254,12 @@ extension SchedulerService {
     /// in steps rather than waiting for all of its space).
     func resumeAfterDiskFull() {
         guard
-            let waiting = try? store.titles(state: .suspended).filter({ $0.errorCode == ErrorCode.diskFull.rawValue }),
+            let waiting = try? store.titles(state: .suspended).filter({ $0.suspendedReason == .diskFull }),
             !waiting.isEmpty, let free = freeBytes(), let progress = try? store.progressByTitle()
         else { return }
         for title in waiting {
             let outstanding = max(0, (title.bytesEstimate ?? 0) - (progress[title.token]?.bytesVerified ?? 0))
-            guard free >= diskCushion + min(8 << 20, max(1 << 20, outstanding)) else { continue }
+            guard free >= memory.limits.diskCushion + min(8 << 20, max(1 << 20, outstanding)) else { continue }
             logger.info("space is back: resuming", metadata: ["token": "\(title.token)", "free": "\(free)"])
             try? resume(title.token)
         }
@@ -264,21 +275,17 @@ extension SchedulerService {
         let others = try store.titles().filter { $0.token != token && active.contains($0.state) }.map {
             DiskLedger.Reservation(estimate: $0.bytesEstimate ?? 0, stored: progress[$0.token]?.bytesVerified ?? 0)
         }
-        return DiskLedger(cushion: diskCushion).refusal(need: need, free: free, others: others)
+        return DiskLedger(cushion: memory.limits.diskCushion).refusal(need: need, free: free, others: others)
     }
 
     /// Ends a title with an error; work still out is called back.
     func fail(_ token: String, _ error: TitleError) throws {
-        stopWork(token)
-        try transition(token, to: .failed, error: error)
+        try handle(.failed(error), of: token)
     }
 
     /// Cancels a title: work called back, files removed, record kept.
     func cancel(_ token: String) throws {
-        stopWork(token)
-        try transition(token, to: .canceled, error: TitleError(code: .canceled, message: "canceled by the operator"))
-        try? FileManager.default.removeItem(at: options.home.titleDirectory(token))
-        try store.resetResources(token: token)
+        try handle(.canceled, of: token)
     }
 
     /// Pause: work in flight is called back (bytes on disk are kept), the title waits in `suspended`,
@@ -290,26 +297,12 @@ extension SchedulerService {
     /// Suspends a title: work in flight is called back (bytes on disk are kept) and it waits, also across
     /// restarts: for `resume` (paused), for space (disk-full) or for `waitingHost` to answer (network).
     func suspend(_ token: String, reason: SuspendedReason, waitingHost: String?, error: TitleError?) throws {
-        stopWork(token)
-        guard var title = try store.title(token) else { return }
-        title.suspendedReason = reason
-        title.suspendedAt = title.state == .suspended ? (title.suspendedAt ?? now()) : now()
-        title.waitingHost = waitingHost
-        if title.state == .suspended {
-            title.errorCode = error?.code.rawValue
-            title.errorMessage = error?.message
-            try store.update(title)
-            try store.appendEvent(token: token, kind: "state", detail: "suspended (\(reason.rawValue))")
-            publish(token, kind: "state")
-            return
-        }
-        try store.update(title)
-        try transition(token, to: .suspended, error: error)
+        try handle(.suspended(reason, waitingHost: waitingHost, error: error), of: token)
     }
 
     /// Resume a suspended (or failed) title from what is on disk: verified files are kept.
     func resume(_ token: String) throws {
-        guard var title = try store.title(token) else { return }
+        guard let title = try store.title(token) else { return }
         let next: TitleState
         if !title.planned {
             next = .requested
@@ -320,13 +313,8 @@ extension SchedulerService {
         } else {
             next = .requested  // licensed: waits for a slot (queueWork)
         }
-        title.errorCode = nil
-        title.errorMessage = nil
-        title.endedAt = nil
-        title.waitingHost = nil
-        try store.update(title)
         try store.resetAttempts(token: token)
-        try transition(token, to: next)
+        try handle(.resumed(to: next), of: token)
         core.addTitle(token, priority: title.priority, requestedAt: title.requestedAt)
         try queueWork(for: try store.title(token)!)
     }
@@ -339,16 +327,11 @@ extension SchedulerService {
         logger.info("title deleted", metadata: ["token": "\(token)"])
     }
 
+    /// Calls back the title's work still out and forgets what every concern kept for it.
     private func stopWork(_ token: String) {
         for lease in core.dropTitle(token) {
             send(Array(lease.worker.utf8), FrameCodec.encode(.cancelTask, CancelTask(taskID: lease.taskID)))
         }
-        retries.forget(token: token)
-        firstLeases[token] = nil
-        waitingForSlot.remove(token)
-        urlRefresh.forget(token)
-        verifyRuns.forget(token)
-        liveBytes[token] = nil
-        liveReloads.forget(token)
+        memory.forget(token)
     }
 }

@@ -8,13 +8,15 @@ import StowageStore
 extension SchedulerService {
     /// Background scrub: one completed title at a time, the one verified longest ago, once per interval.
     func scrub() {
-        guard let interval = options.scrubInterval, interval > 0, !verifyRuns.scrubRunning,
+        guard let interval = options.scrubInterval, interval > 0, !memory.verifyRuns.scrubRunning,
             let titles = try? store.titles(state: .completed)
         else { return }
         let candidates = titles.filter { $0.errorCode == nil }.map {
             VerifyRuns.Candidate(token: $0.token, endedAt: $0.endedAt)
         }
-        guard let token = verifyRuns.nextScrub(among: candidates, now: now(), interval: interval) else { return }
+        guard let token = memory.verifyRuns.nextScrub(among: candidates, now: clock.now(), interval: interval) else {
+            return
+        }
         logger.info("scrub: verifying at rest", metadata: ["token": "\(token)"])
         do {
             try startVerify(token, repair: false, scrub: true)
@@ -34,12 +36,13 @@ extension SchedulerService {
         }
         if repair, let t = terms(of: title),
             let reason = LicensePolicy.refusal(
-                t, usage(of: title), now: now(), clockRolledBack: clockRolledBack(for: title), startingPlay: false)
+                t, usage(of: title), now: clock.now(), clockRolledBack: clockRolledBack(for: title), startingPlay: false
+            )
         {
             throw TitleError(code: .license, message: "cannot repair: \(reason)")
         }
         if scrub {
-            verifyRuns.start(token, repair: false, scrub: true)
+            memory.verifyRuns.start(token, repair: false, scrub: true)
             core.addTitle(token, priority: title.priority - 1_000, requestedAt: title.requestedAt)
             for r in try store.resources(token: token) where r.bytes != nil {
                 core.enqueue(WorkItem(token: token, kind: .verify(resource: r.id!)))
@@ -50,20 +53,22 @@ extension SchedulerService {
         record.errorCode = nil
         record.errorMessage = nil
         try store.update(record)
-        verifyRuns.start(token, repair: repair)
+        memory.verifyRuns.start(token, repair: repair)
         core.addTitle(token, priority: title.priority + 1_000, requestedAt: title.requestedAt)
         for var r in try store.resources(token: token) where r.state != .gap {  // a recording's gaps stay gaps
             r.state = r.bytes == nil ? .pending : .fetched
             try store.update(r)
             core.enqueue(r.bytes == nil ? fetchItem(r) : WorkItem(token: token, kind: .verify(resource: r.id!)))
         }
-        try transition(token, to: .verifying)
+        try handle(.reverify, of: token)
     }
 
     /// A verification result during a verify run without repair: a bad file is recorded, not fetched.
     /// Returns false when the result should take the normal path (download, or repair).
     func recordVerifyResult(_ resource: ResourceRecord, ok: Bool, reason: String?) throws -> Bool {
-        guard !ok, verifyRuns.recordFailure(resource.token, reason: reason ?? resource.localPath) else { return false }
+        guard !ok, memory.verifyRuns.recordFailure(resource.token, reason: reason ?? resource.localPath) else {
+            return false
+        }
         try finishVerifyIfDone(resource.token)
         return true
     }
@@ -71,9 +76,9 @@ extension SchedulerService {
     /// When a verify run has nothing left: completed again, or completed with an integrity error listing
     /// the bad files (and so not playable).
     func finishVerifyIfDone(_ token: String) throws {
-        guard verifyRuns[token] != nil, !core.hasWork(token) else { return }
+        guard memory.verifyRuns[token] != nil, !core.hasWork(token) else { return }
         // A clean verify run (not a scrub) is left to checkComplete, which completes it.
-        switch verifyRuns.finish(token) {
+        switch memory.verifyRuns.finish(token) {
         case nil:
             return
         case .cleanScrub:  // nothing changes but the record of it

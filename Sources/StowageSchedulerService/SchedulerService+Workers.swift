@@ -8,7 +8,7 @@ import StowageStore
 extension SchedulerService {
     func handleWorker(_ identity: [UInt8], _ envelope: Envelope) throws {
         let id = String(decoding: identity, as: UTF8.self)
-        let t = monotonic()
+        let t = clock.monotonic()
         switch envelope.command {
         case .register:
             let info = try FrameCodec.body(Register.self, from: envelope)
@@ -38,7 +38,7 @@ extension SchedulerService {
             }
             let p = try FrameCodec.body(TaskProgress.self, from: envelope)
             guard let lease = core.leases[p.taskID], lease.worker == id else { return }
-            liveBytes[lease.item.token, default: [:]][p.taskID] = max(0, p.bytes)
+            memory.progress.progress(lease.item.token, task: p.taskID, bytes: p.bytes)
             publishProgress(lease.item.token, throttled: true)
         case .result:
             guard core.touch(id, now: t) else {
@@ -51,9 +51,9 @@ extension SchedulerService {
                 logger.info("ignored stale result", metadata: ["task": "\(result.taskID)", "worker": "\(id)"])
                 return
             }
-            liveBytes[lease.item.token]?[lease.taskID] = nil
+            memory.progress.finished(lease.item.token, task: lease.taskID)
             notePace(of: lease)
-            try apply(result.outcome, of: lease, sent: sentBatches.removeValue(forKey: lease.taskID))
+            try apply(result.outcome, of: lease, sent: memory.pacing.takeBatch(lease.taskID))
         default:
             break
         }
@@ -63,7 +63,7 @@ extension SchedulerService {
     func dispatch(now t: Double) {
         for lease in core.assign(now: t) {
             do {
-                if lease.item.kind.needsTitleSlot, waitingForSlot.contains(lease.item.token) {
+                if lease.item.kind.needsTitleSlot, core.waitingForSlot.contains(lease.item.token) {
                     try tookSlot(lease.item.token)
                 }
                 let built = lease.batch.isEmpty ? try work(for: lease.item, taskID: lease.taskID) : try batchWork(lease)
@@ -75,7 +75,7 @@ extension SchedulerService {
                 let task = TaskAssignment(taskID: lease.taskID, token: lease.item.token, work: work, scope: scope)
                 if !send(Array(lease.worker.utf8), FrameCodec.encode(.task, task)) {
                     _ = core.complete(taskID: lease.taskID, from: lease.worker)
-                    sentBatches[lease.taskID] = nil
+                    _ = memory.pacing.takeBatch(lease.taskID)
                     for item in lease.items.reversed() { core.enqueue(item, front: true) }
                     core.removeWorker(lease.worker)
                 }
@@ -97,7 +97,7 @@ extension SchedulerService {
             var work = VerifyWork(
                 path: "\(r.token)/\(r.localPath)", expectedBytes: bytes, sha256: r.sha256,
                 container: r.container, encrypted: r.encrypted)
-            if verifyRuns.isScrub(r.token) { work.bytesPerSecond = options.scrubBytesPerSecond }
+            if memory.verifyRuns.isScrub(r.token) { work.bytesPerSecond = options.scrubBytesPerSecond }
             return .verify(work)
         default:
             break
@@ -117,11 +117,11 @@ extension SchedulerService {
             return .reload(ReloadWork(url: r.sourceURL, headers: headers))
         case .license:
             let keys = try store.keys(token: item.token)
-            if title.record != nil, title.licenseTerms != nil, !renewing.contains(item.token) {
+            if title.record != nil, title.licenseTerms != nil, !memory.renewals.isRenewing(item.token) {
                 // A recording met new keys: fetch just those; the terms granted stay.
                 let missing = keys.filter { $0.wrapped == nil }
                 guard !missing.isEmpty else { return nil }
-                keyRequests[taskID] = missing.map(\.position)
+                memory.renewals.askedKeys(missing.map(\.position), task: taskID)
                 var work = LicenseWork(url: title.url, headers: headers, keyURIs: missing.map(\.uri))
                 work.keys = missing.map {
                     PlannedKey(uri: $0.uri, method: $0.method, keyFormat: $0.keyFormat, keyID: $0.keyID)
@@ -157,25 +157,21 @@ extension SchedulerService {
 
     /// A title's request headers, decoded once (they never change after submit); nil if the title is gone.
     func requestHeaders(_ token: String) throws -> [Header]? {
-        if let cached = headerCache[token] { return cached }
-        guard let text = try store.titleHeaders(token) else { return nil }
-        let headers = decode([Header].self, text) ?? []
-        if headerCache.count > 10_000 { headerCache.removeAll() }
-        headerCache[token] = headers
-        return headers
+        try memory.caches.headers(token) {
+            try store.titleHeaders(token).map { decode([Header].self, $0) ?? [] }
+        }
     }
 
     /// What a title's fetches may do (hosts, addresses, where its headers go): sent with each of its tasks and
     /// with its streaming plays. Cached per title; ``rememberReach(_:_:_:)`` updates it.
     func fetchScope(_ token: String) throws -> FetchScope? {
-        if let cached = scopeCache[token] { return cached }
-        guard let title = try store.title(token) else { return nil }
-        let scope = FetchScope(
-            allowedHosts: options.allowedHosts, network: options.network, reach: title.reach, source: title.url,
-            headerHosts: title.headerHosts ?? [])
-        if scopeCache.count > 10_000 { scopeCache.removeAll() }
-        scopeCache[token] = scope
-        return scope
+        try memory.caches.scope(token) {
+            try store.title(token).map {
+                FetchScope(
+                    allowedHosts: options.allowedHosts, network: options.network, reach: $0.reach, source: $0.url,
+                    headerHosts: $0.headerHosts ?? [])
+            }
+        }
     }
 
     /// Stores the reach a title's first resolve found (its later fetches keep it, wherever its source moves).
@@ -184,7 +180,7 @@ extension SchedulerService {
         var updated = title
         updated.reach = options.network.acceptedReach(reported: reach, source: title.url)
         try store.update(updated)
-        scopeCache[token] = nil
+        memory.caches.scopeChanged(token)
     }
 
     /// Carries out what a finished task means for its title.
@@ -194,7 +190,7 @@ extension SchedulerService {
         // Only the state on the hot path (a result per segment); the whole record where it is needed.
         guard let state = try store.titleState(token) else { return }
         let renewalOfCompleted = lease.item.kind == .license && state == .completed
-        let scrubOfCompleted = verifyRuns.isScrub(token) && state == .completed
+        let scrubOfCompleted = memory.verifyRuns.isScrub(token) && state == .completed
         guard !state.isFinal || renewalOfCompleted || scrubOfCompleted else { return }
         switch (lease.item.kind, outcome) {
         case (.resolve, .resolved(let plan)):
@@ -226,24 +222,24 @@ extension SchedulerService {
             }
             let folderExisted = FileManager.default.fileExists(atPath: options.home.titleDirectory(token).path)
             try store.savePlan(token: token, plan: plan)
-            if !folderExisted { firstLeases[token] = [] }
+            if !folderExisted { memory.pacing.startFresh(token) }
             try store.appendEvent(
                 token: token, kind: "planned",
                 detail: "\(plan.resources.count) files in \(plan.renditions.count) playlists")
-            try transition(token, to: .licensing)
+            try handle(.planned, of: token)
             core.enqueue(WorkItem(token: token, kind: .license))
         case (.reload(let position), .reloaded(let report)):
             try applyReload(report, rendition: position, lease: lease)
         case (.reload, .failed(let failure)):
             try reloadFailed(failure, lease: lease)
-        case (.license, .licensed(let grant)) where keyRequests[lease.taskID] != nil:
-            try applyRecordedKeys(grant, positions: keyRequests.removeValue(forKey: lease.taskID) ?? [], lease: lease)
+        case (.license, .licensed(let grant)) where memory.renewals.isKeyRequest(lease.taskID):
+            try applyRecordedKeys(grant, positions: memory.renewals.takeKeyRequest(lease.taskID) ?? [], lease: lease)
         case (.license, .licensed(let grant)):
             do { try applyLicense(grant, token: token) } catch let error as TitleError {
                 try licenseFailed(TaskFailure(code: error.code, message: error.message, retryable: false), lease: lease)
             }
         case (.license, .failed(let failure)):
-            keyRequests[lease.taskID] = nil
+            _ = memory.renewals.takeKeyRequest(lease.taskID)
             try licenseFailed(failure, lease: lease)
         case (.fetch, .fetchedBatch(let report)):
             try applyBatch(report, of: lease, sent: sent)
@@ -280,14 +276,14 @@ extension SchedulerService {
             logger.warning(
                 "verification could not run; trying again",
                 metadata: ["token": "\(token)", "error": "\(failure.message)"])
-            retries.schedule(lease.item, at: monotonic() + 1)
+            memory.retries.schedule(lease.item, at: clock.monotonic() + 1)
         case (_, .failed(let failure)):
-            let n = retries.failed(lease.item)
+            let n = memory.retries.failed(lease.item)
             if failure.retryable && n < options.maxAttempts {
                 metrics.retried(failure.code)
-                retries.schedule(lease.item, at: monotonic() + max(backoff(n), failure.retryAfter ?? 0))
+                memory.retries.schedule(lease.item, at: clock.monotonic() + max(backoff(n), failure.retryAfter ?? 0))
             } else if failure.code == .network, failure.retryable {
-                retries.resetAttempts(lease.item)
+                memory.retries.resetAttempts(lease.item)
                 let title = try store.title(token)
                 try suspendForNetwork(
                     token, endpoint: failure.endpoint ?? title.flatMap { HostProbe.endpoint(of: $0.url) },
@@ -316,9 +312,9 @@ extension SchedulerService {
         var inARow = 0
         if code == .network, let host = endpoint ?? HostProbe.endpoint(of: r.url) {
             // Counts once the host has failed for a while: a blip of a second does not suspend anything.
-            inARow = hostFailures.failed(host, now: monotonic())
-        } else if !hostFailures.isEmpty, let host = HostProbe.endpoint(of: r.url) {
-            hostFailures.answered(host)  // it answered (an HTTP status, a bad file): reachable
+            inARow = memory.network.failures.failed(host, now: clock.monotonic())
+        } else if !memory.network.failures.isEmpty, let host = HostProbe.endpoint(of: r.url) {
+            memory.network.failures.answered(host)  // it answered (an HTTP status, a bad file): reachable
         }
         guard r.attempts < options.maxAttempts && inARow < options.maxAttempts else {
             if code == .network {
@@ -334,7 +330,7 @@ extension SchedulerService {
             return try fail(
                 r.token, TitleError(code: code, message: "\(r.url): \(reason) (after \(r.attempts) attempts)"))
         }
-        retries.schedule(fetchItem(r), at: monotonic() + max(backoff(r.attempts), retryAfter ?? 0))
+        memory.retries.schedule(fetchItem(r), at: clock.monotonic() + max(backoff(r.attempts), retryAfter ?? 0))
     }
 
     /// Exponential backoff with jitter: 0.5 s, 1 s, 2 s … capped at 30 s.

@@ -50,185 +50,94 @@ public final class SchedulerService {
     var options: Options
     let logger: Logger
     let store: Store
+    /// Wraps content keys with the master key before they touch the store.
     let vault: KeyVault
+    /// Monotonic time for leases, deadlines and rates; wall time for what is stored or shown.
+    let clock: any SchedulerClock
+    /// Workers, leases, queues and limits: the decisions of who does what next.
     var core: SchedulerCore
-    let context: Context
-    let socket: Socket
+    /// What is remembered between messages, per concern.
+    var memory: SchedulerMemory
+    let endpoint: SchedulerEndpoint
     let shutdown: ShutdownSignal
-    let waker = Waker()
-    /// Authenticates CURVE clients on the tcp endpoints (nil when only ipc is bound).
-    var zap: ZAPHandler?
-    /// Clients subscribed to title events, by socket identity (renewed by each `subscribe`).
-    var subscribers = Subscriptions<[UInt8]>(lifetime: 3 * Double(WireProtocol.heartbeatMilliseconds) / 1000)
-    /// Bytes received so far by fetches in flight, per title and task (live progress only).
-    var liveBytes: [String: [String: Int64]] = [:]
-    /// Work waiting for its retry time, and the failed attempts of resolve / license work.
-    var retries = RetryQueue()
-    var lastProgressEvent: [String: Double] = [:]
-    var nextHeartbeat = 0.0
-    var nextDiskCheck = 0.0
-    /// The limits `stowctl limits` stored (in force after restarts, under this run's start flags).
-    var storedLimits = LimitSettings()
-    /// The bandwidth cap in force (live-changeable) and the share last sent to each download worker.
-    var bandwidth: Int64?
-    var sentShare: [String: Int64] = [:]
-    /// Free bytes always kept on the titles' filesystem (live-changeable).
-    var diskCushion: Int64 = LimitSettings.defaults.diskCushion!
-    /// Hosts that could not be reached, probed until they answer; probe results arrive from other threads.
-    var hostWatch = HostWatch()
-    let probeInbox = ProbeInbox()
-    /// Connectivity failures in a row per `host:port` (reset by any answer from it).
-    var hostFailures = HostFailures()
-    /// Titles whose segment work waits for a "titles at once" slot (shown as `requested`).
-    var waitingForSlot: Set<String> = []
-    /// Re-resolutions of titles whose signed URLs were refused: which refusals re-resolve, what waits.
-    var urlRefresh = URLRefreshPolicy()
-    /// Verifications of completed titles in progress, and when the scrub last checked each title.
-    var verifyRuns = VerifyRuns()
-    /// Titles with a license renewal queued or running.
-    var renewing: Set<String> = []
-    /// Recordings: when each rendition reloads its live playlist next.
-    var liveReloads = LiveReloads()
-    /// Key-only license tasks of recordings (a new key met): task id -> the key positions asked for.
-    var keyRequests: [String: [Int]] = [:]
-    /// The clock guard: the latest wall-clock time seen and the epoch, bumped each time the wall clock is seen
-    /// going back (both persisted).
-    var clock: ClockEpoch
-    var nextClockCheck = 0.0
-    /// Messages dropped because they were malformed.
-    public private(set) var droppedMessages = 0
-    let metrics = SchedulerMetrics()
-    /// Seconds per file of each title's recent fetches, and the batch size its file size allows (fetch batches).
-    var fetchPace: [String: Double] = [:]
-    var batchBySize: [String: Int] = [:]
-    /// Titles whose plan this process saved into a folder that did not exist, with the resources leased since:
-    /// a resource not in its title's set has never been fetched (no partial file of it can exist), and its fetch
-    /// work says so (``FetchWork/fresh``). Forgotten when the title ends.
-    var firstLeases: [String: Set<Int64>] = [:]
-    /// The resources each fetch batch lease was sent with, in order (to read its results by), by task id.
-    var sentBatches: [String: [Int64]] = [:]
-    /// Messages produced inside a store batch, sent once it commits (identity frame first).
-    var held: [[[UInt8]]] = []
-    /// Decoded request headers per title (fetch work needs them for every segment).
-    var headerCache: [String: [Header]] = [:]
-    /// Each title's ``FetchScope`` (hosts, addresses, header hosts), by token.
-    var scopeCache: [String: FetchScope] = [:]
-    let startedAt = monotonic()
-    /// When each key last had a refusal logged (a refused caller may insist).
-    var forbiddenLog = RateLimitedLog(interval: 60)
+    let metrics: SchedulerMetrics
 
-    func noteDropped() {
-        droppedMessages += 1
-        metrics.droppedMessage()
-    }
+    func noteDropped() { metrics.droppedMessage() }
 
     /// Opens the store and binds every endpoint; ``run()`` serves until `shutdown` is requested.
-    public init(options: Options, shutdown: ShutdownSignal, logger: Logger) throws {
+    /// `store` (in-process tests: an in-memory one) replaces the store under `options.home`.
+    public convenience init(options: Options, shutdown: ShutdownSignal, logger: Logger) throws {
+        try self.init(options: options, shutdown: shutdown, logger: logger, clock: SystemClock(), store: nil)
+    }
+
+    package init(
+        options: Options, shutdown: ShutdownSignal, logger: Logger, clock: any SchedulerClock, store: Store?
+    ) throws {
         self.options = options
         self.logger = logger
         self.shutdown = shutdown
+        self.clock = clock
         try options.home.prepare()
-        let store = try Store(path: options.home.storePath)
+        let store = try store ?? Store(path: options.home.storePath)
         self.store = store
-        // It holds the master key: no other process of its user (a worker) may read its memory.
+        // It holds the master key: no other process of its user (a worker) may read its
         if stowage_forbid_inspection() != 0 {
             logger.warning("could not make the scheduler undumpable (prctl PR_SET_DUMPABLE)")
         }
         vault = KeyVault(masterKey: try KeyVault.loadMasterKey(home: options.home.root))
-        clock = ClockEpoch(
+        let epoch = ClockEpoch(
             epoch: (try? store.setting(Self.clockEpochSetting)).flatMap { $0.flatMap(Int.init) } ?? 0,
             lastSeen: (try? store.setting(Self.clockLastSeenSetting)).flatMap { $0.flatMap(Double.init) },
             tolerance: Self.clockTolerance)
+        memory = SchedulerMemory(heartbeat: Double(WireProtocol.heartbeatMilliseconds) / 1000, clockEpoch: epoch)
+        metrics = SchedulerMetrics(startedAt: clock.monotonic())
         let prefix = String(UInt64.random(in: 0...UInt64.max), radix: 36)
         core = SchedulerCore(idPrefix: prefix)
-        core.holdHostWorkUntil = monotonic() + core.connections.idleSeconds
-        context = try Context()
-        socket = try context.socket(.router)
-        try socket.set(.routerMandatory(true))
-        try socket.set(.maxMessageSize(WireProtocol.maxMessageBytes))
-        try socket.set(.sendHighWaterMark(100_000))
-        try socket.set(.receiveHighWaterMark(100_000))
-        let endpoints = [options.home.defaultEndpoint] + options.binds
-        if let bad = endpoints.first(where: { !$0.hasPrefix("ipc://") && !$0.hasPrefix("tcp://") }) {
-            throw RuntimeError("cannot bind \(bad): the scheduler binds ipc:// and tcp:// endpoints only")
-        }
-        // ipc first, without security (the socket lives in a 0700 directory); then CURVE for tcp.
-        for endpoint in endpoints.filter({ $0.hasPrefix("ipc://") }) { try bind(endpoint) }
-        let tcp = endpoints.filter { $0.hasPrefix("tcp://") }
-        if !tcp.isEmpty {
-            guard let pair = options.curveKey, let allowList = options.allowList else {
-                throw RuntimeError(
-                    "tcp endpoints are CURVE-encrypted: give --curve-key "
-                        + "(make one with `stowctl keys generate scheduler`) and --allow-keys")
-            }
-            guard let secret = Curve.decode(pair.secretKey) else {
-                throw RuntimeError("invalid scheduler CURVE secret key")
-            }
-            zap = try ZAPHandler(context: context, allowList: allowList, logger: logger)
-            try socket.set(.zapDomain("stowage"))
-            try socket.set(.curveServer(true))
-            try socket.set(.curveSecretKey(secret))
-            logger.info(
-                "CURVE on tcp endpoints",
-                metadata: [
-                    "publicKey": "\(pair.publicKey)", "allowList": "\(allowList.path)",
-                    "allowedKeys": "\(allowList.keys().count)", "roles": "\(allowList.roleCounts())",
-                ])
-            for endpoint in tcp { try bind(endpoint) }
-        }
-        shutdown.notify(waker)
+        core.holdHostWorkUntil = clock.monotonic() + core.connections.idleSeconds
+        endpoint = try SchedulerEndpoint(
+            home: options.home, binds: options.binds, curveKey: options.curveKey, allowList: options.allowList,
+            logger: logger)
+        shutdown.notify(endpoint.waker)
         try loadLimits()
-    }
-
-    private func bind(_ endpoint: String) throws {
-        try checkEndpoint(endpoint)
-        if endpoint.hasPrefix("ipc://") { unlink(String(endpoint.dropFirst(6))) }  // libzmq leaves stale files
-        do { try socket.bind(endpoint) } catch {
-            throw RuntimeError("cannot bind \(endpoint): \(error). Is another scheduler running for this STOWAGE_HOME?")
-        }
-        logger.info("listening", metadata: ["endpoint": "\(endpoint)"])
     }
 
     /// Serves until SIGTERM.
     public func run() throws {
-        checkClock()
-        try recover()
+        try start()
         while !shutdown.isRequested {
-            let ready = try Poller.poll(
-                [.socket(socket, .readable), .fileDescriptor(waker.fd, .readable)] + (zap.map { [$0.pollItem] } ?? []),
-                timeoutMilliseconds: 100)
-            if ready[1].contains(.readable) { waker.drain() }
-            if ready.count > 2, ready[2].contains(.readable), let zap {
-                let before = zap.refused
-                zap.drain()
-                for _ in before..<zap.refused { metrics.refusedConnection() }
-            }
-            if ready[0].contains(.readable) {
-                // Group commit: what every message waiting now changes commits in one transaction; replies,
-                // events and acknowledgements they produced go out only after it.
-                do {
-                    try store.batch {
-                        var handled = 0
-                        while handled < 10_000,
-                            let message = try? socket.receive(dontWait: true, property: "User-Id")
-                        {
-                            receive(message.frames, userID: message.property)
-                            handled += 1
-                        }
-                    }
-                    for frames in held { sendNow(frames) }
-                } catch {
-                    logger.error(
-                        "the store could not commit a batch; its replies are dropped",
-                        metadata: ["error": "\(error)", "messages": "\(held.count)"])
-                }
-                held.removeAll(keepingCapacity: true)
-            }
+            let (readable, refused) = try endpoint.poll()
+            for _ in 0..<refused { metrics.refusedConnection() }
+            if readable { receiveWaiting() }
             tick()
         }
         logger.info("stopping: state is persisted; the next start resumes")
-        socket.close(linger: 200)
-        zap?.close()
+        endpoint.close()
+    }
+
+    /// Before the first message: the clock guard, then recovery of what the store says was under way.
+    package func start() throws {
+        checkClock()
+        try recover()
+    }
+
+    /// Group commit: what every message waiting now changes commits in one transaction; replies, events and
+    /// acknowledgements they produced go out only after it.
+    func receiveWaiting() {
+        do {
+            try store.batch {
+                var handled = 0
+                while handled < 10_000, let message = endpoint.receive() {
+                    receive(message.frames, userID: message.userID)
+                    handled += 1
+                }
+            }
+            for frames in endpoint.held { sendNow(frames) }
+        } catch {
+            logger.error(
+                "the store could not commit a batch; its replies are dropped",
+                metadata: ["error": "\(error)", "messages": "\(endpoint.held.count)"])
+        }
+        endpoint.held.removeAll(keepingCapacity: true)
     }
 
     /// Sends to one peer; a peer that is gone is not an error for us. Inside a store batch the message is held
@@ -236,7 +145,7 @@ public final class SchedulerService {
     @discardableResult
     func send(_ identity: [UInt8], _ frames: [[UInt8]]) -> Bool {
         if store.inBatch {
-            held.append([identity] + frames)
+            endpoint.held.append([identity] + frames)
             return true
         }
         return sendNow([identity] + frames)
@@ -246,18 +155,18 @@ public final class SchedulerService {
     @discardableResult
     private func sendNow(_ frames: [[UInt8]]) -> Bool {
         do {
-            try socket.send(frames, dontWait: true)
+            try endpoint.send(frames)
             return true
         } catch {
             let peer = frames.first ?? []
             logger.debug("send failed", metadata: ["peer": "\(FrameCodec.printable(peer))", "error": "\(error)"])
-            subscribers.remove(peer)
+            memory.progress.subscribers.remove(peer)
             return false
         }
     }
 
     /// One message, from the peer whose ZAP user id is `userID` (nil over ipc): see ``Caller``.
-    private func receive(_ frames: [[UInt8]], userID: String?) {
+    package func receive(_ frames: [[UInt8]], userID: String?) {
         guard frames.count >= 2 else {
             noteDropped()
             logger.warning("dropped malformed message", metadata: ["reason": "no identity frame"])
@@ -291,33 +200,33 @@ public final class SchedulerService {
         }
     }
 
-    private func tick() {
-        let t = monotonic()
+    /// Every pass of the loop: leases and workers that timed out, retries due, the periodic duties, the network
+    /// watch, recordings' reloads and new work out.
+    package func tick() {
+        let t = clock.monotonic()
         let (dead, requeued) = core.expire(now: t)
         for id in dead {
             logger.warning("worker declared dead; its leases go back to the queue", metadata: ["worker": "\(id)"])
         }
         if !requeued.isEmpty { logger.info("re-issuing work", metadata: ["items": "\(requeued.count)"]) }
-        if !retries.isEmpty {
-            for item in retries.due(now: t) { core.enqueue(item) }
+        if !memory.retries.isEmpty {
+            for item in memory.retries.due(now: t) { core.enqueue(item) }
         }
-        if t >= nextHeartbeat {
-            for id in core.workers.keys { send(Array(id.utf8), FrameCodec.encode(.heartbeat)) }
-            subscribers.expire(now: t)
-            shareBandwidth()
-            metrics.refresh(titles: (try? store.titleCounts()) ?? [:], core: core, now: t)
-            nextHeartbeat = t + Double(WireProtocol.heartbeatMilliseconds) / 1000
-        }
-        if t >= nextClockCheck {
-            nextClockCheck = t + 10
-            checkClock()
-            autoRenew()
-            scrub()
-        }
-        if t >= nextDiskCheck {
-            nextDiskCheck = t + 2
-            resumeAfterDiskFull()
-            giveUpWaiting(now: t)
+        for duty in memory.timers.due(now: t) {
+            switch duty {
+            case .heartbeat:
+                for id in core.workers.keys { send(Array(id.utf8), FrameCodec.encode(.heartbeat)) }
+                memory.progress.subscribers.expire(now: t)
+                shareBandwidth()
+                metrics.refresh(titles: (try? store.titleCounts()) ?? [:], core: core, now: t)
+            case .clock:
+                checkClock()
+                autoRenew()
+                scrub()
+            case .disk:
+                resumeAfterDiskFull()
+                giveUpWaiting(now: t)
+            }
         }
         watchNetwork(now: t)
         queueDueReloads(now: t)
@@ -329,12 +238,11 @@ extension SchedulerService {
     /// Sends each download worker its share of the bandwidth cap when the cap or the workers change.
     func shareBandwidth() {
         let downloaders = core.workers.values.filter { $0.info.kind == .download }.map(\.id)
-        let share: Int64 = bandwidth.map { $0 > 0 ? max(1, $0 / Int64(max(1, downloaders.count))) : 0 } ?? 0
-        for id in downloaders where sentShare[id] != share {
+        for (id, share) in memory.limits.sharesToSend(downloaders) {
             if send(Array(id.utf8), FrameCodec.encode(.limits, WorkerLimits(bytesPerSecond: share > 0 ? share : nil))) {
-                sentShare[id] = share
+                memory.limits.shareSent(share, to: id)
             }
         }
-        sentShare = sentShare.filter { downloaders.contains($0.key) }
+        memory.limits.keepShares(of: downloaders)
     }
 }

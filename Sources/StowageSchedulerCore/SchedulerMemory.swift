@@ -1,0 +1,50 @@
+/// Everything the scheduler remembers between messages beside the store and the work queues
+/// (``SchedulerCore``), one value per concern. What is kept per title is forgotten in one place,
+/// ``forget(_:)``, when the title stops or ends.
+public struct SchedulerMemory: Sendable {
+    /// Work waiting for its retry time, and failed attempts of resolve and license work.
+    public var retries = RetryQueue()
+    /// Re-resolutions of titles whose signed URLs were refused.
+    public var urlRefresh = URLRefreshPolicy()
+    /// Verifications of completed titles, and when the scrub last checked each.
+    public var verifyRuns = VerifyRuns()
+    /// Recordings: when each rendition reloads its live playlist next.
+    public var liveReloads = LiveReloads()
+    /// License renewals and key-only license tasks.
+    public var renewals = Renewals()
+    /// Fetch pacing and batch sizes.
+    public var pacing = FetchPacing()
+    /// Subscribers and live progress.
+    public var progress: ProgressFeed
+    /// Unreachable hosts and connectivity failures.
+    public var network = NetworkWatch()
+    /// Stored limits, bandwidth shares, disk cushion.
+    public var limits = LimitState()
+    /// Periodic duties.
+    public var timers: SchedulerTimers
+    /// Headers and fetch scopes per title.
+    public var caches = TitleCaches()
+    /// When each refused key last had a refusal logged (a refused caller may insist).
+    public var refusals = RateLimitedLog(interval: 60)
+    /// The wall-clock guard (persisted by the service).
+    public var clockEpoch: ClockEpoch
+
+    /// `heartbeat`: seconds between heartbeats; subscribers live three of them.
+    public init(heartbeat: Double, clockEpoch: ClockEpoch) {
+        progress = ProgressFeed(subscriberLifetime: 3 * heartbeat)
+        timers = SchedulerTimers(heartbeat: heartbeat)
+        self.clockEpoch = clockEpoch
+    }
+
+    /// The title stopped or ended: every concern forgets it.
+    public mutating func forget(_ token: String) {
+        retries.forget(token)
+        urlRefresh.forget(token)
+        verifyRuns.forget(token)
+        liveReloads.forget(token)
+        renewals.forget(token)
+        pacing.forget(token)
+        progress.forget(token)
+        caches.forget(token)
+    }
+}

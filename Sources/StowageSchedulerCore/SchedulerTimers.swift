@@ -1,0 +1,26 @@
+/// The scheduler's periodic duties and when each is due next (monotonic seconds): heartbeats to workers
+/// (with subscriber expiry, bandwidth shares and metrics), the disk (space back, waits given up) every
+/// 2 s, and the clock guard (with renewals and the scrub) every 10 s.
+public struct SchedulerTimers: Sendable, Equatable {
+    public enum Duty: Sendable, Hashable, CaseIterable {
+        case heartbeat, clock, disk
+    }
+
+    /// Seconds between two runs of each duty.
+    public var intervals: [Duty: Double]
+    private var next: [Duty: Double] = [:]
+
+    /// Every duty is due at the first tick.
+    public init(heartbeat: Double, disk: Double = 2, clock: Double = 10) {
+        intervals = [.heartbeat: heartbeat, .disk: disk, .clock: clock]
+    }
+
+    /// The duties due at `now`, each then scheduled one interval later; in a fixed order.
+    public mutating func due(now: Double) -> [Duty] {
+        Duty.allCases.filter { duty in
+            guard now >= next[duty] ?? 0 else { return false }
+            next[duty] = now + (intervals[duty] ?? 1)
+            return true
+        }
+    }
+}

@@ -1,0 +1,115 @@
+import Foundation
+import Logging
+import StowageProtocol
+import StowageRuntime
+import ZeroMQ
+
+/// Where a message for a peer goes instead of the socket: in-process tests read the scheduler's frames here.
+package protocol FrameOutlet: AnyObject {
+    /// Takes one message whose first frame is the peer's identity; false if the peer is gone.
+    func send(_ frames: [[UInt8]]) -> Bool
+}
+
+/// The scheduler's one ROUTER socket, bound to every endpoint (ipc always; tcp with CURVE and ZAP), the
+/// waker the shutdown and probes ring, and the messages held until a store batch commits. Owned by the poll
+/// loop's thread: no other thread touches the socket.
+final class SchedulerEndpoint {
+    let context: Context
+    let socket: Socket
+    /// Authenticates CURVE clients on the tcp endpoints (nil when only ipc is bound).
+    let zap: ZAPHandler?
+    let waker = Waker()
+    /// Results of host probes, posted from the probes' threads.
+    let probeInbox = ProbeInbox()
+    /// Messages produced inside a store batch, sent once it commits (identity frame first).
+    var held: [[[UInt8]]] = []
+    /// Where messages go instead of the socket (tests); nil: the socket.
+    var outlet: (any FrameOutlet)?
+
+    /// Binds `home`'s ipc endpoint and `binds`: tcp ones need `curveKey` and `allowList`.
+    init(
+        home: StowageHome, binds: [String], curveKey: CurveKeyPair?, allowList: AllowList?, logger: Logger
+    ) throws {
+        context = try Context()
+        socket = try context.socket(.router)
+        try socket.set(.routerMandatory(true))
+        try socket.set(.maxMessageSize(WireProtocol.maxMessageBytes))
+        try socket.set(.sendHighWaterMark(100_000))
+        try socket.set(.receiveHighWaterMark(100_000))
+        let endpoints = [home.defaultEndpoint] + binds
+        if let bad = endpoints.first(where: { !$0.hasPrefix("ipc://") && !$0.hasPrefix("tcp://") }) {
+            throw RuntimeError("cannot bind \(bad): the scheduler binds ipc:// and tcp:// endpoints only")
+        }
+        // ipc first, without security (the socket lives in a 0700 directory); then CURVE for tcp.
+        for endpoint in endpoints.filter({ $0.hasPrefix("ipc://") }) { try Self.bind(socket, endpoint, logger) }
+        let tcp = endpoints.filter { $0.hasPrefix("tcp://") }
+        guard !tcp.isEmpty else {
+            zap = nil
+            return
+        }
+        guard let pair = curveKey, let allowList else {
+            throw RuntimeError(
+                "tcp endpoints are CURVE-encrypted: give --curve-key "
+                    + "(make one with `stowctl keys generate scheduler`) and --allow-keys")
+        }
+        guard let secret = Curve.decode(pair.secretKey) else {
+            throw RuntimeError("invalid scheduler CURVE secret key")
+        }
+        zap = try ZAPHandler(context: context, allowList: allowList, logger: logger)
+        try socket.set(.zapDomain("stowage"))
+        try socket.set(.curveServer(true))
+        try socket.set(.curveSecretKey(secret))
+        logger.info(
+            "CURVE on tcp endpoints",
+            metadata: [
+                "publicKey": "\(pair.publicKey)", "allowList": "\(allowList.path)",
+                "allowedKeys": "\(allowList.keys().count)", "roles": "\(allowList.roleCounts())",
+            ])
+        for endpoint in tcp { try Self.bind(socket, endpoint, logger) }
+    }
+
+    private static func bind(_ socket: Socket, _ endpoint: String, _ logger: Logger) throws {
+        try checkEndpoint(endpoint)
+        if endpoint.hasPrefix("ipc://") { unlink(String(endpoint.dropFirst(6))) }  // libzmq leaves stale files
+        do { try socket.bind(endpoint) } catch {
+            throw RuntimeError("cannot bind \(endpoint): \(error). Is another scheduler running for this STOWAGE_HOME?")
+        }
+        logger.info("listening", metadata: ["endpoint": "\(endpoint)"])
+    }
+
+    /// Waits up to 100 ms for a message, a wake-up or a ZAP request; returns whether the socket is readable
+    /// and how many CURVE connections ZAP refused meanwhile.
+    func poll() throws -> (readable: Bool, refused: Int) {
+        let ready = try Poller.poll(
+            [.socket(socket, .readable), .fileDescriptor(waker.fd, .readable)] + (zap.map { [$0.pollItem] } ?? []),
+            timeoutMilliseconds: 100)
+        if ready[1].contains(.readable) { waker.drain() }
+        var refused = 0
+        if ready.count > 2, ready[2].contains(.readable), let zap {
+            let before = zap.refused
+            zap.drain()
+            refused = zap.refused - before
+        }
+        return (ready[0].contains(.readable), refused)
+    }
+
+    /// The next waiting message and the ZAP user id of its peer (nil over ipc), without blocking.
+    func receive() -> (frames: [[UInt8]], userID: String?)? {
+        guard let message = try? socket.receive(dontWait: true, property: "User-Id") else { return nil }
+        return (message.frames, message.property)
+    }
+
+    /// Sends a message whose first frame is the peer's identity; false if the peer is gone.
+    func send(_ frames: [[UInt8]]) throws {
+        if let outlet {
+            guard outlet.send(frames) else { throw RuntimeError("peer gone") }
+            return
+        }
+        try socket.send(frames, dontWait: true)
+    }
+
+    func close() {
+        socket.close(linger: 200)
+        zap?.close()
+    }
+}
