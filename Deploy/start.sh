@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Starts the scheduler and N of each worker in the background for $STOWAGE_HOME (default ~/.stowage).
 # One pid file per process in $STOWAGE_HOME/run/*.pid, logs in $STOWAGE_HOME/logs/. Returns when ready.
-# Usage: Deploy/start.sh [--workers N] [--gateway HOST:PORT]  (the gateway serves the LAN: see README)
+# Usage: Deploy/start.sh [--workers N] [--gateway HOST:PORT]  (the gateway serves the LAN: see docs/gateway.md)
 cd "$(dirname "$0")/.."
 source Deploy/lib.sh
 
