@@ -7,13 +7,11 @@ import StowageProtocol
 /// An event the current state does not accept is an ``IllegalTransition``, never a silent write: the
 /// record stays as it was and the caller learns what was asked of which state.
 ///
-/// ```
-/// requested ─planned→ licensing ─preloaded→ licensed
-///     ▲  │                │ queued / recordingStarted      (licensed too, once downloaded)
-///     │  └tookSlot→ downloading ─onlyChecksLeft→ verifying ─allVerified→ completed ─reverify→ verifying
-///     │             recording ─recordingEnded→ downloading
-///  resumed ← suspended ← suspended(reason)  (any unfinished state)     failed / canceled from any
-/// ```
+/// The moves, in the order a download lives them:
+/// requested -planned-> licensing -queued-> requested -tookSlot-> downloading -onlyChecksLeft-> verifying
+/// -allVerified-> completed (-reverify-> verifying); licensing -preloaded-> licensed -queued-> requested;
+/// licensing -recordingStarted-> recording -recordingEnded-> downloading; any unfinished state -suspended->
+/// suspended -resumed-> requested / licensing / recording; any state -failed-> failed, -canceled-> canceled.
 public struct TitleLifecycle: Sendable, Equatable {
     /// What happened to a title.
     public enum Event: Sendable, Equatable {
