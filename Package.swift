@@ -218,6 +218,13 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ]),
+        // The scheduler service driven in-process: an in-memory store, a manual clock, frames in and out.
+        .testTarget(
+            name: "StowageSchedulerServiceTests",
+            dependencies: [
+                "StowageSchedulerService", "StowageSchedulerCore", "StowageStore", "StowageProtocol", "StowageRuntime",
+                .product(name: "Logging", package: "swift-log"),
+            ]),
         .testTarget(name: "StowageLicensingTests", dependencies: ["StowageLicensing", "StowageProtocol"]),
         .testTarget(
             name: "StowageOriginTests",

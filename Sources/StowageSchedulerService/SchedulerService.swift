@@ -114,6 +114,12 @@ public final class SchedulerService {
         endpoint.close()
     }
 
+    /// Frames for peers go to `outlet` instead of the socket (in-process tests play the workers and clients).
+    package func divert(to outlet: any FrameOutlet) { endpoint.outlet = outlet }
+
+    /// Closes the socket without the loop (in-process tests, before a "restart" over the same store).
+    package func close() { endpoint.close() }
+
     /// Before the first message: the clock guard, then recovery of what the store says was under way.
     package func start() throws {
         checkClock()
