@@ -1,0 +1,97 @@
+import Foundation
+import StowageProtocol
+import StowageSchedulerCore
+import StowageStore
+import Testing
+
+/// The moves of recordings and of verification at rest, and leases that outlive their time.
+@Suite struct RecordingAndVerifyServiceTests {
+    static func live(_ first: Int, _ count: Int, ended: Bool = false) -> String {
+        "#EXTM3U\n#EXT-X-TARGETDURATION:4\n#EXT-X-MEDIA-SEQUENCE:\(first)\n"
+            + (first..<(first + count)).map { "#EXTINF:4,\nlive\($0).ts\n" }.joined()
+            + (ended ? "#EXT-X-ENDLIST\n" : "")
+    }
+
+    @Test func aRecordingReloadsOnItsTimerAndStopEndsItIntoACompletedTitle() throws {
+        let d = try ServiceDriver()
+        d.register("dl", .download)
+        d.register("lic", .license)
+        var submit = SubmitRequest(
+            url: "http://origin.test/live/media.m3u8", name: nil, priority: 0, headers: [], selection: Selection())
+        submit.record = RecordRequest()
+        guard case .submitted(let token) = try d.request(.submit(submit)) else { throw DriverError("no token") }
+        let resolve = try d.task(for: "dl")
+        guard case .resolve(let work) = resolve.work, work.live == true else { throw DriverError("\(resolve.work)") }
+        let plan = ResolvedPlan(
+            masterPlaylist: "",
+            renditions: [
+                PlannedRendition(
+                    kind: .video, sourceURL: "http://origin.test/live/media.m3u8", localPath: "media.m3u8", playlist: ""
+                )
+            ],
+            resources: [], bytesEstimate: nil)
+        d.answer("dl", resolve, .resolved(plan))
+        d.answer(
+            "lic", try d.task(for: "lic"), .licensed(LicenseGrant(terms: GrantedTerms(kind: .purchase, requestedAt: 1)))
+        )
+        #expect(try d.state(token) == .recording)
+        // The first reload is due at once; what it finds is fetched; the next reload waits for its timer.
+        let reload = try d.task(for: "dl")
+        guard case .reload = reload.work else { throw DriverError("not a reload: \(reload.work)") }
+        d.answer(
+            "dl", reload, .reloaded(ReloadReport(text: Self.live(10, 2), url: "http://origin.test/live/media.m3u8")))
+        var fetches = try d.tasks(for: "dl")
+        #expect(fetches.allSatisfy { if case .reload = $0.work { false } else { true } })
+        for fetch in fetches { try d.fetchedAll("dl", fetch) }
+        d.advance(1)
+        #expect(try d.tasks(for: "dl").isEmpty)  // not due yet
+        d.advance(4)
+        let next = try d.task(for: "dl")
+        guard case .reload = next.work else { throw DriverError("not a reload: \(next.work)") }
+        d.answer("dl", next, .reloaded(ReloadReport(text: Self.live(11, 2), url: "http://origin.test/live/media.m3u8")))
+        fetches = try d.tasks(for: "dl")
+        for fetch in fetches { try d.fetchedAll("dl", fetch) }
+        _ = try d.request(.stop(token: token))
+        try d.fetchEverything("dl")
+        #expect(try d.state(token) == .completed)
+        #expect(try d.moves(token).contains("recording -> downloading"))
+        #expect(try d.store.progress(token: token).verified == 3)
+    }
+
+    @Test func verifyingACompletedTitleGoesThroughVerifyingAndBack() throws {
+        let d = try ServiceDriver()
+        d.register("int", .integrity)
+        let token = try d.licensedTitle(files: 2)
+        try d.fetchEverything("dl")
+        #expect(try d.state(token) == .completed)
+        _ = try d.request(.verify(token: token, repair: false))
+        #expect(try d.state(token) == .verifying)
+        for _ in 0..<4 where try d.state(token) == .verifying {
+            for task in try d.tasks(for: "int") { d.answer("int", task, .verified(VerifyReport(ok: true))) }
+        }
+        #expect(try d.state(token) == .completed)
+        #expect(try d.moves(token).suffix(2) == ["completed -> verifying", "verifying -> completed"])
+        // Verifying a title that is not completed is refused and moves nothing.
+        let other = try d.submit("http://origin.test/other/master.m3u8")
+        guard case .error(let error) = try d.request(.verify(token: other, repair: false)) else {
+            throw DriverError("verify of a requested title was not refused")
+        }
+        #expect(error.code == .refused)
+        #expect(try d.state(other) == .requested)
+    }
+
+    @Test func aLeaseThatOutlivesItsTimeGoesOutAgainToALiveWorker() throws {
+        let d = try ServiceDriver()
+        let token = try d.licensedTitle(files: 1)
+        let first = try d.task(for: "dl")
+        d.advance(300)
+        #expect(try d.tasks(for: "dl").isEmpty)  // a fetch lease lasts 600 s
+        d.advance(301)
+        let again = try d.task(for: "dl")
+        #expect(again.taskID != first.taskID)
+        try d.fetchedAll("dl", first)  // the expired lease's answer is stale
+        #expect(try d.state(token) == .downloading)
+        try d.fetchedAll("dl", again)
+        #expect(try d.state(token) == .completed)
+    }
+}
