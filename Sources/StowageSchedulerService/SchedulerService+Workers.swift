@@ -175,125 +175,12 @@ extension SchedulerService {
     }
 
     /// Stores the reach a title's first resolve found (its later fetches keep it, wherever its source moves).
-    private func rememberReach(_ token: String, _ title: TitleRecord, _ reach: AddressClass?) throws {
+    func rememberReach(_ token: String, _ title: TitleRecord, _ reach: AddressClass?) throws {
         guard let reach, title.reach == nil else { return }
         var updated = title
         updated.reach = options.network.acceptedReach(reported: reach, source: title.url)
         try store.update(updated)
         memory.caches.scopeChanged(token)
-    }
-
-    /// Carries out what a finished task means for its title.
-    /// `sent`: the resources of a fetch batch as sent, in order (nil for other tasks).
-    private func apply(_ outcome: Outcome, of lease: Lease, sent: [Int64]?) throws {
-        let token = lease.item.token
-        // Only the state on the hot path (a result per segment); the whole record where it is needed.
-        guard let state = try store.titleState(token) else { return }
-        let renewalOfCompleted = lease.item.kind == .license && state == .completed
-        let scrubOfCompleted = memory.verifyRuns.isScrub(token) && state == .completed
-        guard !state.isFinal || renewalOfCompleted || scrubOfCompleted else { return }
-        switch (lease.item.kind, outcome) {
-        case (.resolve, .resolved(let plan)):
-            guard let title = try store.title(token) else { return }
-            try rememberReach(token, title, plan.reach)
-            if title.planned { return try applyRefresh(token, plan: plan) }
-            guard !plan.resources.isEmpty || title.record != nil else {
-                return try fail(
-                    token,
-                    TitleError(code: .playlist, message: "\(title.url): the selected renditions have no segments"))
-            }
-            if let protection = plan.protection, protection.deviceOnly, !title.allowDeviceDRM {
-                return try fail(token, Self.deviceOnlyRefusal(title.url, protection))
-            }
-            var plan = plan
-            if let poster = title.posterURL, let url = URL(string: poster), let scheme = url.scheme?.lowercased(),
-                ["http", "https"].contains(scheme)
-            {
-                let ext =
-                    ["jpg", "jpeg", "png", "webp"].contains(url.pathExtension.lowercased())
-                    ? url.pathExtension.lowercased() : "img"
-                plan.resources.append(
-                    PlannedResource(
-                        kind: .poster, rendition: 0, url: poster, rangeOffset: nil, rangeLength: nil,
-                        localPath: "poster.\(ext)", container: .other, encrypted: false, duration: 0))
-            }
-            if let refusal = try diskRefusal(token, need: plan.bytesEstimate ?? 0) {
-                return try fail(token, TitleError(code: .diskFull, message: "\(title.url): \(refusal)"))
-            }
-            let folderExisted = FileManager.default.fileExists(atPath: options.home.titleDirectory(token).path)
-            try store.savePlan(token: token, plan: plan)
-            if !folderExisted { memory.pacing.startFresh(token) }
-            try store.appendEvent(
-                token: token, kind: "planned",
-                detail: "\(plan.resources.count) files in \(plan.renditions.count) playlists")
-            try handle(.planned, of: token)
-            core.enqueue(WorkItem(token: token, kind: .license))
-        case (.reload(let position), .reloaded(let report)):
-            try applyReload(report, rendition: position, lease: lease)
-        case (.reload, .failed(let failure)):
-            try reloadFailed(failure, lease: lease)
-        case (.license, .licensed(let grant)) where memory.renewals.isKeyRequest(lease.taskID):
-            try applyRecordedKeys(grant, positions: memory.renewals.takeKeyRequest(lease.taskID) ?? [], lease: lease)
-        case (.license, .licensed(let grant)):
-            do { try applyLicense(grant, token: token) } catch let error as TitleError {
-                try licenseFailed(TaskFailure(code: error.code, message: error.message, retryable: false), lease: lease)
-            }
-        case (.license, .failed(let failure)):
-            _ = memory.renewals.takeKeyRequest(lease.taskID)
-            try licenseFailed(failure, lease: lease)
-        case (.fetch, .fetchedBatch(let report)):
-            try applyBatch(report, of: lease, sent: sent)
-        case (.fetch(let id), .fetched(let report)):
-            try fetched(id, report, token: token)
-        case (.verify(let id), .verified(let report)):
-            guard var r = try store.resource(id: id) else { return }
-            if try recordVerifyResult(r, ok: report.ok, reason: report.reason) { return }
-            if report.ok {
-                guard r.sha256 != nil || report.sha256 != nil else {
-                    return try retry(r, reason: "integrity: the check reported no SHA-256", code: .integrity)
-                }
-                metrics.verified(bytes: r.bytes ?? 0)
-                r.sha256 = r.sha256 ?? report.sha256
-                r.state = .verified
-                r.lastError = nil
-                try store.update(r)
-                publishProgress(token, throttled: true)
-                try checkComplete(token)
-                try finishVerifyIfDone(token)
-            } else {
-                logger.warning(
-                    "integrity check failed; fetching again",
-                    metadata: ["token": "\(token)", "file": "\(r.localPath)", "reason": "\(report.reason ?? "")"])
-                try? FileManager.default.removeItem(
-                    at: options.home.titleDirectory(token).appendingPathComponent(r.localPath))
-                try retry(r, reason: "integrity: \(report.reason ?? "check failed")", code: .integrity)
-            }
-        case (.fetch(let id), .failed(let failure)):
-            try fetchFailed(sent?.first ?? id, failure, lease: lease)
-            // A batch that failed as a whole (its worker could not run it): the rest goes back to the queue.
-            requeue(sent?.dropFirst() ?? [], of: lease)
-        case (.verify, .failed(let failure)):
-            logger.warning(
-                "verification could not run; trying again",
-                metadata: ["token": "\(token)", "error": "\(failure.message)"])
-            memory.retries.schedule(lease.item, at: clock.monotonic() + 1)
-        case (_, .failed(let failure)):
-            let n = memory.retries.failed(lease.item)
-            if failure.retryable && n < options.maxAttempts {
-                metrics.retried(failure.code)
-                memory.retries.schedule(lease.item, at: clock.monotonic() + max(backoff(n), failure.retryAfter ?? 0))
-            } else if failure.code == .network, failure.retryable {
-                memory.retries.resetAttempts(lease.item)
-                let title = try store.title(token)
-                try suspendForNetwork(
-                    token, endpoint: failure.endpoint ?? title.flatMap { HostProbe.endpoint(of: $0.url) },
-                    message: failure.message)
-            } else {
-                try fail(token, TitleError(code: failure.code, message: failure.message))
-            }
-        default:
-            throw ProtocolError(.badBody, "result \(outcome) does not answer a \(lease.item.kind) task")
-        }
     }
 
     /// Counts a failed attempt and queues the resource again, or fails the title past the limit.

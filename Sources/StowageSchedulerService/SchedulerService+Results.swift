@@ -1,0 +1,138 @@
+import Foundation
+import StowageProtocol
+import StowageRuntime
+import StowageSchedulerCore
+import StowageStore
+
+/// Results of tasks: what each means for its title, by kind of work and outcome.
+extension SchedulerService {
+    /// Carries out what a finished task means for its title.
+    /// `sent`: the resources of a fetch batch as sent, in order (nil for other tasks).
+    func apply(_ outcome: Outcome, of lease: Lease, sent: [Int64]?) throws {
+        let token = lease.item.token
+        // Only the state on the hot path (a result per segment); the whole record where it is needed.
+        guard let state = try store.titleState(token) else { return }
+        let renewalOfCompleted = lease.item.kind == .license && state == .completed
+        let scrubOfCompleted = memory.verifyRuns.isScrub(token) && state == .completed
+        guard !state.isFinal || renewalOfCompleted || scrubOfCompleted else { return }
+        switch (lease.item.kind, outcome) {
+        case (.resolve, .resolved(let plan)):
+            try applyPlan(plan, token: token)
+        case (.reload(let position), .reloaded(let report)):
+            try applyReload(report, rendition: position, lease: lease)
+        case (.reload, .failed(let failure)):
+            try reloadFailed(failure, lease: lease)
+        case (.license, .licensed(let grant)) where memory.renewals.isKeyRequest(lease.taskID):
+            try applyRecordedKeys(grant, positions: memory.renewals.takeKeyRequest(lease.taskID) ?? [], lease: lease)
+        case (.license, .licensed(let grant)):
+            do { try applyLicense(grant, token: token) } catch let error as TitleError {
+                try licenseFailed(TaskFailure(code: error.code, message: error.message, retryable: false), lease: lease)
+            }
+        case (.license, .failed(let failure)):
+            _ = memory.renewals.takeKeyRequest(lease.taskID)
+            try licenseFailed(failure, lease: lease)
+        case (.fetch, .fetchedBatch(let report)):
+            try applyBatch(report, of: lease, sent: sent)
+        case (.fetch(let id), .fetched(let report)):
+            try fetched(id, report, token: token)
+        case (.verify(let id), .verified(let report)):
+            try applyVerified(id, report, token: token)
+        case (.fetch(let id), .failed(let failure)):
+            try fetchFailed(sent?.first ?? id, failure, lease: lease)
+            // A batch that failed as a whole (its worker could not run it): the rest goes back to the queue.
+            requeue(sent?.dropFirst() ?? [], of: lease)
+        case (.verify, .failed(let failure)):
+            logger.warning(
+                "verification could not run; trying again",
+                metadata: ["token": "\(token)", "error": "\(failure.message)"])
+            memory.retries.schedule(lease.item, at: clock.monotonic() + 1)
+        case (_, .failed(let failure)):
+            try taskFailed(failure, lease: lease)
+        default:
+            throw ProtocolError(.badBody, "result \(outcome) does not answer a \(lease.item.kind) task")
+        }
+    }
+
+    /// A resolve's plan: saved (with the poster) unless it cannot be downloaded; a license comes next.
+    private func applyPlan(_ plan: ResolvedPlan, token: String) throws {
+        guard let title = try store.title(token) else { return }
+        try rememberReach(token, title, plan.reach)
+        if title.planned { return try applyRefresh(token, plan: plan) }
+        guard !plan.resources.isEmpty || title.record != nil else {
+            return try fail(
+                token,
+                TitleError(code: .playlist, message: "\(title.url): the selected renditions have no segments"))
+        }
+        if let protection = plan.protection, protection.deviceOnly, !title.allowDeviceDRM {
+            return try fail(token, Self.deviceOnlyRefusal(title.url, protection))
+        }
+        var plan = plan
+        if let poster = title.posterURL, let url = URL(string: poster), let scheme = url.scheme?.lowercased(),
+            ["http", "https"].contains(scheme)
+        {
+            let ext =
+                ["jpg", "jpeg", "png", "webp"].contains(url.pathExtension.lowercased())
+                ? url.pathExtension.lowercased() : "img"
+            plan.resources.append(
+                PlannedResource(
+                    kind: .poster, rendition: 0, url: poster, rangeOffset: nil, rangeLength: nil,
+                    localPath: "poster.\(ext)", container: .other, encrypted: false, duration: 0))
+        }
+        if let refusal = try diskRefusal(token, need: plan.bytesEstimate ?? 0) {
+            return try fail(token, TitleError(code: .diskFull, message: "\(title.url): \(refusal)"))
+        }
+        let folderExisted = FileManager.default.fileExists(atPath: options.home.titleDirectory(token).path)
+        try store.savePlan(token: token, plan: plan)
+        if !folderExisted { memory.pacing.startFresh(token) }
+        try store.appendEvent(
+            token: token, kind: "planned",
+            detail: "\(plan.resources.count) files in \(plan.renditions.count) playlists")
+        try handle(.planned, of: token)
+        core.enqueue(WorkItem(token: token, kind: .license))
+    }
+
+    /// An integrity check's verdict on one file: verified, or fetched again.
+    private func applyVerified(_ id: Int64, _ report: VerifyReport, token: String) throws {
+        guard var r = try store.resource(id: id) else { return }
+        if try recordVerifyResult(r, ok: report.ok, reason: report.reason) { return }
+        if report.ok {
+            guard r.sha256 != nil || report.sha256 != nil else {
+                return try retry(r, reason: "integrity: the check reported no SHA-256", code: .integrity)
+            }
+            metrics.verified(bytes: r.bytes ?? 0)
+            r.sha256 = r.sha256 ?? report.sha256
+            r.state = .verified
+            r.lastError = nil
+            try store.update(r)
+            publishProgress(token, throttled: true)
+            try checkComplete(token)
+            try finishVerifyIfDone(token)
+        } else {
+            logger.warning(
+                "integrity check failed; fetching again",
+                metadata: ["token": "\(token)", "file": "\(r.localPath)", "reason": "\(report.reason ?? "")"])
+            try? FileManager.default.removeItem(
+                at: options.home.titleDirectory(token).appendingPathComponent(r.localPath))
+            try retry(r, reason: "integrity: \(report.reason ?? "check failed")", code: .integrity)
+        }
+    }
+
+    /// A resolve, license or reload task that failed: retried with backoff within the budget; then the title waits
+    /// for the network (connectivity) or fails.
+    private func taskFailed(_ failure: TaskFailure, lease: Lease) throws {
+        let token = lease.item.token
+        let n = memory.retries.failed(lease.item)
+        if failure.retryable && n < options.maxAttempts {
+            metrics.retried(failure.code)
+            memory.retries.schedule(lease.item, at: clock.monotonic() + max(backoff(n), failure.retryAfter ?? 0))
+        } else if failure.code == .network, failure.retryable {
+            memory.retries.resetAttempts(lease.item)
+            let title = try store.title(token)
+            try suspendForNetwork(
+                token, endpoint: failure.endpoint ?? title.flatMap { HostProbe.endpoint(of: $0.url) },
+                message: failure.message)
+        } else {
+            try fail(token, TitleError(code: failure.code, message: failure.message))
+        }
+    }
+}
