@@ -9,7 +9,7 @@
 #        aria2c -j16, curl --parallel, yt-dlp --concurrent-fragments 8 and ffmpeg -c copy, each repeated;
 #        medians, ratios to Stowage, and the peak RSS (VmHWM) of every Stowage process.
 # small: 10,000 segments of ~4 KB: segments/s for Stowage, aria2c and curl --parallel, alternating, medians.
-# scale: 10,000 titles submitted to a scheduler (submissions/s), `stowctl list` time, scheduler RSS, and
+# scale: 100,000 titles (STOWAGE_BENCH_TITLES) submitted to a scheduler (submissions/s), `stowctl list` time, scheduler RSS, and
 #        the time until it answers again after kill -9.
 # Knobs: STOWAGE_BENCH_REPEAT (3), STOWAGE_BENCH_LOOPS (17 minutes of media), STOWAGE_BENCH_SMALL (10000),
 #        STOWAGE_BENCH_TITLES (100000), STOWAGE_BENCH_PEERS ("aria2c curl yt-dlp ffmpeg"; "" = Stowage alone), STOWAGE_BENCH_DIR (/tmp/stowage-bench; media is kept between runs).

@@ -34,7 +34,7 @@ int stowage_open_unnamed(const char *directory, int mode) {
 static int emptyPathRefused = 0;
 
 int stowage_link_unnamed(int fd, const char *path) {
-    // AT_EMPTY_PATH names the descriptor itself: no walk through /proc/self/fd (a fifth of linkat's cost).
+    // AT_EMPTY_PATH names the descriptor itself: no path walk through /proc/self/fd.
     if (!__atomic_load_n(&emptyPathRefused, __ATOMIC_RELAXED)) {
         if (linkat(fd, "", AT_FDCWD, path, AT_EMPTY_PATH) == 0) return 0;
         if (errno != ENOENT && errno != EPERM) return -1;

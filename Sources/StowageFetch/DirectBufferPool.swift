@@ -1,8 +1,8 @@
 import Synchronization
 
 /// The aligned buffers of direct writes, kept for the next file: a buffer this size comes from `mmap`, and a fresh
-/// one costs a page fault and a zeroed page for every 4 KiB of it, which for 2 MB segments was a tenth of the
-/// download worker's time. At most ``kept`` wait here (8 MiB); more are freed.
+/// one costs a page fault and a zeroed page for every 4 KiB of it, on every file. At most ``kept`` wait here
+/// (8 MiB); more are freed.
 enum DirectBufferPool {
     /// Buffers kept for reuse; as many as files written directly at once by a worker of default concurrency.
     static let kept = 16

@@ -47,8 +47,8 @@ public final class HTTPFetcher: Sendable {
         // Idle connections close soon, as the scheduler's per-host connection count assumes.
         config.connectionPool.idleTimeout = .milliseconds(Int64(WireProtocol.connectionIdleMilliseconds))
         config.decompression = .disabled
-        // No request spans: nothing here reads them, and making them (even for the no-op tracer) cost a few
-        // percent of the worker's time on small files.
+        // No request spans: nothing here reads them, and making them (even for the no-op tracer) costs time on
+        // every request.
         config.tracing.tracer = nil
         return config
     }

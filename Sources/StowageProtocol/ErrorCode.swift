@@ -1,4 +1,4 @@
-/// The fixed set of error codes a title can end with (`status.error.code`). Documented in README.
+/// The fixed set of error codes a title can end with (`status.error.code`). Documented in docs/error-codes.md.
 public enum ErrorCode: String, Codable, Sendable, CaseIterable {
     /// Could not reach the origin, connection reset, timed out.
     case network
