@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import StowageProtocol
 import StowageRuntime
+import StowageSchedulerCore
 import ZeroMQ
 
 /// Where a message for a peer goes instead of the socket: in-process tests read the scheduler's frames here.
@@ -28,7 +29,8 @@ final class SchedulerEndpoint {
 
     /// Binds `home`'s ipc endpoint and `binds`: tcp ones need `curveKey` and `allowList`.
     init(
-        home: StowageHome, binds: [String], curveKey: CurveKeyPair?, allowList: AllowList?, logger: Logger
+        home: StowageHome, binds: [String], curveKey: CurveKeyPair?, allowList: AllowList?, logger: Logger,
+        clock: any SchedulerClock
     ) throws {
         context = try Context()
         socket = try context.socket(.router)
@@ -55,7 +57,7 @@ final class SchedulerEndpoint {
         guard let secret = Curve.decode(pair.secretKey) else {
             throw RuntimeError("invalid scheduler CURVE secret key")
         }
-        zap = try ZAPHandler(context: context, allowList: allowList, logger: logger)
+        zap = try ZAPHandler(context: context, allowList: allowList, logger: logger, clock: clock)
         try socket.set(.zapDomain("stowage"))
         try socket.set(.curveServer(true))
         try socket.set(.curveSecretKey(secret))

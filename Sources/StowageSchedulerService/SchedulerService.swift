@@ -96,7 +96,7 @@ public final class SchedulerService {
         core.holdHostWorkUntil = clock.monotonic() + core.connections.idleSeconds
         endpoint = try SchedulerEndpoint(
             home: options.home, binds: options.binds, curveKey: options.curveKey, allowList: options.allowList,
-            logger: logger)
+            logger: logger, clock: clock)
         shutdown.notify(endpoint.waker)
         try loadLimits()
     }

@@ -16,12 +16,14 @@ final class ZAPHandler {
     private(set) var refused = 0
     /// When each refused key was last logged (a refused peer retries every few seconds).
     private var refusals = RateLimitedLog(interval: 60)
+    private let clock: any SchedulerClock
 
-    init(context: Context, allowList: AllowList, logger: Logger) throws {
+    init(context: Context, allowList: AllowList, logger: Logger, clock: any SchedulerClock) throws {
         socket = try context.socket(.rep)
         try socket.bind(Self.endpoint)
         self.allowList = allowList
         self.logger = logger
+        self.clock = clock
     }
 
     var pollItem: PollItem { .socket(socket, .readable) }
@@ -33,7 +35,7 @@ final class ZAPHandler {
             try? socket.send(decision.reply)
             if let key = decision.refusedKey {
                 refused += 1
-                guard refusals.shouldLog(key, now: monotonic()) else { continue }
+                guard refusals.shouldLog(key, now: clock.monotonic()) else { continue }
                 logger.warning(
                     "refused a connection: its CURVE key is not on the allow-list",
                     metadata: ["key": "\(key)", "address": "\(decision.address)", "allowList": "\(allowList.path)"])
