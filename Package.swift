@@ -220,7 +220,7 @@ let package = Package(
         // MARK: tests
         .testTarget(name: "ZeroMQTests", dependencies: ["ZeroMQ"]),
         .testTarget(name: "StowageProtocolTests", dependencies: ["StowageProtocol"]),
-        .testTarget(name: "StowageHLSTests", dependencies: ["StowageHLS"]),
+        .testTarget(name: "StowageHLSTests", dependencies: ["StowageHLS", "StowageProtocol"]),
         .testTarget(name: "StowageDASHTests", dependencies: ["StowageDASH", "StowageProtocol"]),
         .testTarget(name: "StowageIntegrityTests", dependencies: ["StowageIntegrity"]),
         .testTarget(

@@ -1,5 +1,6 @@
 import NIOCore
 import ServiceLifecycle
+import StowageRuntime
 
 /// A bound NIO server channel as a `Service`: it serves until graceful shutdown (or cancellation), then
 /// closes.
@@ -20,14 +21,6 @@ public struct ChannelService: Service, CustomStringConvertible {
     /// Waits until the channel closes; graceful shutdown or cancellation closes it.
     public func run() async throws {
         let channel = self.channel
-        try await withTaskCancellationHandler {
-            try await withGracefulShutdownHandler {
-                try await channel.closeFuture.get()
-            } onGracefulShutdown: {
-                channel.close(promise: nil)
-            }
-        } onCancel: {
-            channel.close(promise: nil)
-        }
+        try await runUntilStopped({ try await channel.closeFuture.get() }, stop: { channel.close(promise: nil) })
     }
 }

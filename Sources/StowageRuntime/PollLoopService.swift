@@ -22,15 +22,23 @@ public struct PollLoopService: Service, CustomStringConvertible {
     /// Runs the loop on its thread until it returns; graceful shutdown or cancellation asks it to stop.
     public func run() async throws {
         let stop = self.stop
-        try await withTaskCancellationHandler {
-            try await withGracefulShutdownHandler {
-                try await onThread(named: description, body)
-            } onGracefulShutdown: {
-                stop.trigger()
-            }
-        } onCancel: {
-            stop.trigger()
+        try await runUntilStopped({ try await onThread(named: description, body) }, stop: { stop.trigger() })
+    }
+}
+
+/// Runs `body` until it returns; graceful shutdown (SIGTERM or SIGINT through the service group) or cancellation
+/// calls `stop`, which must make `body` return. How every Stowage service ends, written once.
+public func runUntilStopped(
+    _ body: () async throws -> Void, stop: @escaping @Sendable () -> Void
+) async throws {
+    try await withTaskCancellationHandler {
+        try await withGracefulShutdownHandler {
+            try await body()
+        } onGracefulShutdown: {
+            stop()
         }
+    } onCancel: {
+        stop()
     }
 }
 
