@@ -4,7 +4,8 @@
 // Layers, bottom to top:
 //   CZeroMQ (system library) -> ZeroMQ (thin wrapper) -> StowageProtocol (frames, pure values)
 //   -> domain libraries (HLS, Integrity, Store, Scheduling, Fetch, Runtime, SchedulerService, Origin)
-//   -> thin executables.
+//   -> StowageProcess (option groups, logging, metrics endpoint, service group) -> thin executables.
+// Each target lists exactly what its sources import.
 import PackageDescription
 
 let package = Package(
@@ -31,6 +32,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-collections", from: "1.1.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.0.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.0.0"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.0.0"),
     ],
     targets: [
         // MARK: message plane
@@ -48,7 +50,7 @@ let package = Package(
         .target(
             name: "StowageStore",
             dependencies: [
-                "StowageProtocol",
+                "StowageProtocol", "StowageLicensing",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]),
         .target(
@@ -79,10 +81,22 @@ let package = Package(
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
             ]),
+        // The ZeroMQ side of every process: the worker loop, the scheduler client, CURVE keys and ZAP, the poll
+        // loop as a service. No command line here (see StowageProcess).
         .target(
             name: "StowageRuntime",
             dependencies: [
                 "ZeroMQ", "StowageProtocol",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]),
+        // How a process is wired: its option groups, logging, the Prometheus endpoint and the service group that
+        // turns SIGTERM into a graceful stop. Used by the executables only.
+        .target(
+            name: "StowageProcess",
+            dependencies: [
+                "StowageRuntime", "StowageProtocol",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
@@ -97,7 +111,6 @@ let package = Package(
             dependencies: [
                 "ZeroMQ", "StowageProtocol", "StowageStore", "StowageSchedulerCore", "StowageRuntime",
                 "StowageLicensing", "StowageHLS", "CSystemShims",
-                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -114,11 +127,12 @@ let package = Package(
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
             ]),
         // Serving one title's offline copy over HTTP (ranges, content types, playlist rewriting, play metering):
-        // `stowctl play` and `stowage-gateway`.
+        // `stowctl play` and `stowage-gateway`. A title still downloading fetches its missing files through a
+        // PlaySourceFetcher the process passes in, so playback links no HTTP client.
         .target(
             name: "StowagePlayback",
             dependencies: [
-                "StowageProtocol", "StowageFetch",
+                "StowageProtocol",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
             ]),
@@ -130,65 +144,67 @@ let package = Package(
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
 
         // MARK: executables (argument parsing and wiring only)
         .executableTarget(
             name: "stowage-scheduler",
             dependencies: [
-                "StowageSchedulerService", "StowageRuntime",
+                "StowageSchedulerService", "StowageSchedulerCore", "StowageProtocol", "StowageRuntime",
+                "StowageProcess",
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]),
         .executableTarget(
             name: "stowage-license-worker",
             dependencies: [
-                "StowageRuntime", "StowageProtocol", "StowageFetch", "StowageLicenseAcquisition", "CSystemShims",
+                "StowageRuntime", "StowageProcess", "StowageProtocol", "StowageFetch", "StowageLicenseAcquisition",
+                "CSystemShims",
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
         .executableTarget(
             name: "stowage-download-worker",
             dependencies: [
                 "CSystemShims",
-                "StowageRuntime", "StowageProtocol", "StowageFetch",
+                "StowageRuntime", "StowageProcess", "StowageProtocol", "StowageFetch",
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
         .executableTarget(
             name: "stowage-integrity-worker",
             dependencies: [
                 "CSystemShims",
-                "StowageRuntime", "StowageProtocol", "StowageIntegrity",
+                "StowageRuntime", "StowageProcess", "StowageProtocol", "StowageIntegrity",
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
         .executableTarget(
             name: "stowctl",
             dependencies: [
-                "StowageRuntime", "StowageProtocol", "ZeroMQ", "StowageFetch", "StowageHLS", "StowageDASH",
-                "StowageOrigin",
-                "StowagePlayback",
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "NIOCore", package: "swift-nio"),
+                "StowageRuntime", "StowageProcess", "StowageProtocol", "ZeroMQ", "StowageFetch", "StowageHLS",
+                "StowageDASH", "StowagePlayback",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
         .executableTarget(
             name: "stowage-origin",
             dependencies: [
-                "StowageOrigin",
-                .product(name: "NIOCore", package: "swift-nio"),
+                "StowageOrigin", "StowageProcess",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]),
         .executableTarget(
             name: "stowage-gateway",
             dependencies: [
                 "CSystemShims",
-                "StowageGateway", "StowageRuntime",
+                "StowageGateway", "StowageRuntime", "StowageProcess", "StowageFetch",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
@@ -204,10 +220,14 @@ let package = Package(
         // MARK: tests
         .testTarget(name: "ZeroMQTests", dependencies: ["ZeroMQ"]),
         .testTarget(name: "StowageProtocolTests", dependencies: ["StowageProtocol"]),
-        .testTarget(name: "StowageHLSTests", dependencies: ["StowageHLS"]),
+        .testTarget(name: "StowageHLSTests", dependencies: ["StowageHLS", "StowageProtocol"]),
         .testTarget(name: "StowageDASHTests", dependencies: ["StowageDASH", "StowageProtocol"]),
         .testTarget(name: "StowageIntegrityTests", dependencies: ["StowageIntegrity"]),
-        .testTarget(name: "StowageStoreTests", dependencies: ["StowageStore", "StowageProtocol"]),
+        .testTarget(
+            name: "StowageStoreTests",
+            dependencies: [
+                "StowageStore", "StowageProtocol", "StowageLicensing", .product(name: "GRDB", package: "GRDB.swift"),
+            ]),
         .testTarget(name: "StowageSchedulerCoreTests", dependencies: ["StowageSchedulerCore", "StowageProtocol"]),
         .testTarget(
             name: "StowageFetchTests",
@@ -225,20 +245,31 @@ let package = Package(
                 "StowageSchedulerService", "StowageSchedulerCore", "StowageStore", "StowageProtocol", "StowageRuntime",
                 .product(name: "Logging", package: "swift-log"),
             ]),
-        .testTarget(name: "StowageLicensingTests", dependencies: ["StowageLicensing", "StowageProtocol"]),
+        .testTarget(
+            name: "StowageLicensingTests",
+            dependencies: ["StowageLicensing", "StowageProtocol", .product(name: "Crypto", package: "swift-crypto")]),
         .testTarget(
             name: "StowageOriginTests",
             dependencies: [
                 "StowageOrigin", .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
             ]),
-        .testTarget(name: "StowageRuntimeTests", dependencies: ["StowageRuntime", "ZeroMQ"]),
+        .testTarget(
+            name: "StowageRuntimeTests",
+            dependencies: [
+                "StowageRuntime", "StowageProtocol", "ZeroMQ", .product(name: "Logging", package: "swift-log"),
+            ]),
+        .testTarget(
+            name: "StowageProcessTests",
+            dependencies: ["StowageProcess", .product(name: "Logging", package: "swift-log")]),
         .testTarget(
             name: "StowageGatewayTests",
             dependencies: [
                 "StowageGateway", "StowagePlayback", "StowageProtocol",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
             ]),
         .testTarget(
             name: "IntegrationTests",

@@ -68,7 +68,7 @@ extension HTTPFetcher {
         }
         do {
             // The title's own folder: its filesystem is the one the batch wrote to (a title may sit on a mount).
-            let folder = batch.items.first.flatMap { Self.safeDestination($0.path, under: titlesRoot) }?
+            let folder = batch.items.first.flatMap { TitlePath.file($0.path, under: titlesRoot, for: .stored) }?
                 .deletingLastPathComponent()
             try await Self.syncFilesystem(of: folder ?? titlesRoot)
         } catch {
@@ -88,7 +88,7 @@ extension HTTPFetcher {
         var upcoming: [(target: String, headers: HTTPHeaders)] = []
         for work in items.prefix(OriginConnection.pipelineDepth) {
             guard work.fresh == true, let target = origin.target(of: work.url),
-                Self.safeDestination(work.path, under: titlesRoot) != nil,
+                TitlePath.file(work.path, under: titlesRoot, for: .stored) != nil,
                 let request = try? request(work.url, headers: work.headers, range: Self.byteRange(of: work, from: 0))
             else { break }
             upcoming.append((target, request.headers))

@@ -55,7 +55,7 @@ extension HTTPFetcher {
         _ work: FetchWork, taskID: String, titlesRoot: URL, durable: Bool, via connection: OriginConnection?,
         _ progress: @escaping @Sendable (Int64) -> Void
     ) async throws(TaskFailure) -> FetchReport {
-        guard let destination = Self.safeDestination(work.path, under: titlesRoot) else {
+        guard let destination = TitlePath.file(work.path, under: titlesRoot, for: .stored) else {
             throw TaskFailure(
                 code: .refused, message: "destination '\(work.path.prefix(200))' is outside the titles directory",
                 retryable: false)
@@ -207,36 +207,6 @@ extension HTTPFetcher {
         let base = work.rangeOffset ?? 0
         if let length = work.rangeLength { return (base + resumeFrom)...(base + max(length, 1) - 1) }
         return resumeFrom > 0 ? resumeFrom...Int64.max : nil
-    }
-
-    /// `path` resolved under `root`, or nil if it would leave it (absolute, `..`, control characters).
-    public static func safeDestination(_ path: String, under root: URL) -> URL? {
-        guard isSafeRelativePath(path) else { return nil }
-        return root.appendingPathComponent(path, isDirectory: false)  // no stat of the path
-    }
-
-    /// A relative path of plain components: not empty, not absolute, no `.`, `..` or empty component, no control
-    /// character, under 1024 bytes (one pass over the bytes: it runs for every file fetched).
-    static func isSafeRelativePath(_ path: String) -> Bool {
-        var path = path
-        return path.withUTF8 { bytes in
-            guard !bytes.isEmpty, bytes.count < 1024, bytes[0] != UInt8(ascii: "/") else { return false }
-            var componentStart = 0
-            for i in 0...bytes.count {
-                let byte = i < bytes.count ? bytes[i] : UInt8(ascii: "/")
-                if byte < 0x20 || byte == 0x7f { return false }
-                guard byte == UInt8(ascii: "/") else { continue }
-                let length = i - componentStart
-                let dot = UInt8(ascii: ".")
-                if length == 0 || (length == 1 && bytes[componentStart] == dot)
-                    || (length == 2 && bytes[componentStart] == dot && bytes[componentStart + 1] == dot)
-                {
-                    return false
-                }
-                componentStart = i + 1
-            }
-            return true
-        }
     }
 }
 

@@ -57,10 +57,14 @@ public final class Gateway: Sendable {
     let logger: Logger
 
     /// `clock`: monotonic seconds (sessions, caches, throttle); `wallClock`: unix seconds (signed URLs' `exp`).
+    /// `sourceFetcher` makes the fetcher of each title played while still downloading (the process passes
+    /// `StowageFetch`'s HTTP client, which this library does not link); nil: such a title serves only what is
+    /// on disk.
     public init(
         configuration: Configuration, backend: any GatewayBackend, logger: Logger,
         clock: @escaping @Sendable () -> Double,
-        wallClock: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 }
+        wallClock: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 },
+        sourceFetcher: (@Sendable () -> any PlaySourceFetcher)? = nil
     ) {
         self.configuration = configuration
         self.backend = backend
@@ -70,7 +74,8 @@ public final class Gateway: Sendable {
         authenticator = Authenticator(
             backend: backend, adminSecret: configuration.adminSecret, throttle: configuration.throttle, clock: clock,
             wallClock: wallClock)
-        plays = PlayState(backend: backend, idleLimit: configuration.sessionIdleSeconds, logger: logger)
+        plays = PlayState(
+            backend: backend, idleLimit: configuration.sessionIdleSeconds, sourceFetcher: sourceFetcher, logger: logger)
         titles = TitleCache(backend: backend, clock: clock)
     }
 

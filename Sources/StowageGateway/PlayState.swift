@@ -13,10 +13,17 @@ actor PlayState {
     private var streaming: [String: StreamingSource] = [:]
     private var refused: [String: String] = [:]
     private let backend: any GatewayBackend
+    private let sourceFetcher: (@Sendable () -> any PlaySourceFetcher)?
     private let logger: Logger
 
-    init(backend: any GatewayBackend, idleLimit: Double, logger: Logger) {
+    /// `sourceFetcher` makes the fetcher of each title played while still downloading (nil: such a title
+    /// serves only what is on disk).
+    init(
+        backend: any GatewayBackend, idleLimit: Double, sourceFetcher: (@Sendable () -> any PlaySourceFetcher)?,
+        logger: Logger
+    ) {
         self.backend = backend
+        self.sourceFetcher = sourceFetcher
         self.logger = logger
         sessions = PlaybackSessions(idleLimit: idleLimit)
     }
@@ -62,9 +69,9 @@ actor PlayState {
     private func played(token: String, _ authorization: PlayAuthorization) {
         refused[token] = nil
         if let plan = authorization.streaming, let directory = authorization.directory {
-            if streaming[token] == nil {
+            if streaming[token] == nil, let sourceFetcher {
                 streaming[token] = StreamingSource(
-                    directory: URL(fileURLWithPath: directory), plan: plan, logger: logger)
+                    directory: URL(fileURLWithPath: directory), plan: plan, fetcher: sourceFetcher())
                 meters[token] = nil
             }
         } else if let source = streaming.removeValue(forKey: token) {

@@ -4,7 +4,6 @@ import Logging
 import StowageProtocol
 import StowageRuntime
 import Synchronization
-import ZeroMQ
 
 /// ``GatewayBackend`` over ZeroMQ: one `SchedulerClient` for requests, owned by a serial queue (its socket is
 /// not thread-safe, and its requests block, so they never run on an event loop or the concurrency pool), and
@@ -23,14 +22,23 @@ public final class SchedulerBackend: GatewayBackend {
         client = Mutex(try connect())
     }
 
-    /// One request, answered off the concurrency pool; a scheduler error becomes a ``GatewayError``.
-    func request(_ operation: ClientOperation) async throws -> ReplyBody {
+    /// One request, answered off the concurrency pool: the scheduler's error keeps its code, a reply of another
+    /// kind is a 500, and a scheduler that does not answer a 503 (all ``GatewayError``).
+    func request<Request: SchedulerRequest>(_ request: Request) async throws -> Request.Reply {
         let timeout = self.timeout
-        let result: Result<ReplyBody, GatewayError> = await withCheckedContinuation { continuation in
+        let result: Result<Request.Reply, GatewayError> = await withCheckedContinuation { continuation in
             queue.async {
-                let answer = self.client.withLock { client -> Result<ReplyBody, GatewayError> in
+                let answer = self.client.withLock { client -> Result<Request.Reply, GatewayError> in
                     do {
-                        return .success(try client.request(operation, timeout: timeout))
+                        return .success(try client.request(request, timeout: timeout))
+                    } catch let error as ReplyError {
+                        switch error {
+                        case .refused(let refusal): return .failure(GatewayError(refusal))
+                        case .unexpected(let reply):
+                            return .failure(
+                                GatewayError(
+                                    .internalServerError, .internal, "unexpected reply from the scheduler: \(reply)"))
+                        }
                     } catch {
                         return .failure(GatewayError(.serviceUnavailable, .internal, "\(error)"))
                     }
@@ -38,74 +46,45 @@ public final class SchedulerBackend: GatewayBackend {
                 continuation.resume(returning: answer)
             }
         }
-        let reply = try result.get()
-        if case .error(let error) = reply { throw GatewayError(error) }
-        return reply
-    }
-
-    private func unexpected(_ reply: ReplyBody) -> GatewayError {
-        GatewayError(.internalServerError, .internal, "unexpected reply from the scheduler: \(reply)")
+        return try result.get()
     }
 
     public func authenticate(_ credential: DeviceCredential) async throws -> DevicePrincipal {
-        let reply = try await request(.authenticate(credential))
-        guard case .principal(let principal) = reply else { throw unexpected(reply) }
-        return principal
+        try await request(.authenticate(credential))
     }
 
     public func lookup(id: String?, url: String?) async throws -> TitleStatus {
-        let reply = try await request(.lookup(id: id, url: url))
-        guard case .title(let status) = reply else { throw unexpected(reply) }
-        return status
+        try await request(.lookup(id: id, url: url))
     }
 
-    public func status(token: String) async throws -> TitleStatus {
-        let reply = try await request(.status(token: token))
-        guard case .title(let status) = reply else { throw unexpected(reply) }
-        return status
-    }
+    public func status(token: String) async throws -> TitleStatus { try await request(.status(token: token)) }
 
-    public func list() async throws -> [TitleStatus] {
-        let reply = try await request(.list(state: nil))
-        guard case .titles(let titles) = reply else { throw unexpected(reply) }
-        return titles
-    }
+    public func list() async throws -> [TitleStatus] { try await request(.list(state: nil)) }
 
-    public func playable(token: String) async throws -> PlayAuthorization {
-        let reply = try await request(.playable(token: token))
-        guard case .play(let authorization) = reply else { throw unexpected(reply) }
-        return authorization
-    }
+    public func playable(token: String) async throws -> PlayAuthorization { try await request(.playable(token: token)) }
 
     public func playOn(token: String, device: String?) async throws -> PlayAuthorization {
-        let operation: ClientOperation = device.map { .playOn(token: token, device: $0) } ?? .play(token: token)
-        let reply = try await request(operation)
-        guard case .play(let authorization) = reply else { throw unexpected(reply) }
-        return authorization
+        let call: SchedulerCall<PlayAuthorization> =
+            device.map { .playOn(token: token, device: $0) } ?? .play(token: token)
+        return try await request(call)
     }
 
     public func key(token: String, index: Int) async throws -> [UInt8] {
-        let reply = try await request(.key(token: token, index: index))
-        guard case .key(let text) = reply, let data = Data(base64Encoded: text) else { throw unexpected(reply) }
-        return Array(data)
+        try await request(.key(token: token, index: index))
     }
 
     public func played(token: String, seconds: Double) async throws {
-        _ = try await request(.played(token: token, seconds: seconds))
+        try await request(.played(token: token, seconds: seconds))
     }
 
-    public func license(token: String) async throws -> LicenseReport {
-        let reply = try await request(.license(token: token))
-        guard case .license(let report) = reply else { throw unexpected(reply) }
-        return report
-    }
+    public func license(token: String) async throws -> LicenseReport { try await request(.license(token: token)) }
 
     public func manage(_ action: TitleAction, token: String) async throws {
         switch action {
         case .pause: _ = try await request(.pause(token: token))
         case .resume: _ = try await request(.resume(token: token))
         case .renew: _ = try await request(.renew(token: token, terms: nil, licenseURL: nil))
-        case .delete: _ = try await request(.delete(token: token))
+        case .delete: try await request(.delete(token: token))
         }
     }
 

@@ -1,3 +1,5 @@
+import StowageProtocol
+
 /// Failed credentials per client address, and what the next attempt from that address is told: a pure value
 /// (state + event + `now` → decision), so its backoff is tested in milliseconds with a made-up clock.
 ///
@@ -64,7 +66,7 @@ public struct Throttle: Sendable, Equatable {
         record.lastFailure = now
         let extra = record.failures - policy.freeFailures
         if extra > 0 {
-            let delay = min(policy.maxDelay, policy.baseDelay * Double(1 << min(extra - 1, 30)))
+            let delay = Backoff(base: policy.baseDelay, cap: policy.maxDelay).delay(afterFailures: extra - 1)
             record.closedUntil = max(record.closedUntil, now + delay)
         }
         if records[address] == nil { makeRoom(now: now) }

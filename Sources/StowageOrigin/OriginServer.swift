@@ -3,6 +3,7 @@ import Logging
 import NIOCore
 import NIOHTTP1
 import NIOPosix
+import StowageProtocol
 import Synchronization
 
 /// Serves a directory over HTTP/1.1 with keep-alive and byte ranges: the development HLS origin
@@ -116,15 +117,10 @@ public final class OriginServer: Sendable {
         return (channel, port)
     }
 
-    /// The file for a request path, or nil if it would leave the root.
+    /// The file for a request path (the root itself for `/`), or nil if it would leave the root.
     func file(for uriPath: String) -> URL? {
-        let path = uriPath.split(separator: "?", maxSplits: 1).first.map(String.init) ?? ""
-        guard let decoded = path.removingPercentEncoding else { return nil }
-        let parts = decoded.split(separator: "/").map(String.init)
-        guard !parts.contains(where: { $0 == ".." || $0.hasPrefix(".") }) else { return nil }
-        var url = options.root
-        for p in parts { url.appendPathComponent(p) }
-        return url
+        guard let relative = TitlePath.relative(rawPath: uriPath) else { return nil }
+        return relative.isEmpty ? options.root : TitlePath.file(relative, under: options.root, for: .served)
     }
 }
 

@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import Logging
+import StowageProtocol
 import Synchronization
 
 /// `stowctl play`'s server: one title at the root of 127.0.0.1, content keys at `/keys/N` (and W3C Clear Key

@@ -1,6 +1,4 @@
 import Foundation
-import Logging
-import StowageFetch
 import StowageProtocol
 
 /// What is served of a title that is still downloading and is not on disk yet: the offline playlists from
@@ -17,14 +15,15 @@ public final class StreamingSource: Sendable {
     private let directory: URL
     private let plan: StreamingPlan
     private let sources: [String: PlaySource]
-    private let fetcher: HTTPFetcher
+    private let fetcher: any PlaySourceFetcher
 
-    /// Serves what `directory` lacks of `plan`.
-    public init(directory: URL, plan: StreamingPlan, logger: Logger) {
+    /// Serves what `directory` lacks of `plan`, fetching the missing files with `fetcher` (its own: it is shut
+    /// down with this source).
+    public init(directory: URL, plan: StreamingPlan, fetcher: any PlaySourceFetcher) {
         self.directory = directory
         self.plan = plan
         sources = Dictionary(plan.sources.map { ($0.localPath, $0) }, uniquingKeysWith: { a, _ in a })
-        fetcher = HTTPFetcher(logger: logger, connectionsPerHost: 4)
+        self.fetcher = fetcher
     }
 
     /// The offline playlists, as ``PlayMeter`` reads them.
@@ -43,14 +42,10 @@ public final class StreamingSource: Sendable {
         // The title's own limits (hosts, addresses, where its headers go), as its downloads have; a plan without
         // them (an older scheduler) gets the narrowest: public addresses only.
         let scope = plan.scope ?? FetchScope(reach: .public)
-        return await HTTPFetcher.$scope.withValue(scope) {
-            do throws(TaskFailure) {
-                let data = try await fetcher.fetchData(
-                    source.url, headers: plan.headers, offset: source.rangeOffset, length: source.rangeLength)
-                return .data(data)
-            } catch {
-                return .failed("fetching \(relative) from the origin: \(error.message)")
-            }
+        do throws(TaskFailure) {
+            return .data(try await fetcher.fetch(source, headers: plan.headers, scope: scope))
+        } catch {
+            return .failed("fetching \(relative) from the origin: \(error.message)")
         }
     }
 

@@ -30,7 +30,7 @@ public enum ClientOperation: Codable, Sendable, Equatable {
     /// End a recording: no more reloads; what it found is fetched and verified, then it completes as VOD.
     case stop(token: String)
     /// Read (nil) or change the live limits (answers `.limits`).
-    case limits(LimitsInfo?)
+    case limits(LimitSettings?)
     /// Renew a title's license without re-downloading (new terms / license URL optional). Answers `.title`
     /// at once; the renewal's end shows in `status.license` (or `licenseError` in `license`).
     case renew(token: String, terms: RequestedTerms?, licenseURL: String?)
@@ -68,33 +68,6 @@ public enum ClientOperation: Codable, Sendable, Equatable {
     case playOn(token: String, device: String)
     /// The title with this caller-chosen id (`submit --id`) or source URL (answers `.title`, or `not-found`).
     case lookup(id: String?, url: String?)
-}
-
-/// The scheduler's concurrency limits (nil fields: unchanged).
-public struct LimitsInfo: Codable, Sendable, Equatable {
-    public var titles: Int?
-    public var perTitle: Int?
-    public var perHost: Int?
-    public var licenses: Int?
-    /// Global download rate cap in bytes/s (0 = none).
-    public var bandwidth: Int64?
-    /// Free space always kept on the titles' filesystem, bytes.
-    public var diskCushion: Int64?
-    /// In a change: forget the stored values and go back to the defaults (`stowctl limits --reset`).
-    public var reset: Bool?
-
-    public init(
-        titles: Int? = nil, perTitle: Int? = nil, perHost: Int? = nil, licenses: Int? = nil, bandwidth: Int64? = nil,
-        diskCushion: Int64? = nil, reset: Bool? = nil
-    ) {
-        self.titles = titles
-        self.perTitle = perTitle
-        self.perHost = perHost
-        self.licenses = licenses
-        self.bandwidth = bandwidth
-        self.diskCushion = diskCushion
-        self.reset = reset
-    }
 }
 
 /// The answer to `playable` and `play`.
@@ -220,7 +193,7 @@ public enum ReplyBody: Codable, Sendable, Equatable {
     case license(LicenseReport)
     case removed([String])
     case bookmarks([Bookmark])
-    case limits(LimitsInfo)
+    case limits(LimitSettings)
     /// A content key, base64.
     case key(String)
     case deviceSecret(DeviceSecret)

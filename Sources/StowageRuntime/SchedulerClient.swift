@@ -21,8 +21,16 @@ public final class SchedulerClient {
 
     deinit { socket.close(linger: 0) }
 
-    /// Sends one request and waits for its reply.
-    public func request(_ operation: ClientOperation, timeout: Double = 10) throws -> ReplyBody {
+    /// Sends `request` and waits for its answer, typed as the operation's reply.
+    ///
+    /// Throws ``ReplyError`` when the scheduler refuses (its error, with its code) or answers with another kind
+    /// of reply, and ``RuntimeError`` when it does not answer within `timeout` seconds.
+    public func request<Request: SchedulerRequest>(_ request: Request, timeout: Double = 10) throws -> Request.Reply {
+        try request.decode(exchange(request.operation, timeout: timeout))
+    }
+
+    /// Sends one operation and waits for its reply, whatever its kind: ``request(_:timeout:)`` without the typing.
+    public func exchange(_ operation: ClientOperation, timeout: Double = 10) throws -> ReplyBody {
         let id = UUID().uuidString
         try socket.send(FrameCodec.encode(.request, ClientRequest(requestID: id, operation: operation)))
         let deadline = monotonic() + timeout

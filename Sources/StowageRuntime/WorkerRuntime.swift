@@ -84,7 +84,8 @@ public final class WorkerRuntime: Sendable {
     public func run() throws {
         let heartbeat = Double(WireProtocol.heartbeatMilliseconds) / 1000
         let deadAfter = heartbeat * Double(WireProtocol.liveness)
-        var backoff = Double(WireProtocol.reconnectInitialMilliseconds) / 1000
+        // Reconnects since the scheduler last answered a registration: how long the next one waits.
+        var reconnects = 0
         var socket = try openSocket()
         register(socket)
         var lastHeard = monotonic()
@@ -109,7 +110,7 @@ public final class WorkerRuntime: Sendable {
             if ready[0].contains(.readable) {
                 while let frames = try? socket.receive(dontWait: true) {
                     lastHeard = monotonic()
-                    handle(frames, socket: socket, stopping: stopDeadline != nil, backoff: &backoff)
+                    handle(frames, socket: socket, stopping: stopDeadline != nil, reconnects: &reconnects)
                 }
             }
             let after = monotonic()
@@ -122,11 +123,12 @@ public final class WorkerRuntime: Sendable {
                     options.curve == nil
                     ? ""
                     : " (over tcp: is this worker's public key on the scheduler's allow-list?)"
+                let backoff = Backoff.reconnect.delay(afterFailures: reconnects)
                 logger.warning("scheduler silent; reconnecting\(hint)", metadata: ["after_s": "\(backoff)"])
                 socket.close(linger: 0)
                 sleepOnOutbox(until: monotonic() + backoff) { !shutdown.isRequested }
                 outbox.waker.wake()  // what tasks posted meanwhile goes out on the next turn (unless abandoned)
-                backoff = min(backoff * 2, Double(WireProtocol.reconnectMaxMilliseconds) / 1000)
+                reconnects += 1
                 metrics.reconnected()
                 abandonTasks()
                 socket = try openSocket()
@@ -140,7 +142,7 @@ public final class WorkerRuntime: Sendable {
         logger.info("stopped")
     }
 
-    private func handle(_ frames: [[UInt8]], socket: Socket, stopping: Bool, backoff: inout Double) {
+    private func handle(_ frames: [[UInt8]], socket: Socket, stopping: Bool, reconnects: inout Int) {
         let envelope: Envelope
         do { envelope = try FrameCodec.decode(frames) } catch {
             logger.warning("dropped message from scheduler", metadata: ["error": "\(error)"])
@@ -148,7 +150,7 @@ public final class WorkerRuntime: Sendable {
         }
         switch envelope.command {
         case .registered:
-            backoff = Double(WireProtocol.reconnectInitialMilliseconds) / 1000
+            reconnects = 0
             logger.info("registered")
         case .reregister:
             logger.info("scheduler asked to register again")

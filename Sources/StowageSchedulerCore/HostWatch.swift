@@ -1,3 +1,5 @@
+import StowageProtocol
+
 /// Hosts that could not be reached, and when to probe each again: the scheduler's memory of "waiting for
 /// the network". Pure value, driven with monotonic seconds.
 ///
@@ -59,8 +61,11 @@ public struct HostWatch: Sendable, Equatable {
     /// Stops watching a host (nothing waits for it any more).
     public mutating func forget(_ host: String) { hosts[host] = nil }
 
+    /// The probes' backoff: ``firstInterval`` doubling up to ``maxInterval``, no jitter.
+    public static let probeBackoff = Backoff(base: firstInterval, cap: maxInterval)
+
     /// Seconds between probes after `failures` failed ones: 2, 4, 8, 16, 32, 60, 60 …
     public static func interval(afterFailures failures: Int) -> Double {
-        min(maxInterval, firstInterval * Double(1 << min(max(failures, 0), 10)))
+        probeBackoff.delay(afterFailures: failures)
     }
 }

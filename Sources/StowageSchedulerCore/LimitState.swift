@@ -1,3 +1,5 @@
+import StowageProtocol
+
 /// The limits in force beside the scheduler core's own: what `stowctl limits` stored, the bandwidth cap
 /// and the share of it last sent to each download worker, and the disk cushion.
 public struct LimitState: Sendable, Equatable {

@@ -1,3 +1,5 @@
+import StowageProtocol
+
 /// When each rendition of each recording reloads its live playlist next (RFC 8216 §6.3.4), and which
 /// recordings stalled. Times are monotonic seconds.
 ///
@@ -70,7 +72,7 @@ public struct LiveReloads: Sendable {
 
     /// Half a target duration, doubling with each failure in a row, at most 30 s.
     public static func backoff(target: Double, failures: Int) -> Double {
-        min(30, max(0.5, target / 2) * Double(1 << min(max(0, failures - 1), 10)))
+        Backoff(base: max(0.5, target / 2), cap: 30).delay(afterFailures: failures - 1)
     }
 
     /// The rendition reached its end: no more reloads.

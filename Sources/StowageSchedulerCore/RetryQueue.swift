@@ -1,5 +1,6 @@
 import DequeModule
 import Foundation
+import StowageProtocol
 
 /// Work waiting for its retry time, and the failed attempts of work retried as a whole (resolve and
 /// license work; a file counts its attempts in the store). Pure value, driven with monotonic seconds.
@@ -66,9 +67,15 @@ public struct RetryQueue: Sendable {
         attempts = attempts.filter { $0.key.token != token }
     }
 
-    /// Exponential backoff: 0.5 s, 1 s, 2 s … capped at 30 s, times `jitter` (by default a random factor
-    /// between 0.75 and 1.25, so retries of many items spread out).
-    public static func backoff(attempt: Int, jitter: Double = Double.random(in: 0.75...1.25)) -> Double {
-        min(30, 0.5 * pow(2, Double(max(0, attempt - 1)))) * jitter
+    /// The retries' backoff: 0.5 s, 1 s, 2 s … capped at 30 s, times a random factor between 0.75 and 1.25, so
+    /// retries of many items spread out.
+    public static let retryBackoff = Backoff(base: 0.5, cap: 30, jitter: 0.75...1.25)
+
+    /// The wait before retrying after failed attempt number `attempt` (1: the first), times `jitter` (by
+    /// default drawn from ``retryBackoff``'s range).
+    public static func backoff(
+        attempt: Int, jitter: Double = Double.random(in: RetryQueue.retryBackoff.jitter)
+    ) -> Double {
+        retryBackoff.delay(afterFailures: attempt - 1, factor: jitter)
     }
 }

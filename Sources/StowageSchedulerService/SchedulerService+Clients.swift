@@ -210,13 +210,12 @@ extension SchedulerService {
             return existing.token
         }
         let token = Self.newToken()
-        let encoder = JSONEncoder()
         let record = TitleRecord(
             token: token, url: submit.url, name: submit.name, state: .requested, priority: submit.priority,
-            selection: String(decoding: try encoder.encode(submit.selection), as: UTF8.self),
-            headers: String(decoding: try encoder.encode(submit.headers), as: UTF8.self), requestedAt: clock.now())
+            selection: submit.selection,
+            headers: submit.headers, requestedAt: clock.now())
         var stored = record
-        stored.requestedTerms = try submit.terms.map { String(decoding: try encoder.encode($0), as: UTF8.self) }
+        stored.requestedTerms = submit.terms
         stored.licenseURL = submit.licenseURL
         stored.preloadOnly = submit.preloadOnly
         stored.posterURL = submit.posterURL
@@ -241,7 +240,7 @@ extension SchedulerService {
             if let d = record.durationSeconds, !(d.isFinite && d > 0) {
                 throw TitleError(code: .refused, message: "--duration must be a positive duration")
             }
-            stored.record = String(decoding: try encoder.encode(record), as: UTF8.self)
+            stored.record = record
         }
         try store.insert(stored)
         try store.appendEvent(token: token, kind: "state", detail: "requested \(submit.url)")

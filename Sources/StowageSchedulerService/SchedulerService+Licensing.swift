@@ -14,7 +14,7 @@ extension SchedulerService {
 
     /// The granted terms in force for a title, if licensed.
     func terms(of title: TitleRecord) -> LicenseTerms? {
-        title.licenseTerms.flatMap { decode(LicenseTerms.self, $0) }
+        title.licenseTerms
     }
 
     func usage(of title: TitleRecord) -> LicenseUsage {
@@ -65,7 +65,7 @@ extension SchedulerService {
             playDurationSeconds: g.playDurationSeconds, playCountLimit: g.playCount,
             playTimeLimitSeconds: g.playTimeSeconds,
             forceExpired: g.forceExpired, renewalSuggested: g.renewalSuggested)
-        title.licenseTerms = String(decoding: try JSONEncoder().encode(terms), as: UTF8.self)
+        title.licenseTerms = terms
         title.licenseEpoch = memory.clockEpoch.epoch
         title.licenseError = nil
         try store.update(title)
@@ -153,7 +153,7 @@ extension SchedulerService {
                 code: .refused,
                 message: "title \(token) is \(title.state.rawValue): only a licensed title can be renewed")
         }
-        if let terms { title.requestedTerms = String(decoding: try JSONEncoder().encode(terms), as: UTF8.self) }
+        if let terms { title.requestedTerms = terms }
         if let licenseURL { title.licenseURL = licenseURL }
         title.licenseError = nil
         try store.update(title)

@@ -59,7 +59,7 @@ extension SchedulerService {
             }
             let plan = StreamingPlan(
                 playlists: Dictionary(playlists.files, uniquingKeysWith: { a, _ in a }), sources: sources,
-                headers: decode([Header].self, title.headers) ?? [], scope: try fetchScope(title.token))
+                headers: title.headers, scope: try fetchScope(title.token))
             return PlayAuthorization(
                 playable: true, reason: nil, directory: dir.path, entryPlaylist: playlists.entry, streaming: plan)
         }
@@ -131,7 +131,7 @@ extension SchedulerService {
 
     /// The title's protection as stored with its plan (nil: not encrypted).
     func protection(of title: TitleRecord) -> TitleProtection? {
-        title.protection.flatMap { decode(TitleProtection.self, $0) }
+        title.protection
     }
 
     /// Why a title only a device's DRM can play is not downloaded without `--allow-device-drm`.

@@ -13,7 +13,7 @@ import StowageStore
 extension SchedulerService {
     /// The recording request of a title, nil for a download.
     func recordRequest(_ title: TitleRecord) -> RecordRequest? {
-        title.record.flatMap { decode(RecordRequest.self, $0) }
+        title.record
     }
 
     /// Whether the title is a recording that has not ended.

@@ -103,10 +103,10 @@ extension SchedulerService {
             break
         }
         guard let title = try store.title(item.token) else { return nil }
-        let headers = decode([Header].self, title.headers) ?? []
+        let headers = title.headers
         switch item.kind {
         case .resolve:
-            let selection = decode(Selection.self, title.selection) ?? Selection()
+            let selection = title.selection
             var work = ResolveWork(url: title.url, headers: headers, selection: selection)
             if title.record != nil { work.live = true }
             return .resolve(work)
@@ -131,7 +131,7 @@ extension SchedulerService {
             }
             var work = LicenseWork(
                 url: title.url, headers: headers, keyURIs: keys.map(\.uri),
-                terms: title.requestedTerms.flatMap { decode(RequestedTerms.self, $0) },
+                terms: title.requestedTerms,
                 licenseURL: title.licenseURL, renewal: title.licenseTerms != nil)
             work.keys = keys.map {
                 PlannedKey(uri: $0.uri, method: $0.method, keyFormat: $0.keyFormat, keyID: $0.keyID)

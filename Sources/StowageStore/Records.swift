@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import StowageLicensing
 import StowageProtocol
 
 /// A title row: one submitted download.
@@ -10,10 +11,10 @@ public struct TitleRecord: Codable, Sendable, Equatable, FetchableRecord, Persis
     public var name: String?
     public var state: TitleState
     public var priority: Int
-    /// JSON of the user's `Selection`.
-    public var selection: String
-    /// JSON of the request headers.
-    public var headers: String
+    /// The user's selection (a JSON column).
+    public var selection: Selection
+    /// The request headers (a JSON column).
+    public var headers: [Header]
     public var requestedAt: Double
     public var startedAt: Double?
     public var endedAt: Double?
@@ -29,10 +30,10 @@ public struct TitleRecord: Codable, Sendable, Equatable, FetchableRecord, Persis
     /// Plays authorised so far, and when the first one was.
     public var playCount: Int = 0
     public var firstPlayedAt: Double?
-    /// JSON of the granted terms in force (nil until licensed).
-    public var licenseTerms: String?
-    /// JSON of the terms the user asked for.
-    public var requestedTerms: String?
+    /// The granted terms in force (a JSON column; nil until licensed).
+    public var licenseTerms: LicenseTerms?
+    /// The terms the user asked for (a JSON column).
+    public var requestedTerms: RequestedTerms?
     public var licenseURL: String?
     /// The last renewal's failure (the title keeps its state).
     public var licenseError: String?
@@ -51,16 +52,16 @@ public struct TitleRecord: Codable, Sendable, Equatable, FetchableRecord, Persis
     public var suspendedAt: Double?
     /// `host:port` whose return the title waits for (network suspension or a renewal that could not reach it).
     public var waitingHost: String?
-    /// JSON of the `RecordRequest` of a recording (`submit --record`); nil for any other title.
-    public var record: String?
+    /// The request of a recording (`submit --record`; a JSON column); nil for any other title.
+    public var record: RecordRequest?
     /// When the recording ended (stream end, duration reached, or `stowctl stop`); nil while it records.
     public var recordingEndedAt: Double?
     /// The caller-chosen unique id (`submit --id`).
     public var externalID: String?
     /// File name of the offline entry manifest when it is not `master.m3u8` (DASH: `manifest.mpd`).
     public var manifestName: String?
-    /// JSON of the media's `TitleProtection` (nil: not encrypted).
-    public var protection: String?
+    /// The media's protection (a JSON column; nil: not encrypted).
+    public var protection: TitleProtection?
     /// `submit --allow-device-drm`: download even if only a device's DRM can play it.
     public var allowDeviceDRM: Bool = false
     /// The class of the source URL's address, found at the first resolve: how far in its files may lie.
@@ -70,8 +71,8 @@ public struct TitleRecord: Codable, Sendable, Equatable, FetchableRecord, Persis
 
     /// A new title, not planned yet.
     public init(
-        token: String, url: String, name: String?, state: TitleState, priority: Int, selection: String,
-        headers: String, requestedAt: Double
+        token: String, url: String, name: String?, state: TitleState, priority: Int, selection: Selection,
+        headers: [Header], requestedAt: Double
     ) {
         self.token = token
         self.url = url
@@ -83,6 +84,14 @@ public struct TitleRecord: Codable, Sendable, Equatable, FetchableRecord, Persis
         self.requestedAt = requestedAt
         self.planned = false
     }
+
+    /// The JSON columns hold what a plain `JSONEncoder` writes, as the scheduler wrote them by hand before they
+    /// were typed, so the stored JSON is what older versions wrote and read. (GRDB's default encoder would sort the
+    /// keys and write dates as milliseconds.)
+    public static func databaseJSONEncoder(for column: String) -> JSONEncoder { JSONEncoder() }
+
+    /// The plain `JSONDecoder` the columns were always read with.
+    public static func databaseJSONDecoder(for column: String) -> JSONDecoder { JSONDecoder() }
 
     /// The title table's columns, for the query interface.
     public enum Columns {

@@ -3,6 +3,7 @@ import CSystemShims
 import Foundation
 import Logging
 import StowageFetch
+import StowageProcess
 import StowageProtocol
 import StowageRuntime
 

@@ -2,7 +2,9 @@ import ArgumentParser
 import CSystemShims
 import Foundation
 import Logging
+import StowageFetch
 import StowageGateway
+import StowageProcess
 import StowageRuntime
 
 /// `stowage-gateway`: serves the library to the devices of the LAN over HTTP(S).
@@ -120,7 +122,8 @@ struct GatewayCommand: AsyncParsableCommand {
                 titlesRoot: connection.stowageHome.titlesRoot, adminSecret: secret,
                 fallbackToSource: fallbackToSource, secureCookies: tlsCert != nil,
                 corsOrigins: corsOrigins.compactMap(WebOrigin.exact), publicURL: publicURL),
-            backend: backend, logger: logger, clock: { monotonic() })
+            backend: backend, logger: logger, clock: { monotonic() },
+            sourceFetcher: { HTTPFetcher(logger: logger, connectionsPerHost: 4) })
         let listenOptions = ListenOptions(
             host: host, port: port, tlsCertificate: tlsCert, tlsKey: tlsKey, idleTimeoutSeconds: idleTimeout)
         let scheme = listenOptions.tls ? "https" : "http"

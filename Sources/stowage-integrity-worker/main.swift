@@ -3,6 +3,7 @@ import CSystemShims
 import Foundation
 import Logging
 import StowageIntegrity
+import StowageProcess
 import StowageProtocol
 import StowageRuntime
 
@@ -17,12 +18,10 @@ struct IntegrityHandler: TaskHandler {
                     code: .internal, message: "integrity worker got a \(task.work.workerKind) task",
                     retryable: false))
         }
-        let parts = work.path.split(separator: "/", omittingEmptySubsequences: false)
-        guard !work.path.hasPrefix("/"), !parts.contains(where: { $0 == ".." || $0.isEmpty }) else {
+        guard let path = TitlePath.file(work.path, under: titlesRoot, for: .stored)?.path else {
             let message = "path '\(work.path.prefix(200))' is outside the titles directory"
             return .failed(TaskFailure(code: .refused, message: message, retryable: false))
         }
-        let path = titlesRoot.appendingPathComponent(work.path).path
         let kind: ContainerCheck.Kind =
             work.encrypted
             ? .other : (ContainerCheck.Kind(rawValue: work.container.rawValue) ?? .other)

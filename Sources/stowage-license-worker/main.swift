@@ -4,6 +4,7 @@ import Foundation
 import Logging
 import StowageFetch
 import StowageLicenseAcquisition
+import StowageProcess
 import StowageProtocol
 import StowageRuntime
 

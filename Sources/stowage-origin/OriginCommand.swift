@@ -1,9 +1,8 @@
 import ArgumentParser
 import Foundation
 import Logging
-import NIOCore
-import ServiceLifecycle
 import StowageOrigin
+import StowageProcess
 
 @main
 struct OriginCommand: AsyncParsableCommand {
@@ -180,29 +179,7 @@ struct Serve: AsyncParsableCommand {
         let server = OriginServer(options: options, logger: logger, licenses: licenses)
         let (channel, bound) = try server.start()
         FileHandle.standardOutput.write(Data("listening http://\(host):\(bound)/\n".utf8))
-        let group = ServiceGroup(
-            services: [ServedChannel(channel: channel)],
-            gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
-        try await group.run()
-    }
-}
-
-/// The origin's listening channel as a swift-service-lifecycle `Service`: it serves until graceful shutdown
-/// (SIGTERM, SIGINT) or cancellation, then closes.
-struct ServedChannel: Service {
-    let channel: any Channel
-
-    func run() async throws {
-        let channel = self.channel
-        try await withTaskCancellationHandler {
-            try await withGracefulShutdownHandler {
-                try await channel.closeFuture.get()
-            } onGracefulShutdown: {
-                channel.close(promise: nil)
-            }
-        } onCancel: {
-            channel.close(promise: nil)
-        }
+        try await Lifecycle.run([ChannelService(name: "origin", channel: channel, port: bound)], logger: logger)
     }
 }
 

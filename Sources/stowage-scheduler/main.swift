@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Logging
 import ServiceLifecycle
+import StowageProcess
 import StowageProtocol
 import StowageRuntime
 import StowageSchedulerCore

@@ -50,8 +50,8 @@ struct BookmarkCommand: ParsableCommand {
 
         func run() throws {
             let seconds = BookmarkCommand.seconds(position)!
-            let add = ClientOperation.bookmarkAdd(token: token, position: seconds, label: label)
-            BookmarkCommand.show(try connection.request(add, expecting: Reply.bookmarks), json: connection.json)
+            let add: SchedulerCall<[Bookmark]> = .bookmarkAdd(token: token, position: seconds, label: label)
+            BookmarkCommand.show(try connection.request(add), json: connection.json)
         }
     }
 
@@ -64,8 +64,9 @@ struct BookmarkCommand: ParsableCommand {
         func validate() throws { try BookmarkCommand.validate(position) }
 
         func run() throws {
-            let remove = ClientOperation.bookmarkRemove(token: token, position: BookmarkCommand.seconds(position)!)
-            BookmarkCommand.show(try connection.request(remove, expecting: Reply.bookmarks), json: connection.json)
+            let remove: SchedulerCall<[Bookmark]> = .bookmarkRemove(
+                token: token, position: BookmarkCommand.seconds(position)!)
+            BookmarkCommand.show(try connection.request(remove), json: connection.json)
         }
     }
 
@@ -76,7 +77,7 @@ struct BookmarkCommand: ParsableCommand {
 
         func run() throws {
             BookmarkCommand.show(
-                try connection.request(.bookmarks(token: token), expecting: Reply.bookmarks),
+                try connection.request(.bookmarks(token: token)),
                 json: connection.json)
         }
     }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import StowageProcess
 import StowageProtocol
 import StowageRuntime
 
@@ -22,7 +23,7 @@ struct DevicesCommand: ParsableCommand {
         @OptionGroup var connection: ConnectionOptions
         @Argument(help: "Device name: letters, digits, '.', '_' or '-'.") var name: String
         func run() throws {
-            let added = try connection.request(.deviceAdd(name: name), expecting: Reply.deviceSecret)
+            let added = try connection.request(.deviceAdd(name: name))
             if connection.json {
                 printJSON(added)
             } else {
@@ -36,7 +37,7 @@ struct DevicesCommand: ParsableCommand {
         static let configuration = CommandConfiguration(commandName: "list", abstract: "Devices and their last plays.")
         @OptionGroup var connection: ConnectionOptions
         func run() throws {
-            let devices = try connection.request(.devices, expecting: Reply.devices)
+            let devices = try connection.request(.devices)
             if connection.json { return printJSON(devices) }
             if devices.isEmpty { print("no devices: add one with `stowctl devices add NAME`") }
             for d in devices {
@@ -53,7 +54,7 @@ struct DevicesCommand: ParsableCommand {
         @OptionGroup var connection: ConnectionOptions
         @Argument(help: "Device name.") var name: String
         func run() throws {
-            _ = try connection.client().request(.deviceRevoke(name: name)).checked()
+            _ = try connection.client().request(.deviceRevoke(name: name))
             if connection.json { printJSON(["name": name, "revoked": "true"]) } else { print("\(name) revoked") }
         }
     }
@@ -79,8 +80,7 @@ struct DevicesCommand: ParsableCommand {
 
         func run() throws {
             let signed = try connection.request(
-                .deviceSign(name: name, path: path, expiresInSeconds: parseDuration(expires) ?? 0),
-                expecting: Reply.signedPath)
+                .deviceSign(name: name, path: path, expiresInSeconds: parseDuration(expires) ?? 0))
             if connection.json { printJSON(["name": name, "path": signed]) } else { print(signed) }
         }
     }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import StowageProcess
 import StowageProtocol
 import StowageRuntime
 

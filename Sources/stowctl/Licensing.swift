@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import StowageProcess
 import StowageProtocol
 import StowageRuntime
 
@@ -19,10 +20,10 @@ struct Preload: AsyncParsableCommand {
             selection: select.selection, terms: license.terms, licenseURL: license.licenseURL,
             preloadOnly: true)
         let client = try connection.client()
-        let token = try client.request(.submit(request), expecting: Reply.submitted)
+        let token = try client.request(.submit(request))
         let deadline = monotonic() + 120
         while monotonic() < deadline {
-            guard let s = Reply.title(try client.request(.status(token: token)).checked()) else { break }
+            let s = try client.request(.status(token: token))
             if s.state == .licensed || s.state == .downloading || s.state == .completed || s.state.isFinal {
                 if s.state == .failed {
                     let error = "[\(s.error?.code.rawValue ?? "")] \(s.error?.message ?? "")"
@@ -43,7 +44,7 @@ struct LicenseCommand: ParsableCommand {
     @Argument(help: "The title's token.") var token: String
 
     func run() throws {
-        let r = try connection.request(.license(token: token), expecting: Reply.license)
+        let r = try connection.request(.license(token: token))
         if connection.json {
             printJSON(r)
             return
@@ -104,7 +105,7 @@ struct Renew: AsyncParsableCommand {
         if let token {
             tokens = [token]
         } else {
-            let titles = try client.request(.list(state: nil), expecting: Reply.titles)
+            let titles = try client.request(.list(state: nil))
             let now = Date()
             tokens = titles.filter { picked($0, now: now) }.map(\.token)
         }
@@ -135,11 +136,11 @@ struct Renew: AsyncParsableCommand {
     /// Asks for the renewal, then waits until the license changes or the renewal fails.
     private func renewOne(_ client: SchedulerClient, _ token: String) async -> (error: String?, detail: String) {
         do {
-            _ = try client.request(.renew(token: token, terms: license.terms, licenseURL: license.licenseURL)).checked()
+            _ = try client.request(.renew(token: token, terms: license.terms, licenseURL: license.licenseURL))
             let deadline = monotonic() + 120
             while monotonic() < deadline {
                 try await Task.sleep(for: .milliseconds(150))
-                guard let now = Reply.license(try client.request(.license(token: token)).checked()) else { continue }
+                let now = try client.request(.license(token: token))
                 // The scheduler marks the renewal as running before it answers; it ends with new terms or an error.
                 if now.renewing { continue }
                 if let e = now.lastError { return (e, "") }

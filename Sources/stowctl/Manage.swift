@@ -3,8 +3,8 @@ import Foundation
 import StowageProtocol
 
 /// One-token commands that answer with the title's status: `TOKEN STATE`, or the status with `--json`.
-func titleCommand(_ connection: ConnectionOptions, _ operation: ClientOperation) throws {
-    let status = try connection.request(operation, expecting: Reply.title)
+func titleCommand(_ connection: ConnectionOptions, _ request: SchedulerCall<TitleStatus>) throws {
+    let status = try connection.request(request)
     if connection.json { printJSON(status) } else { print("\(status.token) \(status.state.rawValue)") }
 }
 
@@ -29,7 +29,7 @@ struct Delete: ParsableCommand {
     @OptionGroup var connection: ConnectionOptions
     @Argument(help: "The title's token.") var token: String
     func run() throws {
-        _ = try connection.client().request(.delete(token: token)).checked()
+        _ = try connection.client().request(.delete(token: token))
         if connection.json { printJSON(["token": token, "deleted": "true"]) } else { print("\(token) deleted") }
     }
 }
@@ -70,7 +70,7 @@ struct LimitsCommand: ParsableCommand {
         let any =
             reset || [titles, perTitle, perHost, licenses].contains { $0 != nil } || bandwidth != nil
             || diskCushion != nil
-        let l = try connection.request(.limits(any ? change : nil), expecting: Reply.limits)
+        let l = try connection.request(.limits(any ? change : nil))
         if connection.json {
             printJSON(l)
             return

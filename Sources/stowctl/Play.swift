@@ -1,7 +1,9 @@
 import ArgumentParser
 import Foundation
 import Logging
+import StowageFetch
 import StowagePlayback
+import StowageProcess
 import StowageProtocol
 import StowageRuntime
 import Synchronization
@@ -16,7 +18,7 @@ struct Playable: ParsableCommand {
     var token: String
 
     func run() throws {
-        let verdict = try connection.request(.playable(token: token), expecting: Reply.play)
+        let verdict = try connection.request(.playable(token: token))
         if connection.json {
             printJSON(verdict)
         } else {
@@ -46,14 +48,17 @@ struct Play: AsyncParsableCommand {
 
     func run() async throws {
         let client = LockedClient(try connection.client())
-        let auth = try client.request(.play(token: token), expecting: Reply.play)
+        let auth = try client.request(.play(token: token))
         guard auth.playable, let directory = auth.directory, let entry = auth.entryPlaylist else {
             throw Failure("cannot play \(token): \(auth.reason ?? "not playable")")
         }
         let logger = Logger(label: "stowctl.play")
         let root = URL(fileURLWithPath: directory)
         // Still downloading: what is not on disk yet is streamed from the origin.
-        let streaming = auth.streaming.map { StreamingSource(directory: root, plan: $0, logger: logger) }
+        let streaming = auth.streaming.map {
+            StreamingSource(
+                directory: root, plan: $0, fetcher: HTTPFetcher(logger: logger, connectionsPerHost: 4))
+        }
         do {
             try await serve(
                 root: root, entry: entry, client: client, streaming: streaming, clearKeyIDs: auth.clearKeyIDs ?? [:],
@@ -76,9 +81,7 @@ struct Play: AsyncParsableCommand {
         let keys: PlaybackServer.KeyProvider = { index in
             await offloaded {
                 do {
-                    let text = try client.request(.key(token: token, index: index), expecting: Reply.key)
-                    guard let data = Data(base64Encoded: text) else { return .failure(.init("unexpected reply")) }
-                    return .success(Array(data))
+                    return .success(try client.request(.key(token: token, index: index)))
                 } catch {
                     return .failure(.init("\(error)"))
                 }
@@ -113,7 +116,7 @@ struct Play: AsyncParsableCommand {
         let seconds = meter.drain()
         guard seconds > 0 else { return }
         _ = try? client.request(.played(token: token, seconds: seconds))
-        if case .license(let report)? = try? client.request(.license(token: token)), report.license?.expired == true {
+        if let report = try? client.request(.license(token: token)), report.license?.expired == true {
             server.refuse("the license no longer allows playing")
         }
     }
@@ -126,13 +129,8 @@ final class LockedClient: Sendable {
 
     init(_ client: sending SchedulerClient) { self.client = Mutex(client) }
 
-    func request(_ operation: ClientOperation) throws -> ReplyBody {
-        try client.withLock { try $0.request(operation) }
-    }
-
-    /// See ``SchedulerClient/request(_:expecting:)``.
-    func request<Value>(_ operation: ClientOperation, expecting expected: (ReplyBody) -> Value?) throws -> Value {
-        guard let value = expected(try request(operation).checked()) else { throw Failure("unexpected reply") }
-        return value
+    /// See ``SchedulerClient/request(_:timeout:)``.
+    func request<Request: SchedulerRequest>(_ request: Request) throws -> Request.Reply {
+        try client.withLock { try $0.request(request) }
     }
 }

@@ -62,7 +62,7 @@ struct ProgressWatcher {
             } else if monotonic() - lastAnswer > 10 {
                 // No events for a while: ask directly (the scheduler may have restarted).
                 for token in tokens {
-                    if case .title(let s)? = try? client.request(.status(token: token), timeout: 5) {
+                    if let s = try? client.request(.status(token: token), timeout: 5) {
                         latest[token] = s
                     }
                 }

@@ -13,7 +13,7 @@ struct Stats: ParsableCommand {
     @OptionGroup var connection: ConnectionOptions
 
     func run() throws {
-        let s = try connection.request(.stats, expecting: Reply.stats)
+        let s = try connection.request(.stats)
         if connection.json { return printJSON(s) }
         func pairs(_ d: [String: Int]) -> String {
             d.isEmpty ? "-" : d.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")

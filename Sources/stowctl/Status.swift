@@ -10,7 +10,7 @@ struct Status: ParsableCommand {
     var token: String
 
     func run() throws {
-        let status = try connection.request(.status(token: token), expecting: Reply.title)
+        let status = try connection.request(.status(token: token))
         if connection.json { printJSON(status) } else { print(TitleFormatter.details(status)) }
     }
 }
@@ -33,7 +33,7 @@ struct List: ParsableCommand {
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         while true {
             let page = try client.request(
-                .list(state: state, after: after, limit: Self.pageSize), expecting: Reply.titles)
+                .list(state: state, after: after, limit: Self.pageSize))
             for t in page {
                 if connection.json {
                     // The elements of one JSON array, printed as they arrive.
@@ -73,7 +73,7 @@ struct Workers: ParsableCommand {
     @OptionGroup var connection: ConnectionOptions
 
     func run() throws {
-        let workers = try connection.request(.workers, expecting: Reply.workers)
+        let workers = try connection.request(.workers)
         if connection.json {
             printJSON(workers)
             return

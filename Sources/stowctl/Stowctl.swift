@@ -88,9 +88,9 @@ struct ConnectionOptions: ParsableArguments {
         }
     }
 
-    /// One request on a new connection; see ``SchedulerClient/request(_:expecting:)``.
-    func request<Value>(_ operation: ClientOperation, expecting expected: (ReplyBody) -> Value?) throws -> Value {
-        try client().request(operation, expecting: expected)
+    /// One request on a new connection; see ``SchedulerClient/request(_:timeout:)``.
+    func request<Request: SchedulerRequest>(_ request: Request) throws -> Request.Reply {
+        try client().request(request)
     }
 }
 
@@ -101,45 +101,6 @@ struct Failure: Error, CustomStringConvertible {
 
 extension Failure {
     init(_ description: String) { self.description = description }
-}
-
-extension ReplyBody {
-    /// The reply, or the scheduler's error turned into a failure.
-    func checked() throws -> ReplyBody {
-        if case .error(let e) = self { throw Failure("error [\(e.code.rawValue)]: \(e.message)") }
-        return self
-    }
-}
-
-extension SchedulerClient {
-    /// Sends `operation` and returns what `expected` takes from the reply (e.g. ``Reply/title(_:)``): the
-    /// scheduler's error, or a reply of another kind, is a failure.
-    func request<Value>(_ operation: ClientOperation, expecting expected: (ReplyBody) -> Value?) throws -> Value {
-        guard let value = expected(try request(operation).checked()) else { throw Failure("unexpected reply") }
-        return value
-    }
-}
-
-/// What a reply is expected to carry, for ``SchedulerClient/request(_:expecting:)``: each returns the
-/// payload of one kind of reply, or nil for any other.
-enum Reply {
-    static func submitted(_ reply: ReplyBody) -> String? { if case .submitted(let t) = reply { t } else { nil } }
-    static func stats(_ reply: ReplyBody) -> SchedulerStats? { if case .stats(let s) = reply { s } else { nil } }
-    static func title(_ reply: ReplyBody) -> TitleStatus? { if case .title(let s) = reply { s } else { nil } }
-    static func titles(_ reply: ReplyBody) -> [TitleStatus]? { if case .titles(let t) = reply { t } else { nil } }
-    static func workers(_ reply: ReplyBody) -> [WorkerInfo]? { if case .workers(let w) = reply { w } else { nil } }
-    static func play(_ reply: ReplyBody) -> PlayAuthorization? { if case .play(let p) = reply { p } else { nil } }
-    static func license(_ reply: ReplyBody) -> LicenseReport? { if case .license(let l) = reply { l } else { nil } }
-    static func removed(_ reply: ReplyBody) -> [String]? { if case .removed(let paths) = reply { paths } else { nil } }
-    static func bookmarks(_ reply: ReplyBody) -> [Bookmark]? { if case .bookmarks(let b) = reply { b } else { nil } }
-    static func limits(_ reply: ReplyBody) -> LimitsInfo? { if case .limits(let l) = reply { l } else { nil } }
-    /// A content key, base64.
-    static func key(_ reply: ReplyBody) -> String? { if case .key(let text) = reply { text } else { nil } }
-    static func deviceSecret(_ reply: ReplyBody) -> DeviceSecret? {
-        if case .deviceSecret(let s) = reply { s } else { nil }
-    }
-    static func devices(_ reply: ReplyBody) -> [DeviceInfo]? { if case .devices(let d) = reply { d } else { nil } }
-    static func signedPath(_ reply: ReplyBody) -> String? { if case .signedPath(let p) = reply { p } else { nil } }
 }
 
 /// Pretty JSON with stable key order for scripts.

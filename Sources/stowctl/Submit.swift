@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import StowageProcess
 import StowageProtocol
 import StowageRuntime
 
@@ -90,7 +91,7 @@ struct Submit: ParsableCommand {
             request.record = RecordRequest(durationSeconds: duration.flatMap(parseDuration), from: from ?? .start)
         }
         let client = try connection.client()
-        let token = try client.request(.submit(request), expecting: Reply.submitted)
+        let token = try client.request(.submit(request))
         guard wait else {
             if connection.json { printJSON(["token": token]) } else { print(token) }
             return

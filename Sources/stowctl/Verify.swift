@@ -15,10 +15,10 @@ struct Verify: AsyncParsableCommand {
 
     func run() async throws {
         let client = try connection.client()
-        _ = try client.request(.verify(token: token, repair: repair)).checked()
+        _ = try client.request(.verify(token: token, repair: repair))
         var last: TitleStatus?
         while true {
-            guard let s = Reply.title(try client.request(.status(token: token)).checked()) else { break }
+            let s = try client.request(.status(token: token))
             last = s
             if s.state != .verifying && s.state != .downloading { break }
             if !connection.json {
@@ -48,7 +48,7 @@ struct GarbageCollect: ParsableCommand {
     @OptionGroup var connection: ConnectionOptions
 
     func run() throws {
-        let paths = try connection.request(.gc, expecting: Reply.removed)
+        let paths = try connection.request(.gc)
         if connection.json {
             printJSON(paths)
             return

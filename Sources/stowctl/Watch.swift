@@ -15,7 +15,7 @@ struct Watch: ParsableCommand {
         let client = try connection.client()
         var watched = tokens
         if watched.isEmpty {
-            guard let titles = Reply.titles(try client.request(.list(state: nil)).checked()) else { return }
+            let titles = try client.request(.list(state: nil))
             watched = titles.filter { !$0.state.isFinal }.map(\.token)
             if watched.isEmpty {
                 if !connection.json { print("nothing to watch: every title has ended") }

@@ -1,4 +1,5 @@
 import Foundation
+import StowageProtocol
 import Testing
 
 @testable import StowagePlayback

@@ -48,14 +48,6 @@ struct LifecycleTests {
         await #expect(throws: Boom.self) { try await service.run() }
     }
 
-    @Test func logOptionsParseAsTheEnvironmentAlwaysDid() {
-        #expect(LogLevel(argument: "DEBUG") == .debug)
-        #expect(LogLevel(argument: "critical")?.level == .critical)
-        #expect(LogLevel(argument: "loud") == nil)
-        #expect(LogFormat(argument: "Json") == .json)
-        #expect(LogFormat(argument: "xml") == nil)
-    }
-
     /// A task in flight when the stop comes finishes: its result goes out before `BYE`, and the loop
     /// returns as soon as it has (not at the end of the grace period).
     @Test func workerFinishesTasksInFlightBeforeItStops() throws {

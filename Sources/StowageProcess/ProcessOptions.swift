@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Logging
+import StowageRuntime
 
 /// The options every long-running Stowage process takes (the scheduler and the workers): its home, metrics
 /// endpoint, logging, pid file and CURVE key. Each may also come from `STOWAGE_<OPTION>` (flags win).

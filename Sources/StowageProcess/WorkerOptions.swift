@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import ServiceLifecycle
 import StowageProtocol
+import StowageRuntime
 
 /// The options every worker executable takes: the process options, the scheduler to connect to and how many
 /// tasks to run at once.

@@ -5,6 +5,7 @@ import NIOCore
 import NIOHTTP1
 import NIOPosix
 import Prometheus
+import StowageRuntime
 import Synchronization
 
 /// Prometheus metrics for one process: swift-metrics is bootstrapped with a Prometheus registry, and

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import StowageRuntime
 import Synchronization
 
 /// Logging to stderr with a level from `--log-level` or `STOWAGE_LOG_LEVEL` (default info), as text or,

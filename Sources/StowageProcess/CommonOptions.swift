@@ -1,11 +1,5 @@
 import Foundation
-
-/// `STOWAGE_<OPTION>` from the environment, used when the flag is not given (flags win).
-public func environmentOption(_ name: String) -> String? {
-    let key = "STOWAGE_" + name.uppercased().replacingOccurrences(of: "-", with: "_")
-    guard let value = ProcessInfo.processInfo.environment[key], !value.isEmpty else { return nil }
-    return value
-}
+import StowageRuntime
 
 /// An integer option: the flag, else `STOWAGE_<NAME>`, else the default.
 public func intOption(_ flag: Int?, _ name: String, default value: Int) -> Int {

@@ -1,6 +1,10 @@
-/// The operator's limits as they are layered: the defaults, then what was set with `stowctl limits` (stored,
-/// in force after any restart), then flags or environment values given at start (for that run only).
-/// A nil field is "not set at this layer".
+/// The scheduler's limits: what `stowctl limits` asks for and is shown (`ClientOperation.limits`,
+/// `ReplyBody.limits`), and how the scheduler layers them: the defaults, then what was set with `stowctl limits`
+/// (stored, in force after any restart), then flags or environment values given at start (for that run only).
+/// A nil field is "not set at this layer" (in a change: unchanged).
+///
+/// One type for the wire, the stored setting and the layers, so a new limit is added in one place. Its JSON (the
+/// same keys the two types it replaces had, nil fields left out) is both the wire form and the stored setting's.
 public struct LimitSettings: Codable, Sendable, Equatable {
     /// Titles downloading at once.
     public var titles: Int?
@@ -14,11 +18,14 @@ public struct LimitSettings: Codable, Sendable, Equatable {
     public var bandwidth: Int64?
     /// Free space always kept where titles are stored, bytes.
     public var diskCushion: Int64?
+    /// In a change: forget the stored values and go back to the defaults (`stowctl limits --reset`). Never
+    /// set in a layer.
+    public var reset: Bool?
 
-    /// A layer; fields left nil are not set at it.
+    /// A layer, or a change; fields left nil are not set at it.
     public init(
         titles: Int? = nil, perTitle: Int? = nil, perHost: Int? = nil, licenses: Int? = nil,
-        bandwidth: Int64? = nil, diskCushion: Int64? = nil
+        bandwidth: Int64? = nil, diskCushion: Int64? = nil, reset: Bool? = nil
     ) {
         self.titles = titles
         self.perTitle = perTitle
@@ -26,6 +33,7 @@ public struct LimitSettings: Codable, Sendable, Equatable {
         self.licenses = licenses
         self.bandwidth = bandwidth
         self.diskCushion = diskCushion
+        self.reset = reset
     }
 
     /// What the scheduler uses when nothing else is said.
@@ -56,14 +64,6 @@ public struct LimitSettings: Codable, Sendable, Equatable {
         .compactMap { $0.map { (option: $0.0, stored: $0.1, given: $0.2) } }
     }
 
-    /// The concurrency limits of a complete layer (missing fields take the defaults).
-    public var limits: Limits {
-        let d = Self.defaults
-        return Limits(
-            titlesAtOnce: titles ?? d.titles!, perTitle: perTitle ?? d.perTitle!,
-            perHost: perHost ?? d.perHost!, licenses: licenses ?? d.licenses!)
-    }
-
     /// Why a change cannot be applied (a value out of range), or nil.
     public func refusal() -> String? {
         let counts = [("titles", titles), ("per-title", perTitle), ("per-host", perHost), ("licenses", licenses)]
@@ -75,3 +75,6 @@ public struct LimitSettings: Codable, Sendable, Equatable {
         return nil
     }
 }
+
+/// The name clients have used for ``LimitSettings`` on the wire (`stowctl limits --json` decodes into it).
+public typealias LimitsInfo = LimitSettings

@@ -1,0 +1,103 @@
+import Foundation
+import GRDB
+import StowageProtocol
+
+extension Store {
+    /// Stores a resolved plan in one transaction; every resource starts `pending`.
+    public func savePlan(token: String, plan: ResolvedPlan) throws {
+        try db.write { db in
+            guard var title = try TitleRecord.fetchOne(db, key: token) else { return }
+            try RenditionRecord.all().forTitle(token).deleteAll(db)
+            try ResourceRecord.all().forTitle(token).deleteAll(db)
+            for (i, r) in plan.renditions.enumerated() {
+                var record = RenditionRecord(
+                    id: nil, token: token, position: i, kind: r.kind, sourceURL: r.sourceURL,
+                    localPath: r.localPath, playlist: r.playlist, language: r.language)
+                try record.insert(db)
+            }
+            // One prepared statement for every file (a plan may hold tens of thousands): the record insert
+            // builds its SQL and a persistence container per row, several times the cost of SQLite's own work.
+            let insert = try db.makeStatement(
+                sql: """
+                    INSERT INTO resource (token, position, rendition, kind, url, rangeOffset, rangeLength, localPath,
+                    container, encrypted, duration, state, attempts, alternates)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?)
+                    """)
+            let pending = ResourceState.pending.rawValue
+            for (i, r) in plan.resources.enumerated() {
+                let alternates = r.alternates.flatMap { $0.isEmpty ? nil : $0.joined(separator: "\n") }
+                try insert.execute(arguments: [
+                    token, i, r.rendition, r.kind.rawValue, r.url, r.rangeOffset, r.rangeLength, r.localPath,
+                    r.container.rawValue, r.encrypted, r.duration, pending, alternates,
+                ])
+            }
+            try ContentKeyRecord.all().forTitle(token).deleteAll(db)
+            for (i, k) in plan.keys.enumerated() {
+                try ContentKeyRecord(
+                    token: token, position: i, uri: k.uri, method: k.method, wrapped: nil,
+                    keyFormat: k.keyFormat, keyID: k.keyID
+                ).insert(db)
+            }
+            try BookmarkRecord.all().forTitle(token).ofKind(.index).deleteAll(db)
+            for b in plan.bookmarks {
+                try BookmarkRecord(token: token, kind: .index, position: b.position, label: b.label)
+                    .insert(db, onConflict: .replace)
+            }
+            title.planned = true
+            title.bytesEstimate = plan.bytesEstimate
+            title.masterPlaylist = plan.masterPlaylist
+            title.manifestName = plan.manifestName
+            title.protection = plan.protection
+            try title.update(db)
+        }
+    }
+
+    /// Fresh URLs from a re-resolution of a title's playlists (signed URLs that expired): every resource not
+    /// yet verified takes the URL of the new plan's resource with the same local path (Stowage names files by
+    /// position), key URIs and rendition sources are matched by position. Files, states and hashes are kept.
+    /// Returns the number of resources whose URL changed.
+    @discardableResult
+    public func refreshURLs(token: String, plan: ResolvedPlan) throws -> Int {
+        try db.write { db in
+            let fresh = Dictionary(plan.resources.map { ($0.localPath, $0.url) }, uniquingKeysWith: { a, _ in a })
+            var changed = 0
+            for var r in try ResourceRecord.all().forTitle(token).fetchAll(db) {
+                guard let url = fresh[r.localPath], url != r.url else { continue }
+                r.url = url
+                try r.update(db)
+                changed += 1
+            }
+            for (i, rendition) in plan.renditions.enumerated() {
+                try RenditionRecord.all().forTitle(token).filter(RenditionRecord.Columns.position == i)
+                    .updateAll(db, RenditionRecord.Columns.sourceURL.set(to: rendition.sourceURL))
+            }
+            for (i, key) in plan.keys.enumerated() {
+                try ContentKeyRecord.all().forTitle(token).filter(ContentKeyRecord.Columns.position == i)
+                    .updateAll(db, ContentKeyRecord.Columns.uri.set(to: key.uri))
+            }
+            return changed
+        }
+    }
+
+    /// The offline playlists of a title, in plan order.
+    public func renditions(token: String) throws -> [RenditionRecord] {
+        try db.read { try RenditionRecord.all().forTitle(token).order(RenditionRecord.Columns.position).fetchAll($0) }
+    }
+
+    /// The content keys of a title, in order.
+    public func keys(token: String) throws -> [ContentKeyRecord] {
+        try db.read { db in
+            try ContentKeyRecord.all().forTitle(token).order(ContentKeyRecord.Columns.position).fetchAll(db)
+        }
+    }
+
+    /// Stores wrapped keys (position -> wrapped bytes) in one transaction.
+    public func saveWrappedKeys(token: String, _ wrapped: [Int: Data]) throws {
+        try db.write { db in
+            for (position, data) in wrapped {
+                try ContentKeyRecord.all().forTitle(token).filter(ContentKeyRecord.Columns.position == position)
+                    .updateAll(db, ContentKeyRecord.Columns.wrapped.set(to: data))
+            }
+        }
+    }
+}
