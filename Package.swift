@@ -218,9 +218,11 @@ let package = Package(
             name: "stowage-fuzz-frames", dependencies: ["StowageProtocol", "FuzzReplay"], path: "Tests/Fuzz/FuzzFrames"),
 
         // MARK: tests
+        // What test targets share: the process harness, origins, the gateway, origin snapshots, a seeded generator.
+        .target(name: "StowageTestSupport", dependencies: ["StowageProtocol"], path: "Tests/StowageTestSupport"),
         .testTarget(name: "ZeroMQTests", dependencies: ["ZeroMQ"]),
-        .testTarget(name: "StowageProtocolTests", dependencies: ["StowageProtocol"]),
-        .testTarget(name: "StowageHLSTests", dependencies: ["StowageHLS", "StowageProtocol"]),
+        .testTarget(name: "StowageProtocolTests", dependencies: ["StowageProtocol", "StowageTestSupport"]),
+        .testTarget(name: "StowageHLSTests", dependencies: ["StowageHLS", "StowageProtocol", "StowageTestSupport"]),
         .testTarget(name: "StowageDASHTests", dependencies: ["StowageDASH", "StowageProtocol"]),
         .testTarget(name: "StowageIntegrityTests", dependencies: ["StowageIntegrity"]),
         .testTarget(
@@ -274,7 +276,7 @@ let package = Package(
         .testTarget(
             name: "IntegrationTests",
             dependencies: [
-                "ZeroMQ", "StowageProtocol",
+                "ZeroMQ", "StowageProtocol", "StowageTestSupport",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
             ]),

@@ -13,7 +13,7 @@ import Synchronization
 ///             "playTimeSeconds": 0, "forceExpired": false, "renewalSuggested": false,
 ///             "failTimes": 2, "failStatus": 500, "delayMs": 0}}}
 /// ```
-/// Every grant is appended to the grant log as one JSON line.
+/// Every grant, and every injected failure (`failTimes`), is appended to the grant log as one JSON line.
 public final class LicenseServer: Sendable {
     struct Rule: Codable {
         var refuse: Bool?
@@ -103,7 +103,15 @@ public final class LicenseServer: Sendable {
             counts[key, default: 0] += 1
             return counts[key]!
         }
-        return n <= times ? (rule.failStatus ?? 500, Data("injected failure \(n) of \(times)\n".utf8)) : nil
+        guard n <= times else { return nil }
+        let status = rule.failStatus ?? 500
+        let line: [String: Any] = [
+            "at": Date().timeIntervalSince1970, "title": key, "failed": status, "attempt": n, "of": times,
+        ]
+        if let data = try? JSONSerialization.data(withJSONObject: line, options: [.sortedKeys]) {
+            grantLog?.record(String(decoding: data, as: UTF8.self))
+        }
+        return (status, Data("injected failure \(n) of \(times)\n".utf8))
     }
 
     private func loadPolicy() -> Policy {

@@ -48,7 +48,9 @@ struct Serve: AsyncParsableCommand {
             Serve the reference license API at POST /license with this JSON policy (re-read on every request).
             """)
     var licensePolicy: String?
-    @Option(name: .customLong("grant-log"), help: "Append one JSON line per license granted to this file.")
+    @Option(
+        name: .customLong("grant-log"),
+        help: "Append one JSON line per license granted (and per injected failure) to this file.")
     var grantLog: String?
     @Option(
         help: """

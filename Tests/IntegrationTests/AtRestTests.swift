@@ -1,5 +1,6 @@
 import Foundation
 import StowageProtocol
+import StowageTestSupport
 import Testing
 
 /// Integrity at rest: verify, repair, orphans.

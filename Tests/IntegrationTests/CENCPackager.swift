@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import StowageTestSupport
 import _CryptoExtras
 
 /// Turns clear fragmented-MP4 DASH files (ffmpeg's) into Common Encryption, scheme `cenc` (AES-128-CTR, whole

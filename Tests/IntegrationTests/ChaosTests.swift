@@ -1,5 +1,6 @@
 import Foundation
 import StowageProtocol
+import StowageTestSupport
 import Testing
 
 /// Many titles through a fault-injecting origin while the scheduler and the workers are killed with
@@ -7,14 +8,6 @@ import Testing
 /// default; Benchmarks/chaos.sh runs a big one).
 @Suite("Chaos", .serialized)
 struct ChaosTests {
-    struct OriginSnapshot: Decodable {
-        var maxConnections: Int
-        var maxInFlight: Int
-        var maxTitlesAtOnce: Int
-        var requests: Int
-        var faults: [String: Int]
-    }
-
     @Test func everyTitleCompletesThroughFaultsAndKills() throws {
         let env = ProcessInfo.processInfo.environment
         let titles = Int(env["STOWAGE_CHAOS_TITLES"] ?? "") ?? 10
@@ -93,8 +86,7 @@ struct ChaosTests {
                 localMedia: dir.appendingPathComponent("audio-en/index.m3u8"),
                 originMedia: h.media.appendingPathComponent("t\(t)/vEnglish/index.m3u8"))
         }
-        let (_, statsText) = try TestMedia.shOutput("curl -s \(h.originURL)__stats", in: h.root)
-        let stats = try JSONDecoder().decode(OriginSnapshot.self, from: Data(statsText.utf8))
+        let stats = try h.originSnapshot()
         let files = finals.reduce(0) { $0 + $1.segmentsTotal }
         let complete = h.originLog().filter {
             $0.count > 3 && $0[2].hasSuffix(".ts") && ($0[3] == "200" || $0[3] == "206")

@@ -1,5 +1,6 @@
 import Foundation
 import StowageProtocol
+import StowageTestSupport
 import Testing
 
 /// A CENC (`cenc`) DASH title licensed by W3C Clear Key, encrypted by the test from ffmpeg's clear fragments:

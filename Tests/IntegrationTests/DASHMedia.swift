@@ -1,4 +1,5 @@
 import Foundation
+import StowageTestSupport
 
 /// Real DASH made at test time by ffmpeg's `dash` muxer, and what it cannot make (SegmentBase MPDs, several
 /// Periods and BaseURLs, DRM signalling) written by the tests from its output. Never committed.

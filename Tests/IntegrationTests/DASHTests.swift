@@ -1,5 +1,6 @@
 import Foundation
 import StowageProtocol
+import StowageTestSupport
 import Testing
 
 /// DASH titles made by ffmpeg's `dash` muxer (and MPDs the tests write around its files) through the whole

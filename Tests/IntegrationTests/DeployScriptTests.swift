@@ -1,4 +1,5 @@
 import Foundation
+import StowageTestSupport
 import Testing
 
 /// `Deploy/start.sh` and `stop.sh` as an operator runs them: a process is identified by its pid file and its
@@ -221,16 +222,15 @@ struct DeployScriptTests {
         let (code, out) = try h.stowctl(["submit", h.originURL + "master.m3u8", "--wait"])
         #expect(code == 0, "\(out)")
         let token = String(try #require(out.split(separator: "\n").last))
-        let secret = String(try #require(try h.stowctl(["devices", "add", "tv"]).1.split(separator: "\n").last))
+        let secret = try h.addDevice("tv")
         let port = try Harness.freePort()
         let admin = h.root.appendingPathComponent("admin.secret")
         try "admin-secret-for-tests\n".write(to: admin, atomically: true, encoding: .utf8)
         try start("gateway", "stowage-gateway", ["--listen", "127.0.0.1:\(port)", "--admin-secret", admin.path])
         try h.waitUntil(timeout: 30, "the gateway to listen") { h.log("gateway").contains("listening") }
-        let (_, status) = try TestMedia.shOutput(
-            "curl -s -o /dev/null -w '%{http_code}' -H 'Authorization: Bearer \(secret)' "
-                + "http://127.0.0.1:\(port)/titles/\(token)/master.m3u8", in: h.root)
-        #expect(status == "200")
+        let status = try h.httpStatus(
+            "http://127.0.0.1:\(port)/titles/\(token)/master.m3u8", headers: ["Authorization: Bearer \(secret)"])
+        #expect(status == 200)
         let running = started.filter(\.isRunning).count
         #expect(running == started.count, "no process died of W^X")
     }

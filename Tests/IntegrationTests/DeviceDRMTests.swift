@@ -1,5 +1,6 @@
 import Foundation
 import StowageProtocol
+import StowageTestSupport
 import Testing
 
 /// Titles only a device's DRM can license (Widevine in an MPD, FairPlay `skd://` in HLS): refused unless the

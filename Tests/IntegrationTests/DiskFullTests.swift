@@ -1,5 +1,6 @@
 import Foundation
 import StowageProtocol
+import StowageTestSupport
 import Testing
 
 /// A small filesystem (tmpfs) under `titles/` fills up in the middle of a download.

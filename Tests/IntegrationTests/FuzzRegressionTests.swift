@@ -1,4 +1,5 @@
 import Foundation
+import StowageTestSupport
 import Testing
 
 /// Every input the fuzzers ever crashed on (`Tests/Fuzz/Regressions`, filled by `Benchmarks/fuzz.sh`) and

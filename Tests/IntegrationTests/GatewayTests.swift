@@ -1,5 +1,6 @@
 import Foundation
 import StowageProtocol
+import StowageTestSupport
 import Testing
 
 /// `stowage-gateway` serving the box's titles to devices of the LAN: a device in another network namespace
@@ -7,11 +8,6 @@ import Testing
 /// `/resolve`, plays counted across devices, and the library page in a real headless Chromium.
 @Suite("LAN gateway", .serialized)
 struct GatewayTests {
-    /// The gateway on `address`, an admin secret in a file; returns its base URL (`http://ADDRESS:PORT`).
-    func startGateway(_ h: Harness, address: String, name: String = "gateway", extra: [String] = []) throws -> String {
-        try h.startGateway(address: address, name: name, extra: extra)
-    }
-
     /// A command run on the device (inside its network namespace): exit status and stdout.
     func onDevice(_ host: TestHost, _ command: String, in h: Harness) throws -> (Int32, String) {
         try TestMedia.shOutput("ip netns exec \(host.namespace) bash -c \(Self.quoted(command))", in: h.root)
@@ -48,12 +44,6 @@ struct GatewayTests {
         return frames.joined(separator: "\n")
     }
 
-    func addDevice(_ h: Harness, _ name: String) throws -> String {
-        let (code, out) = try h.stowctl(["devices", "add", name])
-        #expect(code == 0, "\(out)")
-        return String(try #require(out.split(separator: "\n").last))
-    }
-
     @Test func aDeviceOnTheLANPlaysWithTheOriginStoppedAndOnlyWithAValidCredential() throws {
         let host = try TestHost.make()
         defer { host.remove() }
@@ -66,8 +56,8 @@ struct GatewayTests {
         let token = String(try #require(out.split(separator: "\n").last))
         let expected = try OfflineCopy.framemd5(h.originURL + "v360p/index.m3u8")
         #expect(h.terminate("origin") == 0)
-        let gateway = try startGateway(h, address: host.peerAddress)
-        let secret = try addDevice(h, "tablet-1")
+        let gateway = try h.startGateway(address: host.peerAddress)
+        let secret = try h.addDevice("tablet-1")
         let startLog = (try? String(contentsOf: h.root.appendingPathComponent("gateway.log"), encoding: .utf8)) ?? ""
         #expect(
             startLog.components(separatedBy: "serving plain HTTP").count == 2,
@@ -135,8 +125,8 @@ struct GatewayTests {
         #expect(code == 0, "\(out)")
         let (dup, _, dupError) = try h.stowctlStreams(["submit", h.originURL + "v360p/index.m3u8", "--id", "match"])
         #expect(dup == 1 && dupError.contains("match"), "a second title with the same id is refused: \(dupError)")
-        let gateway = try startGateway(h, address: host.peerAddress)
-        let a = try addDevice(h, "seat-1"), b = try addDevice(h, "seat-2"), c = try addDevice(h, "seat-3")
+        let gateway = try h.startGateway(address: host.peerAddress)
+        let a = try h.addDevice("seat-1"), b = try h.addDevice("seat-2"), c = try h.addDevice("seat-3")
         let auth = ["Authorization: Bearer \(a)"]
 
         let (byID, _) = try curl(host, gateway + "/resolve?id=match", headers: auth, in: h)
@@ -149,8 +139,8 @@ struct GatewayTests {
         let encoded = unknown.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
         let (missing, missingBody) = try curl(host, gateway + "/resolve?url=\(encoded)", headers: auth, in: h)
         #expect(missing == 404 && missingBody.contains("not-found"))
-        let fallback = try startGateway(
-            h, address: host.peerAddress, name: "gateway-fallback", extra: ["--fallback-to-source"])
+        let fallback = try h.startGateway(
+            address: host.peerAddress, name: "gateway-fallback", extra: ["--fallback-to-source"])
         // A URL that is no title's is never redirected to, even with --fallback-to-source (no open redirect).
         let (toSource, sourceBody) = try curl(
             host, fallback + "/resolve?url=\(encoded)", headers: auth + ["Accept: application/json"], in: h)
@@ -191,8 +181,8 @@ struct GatewayTests {
         let done = try h.submit("v360p/index.m3u8", ["--name", "Finished lecture"])
         #expect(try h.waitForFinal(done).state == .completed)
         let token = try h.submit("master.m3u8", ["--name", "Match in progress", "--bitrate", "2000000"])
-        let gateway = try startGateway(h, address: "127.0.0.1")
-        let kiosk = try addDevice(h, "kiosk")
+        let gateway = try h.startGateway(address: "127.0.0.1")
+        let kiosk = try h.addDevice("kiosk")
         let (_, signed) = try h.stowctl(["devices", "sign", "kiosk", "/", "--expires", "10m"])
         let page = gateway + signed.trimmingCharacters(in: .whitespacesAndNewlines)
         func progress(_ dom: String) -> String? {
@@ -248,6 +238,45 @@ struct GatewayTests {
         #expect(gone == 1, "deleted by the operator from the library page's API")
     }
 
+    /// `/events` (server-sent events) follows a title while it downloads from a paced origin: several progress
+    /// events, their bytes and progress never going back, up to the completed title.
+    @Test func theEventStreamDeliversRisingProgressForADownloadingTitle() throws {
+        let h = try Harness(name: "gw-events")
+        try h.makeSample(seconds: 12)
+        try h.startOrigin(throttleBytesPerSecond: 200_000)
+        try h.startPipeline(schedulerArguments: ["--per-title", "1"])
+        let gateway = try h.startGateway(address: "127.0.0.1")
+        let secret = try h.addDevice("kiosk")
+        let stream = h.root.appendingPathComponent("events.out")
+        try h.spawn(
+            "events", "/usr/bin/curl", ["-sN", "-H", "Authorization: Bearer \(secret)", gateway + "/events"],
+            stdout: stream)
+        try h.waitUntil(timeout: 20, "the event stream to open") {
+            ((try? String(contentsOf: stream, encoding: .utf8)) ?? "").contains(": stowage events")
+        }
+        let token = try h.submit("master.m3u8")
+        let final = try h.waitForFinal(token)
+        #expect(final.state == .completed, "\(String(describing: final.error))")
+        var seen: [TitleStatus] = []
+        try h.waitUntil(timeout: 20, "the completed title on the event stream") {
+            let text = (try? String(contentsOf: stream, encoding: .utf8)) ?? ""
+            seen = try text.split(separator: "\n").filter { $0.hasPrefix("data: ") }.map {
+                try JSONDecoder().decode(TitleStatus.self, from: Data($0.dropFirst(6).utf8))
+            }.filter { $0.token == token }
+            return seen.contains { $0.state == .completed }
+        }
+        let bytes = seen.map(\.bytesDownloaded), progress = seen.map(\.progress)
+        #expect(zip(bytes, bytes.dropFirst()).allSatisfy { $0 <= $1 }, "bytes never go back: \(bytes)")
+        #expect(zip(progress, progress.dropFirst()).allSatisfy { $0 <= $1 }, "progress never goes back: \(progress)")
+        let downloading = seen.filter { $0.state == .downloading }
+        #expect(
+            Set(downloading.map(\.bytesDownloaded)).count >= 3,
+            "several progress events while downloading, each with more bytes: \(bytes)")
+        #expect(Set(downloading.map(\.segmentsDone)).count >= 2, "segments done rise too")
+        #expect(seen.last?.state == .completed && seen.last?.bytesDownloaded == final.bytesDownloaded)
+        print("[measure] gw-events: \(seen.count) events, \(downloading.count) while downloading")
+    }
+
     /// Headless Chromium (Debian `chromium`), failing the test when it is missing.
     func chromium(_ arguments: [String], in h: Harness) throws -> String {
         let binary = ["/usr/bin/chromium", "/usr/bin/chromium-browser"].first {
@@ -275,18 +304,12 @@ struct GatewayTests {
             "openssl req -x509 -newkey rsa:2048 -nodes -keyout key.pem -out cert.pem -days 1 -subj /CN=127.0.0.1 "
                 + "2>/dev/null", in: h.root)
         try h.startScheduler()
-        let port = try Harness.freePort()
-        let out = h.root.appendingPathComponent("gateway.out")
-        try h.spawn(
-            "gateway", "stowage-gateway",
-            [
-                "--listen", "127.0.0.1:\(port)", "--tls-cert", h.root.appendingPathComponent("cert.pem").path,
-                "--tls-key", h.root.appendingPathComponent("key.pem").path,
-            ], stdout: out)
-        try h.waitUntil(timeout: 30, "the gateway to listen over TLS") {
-            ((try? String(contentsOf: out, encoding: .utf8)) ?? "").contains("listening https://")
-        }
-        let secret = try addDevice(h, "phone")
+        let gateway = try h.startGateway(
+            address: "127.0.0.1",
+            tls: (h.root.appendingPathComponent("cert.pem"), h.root.appendingPathComponent("key.pem")))
+        #expect(gateway.hasPrefix("https://"))
+        let port = try #require(URL(string: gateway)?.port)
+        let secret = try h.addDevice("phone")
         let url = "https://127.0.0.1:\(port)/api/titles"
         let (_, without) = try TestMedia.shOutput("curl -sk -o /dev/null -w '%{http_code}' \(url)", in: h.root)
         #expect(without == "401")

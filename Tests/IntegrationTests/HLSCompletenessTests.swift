@@ -1,5 +1,6 @@
 import Foundation
 import StowageProtocol
+import StowageTestSupport
 import Testing
 
 /// Real packager output (ffmpeg, openssl) through the whole pipeline: the offline copy must be the same

@@ -1,5 +1,6 @@
 import Foundation
 import StowageProtocol
+import StowageTestSupport
 import Testing
 
 /// Hostile titles: each refused with an error naming what was wrong; nothing written outside the title.

@@ -1,5 +1,6 @@
 import Foundation
 import StowageProtocol
+import StowageTestSupport
 import Testing
 
 /// What a title's playlists can make the box fetch: a title from a LAN address (a second test host's network)
@@ -11,16 +12,8 @@ struct InwardFetchTests {
     /// A second origin on 127.0.0.1 (the box's own services, as an attacker would aim at them) with its own access
     /// log; returns its port and the log's path.
     func startLoopbackService(_ h: Harness) throws -> (port: Int, log: URL) {
-        let port = try Harness.freePort()
-        let log = h.root.appendingPathComponent("loopback-access.log")
-        let out = h.root.appendingPathComponent("loopback.out")
-        try h.spawn(
-            "loopback", "stowage-origin",
-            ["serve", "--root", h.media.path, "--port", "\(port)", "--access-log", log.path], stdout: out)
-        try h.waitUntil(timeout: 20, "the loopback service") {
-            ((try? String(contentsOf: out, encoding: .utf8)) ?? "").contains("listening")
-        }
-        return (port, log)
+        let origin = try h.startOrigin(named: "loopback")
+        return (origin.port, origin.accessLog)
     }
 
     func requests(in log: URL) -> [String] {
@@ -123,18 +116,8 @@ struct InwardFetchTests {
         let h = try Harness(name: "header-hosts")
         try h.makeSample(seconds: 4)
         // A second host (another loopback address) that the title's playlist names for its segment.
-        let secondPort = try Harness.freePort()
-        let secondLog = h.root.appendingPathComponent("second-access.log")
-        let secondOut = h.root.appendingPathComponent("second.out")
-        try h.spawn(
-            "second", "stowage-origin",
-            [
-                "serve", "--root", h.media.path, "--host", "127.0.0.2", "--port", "\(secondPort)",
-                "--access-log", secondLog.path,
-            ], stdout: secondOut)
-        try h.waitUntil(timeout: 20, "the second host") {
-            ((try? String(contentsOf: secondOut, encoding: .utf8)) ?? "").contains("listening")
-        }
+        let secondHost = try h.startOrigin(named: "second", host: "127.0.0.2")
+        let secondPort = secondHost.port, secondLog = secondHost.accessLog
         try h.startOrigin()
         try write(h, "elsewhere.m3u8", segment: "http://127.0.0.2:\(secondPort)/v360p/seg000.ts")
         try h.startPipeline()

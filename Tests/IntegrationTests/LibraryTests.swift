@@ -1,5 +1,6 @@
 import Foundation
 import StowageProtocol
+import StowageTestSupport
 import Testing
 
 /// Library metadata: poster fetched with the title, user and source bookmarks.

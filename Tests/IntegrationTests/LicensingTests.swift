@@ -1,5 +1,6 @@
 import Foundation
 import StowageProtocol
+import StowageTestSupport
 import Testing
 
 /// Licensing against the reference license server of `stowage-origin` (JSON license API) and HLS key delivery.
@@ -25,6 +26,17 @@ struct LicensingTests {
         let (code, out) = try h.stowctl(["license", token, "--json"])
         guard code == 0 else { throw HarnessError("license exited \(code)") }
         return try JSONDecoder().decode(LicenseReport.self, from: Data(out.utf8))
+    }
+
+    /// The lines of the license server's grant log (grants and injected failures), as JSON objects, in order.
+    func grantLog(_ h: Harness) throws -> [[String: Any]] {
+        try String(contentsOf: h.root.appendingPathComponent("grants.log"), encoding: .utf8).split(separator: "\n")
+            .map { line in
+                guard let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] else {
+                    throw HarnessError("a grant log line is not a JSON object: \(line)")
+                }
+                return object
+            }
     }
 
     func iso(_ text: String?) -> Double? {
@@ -277,6 +289,17 @@ struct LicensingTests {
         ])
         #expect(ok == 0)
         let token = try #require(out2.split(separator: "\n").last.map(String.init))
+        // The license server's log: the two injected 500s, then the grant, in that order (the refusal before them
+        // answered 403 and logs nothing).
+        let logged = try grantLog(h).filter { $0["title"] as? String == "/index.m3u8" }
+        #expect(logged.count == 3, "two failures and one grant: \(logged)")
+        #expect(
+            logged.prefix(2).map { $0["failed"] as? Int } == [500, 500]
+                && logged.prefix(2).map { $0["attempt"] as? Int } == [1, 2],
+            "the two injected 500s come first: \(logged)")
+        #expect(logged.last?["granted"] != nil && logged.last?["failed"] == nil, "then the grant: \(logged)")
+        let times = logged.compactMap { $0["at"] as? Double }
+        #expect(times.count == 3 && times == times.sorted(), "logged in the order they were answered: \(times)")
         let first = try #require(try license(h, token).license)
         // Renewal with changed terms: the expiry moves, the media is untouched (same inode, same bytes).
         let segment = try #require(

@@ -1,25 +1,14 @@
 import Foundation
 import StowageProtocol
+import StowageTestSupport
 import Testing
 
 /// Prometheus `/metrics` on the scheduler and a worker, `stowctl stats`, and JSON logs.
 @Suite("Observability", .serialized)
 struct ObservabilityTests {
-    func scrape(_ port: Int) throws -> String {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        p.arguments = ["curl", "-sf", "--max-time", "5", "http://127.0.0.1:\(port)/metrics"]
-        let (status, out) = try runCapturingOutput(p)
-        #expect(status == 0, "scraping :\(port) failed")
-        return out
-    }
+    func scrape(_ port: Int) throws -> String { try Prometheus.scrape(port) }
 
-    /// The value of one series (`name{labels}` exactly as exported), or nil.
-    func value(_ text: String, _ series: String) -> Double? {
-        text.split(separator: "\n").first { $0.hasPrefix(series + " ") }.flatMap {
-            Double($0.split(separator: " ").last ?? "")
-        }
-    }
+    func value(_ text: String, _ series: String) -> Double? { Prometheus.value(text, series) }
 
     @Test func metricsMoveDuringADownload() throws {
         let h = try Harness(name: "metrics")

@@ -1,4 +1,5 @@
 import Foundation
+import StowageTestSupport
 import Testing
 
 /// Compares an offline copy with the origin's files, byte for byte, rendition by rendition.

@@ -1,5 +1,6 @@
 import Foundation
 import StowageProtocol
+import StowageTestSupport
 import Testing
 
 /// Pause, resume, delete and live limits, through stowctl against the real processes.

@@ -1,5 +1,6 @@
 import Foundation
 import StowageProtocol
+import StowageTestSupport
 import Testing
 
 /// Recording live and event streams (`submit --record`) from `stowage-origin serve --live`, which turns a VOD
@@ -7,18 +8,7 @@ import Testing
 @Suite("Recording live and event streams", .serialized)
 struct RecordingTests {
     /// A second, plain (VOD) origin on the same folder: what the recording must equal.
-    func vodOrigin(_ h: Harness) throws -> String {
-        let out = h.root.appendingPathComponent("vod.out")
-        try h.spawn("vod", "stowage-origin", ["serve", "--root", h.media.path, "--port", "0"], stdout: out)
-        var url = ""
-        try h.waitUntil(timeout: 20, "the VOD origin") {
-            let line = (try? String(contentsOf: out, encoding: .utf8)) ?? ""
-            guard line.contains("listening") else { return false }
-            url = String(line.split(separator: " ")[1].trimmingCharacters(in: .whitespacesAndNewlines))
-            return true
-        }
-        return url
-    }
+    func vodOrigin(_ h: Harness) throws -> String { try h.startOrigin(named: "vod").url }
 
     /// Each local segment `seg-<sequence>.ext` is byte-identical to the origin's segment with that media
     /// sequence number (the origin's VOD playlist, whose first sequence is `firstSequence`). Returns how many.
@@ -102,32 +92,95 @@ struct RecordingTests {
             "the audio plays as the VOD's")
     }
 
+    /// The index of the first segment of a sliding window of `window` segments, `start` available at time 0,
+    /// `elapsed` seconds into a stream played at `speed` (as `stowage-origin serve --live` renders it).
+    func windowStart(_ durations: [Double], elapsed: Double, window: Int, start: Int, speed: Double) -> Int {
+        var end = 0.0, available = 0
+        for d in durations {
+            end += d
+            if end / speed > elapsed + 1e-9 { break }
+            available += 1
+        }
+        return max(0, min(max(available, start), durations.count) - window)
+    }
+
+    /// The EXTINF durations of a media playlist file.
+    func durations(_ playlist: URL) throws -> [Double] {
+        try String(contentsOf: playlist, encoding: .utf8).split(separator: "\n").compactMap {
+            $0.hasPrefix("#EXTINF:") ? Double($0.dropFirst(8).prefix { $0 != "," }) : nil
+        }
+    }
+
     @Test func aSlidingWindowWithRotatingKeysIsRecordedForItsDuration() throws {
         let h = try Harness(name: "rec-window")
         try TestMedia.aesRotatingNoIV(into: h.media, seconds: 16)
-        try h.startOrigin(extra: ["--live", "--live-window", "3", "--live-start", "3", "--live-speed", "2"])
+        let vodPlaylist = h.media.appendingPathComponent("index.m3u8")
+        let (window, start, speed, firstVODSequence) = (3, 3, 2.0, 7)
+        // The live clock starts with the origin, somewhere between these two instants.
+        let beforeOrigin = Date().timeIntervalSince1970
+        try h.startOrigin(extra: [
+            "--live", "--live-window", "\(window)", "--live-start", "\(start)", "--live-speed", "\(speed)",
+        ])
+        let originListening = Date().timeIntervalSince1970
         try h.startPipeline()
         let token = try h.submit("index.m3u8", ["--record", "--duration", "10s"])
         let final = try h.waitForFinal(token, timeout: 120)
         #expect(final.state == .completed, "\(String(describing: final.error))")
         #expect(final.recordedSeconds == 10, "five 2-second segments")
         #expect(h.log("scheduler").contains("the requested duration was recorded"))
-        let local = URL(fileURLWithPath: try #require(final.localPlaylist))
+
+        // Where the live window was at the recorder's first reload, from the origin's access log: the recorder
+        // takes the window from its first segment, so the lowest segment it asked for names it (enc-N.ts is
+        // sequence 7 + N); the window the origin served between the first playlist request and the first segment
+        // request (the first reload lies between) must begin there.
+        let gets = h.originLog().filter { $0.count > 3 && $0[1] == "GET" && $0[3] == "200" }
+        let segmentGets = gets.compactMap { line -> (at: Double, index: Int)? in
+            let name = line[2].split(separator: "?")[0]
+            guard name.hasPrefix("/enc-"), name.hasSuffix(".ts"), let at = Double(line[0]) else { return nil }
+            return Int(name.dropFirst(5).dropLast(3)).map { (at, $0) }
+        }
+        let firstPlaylistAt = try #require(gets.first { $0[2].hasPrefix("/index.m3u8") }.flatMap { Double($0[0]) })
+        let firstSegmentAt = try #require(segmentGets.map(\.at).min(), "the recorder fetched segments")
+        let vodDurations = try durations(vodPlaylist)
+        let earliest = windowStart(
+            vodDurations, elapsed: firstPlaylistAt - originListening, window: window, start: start, speed: speed)
+        let latest = windowStart(
+            vodDurations, elapsed: firstSegmentAt - beforeOrigin, window: window, start: start, speed: speed)
+        let first = try #require(segmentGets.map(\.index).min())
         #expect(
-            try compareBySequence(local: local, origin: h.media.appendingPathComponent("index.m3u8"), firstSequence: 7)
-                == 5)
+            (earliest...latest).contains(first),
+            "the recording starts at the window's first segment at its first reload (\(earliest)...\(latest)): \(first)"
+        )
+        let firstSequence = firstVODSequence + first
+        print("[measure] rec-window: the origin's window began at sequence \(firstSequence) at the first reload")
+
+        let local = URL(fileURLWithPath: try #require(final.localPlaylist))
+        #expect(try compareBySequence(local: local, origin: vodPlaylist, firstSequence: firstVODSequence) == 5)
         let text = try String(contentsOf: local, encoding: .utf8)
-        #expect(text.contains("#EXT-X-MEDIA-SEQUENCE:7"), "sequence numbers kept: the IVs are implicit")
+        #expect(
+            text.contains("#EXT-X-MEDIA-SEQUENCE:\(firstSequence)\n"),
+            "sequence numbers kept (the IVs are implicit): \(text.prefix(200))")
         #expect(text.components(separatedBy: "#EXT-X-KEY").count - 1 == 3, "the rotation at every second segment")
-        #expect(h.originRequests(matching: "enc-5.ts") == 0, "nothing past the duration is fetched")
-        // Decodes as the VOD's first five segments, through `stowctl play` with the origins stopped.
+        #expect(
+            Set(segmentGets.map(\.index)) == Set(first..<(first + 5)),
+            "the five segments of the duration are fetched, nothing before the window or past the duration")
+        // Decodes as the VOD's five segments from there, through `stowctl play` with the origins stopped.
         let vod = try vodOrigin(h)
-        let expected = try OfflineCopy.framemd5(vod + "index.m3u8").split(separator: "\n")
+        let expected = try OfflineCopy.framemd5(vod + "index.m3u8").split(separator: "\n").map(frameHash)
         #expect(h.terminate("origin") == 0 && h.terminate("vod") == 0)
-        let played = try OfflineCopy.framemd5(try h.startPlay(token)).split(separator: "\n")
+        let played = try OfflineCopy.framemd5(try h.startPlay(token)).split(separator: "\n").map(frameHash)
         #expect(played.count >= 200 && played.count < expected.count)
-        #expect(Array(expected.prefix(played.count)) == played, "the recorded stretch decodes as the VOD's")
+        let framesBefore = try #require(
+            (0...(expected.count - played.count)).first { Array(expected[$0..<($0 + played.count)]) == played },
+            "the recorded stretch decodes as a stretch of the VOD")
+        let framesPerSegment = Double(expected.count) / Double(vodDurations.count)
+        #expect(
+            abs(Double(framesBefore) - framesPerSegment * Double(first)) < framesPerSegment / 2,
+            "that stretch starts at segment \(first): \(framesBefore) frames in")
     }
+
+    /// A framemd5 line without its timestamps: the frame's size and hash.
+    func frameHash(_ line: Substring) -> String { line.split(separator: ",").suffix(2).joined(separator: ",") }
 
     @Test func aStalledRecorderReportsWhatLeftTheWindowAsAGap() throws {
         let h = try Harness(name: "rec-gap")

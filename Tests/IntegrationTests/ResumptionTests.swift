@@ -1,5 +1,6 @@
 import Foundation
 import StowageProtocol
+import StowageTestSupport
 import Testing
 
 /// Resumption under real faults: the origin gone for minutes, wall-clock steps, a scheduler killed after
@@ -123,11 +124,6 @@ struct ResumptionTests {
             originMedia: h.media.appendingPathComponent("v720p/index.m3u8"))
     }
 
-    struct OriginSnapshot: Decodable {
-        var maxConnections: Int
-        var maxInFlight: Int
-    }
-
     func limits(_ h: Harness) throws -> LimitsInfo {
         let (code, out) = try h.stowctl(["limits", "--json"])
         #expect(code == 0)
@@ -151,9 +147,8 @@ struct ResumptionTests {
         #expect(final.state == .completed, "\(String(describing: final.error))")
         // Asked once the workers' idle connections are closed (ss), so the question is not one more connection.
         try h.waitForOriginIdle()
-        let (_, stats) = try TestMedia.shOutput("curl -s \(h.originURL)__stats", in: h.root)
-        let snapshot = try JSONDecoder().decode(OriginSnapshot.self, from: Data(stats.utf8))
-        #expect(snapshot.maxInFlight <= 2 && snapshot.maxConnections <= 2, "origin saw \(stats)")
+        let snapshot = try h.originSnapshot()
+        #expect(snapshot.maxInFlight <= 2 && snapshot.maxConnections <= 2, "origin saw \(snapshot)")
         #expect(snapshot.maxInFlight == 2, "the limit was reached, so it was what held the origin to 2")
 
         // A flag at start overrides the stored value for that run, and says so.
@@ -216,6 +211,89 @@ struct ResumptionTests {
             missing.stderr.contains("[not-found]") && missing.stderr.contains("0123456789abcdef"), "\(missing.stderr)")
     }
 
+    /// A worker stopped (SIGSTOP) past its lease, its answer arriving meanwhile, then resumed (SIGCONT): the
+    /// scheduler had declared it dead and given the work out again, so its late result is ignored (and logged) and
+    /// changes nothing: the title keeps no license until the acquisition issued again is answered, and keeps that
+    /// one. The scheduler is held (SIGSTOP) while the worker sends, so the late result is the first thing it reads
+    /// from the worker, before the worker can learn it was forgotten.
+    @Test func aLateResultFromAWorkerStoppedPastItsLeaseIsIgnored() throws {
+        let h = try Harness(name: "late-result")
+        try TestMedia.fmp4(into: h.media, singleFile: false, seconds: 4)
+        let policy = h.root.appendingPathComponent("policy.json")
+        let grants = h.root.appendingPathComponent("grants.log")
+        func setPolicy(rentalSeconds: Int, delayMilliseconds: Int) throws {
+            let rule =
+                #""grantKind": "rental", "maxRentalSeconds": \#(rentalSeconds), "delayMs": \#(delayMilliseconds)"#
+            try "{\"default\": {\(rule)}}".write(to: policy, atomically: true, encoding: .utf8)
+        }
+        // The first acquisition is granted 10 minutes, answered 5 s after it is asked.
+        try setPolicy(rentalSeconds: 600, delayMilliseconds: 5_000)
+        try h.startOrigin(extra: ["--license-policy", policy.path, "--grant-log", grants.path])
+        let metrics = try Harness.freePort()
+        try h.startScheduler()
+        try h.spawn("license", "stowage-license-worker", ["--metrics", "\(metrics)"])
+        try h.startWorker("download")
+        try h.startWorker("integrity")
+        try h.waitUntil(timeout: 20, "three workers registered") { (try? h.workers().count) == 3 }
+        let licenseWorker = try #require(try h.workers().first { $0.kind == .license })
+        let worker = try #require(h.pid("license")), scheduler = try #require(h.pid("scheduler"))
+        func licensesDone() throws -> Double {
+            Prometheus.value(try Prometheus.scrape(metrics), #"stowage_tasks_total{work="license",outcome="ok"}"#) ?? 0
+        }
+        let token = try h.submit("index.m3u8", ["--rental", "1h", "--license-url", h.originURL + "license"])
+
+        // The license server has the request (it logs the grant as it decides, then waits): stop the worker.
+        try h.waitUntil(timeout: 30, "the license request at the license server") {
+            ((try? String(contentsOf: grants, encoding: .utf8)) ?? "").contains("\"granted\"")
+        }
+        kill(worker, SIGSTOP)
+        var resumed = false
+        defer { if !resumed { kill(worker, SIGCONT) } }
+        try h.waitUntil(timeout: 30, "the stopped worker declared dead") {
+            h.log("scheduler").contains("worker declared dead")
+        }
+        try h.waitUntil(timeout: 30, "the license server's late answer sent") {
+            h.originLog().contains { $0.count > 3 && $0[1] == "POST" && $0[2].hasPrefix("/license") && $0[3] == "200" }
+        }
+        let before = try h.status(token)
+        #expect(before.license == nil && !before.state.isFinal, "\(before.state) \(String(describing: before.license))")
+        // The acquisition issued again is granted an hour, answered after 3 s (time to look at the title first).
+        try setPolicy(rentalSeconds: 3_600, delayMilliseconds: 3_000)
+        kill(scheduler, SIGSTOP)
+        do {
+            defer { kill(scheduler, SIGCONT) }
+            kill(worker, SIGCONT)
+            resumed = true
+            try h.waitUntil(timeout: 2.5, "the worker to finish its task with the late answer") {
+                try licensesDone() == 1
+            }
+        }
+        try h.waitUntil(timeout: 20, "the late result ignored") {
+            h.log("scheduler").contains("ignored result from unregistered worker")
+                || h.log("scheduler").contains("ignored stale result")
+        }
+        let after = try h.status(token)
+        #expect(after.license == nil, "the late result licensed nothing: \(String(describing: after.license))")
+        #expect(after.state == before.state || after.state == .licensing, "\(before.state) -> \(after.state)")
+
+        let final = try h.waitForFinal(token, timeout: 60)
+        #expect(final.state == .completed, "\(String(describing: final.error))")
+        let license = try #require(final.license)
+        let requested = try #require(license.requestedAt.flatMap { ISO8601DateFormatter().date(from: $0) })
+        let expires = try #require(license.expiresAt.flatMap { ISO8601DateFormatter().date(from: $0) })
+        #expect(
+            abs(expires.timeIntervalSince(requested) - 3_600) < 5,
+            "the license is the one issued again (1 h), not the late one (10 min)")
+        // At least the late acquisition and the one issued again (the worker may be told to register twice, once
+        // for its heartbeat and once for its result, and take the work twice: #30's report).
+        let granted = try String(contentsOf: grants, encoding: .utf8).split(separator: "\n")
+        #expect(granted.count >= 2, "both acquisitions reached the license server: \(granted)")
+        print("[measure] late-result: \(granted.count) license acquisitions")
+        #expect(
+            try h.workers().contains { $0.kind == .license && $0.pid == licenseWorker.pid && $0.alive },
+            "the resumed worker registered again")
+    }
+
     @Test func anUnreachableLicenseServerIsWaitedForAndTheTitleCompletesWhenItAnswers() throws {
         let h = try Harness(name: "licnet")
         try TestMedia.aesExplicitIV(into: h.media)
@@ -237,10 +315,7 @@ struct ResumptionTests {
         #expect(w.waitingFor == "127.0.0.1:\(port)")
         #expect(w.error?.message.contains("connection refused by 127.0.0.1:\(port)") == true)
         // The license server comes up: the probe resumes the title, which is licensed and completes.
-        let out = h.root.appendingPathComponent("licenses.out")
-        try h.spawn(
-            "licenses", "stowage-origin",
-            ["serve", "--root", h.media.path, "--port", "\(port)", "--license-policy", policy.path], stdout: out)
+        try h.startOrigin(named: "licenses", port: port, extra: ["--license-policy", policy.path])
         let final = try h.waitForFinal(token, timeout: 150)
         #expect(final.state == .completed, "\(String(describing: final.error))")
         #expect(final.license?.kind == .rental)

@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import StowageProtocol
+import StowageTestSupport
 import Testing
 
 /// Roles of CURVE keys on the scheduler's tcp endpoint (#29): a worker's key sends worker messages only, the
@@ -8,37 +9,15 @@ import Testing
 /// store holds alone (the scheme before #29) are refused.
 @Suite("Key roles", .serialized)
 struct RolesTests {
-    /// A key pair for `name` in the test root, its .pub in `keys/allowed/<role>/`; the arguments a process needs
-    /// to connect with it.
-    func key(_ h: Harness, _ name: String, role: String, endpoint: String) throws -> [String] {
-        let dir = h.root.appendingPathComponent("keys-\(name)")
-        let (code, out) = try h.stowctl(["keys", "generate", name, "--dir", dir.path])
-        #expect(code == 0, "\(out)")
-        let allowed = h.home.appendingPathComponent("keys/allowed/\(role)")
-        try FileManager.default.createDirectory(at: allowed, withIntermediateDirectories: true)
-        try FileManager.default.copyItem(
-            at: dir.appendingPathComponent("\(name).pub"), to: allowed.appendingPathComponent("\(name).pub"))
-        return [
-            "--scheduler", endpoint, "--curve-key", dir.appendingPathComponent("\(name).key").path,
-            "--curve-server-key", h.home.appendingPathComponent("keys/scheduler.pub").path,
-        ]
-    }
-
-    func curl(_ url: String, headers: [String] = [], in h: Harness) throws -> Int {
-        let hs = headers.map { "-H '\($0)'" }.joined(separator: " ")
-        let (_, code) = try TestMedia.shOutput("curl -s -o /dev/null -w '%{http_code}' \(hs) '\(url)'", in: h.root)
-        return Int(code.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
-    }
-
     @Test func eachKeyMayAskOnlyWhatItsRoleAllows() throws {
         let h = try Harness(name: "roles")
         try h.makeSample(seconds: 6)
         try h.startOrigin()
         let endpoint = "tcp://127.0.0.1:\(try Harness.freePort())"
         #expect(try h.stowctl(["keys", "generate", "scheduler"]).0 == 0)
-        let worker = try key(h, "dl-1", role: "worker", endpoint: endpoint)
-        let gateway = try key(h, "lan-gw", role: "gateway", endpoint: endpoint)
-        let admin = try key(h, "alice", role: "operator", endpoint: endpoint)
+        let worker = try h.curveClient("dl-1", role: "worker", endpoint: endpoint)
+        let gateway = try h.curveClient("lan-gw", role: "gateway", endpoint: endpoint)
+        let admin = try h.curveClient("alice", role: "operator", endpoint: endpoint)
         try h.startScheduler(["--bind", endpoint])
         try h.startWorker("license")
         try h.startWorker("integrity")
@@ -71,32 +50,22 @@ struct RolesTests {
         #expect(log.contains("worker:dl-1") && log.contains("gateway:lan-gw"), "the refusals name the keys")
 
         // The gateway with a gateway's key serves the title to the device.
-        let port = try Harness.freePort()
-        let gatewayOut = h.root.appendingPathComponent("gateway.out")
-        let secretFile = h.root.appendingPathComponent("admin.secret")
-        try "admin-secret-for-tests\n".write(to: secretFile, atomically: true, encoding: .utf8)
-        try h.spawn(
-            "gateway", "stowage-gateway",
-            ["--listen", "127.0.0.1:\(port)", "--admin-secret", secretFile.path] + gateway, stdout: gatewayOut)
-        try h.waitUntil(timeout: 30, "the gateway to listen") {
-            ((try? String(contentsOf: gatewayOut, encoding: .utf8)) ?? "").contains("listening")
-        }
-        let base = "http://127.0.0.1:\(port)"
+        let base = try h.startGateway(address: "127.0.0.1", extra: gateway)
         let path = "/titles/\(token)/master.m3u8"
-        #expect(try curl(base + path, headers: ["Authorization: Bearer \(secret)"], in: h) == 200)
+        #expect(try h.httpStatus(base + path, headers: ["Authorization: Bearer \(secret)"]) == 200)
 
         // Signed URLs: the scheduler's own plays; one keyed with the stored hash (the scheme before #29, what a
         // copy of stowage.sqlite could compute) is refused.
         let (signedCode, signed) = try h.stowctl(["devices", "sign", "tv", path, "--expires", "1h"] + admin)
         #expect(signedCode == 0, "\(signed)")
-        #expect(try curl(base + signed.trimmingCharacters(in: .whitespacesAndNewlines), in: h) == 200)
+        #expect(try h.httpStatus(base + signed.trimmingCharacters(in: .whitespacesAndNewlines)) == 200)
         let expires = Int64(Date().timeIntervalSince1970) + 3600
         let storedHash = Data(SHA256.hash(data: Data(secret.utf8)))
         let forged = HMAC<SHA256>.authenticationCode(
             for: Data(DeviceSignature.message(path: path, expires: Double(expires)).utf8),
             using: SymmetricKey(data: storedHash)
         ).map { String(format: "%02x", $0) }.joined()
-        #expect(try curl(base + path + "?dev=tv&exp=\(expires)&sig=\(forged)", in: h) == 401)
+        #expect(try h.httpStatus(base + path + "?dev=tv&exp=\(expires)&sig=\(forged)") == 401)
         #expect(h.isRunning("scheduler") && h.isRunning("gateway"))
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import StowageProtocol
+import StowageTestSupport
 import Testing
 
 /// Files are hashed and their containers checked while the bytes stream in (issue #13): a fetched file is

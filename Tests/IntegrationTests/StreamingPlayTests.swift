@@ -1,5 +1,6 @@
 import Foundation
 import StowageProtocol
+import StowageTestSupport
 import Testing
 
 /// `play` of a title that is still downloading: what is on disk is served from disk, the rest comes from

@@ -1,5 +1,6 @@
 import Foundation
 import StowageProtocol
+import StowageTestSupport
 import Testing
 
 @testable import StowageHLS
@@ -131,7 +132,7 @@ struct MediaPlaylistTests {
             #EXT-X-ENDLIST
             """,
         ]
-        var generator = SplitMix(seed: 42)
+        var generator = SeededGenerator(seed: 42)
         var parsed = 0, planned = 0, refused = 0
         for round in 0..<4_000 {
             var m = Array(seeds[round % seeds.count].utf8)
@@ -296,7 +297,7 @@ struct MasterFuzzTests {
             #EXT-X-STREAM-INF:BANDWIDTH=2000000,RESOLUTION=1280x720,AUDIO="aud"
             mid/index.m3u8
             """
-        var generator = SplitMix(seed: 7)
+        var generator = SeededGenerator(seed: 7)
         let bytes = Array(seed.utf8)
         var parsed = 0
         for _ in 0..<3_000 {
@@ -316,18 +317,5 @@ struct MasterFuzzTests {
             }
         }
         #expect(parsed > 0)
-    }
-}
-
-/// A tiny deterministic generator (fixed seed, fixed count).
-struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E3779B97F4A7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58476D1CE4E5B9
-        z = (z ^ (z >> 27)) &* 0x94D049BB133111EB
-        return z ^ (z >> 31)
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import StowageTestSupport
 import Testing
 
 @testable import StowageProtocol
@@ -61,7 +62,7 @@ struct FrameCodecTests {
     /// Seeded messages of the shapes workers and the scheduler exchange (awkward strings, extreme numbers):
     /// each encodes to three frames, decodes to the same command and value, and re-encodes to the same bytes.
     @Test func decodedMessagesReEncodeToTheSameBytes() throws {
-        var g = SplitMix(seed: 2_024)
+        var g = SeededGenerator(seed: 2_024)
         for _ in 0..<400 {
             try Self.roundTrip(
                 .register,
@@ -103,7 +104,7 @@ struct FrameCodecTests {
     /// Seeded mutations of valid messages and random frames: a decode either succeeds with exactly the frames it
     /// was given, or fails with the typed ProtocolError whose code names the first rule the frames break.
     @Test func mutatedFramesDecodeOrFailWithTheRightCode() throws {
-        var g = SplitMix(seed: 99)
+        var g = SeededGenerator(seed: 99)
         let version = Array("STW1".utf8)
         let result = TaskResult(
             taskID: "t-1", token: "abc",
@@ -224,19 +225,10 @@ struct FrameCodecTests {
     }
 }
 
-/// A tiny deterministic generator (fixed seed, fixed count) with the values the properties draw.
-struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E3779B97F4A7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58476D1CE4E5B9
-        z = (z ^ (z >> 27)) &* 0x94D049BB133111EB
-        return z ^ (z >> 31)
-    }
+/// The values the properties draw, from the shared seeded generator (fixed seed, fixed count).
+extension SeededGenerator {
     mutating func pick<T>(_ items: [T]) -> T { items[Int(next() % UInt64(items.count))] }
-    mutating func maybe<T>(_ make: (inout SplitMix) -> T) -> T? { next() % 3 == 0 ? nil : make(&self) }
+    mutating func maybe<T>(_ make: (inout SeededGenerator) -> T) -> T? { next() % 3 == 0 ? nil : make(&self) }
     mutating func int() -> Int { pick([0, 1, -1, .max, .min, Int(truncatingIfNeeded: next())]) }
     mutating func int64() -> Int64 { pick([0, 1, .max, .min, Int64(truncatingIfNeeded: next())]) }
     mutating func bytes() -> [UInt8] { (0..<Int(next() % 40)).map { _ in UInt8(truncatingIfNeeded: next()) } }

@@ -4,11 +4,11 @@ import Foundation
 /// iproute2). `cut()` takes its link down, as if its cable were pulled; `restore()` brings it back. Where
 /// network namespaces cannot be made, ``make()`` throws saying which step failed: the test fails, it never
 /// passes by pretending.
-final class TestHost: Sendable {
-    let namespace: String
+public final class TestHost: Sendable {
+    public let namespace: String
     /// This host's address as the other host sees it, and the address of the first host from here.
-    let address: String
-    let peerAddress: String
+    public let address: String
+    public let peerAddress: String
     private let outerLink: String
     private let innerLink: String
     private init(namespace: String, address: String, peerAddress: String, outerLink: String, innerLink: String) {
@@ -19,7 +19,7 @@ final class TestHost: Sendable {
         self.innerLink = innerLink
     }
 
-    static func make() throws -> TestHost {
+    public static func make() throws -> TestHost {
         let n = Int.random(in: 1...250), tag = String(UInt16.random(in: 0...UInt16.max), radix: 16)
         let ns = "stw-\(tag)", outer = "stw\(tag)a", inner = "stw\(tag)b"
         let outerAddress = "10.77.\(n).1", innerAddress = "10.77.\(n).2"
@@ -46,17 +46,17 @@ final class TestHost: Sendable {
             namespace: ns, address: innerAddress, peerAddress: outerAddress, outerLink: outer, innerLink: inner)
     }
 
-    func cut() { _ = Self.ip(["netns", "exec", namespace, "ip", "link", "set", innerLink, "down"]) }
+    public func cut() { _ = Self.ip(["netns", "exec", namespace, "ip", "link", "set", innerLink, "down"]) }
 
-    func restore() { _ = Self.ip(["netns", "exec", namespace, "ip", "link", "set", innerLink, "up"]) }
+    public func restore() { _ = Self.ip(["netns", "exec", namespace, "ip", "link", "set", innerLink, "up"]) }
 
-    func remove() {
+    public func remove() {
         _ = Self.ip(["link", "del", outerLink])
         _ = Self.ip(["netns", "del", namespace])
     }
 
     @discardableResult
-    static func ip(_ arguments: [String]) -> Int32 {
+    public static func ip(_ arguments: [String]) -> Int32 {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: "/usr/sbin/ip")
         p.arguments = arguments

@@ -1,7 +1,7 @@
 import Foundation
 
 /// Runs a prepared process to completion; returns its exit status and standard output (stderr discarded).
-func runCapturingOutput(_ p: Process) throws -> (Int32, String) {
+public func runCapturingOutput(_ p: Process) throws -> (Int32, String) {
     let out = Pipe()
     p.standardOutput = out
     p.standardError = FileHandle.nullDevice
@@ -14,7 +14,7 @@ func runCapturingOutput(_ p: Process) throws -> (Int32, String) {
 /// Runs a prepared process to completion; returns its exit status, standard output and standard error.
 /// Both go through files, not pipes: a program that leaves daemons behind (Deploy/start.sh) would otherwise
 /// keep a pipe open and its reader waiting.
-func runCapturingStreams(_ p: Process) throws -> (status: Int32, stdout: String, stderr: String) {
+public func runCapturingStreams(_ p: Process) throws -> (status: Int32, stdout: String, stderr: String) {
     let base = FileManager.default.temporaryDirectory.appendingPathComponent("stowage-test-\(UUID().uuidString)")
     let outFile = base.appendingPathExtension("out"), errFile = base.appendingPathExtension("err")
     for f in [outFile, errFile] { FileManager.default.createFile(atPath: f.path, contents: nil) }

@@ -1,9 +1,9 @@
 import Foundation
 
 /// Real HLS made at test time by ffmpeg (and openssl for hand-built encrypted playlists). Never committed.
-enum TestMedia {
+public enum TestMedia {
     @discardableResult
-    static func sh(_ command: String, in directory: URL) throws -> String {
+    public static func sh(_ command: String, in directory: URL) throws -> String {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: "/bin/bash")
         p.arguments = ["-c", "set -euo pipefail; " + command]
@@ -23,7 +23,7 @@ enum TestMedia {
     }
 
     /// Runs a command and returns (status, stdout) without throwing on failure.
-    static func shOutput(_ command: String, in directory: URL) throws -> (Int32, String) {
+    public static func shOutput(_ command: String, in directory: URL) throws -> (Int32, String) {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: "/bin/bash")
         p.arguments = ["-c", command]
@@ -31,11 +31,12 @@ enum TestMedia {
         return try runCapturingOutput(p)
     }
 
-    static let source = "-f lavfi -i testsrc2=size=640x360:rate=25 -f lavfi -i sine=frequency=440:sample_rate=48000"
+    public static let source =
+        "-f lavfi -i testsrc2=size=640x360:rate=25 -f lavfi -i sine=frequency=440:sample_rate=48000"
 
     /// Three TS variants (low/mid/high), two audio languages (en default, de), WebVTT subtitles (en, fr)
     /// added beside ffmpeg's master as a packager would.
-    static func multiLanguage(into dir: URL, seconds: Int = 6) throws {
+    public static func multiLanguage(into dir: URL, seconds: Int = 6) throws {
         try sh(
             """
             ffmpeg -v error -y \(source) -f lavfi -i sine=frequency=660:sample_rate=48000 -t \(seconds) \
@@ -63,7 +64,7 @@ enum TestMedia {
     }
 
     /// fMP4 segments with `EXT-X-MAP`; `singleFile` puts everything in one file addressed by byte ranges.
-    static func fmp4(into dir: URL, singleFile: Bool, seconds: Int = 6) throws {
+    public static func fmp4(into dir: URL, singleFile: Bool, seconds: Int = 6) throws {
         try sh(
             """
             ffmpeg -v error -y \(source) -t \(seconds) -c:v libx264 -preset ultrafast -g 50 -sc_threshold 0 -c:a \
@@ -74,7 +75,7 @@ enum TestMedia {
     }
 
     /// AES-128 by ffmpeg: one key, explicit IV (`IV=0x…`), key URI relative to the playlist.
-    static func aesExplicitIV(into dir: URL, seconds: Int = 6) throws {
+    public static func aesExplicitIV(into dir: URL, seconds: Int = 6) throws {
         try sh(
             """
             openssl rand 16 > key.bin
@@ -89,7 +90,7 @@ enum TestMedia {
 
     /// AES-128 built by hand as real packagers do: two keys rotating every two segments, no IV attribute
     /// (the IV is the media sequence number), a media sequence starting at 7, URIs with query strings.
-    static func aesRotatingNoIV(into dir: URL, seconds: Int = 8) throws {
+    public static func aesRotatingNoIV(into dir: URL, seconds: Int = 8) throws {
         try sh(
             """
             mkdir -p clear
@@ -120,7 +121,7 @@ enum TestMedia {
     /// AES-128 whose key is delivered by a W3C Clear Key license server (`KEYFORMAT="org.w3.clearkey"`,
     /// `KEYID`). Leaves the clear segments in `clear/` (for comparison) and the server's key table in
     /// `clearkey-policy.json`.
-    static func clearKey(into dir: URL, seconds: Int = 6) throws {
+    public static func clearKey(into dir: URL, seconds: Int = 6) throws {
         try sh(
             """
             mkdir -p clear

@@ -1,18 +1,17 @@
 import Foundation
 import StowageProtocol
-import Testing
 
 /// Starts the built executables as real processes in a private STOWAGE_HOME, with a real origin
 /// serving real ffmpeg-made media, and cleans everything up at the end.
-final class Harness: @unchecked Sendable {
-    let root: URL
-    let home: URL
-    let media: URL
-    let bin: URL
+public final class Harness: @unchecked Sendable {
+    public let root: URL
+    public let home: URL
+    public let media: URL
+    public let bin: URL
     private var processes: [String: Process] = [:]
-    private(set) var originURL = ""
+    public private(set) var originURL = ""
 
-    init(name: String) throws {
+    public init(name: String) throws {
         bin = Harness.binDirectory()
         root = URL(fileURLWithPath: "/tmp/stw-\(name)-\(String(UInt32.random(in: 0...UInt32.max), radix: 36))")
         home = root.appendingPathComponent("home")
@@ -31,7 +30,7 @@ final class Harness: @unchecked Sendable {
     /// The build's bin directory: `STOWAGE_BIN` (set by Deploy/test.sh), else the directory of this test
     /// bundle, where SwiftPM puts the products of the same build (so `swift test -c release` runs release
     /// binaries), else `.build/debug` of this checkout.
-    static func binDirectory() -> URL {
+    public static func binDirectory() -> URL {
         if let dir = ProcessInfo.processInfo.environment["STOWAGE_BIN"] { return URL(fileURLWithPath: dir) }
         let bundle = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
             .deletingLastPathComponent()
@@ -44,35 +43,52 @@ final class Harness: @unchecked Sendable {
     }
 
     /// Generates the sample title with `stowage-origin sample` (real ffmpeg).
-    func makeSample(seconds: Int) throws {
+    public func makeSample(seconds: Int) throws {
         let (status, out) = try run("stowage-origin", ["sample", media.path, "--seconds", "\(seconds)"])
-        #expect(status == 0, "sample generation failed: \(out)")
+        guard status == 0 else { throw HarnessError("sample generation exited \(status): \(out)") }
     }
 
-    /// Starts the origin on a free port and waits for its "listening" line.
-    func startOrigin(latencyMilliseconds: Int = 0, throttleBytesPerSecond: Int = 0, port: Int = 0, extra: [String] = [])
-        throws
-    {
-        let out = root.appendingPathComponent("origin.out")
-        let p = try spawn(
-            "origin", "stowage-origin",
-            [
-                "serve", "--root", media.path, "--port", "\(port)", "--latency-ms", "\(latencyMilliseconds)",
-                "--throttle-bps", "\(throttleBytesPerSecond)",
-            ] + extra + [
-                "--access-log", root.appendingPathComponent("access.log").path,
-            ], stdout: out)
-        _ = p
-        try waitUntil(timeout: 20, "origin ready") {
-            (try? String(contentsOf: out, encoding: .utf8))?.contains("listening") == true
-        }
-        let line = try String(contentsOf: out, encoding: .utf8)
-        originURL = String(line.split(separator: " ")[1].trimmingCharacters(in: .whitespacesAndNewlines))
+    /// Starts the origin on a free port and waits for its "listening" line; its access log is `access.log`
+    /// (``originLog()``).
+    public func startOrigin(
+        latencyMilliseconds: Int = 0, throttleBytesPerSecond: Int = 0, port: Int = 0, extra: [String] = []
+    ) throws {
+        let origin = try startOrigin(
+            named: "origin", port: port,
+            extra: ["--latency-ms", "\(latencyMilliseconds)", "--throttle-bps", "\(throttleBytesPerSecond)"] + extra,
+            accessLog: root.appendingPathComponent("access.log"))
+        originURL = origin.url
     }
 
-    /// Starts a named process from the bin directory with STOWAGE_HOME set.
+    /// Starts another `stowage-origin serve` named `name` over `root` (default: the media folder) on `host` and
+    /// `port` (default: 127.0.0.1 and a port the kernel picks), with its own access log (default
+    /// `NAME-access.log`), and waits until it listens.
     @discardableResult
-    func spawn(
+    public func startOrigin(
+        named name: String, root folder: URL? = nil, host: String? = nil, port: Int = 0, extra: [String] = [],
+        accessLog: URL? = nil
+    ) throws -> StartedOrigin {
+        let out = root.appendingPathComponent("\(name).out")
+        let log = accessLog ?? root.appendingPathComponent("\(name)-access.log")
+        let arguments =
+            ["serve", "--root", (folder ?? media).path, "--port", "\(port)"] + (host.map { ["--host", $0] } ?? [])
+            + extra + ["--access-log", log.path]
+        try spawn(name, "stowage-origin", arguments, stdout: out)
+        var url = ""
+        try waitUntil(timeout: 20, "the origin \(name) to listen") {
+            let line = (try? String(contentsOf: out, encoding: .utf8)) ?? ""
+            guard line.contains("listening") else { return false }
+            url = String(line.split(separator: " ")[1].trimmingCharacters(in: .whitespacesAndNewlines))
+            return true
+        }
+        guard let port = URL(string: url)?.port else { throw HarnessError("origin \(name) printed no port: \(url)") }
+        return StartedOrigin(url: url, port: port, accessLog: log)
+    }
+
+    /// Starts a named process from the bin directory (or `executable` itself when it is an absolute path, such
+    /// as `/usr/bin/curl`) with STOWAGE_HOME set; its stderr goes to `NAME.log`, its stdout there too or to `stdout`.
+    @discardableResult
+    public func spawn(
         _ name: String, _ executable: String, _ arguments: [String], stdout: URL? = nil, namespace: String? = nil,
         environment: [String: String] = [:]
     ) throws -> Process {
@@ -82,7 +98,8 @@ final class Harness: @unchecked Sendable {
             p.executableURL = URL(fileURLWithPath: "/usr/sbin/ip")
             p.arguments = ["netns", "exec", namespace, bin.appendingPathComponent(executable).path] + arguments
         } else {
-            p.executableURL = bin.appendingPathComponent(executable)
+            p.executableURL =
+                executable.hasPrefix("/") ? URL(fileURLWithPath: executable) : bin.appendingPathComponent(executable)
             p.arguments = arguments
         }
         var env = Harness.cleanEnvironment()
@@ -106,7 +123,7 @@ final class Harness: @unchecked Sendable {
     }
 
     /// A TCP port free on 127.0.0.1 now (the kernel picks it), so two test runs never pick the same one.
-    static func freePort() throws -> Int {
+    public static func freePort() throws -> Int {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw HarnessError("socket() failed: \(String(cString: strerror(errno)))") }
         defer { close(fd) }
@@ -124,11 +141,11 @@ final class Harness: @unchecked Sendable {
     }
 
     /// libfaketime (Debian `faketime`, installed by Deploy/test.sh).
-    static let faketime = "/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1"
+    public static let faketime = "/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1"
 
     /// A fake wall clock for a process: the environment that loads libfaketime, and the file holding the offset
     /// (`+600`, `-3600`, seconds) that can be rewritten while the process runs. The monotonic clock stays real.
-    func fakeClock(_ name: String) throws -> (file: URL, environment: [String: String]) {
+    public func fakeClock(_ name: String) throws -> (file: URL, environment: [String: String]) {
         guard FileManager.default.fileExists(atPath: Harness.faketime) else {
             throw HarnessError(
                 "libfaketime is missing at \(Harness.faketime): install Debian's faketime (Deploy/test.sh does)")
@@ -145,19 +162,19 @@ final class Harness: @unchecked Sendable {
     }
 
     /// This process's environment without any `STOWAGE_*` variable: a test sets what it means to set.
-    static func cleanEnvironment() -> [String: String] {
+    public static func cleanEnvironment() -> [String: String] {
         ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("STOWAGE_") }
     }
 
-    func startScheduler(_ extra: [String] = [], environment: [String: String] = [:]) throws {
+    public func startScheduler(_ extra: [String] = [], environment: [String: String] = [:]) throws {
         try spawn("scheduler", "stowage-scheduler", extra, environment: environment)
     }
 
-    func startWorker(_ kind: String, name: String? = nil, environment: [String: String] = [:]) throws {
+    public func startWorker(_ kind: String, name: String? = nil, environment: [String: String] = [:]) throws {
         try spawn(name ?? kind, "stowage-\(kind)-worker", [], environment: environment)
     }
 
-    func startPipeline(schedulerArguments: [String] = []) throws {
+    public func startPipeline(schedulerArguments: [String] = []) throws {
         try startScheduler(schedulerArguments)
         try startWorker("license")
         try startWorker("download")
@@ -166,7 +183,7 @@ final class Harness: @unchecked Sendable {
     }
 
     /// `stowctl play TOKEN` in the background; returns the URL it prints.
-    func startPlay(_ token: String) throws -> String {
+    public func startPlay(_ token: String) throws -> String {
         let out = root.appendingPathComponent("play-\(token).out")
         try spawn("play-\(token)", "stowctl", ["play", token], stdout: out)
         var url = ""
@@ -178,13 +195,13 @@ final class Harness: @unchecked Sendable {
         return url
     }
 
-    func kill9(_ name: String) {
+    public func kill9(_ name: String) {
         guard let p = processes[name] else { return }
         kill(p.processIdentifier, SIGKILL)
         p.waitUntilExit()
     }
 
-    func terminate(_ name: String) -> Int32? {
+    public func terminate(_ name: String) -> Int32? {
         guard let p = processes[name] else { return nil }
         kill(p.processIdentifier, SIGTERM)
         p.waitUntilExit()
@@ -192,17 +209,17 @@ final class Harness: @unchecked Sendable {
     }
 
     /// The pid of a process started by ``spawn``.
-    func pid(_ name: String) -> Int32? { processes[name]?.processIdentifier }
+    public func pid(_ name: String) -> Int32? { processes[name]?.processIdentifier }
 
     /// What a process wrote to stderr (its log).
-    func log(_ name: String) -> String {
+    public func log(_ name: String) -> String {
         (try? String(contentsOf: root.appendingPathComponent("\(name).log"), encoding: .utf8)) ?? ""
     }
 
-    func isRunning(_ name: String) -> Bool { processes[name]?.isRunning == true }
+    public func isRunning(_ name: String) -> Bool { processes[name]?.isRunning == true }
 
     /// Runs an executable to completion; returns its exit status and stdout.
-    func run(_ executable: String, _ arguments: [String]) throws -> (Int32, String) {
+    public func run(_ executable: String, _ arguments: [String]) throws -> (Int32, String) {
         let p = Process()
         p.executableURL = bin.appendingPathComponent(executable)
         p.arguments = arguments
@@ -212,10 +229,10 @@ final class Harness: @unchecked Sendable {
         return try runCapturingOutput(p)
     }
 
-    func stowctl(_ arguments: [String]) throws -> (Int32, String) { try run("stowctl", arguments) }
+    public func stowctl(_ arguments: [String]) throws -> (Int32, String) { try run("stowctl", arguments) }
 
     /// `stowctl` with its standard error kept, for error wording.
-    func stowctlStreams(_ arguments: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
+    public func stowctlStreams(_ arguments: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
         let p = Process()
         p.executableURL = bin.appendingPathComponent("stowctl")
         p.arguments = arguments
@@ -225,7 +242,7 @@ final class Harness: @unchecked Sendable {
         return try runCapturingStreams(p)
     }
 
-    func status(_ token: String) throws -> TitleStatus {
+    public func status(_ token: String) throws -> TitleStatus {
         let (code, out) = try stowctl(["status", token, "--json"])
         guard code == 0 else { throw HarnessError("stowctl status exited \(code): \(out)") }
         return try JSONDecoder().decode(TitleStatus.self, from: Data(out.utf8))
@@ -233,7 +250,7 @@ final class Harness: @unchecked Sendable {
 
     /// Waits until the origin has no connection open (`ss`): every request it served, or that was cut, has
     /// been logged, and idle keep-alive connections have closed.
-    func waitForOriginIdle(timeout: Double = 20) throws {
+    public func waitForOriginIdle(timeout: Double = 20) throws {
         guard let port = URL(string: originURL)?.port else { throw HarnessError("no origin running") }
         try waitUntil(timeout: timeout, "no connection open at the origin") {
             let (_, out) = try TestMedia.shOutput(
@@ -244,7 +261,7 @@ final class Harness: @unchecked Sendable {
 
     /// Waits until the origin's access log has not grown for `quiet` seconds: an origin with latency answers
     /// (and logs) a request some time after it arrived, even one whose client has gone.
-    func waitForOriginLogToSettle(quiet: Double, timeout: Double = 20) throws {
+    public func waitForOriginLogToSettle(quiet: Double, timeout: Double = 20) throws {
         var count = originLog().count
         var since = Date()
         try waitUntil(timeout: timeout, "the origin's log to settle") {
@@ -258,19 +275,19 @@ final class Harness: @unchecked Sendable {
     }
 
     /// Waits until no worker holds a task (what was in flight has ended or was called back).
-    func waitForIdleWorkers(timeout: Double = 20) throws {
+    public func waitForIdleWorkers(timeout: Double = 20) throws {
         try waitUntil(timeout: timeout, "every worker idle") {
             (try? self.workers())?.allSatisfy { $0.tasksInHand == 0 } == true
         }
     }
 
-    func workers() throws -> [WorkerInfo] {
+    public func workers() throws -> [WorkerInfo] {
         let (code, out) = try stowctl(["workers", "--json"])
         guard code == 0 else { throw HarnessError("stowctl workers exited \(code)") }
         return try JSONDecoder().decode([WorkerInfo].self, from: Data(out.utf8))
     }
 
-    func submit(_ path: String, _ extra: [String] = []) throws -> String {
+    public func submit(_ path: String, _ extra: [String] = []) throws -> String {
         let (code, out) = try stowctl(["submit", originURL + path] + extra)
         guard code == 0, let token = out.split(separator: "\n").last else {
             throw HarnessError("submit exited \(code): \(out)")
@@ -278,7 +295,7 @@ final class Harness: @unchecked Sendable {
         return String(token)
     }
 
-    func waitForFinal(_ token: String, timeout: Double = 120) throws -> TitleStatus {
+    public func waitForFinal(_ token: String, timeout: Double = 120) throws -> TitleStatus {
         var last: TitleStatus?
         try waitUntil(timeout: timeout, "title \(token) to end") {
             last = try? self.status(token)
@@ -287,7 +304,7 @@ final class Harness: @unchecked Sendable {
         return last!
     }
 
-    func waitUntil(timeout: Double, _ what: String, _ condition: () throws -> Bool) throws {
+    public func waitUntil(timeout: Double, _ what: String, _ condition: () throws -> Bool) throws {
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {
             if try condition() { return }
@@ -297,14 +314,14 @@ final class Harness: @unchecked Sendable {
     }
 
     /// The origin's access log lines (`<epoch> <method> <path> <status> <bytes> <range> <if-range>`).
-    func originLog() -> [[Substring]] {
+    public func originLog() -> [[Substring]] {
         let log = (try? String(contentsOf: root.appendingPathComponent("access.log"), encoding: .utf8)) ?? ""
         return log.split(separator: "\n").map { $0.split(separator: " ") }
     }
 
     /// The URL paths of a title's files the store records as verified (read with sqlite3, as an operator
     /// would, e.g. while the scheduler is down).
-    func verifiedPaths(_ token: String) throws -> [String] {
+    public func verifiedPaths(_ token: String) throws -> [String] {
         let store = home.appendingPathComponent("stowage.sqlite").path
         let (_, rows) = try TestMedia.shOutput(
             "sqlite3 '\(store)' \"SELECT url FROM resource WHERE token = '\(token)' AND state = 'verified'\"",
@@ -313,12 +330,12 @@ final class Harness: @unchecked Sendable {
     }
 
     /// GET requests the origin logged for exactly this path (its query ignored).
-    func originGets(path: String) -> Int {
+    public func originGets(path: String) -> Int {
         originLog().filter { $0.count > 2 && $0[1] == "GET" && $0[2].split(separator: "?")[0] == path }.count
     }
 
     /// Requests the origin logged whose path contains `text`.
-    func originRequests(containing text: String) -> Int {
+    public func originRequests(containing text: String) -> Int {
         let log = (try? String(contentsOf: root.appendingPathComponent("access.log"), encoding: .utf8)) ?? ""
         return log.split(separator: "\n").filter {
             $0.split(separator: " ").count > 2 && $0.split(separator: " ")[2].contains(text)
@@ -326,7 +343,7 @@ final class Harness: @unchecked Sendable {
     }
 
     /// Number of GET requests the origin logged for a path suffix.
-    func originRequests(matching suffix: String) -> Int {
+    public func originRequests(matching suffix: String) -> Int {
         let log = (try? String(contentsOf: root.appendingPathComponent("access.log"), encoding: .utf8)) ?? ""
         return log.split(separator: "\n").filter {
             $0.split(separator: " ").count > 2 && $0.split(separator: " ")[2].hasSuffix(suffix)
@@ -334,7 +351,20 @@ final class Harness: @unchecked Sendable {
     }
 }
 
-struct HarnessError: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
+public struct HarnessError: Error, CustomStringConvertible {
+    public let description: String
+    public init(_ description: String) { self.description = description }
+}
+
+/// An origin started by ``Harness/startOrigin(named:root:host:port:extra:accessLog:)``.
+public struct StartedOrigin: Sendable {
+    /// `http://HOST:PORT/`
+    public let url: String
+    public let port: Int
+    public let accessLog: URL
+
+    /// The lines of its access log (`<epoch> <method> <path> <status> <bytes> <range> <if-range> <credentials>`).
+    public func requests() -> [String] {
+        ((try? String(contentsOf: accessLog, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
+    }
 }

@@ -1,0 +1,42 @@
+import Foundation
+
+extension Harness {
+    /// `stowage-gateway` on `address` (a free port), the test admin secret in a file; with `tls` (certificate and
+    /// key files) it serves HTTPS. Returns its base URL (`http(s)://ADDRESS:PORT`) once it listens.
+    public func startGateway(
+        address: String, name: String = "gateway", extra: [String] = [], tls: (certificate: URL, key: URL)? = nil
+    ) throws -> String {
+        let secretFile = root.appendingPathComponent("admin.secret")
+        try "admin-secret-for-tests\n".write(to: secretFile, atomically: true, encoding: .utf8)
+        let port = try Harness.freePort()
+        let out = root.appendingPathComponent("\(name).out")
+        let scheme = tls == nil ? "http" : "https"
+        let tlsArguments = tls.map { ["--tls-cert", $0.certificate.path, "--tls-key", $0.key.path] } ?? []
+        try spawn(
+            name, "stowage-gateway",
+            ["--listen", "\(address):\(port)", "--admin-secret", secretFile.path] + tlsArguments + extra, stdout: out)
+        try waitUntil(timeout: 30, "the gateway \(name) to listen") {
+            ((try? String(contentsOf: out, encoding: .utf8)) ?? "").contains("listening \(scheme)://")
+        }
+        return "\(scheme)://\(address):\(port)"
+    }
+
+    /// `stowctl devices add NAME`: the device's secret (the last line it prints).
+    public func addDevice(_ name: String) throws -> String {
+        let (code, out) = try stowctl(["devices", "add", name])
+        guard code == 0, let secret = out.split(separator: "\n").last else {
+            throw HarnessError("devices add \(name) exited \(code): \(out)")
+        }
+        return String(secret)
+    }
+
+    /// The HTTP status `curl` gets for `url` with these request headers (0 when nothing answered).
+    public func httpStatus(_ url: String, headers: [String] = [], extra: [String] = []) throws -> Int {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        p.arguments =
+            ["curl", "-s", "-o", "/dev/null", "-w", "%{http_code}"] + headers.flatMap { ["-H", $0] } + extra + [url]
+        let (_, code) = try runCapturingOutput(p)
+        return Int(code.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
+    }
+}
