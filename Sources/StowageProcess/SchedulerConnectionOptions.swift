@@ -1,10 +1,11 @@
 import ArgumentParser
 import StowageRuntime
 
-/// How to reach the scheduler, as `stowctl` does: `--home` / `STOWAGE_HOME`, `--scheduler` /
-/// `STOWAGE_SCHEDULER` (default: the ipc socket in the home), and CURVE keys for a tcp:// scheduler.
+/// How a client (`stowctl`, the gateway) reaches the scheduler: `--home` / `STOWAGE_HOME`, `--scheduler` /
+/// `STOWAGE_SCHEDULER` (default: the ipc socket in the home), and CURVE keys for a tcp:// scheduler. One option
+/// group, so every client spells and reads these options the same way.
 public struct SchedulerConnectionOptions: ParsableArguments {
-    @Option(help: "Stowage home (its titles/ are served). Default: $STOWAGE_HOME or ~/.stowage.")
+    @Option(help: "Stowage home. Default: $STOWAGE_HOME or ~/.stowage.")
     public var home: String?
     @Option(
         help: """
@@ -25,8 +26,11 @@ public struct SchedulerConnectionOptions: ParsableArguments {
     /// The Stowage home these options name.
     public var stowageHome: StowageHome { StowageHome(option: home ?? environmentOption("home")) }
 
-    /// Makes a new client of the scheduler each time it is called.
-    public func connector() -> @Sendable () throws -> SchedulerClient {
+    /// A new client of the scheduler, connected as these options say.
+    public func client() throws -> sending SchedulerClient { try connector()() }
+
+    /// Makes a new client of the scheduler each time it is called (the gateway's event relay makes its own).
+    public func connector() -> @Sendable () throws -> sending SchedulerClient {
         let endpoint = stowageHome.schedulerEndpoint(option: scheduler)
         let keyFile = curveKey, serverKey = curveServerKey
         return {

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import StowageProcess
 import StowageProtocol
 import StowageRuntime
 
@@ -57,32 +58,15 @@ struct Stowctl: AsyncParsableCommand {
     }
 }
 
-/// Options every command shares.
+/// Options every command shares: how to reach the scheduler (as the gateway does), and `--json`.
 struct ConnectionOptions: ParsableArguments {
-    @Option(help: "Stowage home. Default: $STOWAGE_HOME or ~/.stowage.")
-    var home: String?
-    @Option(
-        help: """
-            Scheduler endpoint (e.g. tcp://host:7700). Default: $STOWAGE_SCHEDULER or the ipc socket in the home.
-            """)
-    var scheduler: String?
-    @Option(
-        name: .customLong("curve-key"),
-        help: "Your CURVE key file (from `stowctl keys generate`); required for a tcp:// scheduler.")
-    var curveKey: String?
-    @Option(
-        name: .customLong("curve-server-key"),
-        help: "The scheduler's CURVE public key, or its .pub file; required for a tcp:// scheduler.")
-    var curveServerKey: String?
+    @OptionGroup var scheduler: SchedulerConnectionOptions
     @Flag(help: "Machine-readable JSON output.")
     var json = false
 
-    func client() throws -> SchedulerClient {
-        let home = StowageHome(option: home ?? environmentOption("home"))
-        let endpoint = home.schedulerEndpoint(option: scheduler)
+    func client() throws -> sending SchedulerClient {
         do {
-            let curve = try CurveClientKeys.resolve(endpoint: endpoint, keyFile: curveKey, serverKey: curveServerKey)
-            return try SchedulerClient(endpoint: endpoint, curve: curve)
+            return try scheduler.client()
         } catch let error as RuntimeError {
             throw Failure(error.description)
         }
