@@ -110,7 +110,7 @@ let package = Package(
             name: "StowageSchedulerService",
             dependencies: [
                 "ZeroMQ", "StowageProtocol", "StowageStore", "StowageSchedulerCore", "StowageRuntime",
-                "StowageLicensing", "StowageHLS", "CSystemShims",
+                "StowageLicensing", "StowageHLS", "StowageIntegrity", "CSystemShims",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import StowageIntegrity
 import StowageProtocol
 import StowageRuntime
 import StowageSchedulerCore

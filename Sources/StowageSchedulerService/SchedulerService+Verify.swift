@@ -1,4 +1,5 @@
 import Foundation
+import StowageIntegrity
 import StowageLicensing
 import StowageProtocol
 import StowageRuntime
@@ -114,7 +115,7 @@ extension SchedulerService {
             guard [.completed, .canceled, .failed].contains(state),
                 let walker = FileManager.default.enumerator(atPath: dir.path)
             else { continue }
-            for case let path as String in walker where path.hasSuffix(".part") || path.hasSuffix(".part.meta") {
+            for case let path as String in walker where FetchLeftovers.isLeftover(path) {
                 try? FileManager.default.removeItem(at: dir.appendingPathComponent(path))
                 removed.append(dir.appendingPathComponent(path).path)
             }

@@ -1,5 +1,5 @@
 import Foundation
-import StowageRuntime
+import StowageIntegrity
 import Testing
 
 @Suite("Leftovers of fetches")
