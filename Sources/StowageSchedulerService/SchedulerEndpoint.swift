@@ -19,6 +19,9 @@ final class SchedulerEndpoint {
     let socket: Socket
     /// Authenticates CURVE clients on the tcp endpoints (nil when only ipc is bound).
     let zap: ZAPHandler?
+    /// Failed handshakes on the tcp endpoints that never reach ZAP (a plain client on a CURVE endpoint, a peer
+    /// that does not speak ZMTP): the socket's monitor events, read here to count them as refused.
+    let handshakes: Socket?
     let waker = Waker()
     /// Results of host probes, posted from the probes' threads.
     let probeInbox = ProbeInbox()
@@ -47,6 +50,7 @@ final class SchedulerEndpoint {
         let tcp = endpoints.filter { $0.hasPrefix("tcp://") }
         guard !tcp.isEmpty else {
             zap = nil
+            handshakes = nil
             return
         }
         guard let pair = curveKey, let allowList else {
@@ -58,6 +62,11 @@ final class SchedulerEndpoint {
             throw RuntimeError("invalid scheduler CURVE secret key")
         }
         zap = try ZAPHandler(context: context, allowList: allowList, logger: logger, clock: clock)
+        let monitor = "inproc://stowage.scheduler.handshakes"
+        try socket.monitor(monitor, events: [.handshakeFailedNoDetail, .handshakeFailedProtocol])
+        let events = try context.socket(.pair)
+        try events.connect(monitor)
+        handshakes = events
         try socket.set(.zapDomain("stowage"))
         try socket.set(.curveServer(true))
         try socket.set(.curveSecretKey(secret))
@@ -79,18 +88,25 @@ final class SchedulerEndpoint {
         logger.info("listening", metadata: ["endpoint": "\(endpoint)"])
     }
 
-    /// Waits up to 100 ms for a message, a wake-up or a ZAP request; returns whether the socket is readable
-    /// and how many CURVE connections ZAP refused meanwhile.
+    /// Waits up to 100 ms for a message, a wake-up, a ZAP request or a failed handshake; returns whether the
+    /// socket is readable and how many connections were refused meanwhile (by ZAP, or before it).
     func poll() throws -> (readable: Bool, refused: Int) {
-        let ready = try Poller.poll(
-            [.socket(socket, .readable), .fileDescriptor(waker.fd, .readable)] + (zap.map { [$0.pollItem] } ?? []),
-            timeoutMilliseconds: 100)
+        var items: [PollItem] = [.socket(socket, .readable), .fileDescriptor(waker.fd, .readable)]
+        if let zap, let handshakes { items += [zap.pollItem, .socket(handshakes, .readable)] }
+        let ready = try Poller.poll(items, timeoutMilliseconds: 100)
         if ready[1].contains(.readable) { waker.drain() }
         var refused = 0
-        if ready.count > 2, ready[2].contains(.readable), let zap {
-            let before = zap.refused
-            zap.drain()
-            refused = zap.refused - before
+        if ready.count > 3, let zap, let handshakes {
+            if ready[2].contains(.readable) {
+                let before = zap.refused
+                zap.drain()
+                refused = zap.refused - before
+            }
+            if ready[3].contains(.readable) {
+                while let frames = try? handshakes.receive(dontWait: true) {
+                    if SocketEvent(frames: frames) != nil { refused += 1 }
+                }
+            }
         }
         return (ready[0].contains(.readable), refused)
     }
@@ -112,6 +128,7 @@ final class SchedulerEndpoint {
 
     func close() {
         socket.close(linger: 200)
+        handshakes?.close()
         zap?.close()
     }
 }

@@ -79,15 +79,7 @@ struct MultiHostTests {
         #expect(try answer(plain, within: 3) == nil, "a plain client gets no answer")
         #expect(h.isRunning("scheduler"))
         let counted = (try? h.waitUntil(timeout: 5, "the plain connection counted") { try refused() > refusedBefore })
-        withKnownIssue(
-            """
-            libzmq fails a NULL-mechanism handshake on a CURVE server socket (mechanism mismatch) before it asks the \
-            ZAP handler, so only refused CURVE keys reach `metrics.refusedConnection()`; counting these needs a \
-            socket monitor (ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL) in the scheduler (#30)
-            """
-        ) {
-            #expect(counted != nil, "stowage_refused_connections_total counts the plain connection")
-        }
+        #expect(counted != nil, "stowage_refused_connections_total counts the plain connection")
 
         // stowctl without keys, or without the scheduler's public key, names the option it needs.
         let (bare, _, bareError) = try h.stowctlStreams(["workers", "--scheduler", endpoint])
