@@ -95,3 +95,55 @@ import Testing
         #expect(try d.state(token) == .completed)
     }
 }
+
+/// The duties of the clock timer beside the clock guard: renewals before expiry and the scrub at rest.
+@Suite struct ClockDutyServiceTests {
+    @Test func aLicenseIsRenewedOnTheTimerBeforeItEnds() throws {
+        let d = try ServiceDriver { $0.autoRenewBefore = 3_600 }
+        let rental = GrantedTerms(kind: .rental, requestedAt: d.clock.now(), expiresAt: d.clock.now() + 7_200)
+        let token = try d.licensedTitle(files: 1, terms: rental)
+        try d.fetchEverything("dl")
+        #expect(try d.state(token) == .completed)
+        d.advance(10.1)
+        #expect(try d.tasks(for: "lic").isEmpty)  // more than an hour left
+        d.advance(3_700)  // less than an hour left
+        let renewal = try d.task(for: "lic")
+        guard case .license(let work) = renewal.work else { throw DriverError("not a license task: \(renewal.work)") }
+        #expect(work.renewal == true)
+        guard case .license(let report) = try d.request(.license(token: token)) else { throw DriverError("no report") }
+        #expect(report.renewing)
+        let later = GrantedTerms(kind: .rental, requestedAt: d.clock.now(), expiresAt: d.clock.now() + 86_400)
+        d.answer("lic", renewal, .licensed(LicenseGrant(terms: later)))
+        #expect(try d.state(token) == .completed)
+        #expect(try d.store.events(token: token).contains { $0.kind == "license" && $0.detail.hasPrefix("renewed") })
+        d.advance(10.1)
+        #expect(try d.tasks(for: "lic").isEmpty)  // not again right after
+    }
+
+    @Test func theScrubVerifiesACompletedTitleAtRestOncePerInterval() throws {
+        let d = try ServiceDriver {
+            $0.scrubInterval = 600
+            $0.scrubBytesPerSecond = 1_000_000
+        }
+        d.register("int", .integrity)
+        let token = try d.licensedTitle(files: 2)
+        try d.fetchEverything("dl")
+        #expect(try d.state(token) == .completed)
+        d.advance(10.1)
+        #expect(try d.tasks(for: "int").isEmpty)  // verified just now
+        d.advance(601)
+        var checks = try d.tasks(for: "int")
+        #expect(!checks.isEmpty)
+        #expect(try d.state(token) == .completed)  // a scrub leaves the title playable while it runs
+        for _ in 0..<4 where !checks.isEmpty {
+            for task in checks {
+                guard case .verify(let work) = task.work else { throw DriverError("not a verify: \(task.work)") }
+                #expect(work.bytesPerSecond == 1_000_000)
+                d.answer("int", task, .verified(VerifyReport(ok: true)))
+            }
+            checks = try d.tasks(for: "int")
+        }
+        #expect(try d.store.events(token: token).contains { $0.kind == "scrub" })
+        #expect(try d.state(token) == .completed)
+    }
+}
