@@ -79,7 +79,8 @@ struct ResumptionTests {
         try h.startOrigin(throttleBytesPerSecond: 120_000)
         let (schedulerClock, schedulerFake) = try h.fakeClock("scheduler")
         let (workerClock, workerFake) = try h.fakeClock("download")
-        try h.startScheduler(["--per-title", "2"], environment: schedulerFake)
+        // Under libfaketime a Swift program sees no arguments: the limit comes from the environment.
+        try h.startScheduler(environment: schedulerFake.merging(["STOWAGE_PER_TITLE": "2"]) { $1 })
         try h.startWorker("license")
         try h.startWorker("integrity")
         try h.startWorker("download", environment: workerFake)

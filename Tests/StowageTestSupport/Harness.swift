@@ -92,6 +92,13 @@ public final class Harness: @unchecked Sendable {
         _ name: String, _ executable: String, _ arguments: [String], stdout: URL? = nil, namespace: String? = nil,
         environment: [String: String] = [:]
     ) throws -> Process {
+        // A Swift program started under libfaketime's LD_PRELOAD sees no command-line arguments (Swift 6.3 on
+        // this machine): options given that way would be silently dropped, so they must come as STOWAGE_*
+        // environment variables (every option has one).
+        if environment["LD_PRELOAD"] != nil, !arguments.isEmpty, !executable.hasPrefix("/") {
+            throw HarnessError(
+                "\(executable) under LD_PRELOAD would not see \(arguments): give them as STOWAGE_* environment values")
+        }
         let p = Process()
         if let namespace {
             // Another test host: the same program inside a network namespace.
