@@ -80,4 +80,17 @@ public struct SegmentTimeline: Sendable, Equatable {
         }
         return slots
     }
+
+    /// `slots` without those that start at or after `end` (the Period's end, timescale units), the last kept one
+    /// shortened to end there. Packagers that write whole fragments describe more than the presentation holds;
+    /// the origin has nothing past the end (404), so asking for it would fail the title.
+    static func cut(_ slots: [Slot], at end: UInt64?) -> [Slot] {
+        guard let end else { return slots }
+        var kept = Array(slots.prefix { $0.time < end })
+        if let last = kept.indices.last, kept[last].time.addingReportingOverflow(kept[last].duration).partialValue > end
+        {
+            kept[last].duration = end - kept[last].time
+        }
+        return kept
+    }
 }
