@@ -70,8 +70,8 @@ public enum DASHPlanner {
     }
 
     /// The length in seconds of the presentation `plan` (a DASH plan) stores: the sum over its Periods of the
-    /// first rendition planned in each (its video, else its first audio). Every Period is a rendition of its
-    /// own, so the first rendition alone is only the first Period.
+    /// first rendition planned in each (its video, else its first audio). Each Period has renditions of its own
+    /// (folders `p<period>/…`, see `LocalTrack`), so the first rendition alone is only the first Period.
     public static func duration(of plan: ResolvedPlan) -> Double {
         var seen = Set<String>()
         var total = 0.0

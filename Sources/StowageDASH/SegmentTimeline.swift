@@ -87,10 +87,8 @@ public struct SegmentTimeline: Sendable, Equatable {
     static func cut(_ slots: [Slot], at end: UInt64?) -> [Slot] {
         guard let end else { return slots }
         var kept = Array(slots.prefix { $0.time < end })
-        if let last = kept.indices.last, kept[last].time.addingReportingOverflow(kept[last].duration).partialValue > end
-        {
-            kept[last].duration = end - kept[last].time
-        }
+        // `last.time < end`, so the subtraction cannot overflow (nor `time + duration`, which is never formed).
+        if let last = kept.last, end - last.time < last.duration { kept[kept.count - 1].duration = end - last.time }
         return kept
     }
 }
