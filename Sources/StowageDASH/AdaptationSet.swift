@@ -24,13 +24,15 @@ public struct AdaptationSet: Sendable, Equatable {
     public var codecs: String?
     public var roles: [Descriptor]
     public var essentialProperties: [Descriptor]
+    public var supplementalProperties: [Descriptor]
     public var contentProtections: [ContentProtection]
     public var representations: [Representation]
 
     public init(
         id: String? = nil, contentType: ContentType, mimeType: String? = nil, lang: String? = nil,
         label: String? = nil, codecs: String? = nil, roles: [Descriptor] = [], essentialProperties: [Descriptor] = [],
-        contentProtections: [ContentProtection] = [], representations: [Representation]
+        supplementalProperties: [Descriptor] = [], contentProtections: [ContentProtection] = [],
+        representations: [Representation]
     ) {
         self.id = id
         self.contentType = contentType
@@ -40,6 +42,7 @@ public struct AdaptationSet: Sendable, Equatable {
         self.codecs = codecs
         self.roles = roles
         self.essentialProperties = essentialProperties
+        self.supplementalProperties = supplementalProperties
         self.contentProtections = contentProtections
         self.representations = representations
     }
@@ -47,9 +50,13 @@ public struct AdaptationSet: Sendable, Equatable {
     /// `Role` with value `main`.
     public var isMain: Bool { roles.contains { $0.value == "main" } }
 
-    /// A trick-mode (fast-forward thumbnails) set, which playback never selects.
+    /// The DASH-IF descriptor of a trick-mode set; its value names the AdaptationSet it is the trick mode of.
+    public static let trickModeScheme = "http://dashif.org/guidelines/trickmode"
+
+    /// A trick-mode (fast-forward, I-frame only) set, which playback never selects as the main video. DASH-IF
+    /// IOP signals it by EssentialProperty (players that do not know it skip the set) or SupplementalProperty.
     public var isTrickMode: Bool {
-        essentialProperties.contains { $0.schemeIdUri == "http://dashif.org/guidelines/trickmode" }
+        (essentialProperties + supplementalProperties).contains { $0.schemeIdUri == Self.trickModeScheme }
     }
 
     /// Infers the content type from `@contentType`, MIME types and codecs.

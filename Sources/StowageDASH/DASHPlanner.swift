@@ -69,6 +69,20 @@ public enum DASHPlanner {
             protection: summary.isEncrypted ? protection(summary) : nil)
     }
 
+    /// The length in seconds of the presentation `plan` (a DASH plan) stores: the sum over its Periods of the
+    /// first rendition planned in each (its video, else its first audio). Each Period has renditions of its own
+    /// (folders `p<period>/…`, see `LocalTrack`), so the first rendition alone is only the first Period.
+    public static func duration(of plan: ResolvedPlan) -> Double {
+        var seen = Set<String>()
+        var total = 0.0
+        for (index, rendition) in plan.renditions.enumerated() {
+            let period = String(rendition.localPath.prefix { $0 != "/" })
+            guard seen.insert(period).inserted else { continue }
+            total += plan.resources.filter { $0.rendition == index }.reduce(0) { $0 + $1.duration }
+        }
+        return total
+    }
+
     /// The Clear Key keys to acquire: one per key ID, from the Clear Key system's first license URL (empty
     /// when the MPD names none: then the title's `--license-url` must).
     /// A relative license URL is resolved against the MPD's URL.

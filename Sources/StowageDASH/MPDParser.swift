@@ -85,10 +85,13 @@ enum MPDParser {
             nextStart = period.duration.map { start + $0 }
             periods.append(period)
         }
-        // Durations not given: up to the next Period, or up to the end of the presentation.
-        for index in periods.indices where periods[index].duration == nil {
-            let end = index + 1 < periods.count ? periods[index + 1].start : presentationDuration
-            if let end, end >= periods[index].start { periods[index].duration = end - periods[index].start }
+        // Durations not given: up to the next Period, or up to the end of the presentation. A Period never runs
+        // past either: its segments are cut there, so a longer timeline asks for nothing the origin lacks.
+        for index in periods.indices {
+            let next = index + 1 < periods.count ? periods[index + 1].start : presentationDuration
+            let start = periods[index].start
+            guard let end = next, end >= start else { continue }
+            periods[index].duration = min(periods[index].duration ?? .infinity, end - start)
         }
         return MPD(
             url: documentURL, type: type, mediaPresentationDuration: presentationDuration,
@@ -131,7 +134,8 @@ enum MPDParser {
             id: node.attribute("id"), contentType: type, mimeType: common.mimeType,
             lang: node.attribute("lang") ?? component?.attribute("lang"), label: node.child("Label")?.text,
             codecs: common.codecs, roles: descriptors(node, "Role"),
-            essentialProperties: descriptors(node, "EssentialProperty"), contentProtections: protections,
+            essentialProperties: descriptors(node, "EssentialProperty"),
+            supplementalProperties: descriptors(node, "SupplementalProperty"), contentProtections: protections,
             representations: representations)
     }
 

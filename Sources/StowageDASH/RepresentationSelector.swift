@@ -98,7 +98,9 @@ public enum RepresentationSelector {
     private static func chooseAudio(
         _ period: Period, _ selection: Selection, videoBandwidth: Int
     ) -> (tracks: [Track], matchedLanguage: Bool) {
-        let sets = period.adaptationSets.enumerated().filter { $0.element.contentType == .audio }
+        let sets = period.adaptationSets.enumerated().filter {
+            $0.element.contentType == .audio && !$0.element.isTrickMode
+        }
         guard !sets.isEmpty else { return ([], false) }
         let budget = selection.bitrate.map { $0 - videoBandwidth }
         func track(_ s: Int, _ set: AdaptationSet) -> Track? {

@@ -17,6 +17,9 @@ public enum SegmentAddresser {
         case .list(let list):
             return .segments(try expand(list, bases: bases, period: period))
         case .base(let base):
+            if base.indexRange != nil, representation.mimeType?.lowercased().hasSuffix("/webm") == true {
+                throw SidxBox.webMCues(representation.id)
+            }
             return try expand(base, bases: bases, period: period)
         case .none:
             return .segments(single(bases: bases, period: period))
@@ -46,8 +49,8 @@ public enum SegmentAddresser {
 
         let slots: [SegmentTimeline.Slot]
         if let timeline = template.timeline {
-            let end = period.duration.map { offset.addingReportingOverflow(ticks($0 * Double(timescale))).partialValue }
-            slots = try timeline.expand(end: end, limit: maxSegments)
+            let end = periodEnd(period, timescale: timescale, offset: offset)
+            slots = SegmentTimeline.cut(try timeline.expand(end: end, limit: maxSegments), at: end)
         } else {
             guard let duration = template.duration else {
                 throw DASHError.missing("SegmentTemplate", "duration", "without a SegmentTimeline it is required")
@@ -118,7 +121,19 @@ public enum SegmentAddresser {
             }
             slots.append(SegmentTimeline.Slot(time: time.partialValue, duration: length))
         }
-        return slots
+        // An `endNumber` past the Period's end names segments the presentation does not have.
+        return endNumber == nil
+            ? slots : SegmentTimeline.cut(slots, at: periodEnd(period, timescale: timescale, offset: offset))
+    }
+
+    /// The Period's end in the Representation's media time (`offset` plus the Period's duration), nil when the
+    /// MPD does not tell; the Period's duration comes from `Period@duration`, the next Period's start, or
+    /// `MPD@mediaPresentationDuration` (see `MPDParser`).
+    private static func periodEnd(_ period: Period, timescale: UInt64, offset: UInt64) -> UInt64? {
+        period.duration.map {
+            let (end, overflow) = offset.addingReportingOverflow(ticks($0 * Double(timescale)))
+            return overflow ? UInt64.max : end
+        }
     }
 
     private static func segment(
@@ -146,13 +161,14 @@ public enum SegmentAddresser {
         let startNumber = list.startNumber ?? 1
         var slots: [SegmentTimeline.Slot]
         if let timeline = list.timeline {
-            let end = period.duration.map { offset.addingReportingOverflow(ticks($0 * Double(timescale))).partialValue }
-            slots = try timeline.expand(end: end, limit: maxSegments)
-            guard slots.count >= list.items.count else {
+            let end = periodEnd(period, timescale: timescale, offset: offset)
+            let all = try timeline.expand(end: end, limit: maxSegments)
+            guard all.count >= list.items.count else {
                 throw DASHError(
                     .malformed, element: "SegmentTimeline",
-                    "SegmentList has \(list.items.count) SegmentURLs but its SegmentTimeline only \(slots.count) S")
+                    "SegmentList has \(list.items.count) SegmentURLs but its SegmentTimeline only \(all.count) S")
             }
+            slots = SegmentTimeline.cut(all, at: end)
         } else if let duration = list.duration {
             // The list, not the period, says how many segments there are; the last one ends with the period.
             slots = []
@@ -175,7 +191,8 @@ public enum SegmentAddresser {
         }
         var segments: [MediaSegment] = []
         segments.reserveCapacity(list.items.count)
-        for (index, item) in list.items.enumerated() {
+        // A timeline cut at the Period's end drops the SegmentURLs past it too.
+        for (index, item) in list.items.prefix(slots.count).enumerated() {
             let urls = try item.media.map { m throws(DASHError) in
                 try BaseURLResolver.resolve(m, against: bases, element: "SegmentURL")
             }

@@ -80,4 +80,15 @@ public struct SegmentTimeline: Sendable, Equatable {
         }
         return slots
     }
+
+    /// `slots` without those that start at or after `end` (the Period's end, timescale units), the last kept one
+    /// shortened to end there. Packagers that write whole fragments describe more than the presentation holds;
+    /// the origin has nothing past the end (404), so asking for it would fail the title.
+    static func cut(_ slots: [Slot], at end: UInt64?) -> [Slot] {
+        guard let end else { return slots }
+        var kept = Array(slots.prefix { $0.time < end })
+        // `last.time < end`, so the subtraction cannot overflow (nor `time + duration`, which is never formed).
+        if let last = kept.last, end - last.time < last.duration { kept[kept.count - 1].duration = end - last.time }
+        return kept
+    }
 }

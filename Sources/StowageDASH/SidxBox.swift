@@ -26,6 +26,10 @@ public struct SidxBox: Sendable, Equatable {
     /// References to further `sidx` boxes (hierarchical indexes) are refused.
     public static func parse(_ bytes: [UInt8], offset: Int64) throws(DASHError) -> SidxBox {
         guard offset >= 0 else { throw failure("the index range starts at a negative offset") }
+        // A WebM file announced as MP4 (or without a mimeType) is still told apart by its first element.
+        if bytes.count >= 4, matroskaIDs.contains(bytes.prefix(4).reduce(UInt32(0)) { $0 << 8 | UInt32($1) }) {
+            throw webMCues(nil)
+        }
         var position = 0
         while bytes.count - position >= 8 {
             var reader = Reader(bytes: bytes, position: position)
@@ -94,6 +98,20 @@ public struct SidxBox: Sendable, Equatable {
         return SidxBox(
             version: version, referenceID: referenceID, timescale: timescale, earliestPresentationTime: earliest,
             references: references)
+    }
+
+    /// EBML element IDs an index range of a WebM (Matroska) file starts with: `Cues`, `Segment`, the `EBML`
+    /// header. Read as ISO BMFF they would be a box of absurd size with an unprintable type.
+    static let matroskaIDs: Set<UInt32> = [0x1C53_BB6B, 0x1853_8067, 0x1A45_DFA3]
+
+    /// A WebM SegmentBase: its index is a Matroska `Cues` element, not a `sidx`, and Stowage does not read Cues.
+    static func webMCues(_ representation: String?) -> DASHError {
+        DASHError(
+            .unsupported, element: "SegmentBase", attribute: "indexRange",
+            "WebM SegmentBase (Cues) is not supported"
+                + (representation.map { " (Representation '\($0.prefix(40))')" } ?? "")
+                + ": its index is a Matroska Cues element, not a 'sidx'; choose an MP4 (ISO BMFF) Representation "
+                + "or a SegmentTemplate/SegmentList form of the title")
     }
 
     private static func failure(_ message: String) -> DASHError {

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Logging
+import StowageDASH
 import StowageFetch
 import StowageHLS
 import StowageProtocol
@@ -32,7 +33,10 @@ struct Estimate: AsyncParsableCommand {
         let work = ResolveWork(url: url, headers: select.parsedHeaders, selection: select.selection)
         let report = try await withFetcher(source: url) { fetcher in
             let plan = try await PlaylistResolver(fetcher: fetcher).resolve(work)
-            let duration = plan.resources.filter { $0.rendition == 0 }.reduce(0) { $0 + $1.duration }
+            let duration =
+                plan.manifestName == DASHPlanner.manifestName
+                ? DASHPlanner.duration(of: plan)
+                : plan.resources.filter { $0.rendition == 0 }.reduce(0) { $0 + $1.duration }
             var bytes = plan.bytesEstimate
             if exact || bytes == nil {
                 var total: Int64 = 0

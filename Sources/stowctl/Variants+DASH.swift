@@ -4,13 +4,14 @@ import StowageProtocol
 extension Variants {
     /// An MPD's Representations as variants (video, or audio when a Period has no video) and its audio and text
     /// AdaptationSets as renditions, Period by Period; a Representation's `uri` is `period/set/representation`.
+    /// Trick-mode sets are listed marked `trickMode`: they are not a picture a user can choose to download.
     static func dashReport(text: String, url: String) throws -> VariantsReport {
         let mpd = try MPD(text: text, url: url)
         var variants: [VariantInfo] = []
         var renditions: [MediaInfo] = []
         for (p, period) in mpd.periods.enumerated() {
             let periodName = period.id ?? String(p)
-            let hasVideo = period.adaptationSets.contains { $0.contentType == .video }
+            let hasVideo = period.adaptationSets.contains { $0.contentType == .video && !$0.isTrickMode }
             for (s, set) in period.adaptationSets.enumerated() {
                 let group = "\(periodName)/\(set.id ?? String(s))"
                 if set.contentType == .video || (!hasVideo && set.contentType == .audio) {
@@ -21,7 +22,8 @@ extension Variants {
                                 averageBandwidth: nil,
                                 resolution: rep.width.flatMap { w in rep.height.map { "\(w)x\($0)" } },
                                 codecs: rep.codecs ?? set.codecs, frameRate: rep.frameRate.flatMap(Self.rate),
-                                audioGroup: nil, subtitlesGroup: nil, hasVideo: set.contentType == .video))
+                                audioGroup: nil, subtitlesGroup: nil, hasVideo: set.contentType == .video,
+                                trickMode: set.isTrickMode))
                     }
                 }
                 if set.contentType == .audio || set.contentType == .text {

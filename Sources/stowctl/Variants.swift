@@ -17,6 +17,9 @@ struct VariantInfo: Codable, Sendable {
     var audioGroup: String?
     var subtitlesGroup: String?
     var hasVideo: Bool
+    /// DASH: a trick-mode (I-frame, fast-forward) AdaptationSet's Representation, never downloaded as the main
+    /// video; nil for HLS.
+    var trickMode: Bool? = nil
 }
 
 struct MediaInfo: Codable, Sendable {
@@ -85,7 +88,7 @@ struct Variants: AsyncParsableCommand {
                 .padding(toLength: 10, withPad: " ", startingAt: 0)
             print(
                 "  [\(v.index)] \(kbps) \(picture) \(v.codecs ?? "-")  audio=\(v.audioGroup ?? "-") "
-                    + "subtitles=\(v.subtitlesGroup ?? "-")  \(v.uri)")
+                    + "subtitles=\(v.subtitlesGroup ?? "-")  \(v.uri)" + (v.trickMode == true ? "  trick-mode" : ""))
         }
         if !report.renditions.isEmpty { print("renditions:") }
         for r in report.renditions {

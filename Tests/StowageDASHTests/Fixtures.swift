@@ -1,3 +1,4 @@
+import StowageProtocol
 import Testing
 
 @testable import StowageDASH
@@ -219,6 +220,23 @@ enum Fixtures {
         case .segments(let segments): return segments
         case .needsIndex(let request): throw DASHError(.unsupported, "unexpected index request \(request.index)")
         }
+    }
+
+    /// The offline plan of `text` for `selection`, as the resolver makes it (MPDs whose segments need no index).
+    static func plan(_ text: String, _ selection: Selection = Selection()) throws -> ResolvedPlan {
+        let mpd = try MPD(text: text, url: url)
+        var inputs: [DASHPlanner.Input] = []
+        for choice in try RepresentationSelector.select(mpd, selection) {
+            let period = mpd.periods[choice.period]
+            for track in choice.tracks {
+                let rep = period.adaptationSets[track.adaptationSet].representations[track.representation]
+                guard case .segments(let segments) = try SegmentAddresser.address(rep, in: period) else {
+                    throw DASHError(.unsupported, "Representation '\(rep.id)' needs an index")
+                }
+                inputs.append(.init(period: choice.period, track: track, segments: segments))
+            }
+        }
+        return try DASHPlanner.plan(mpd: mpd, inputs: inputs)
     }
 
     /// The error `body` throws, or nil.

@@ -6,20 +6,7 @@ import Testing
 @Suite("DASH planner")
 struct PlannerTests {
     func plan(_ text: String, _ selection: Selection = Selection()) throws -> ResolvedPlan {
-        let mpd = try MPD(text: text, url: Fixtures.url)
-        var inputs: [DASHPlanner.Input] = []
-        for choice in try RepresentationSelector.select(mpd, selection) {
-            let period = mpd.periods[choice.period]
-            for track in choice.tracks {
-                let rep = period.adaptationSets[track.adaptationSet].representations[track.representation]
-                guard case .segments(let segments) = try SegmentAddresser.address(rep, in: period) else {
-                    Issue.record("needs an index")
-                    continue
-                }
-                inputs.append(.init(period: choice.period, track: track, segments: segments))
-            }
-        }
-        return try DASHPlanner.plan(mpd: mpd, inputs: inputs)
+        try Fixtures.plan(text, selection)
     }
 
     @Test func clearTemplateBecomesLocalFilesAndAManifest() throws {

@@ -64,4 +64,29 @@ struct SelectionTests {
         #expect(choice.subtitles.map(\.kind) == [.subtitles])
         #expect(mpd.periods[1].adaptationSets[3].contentType == .text)
     }
+
+    /// A trick-mode set (I-frames for fast-forward) is never the main video, however it is signalled, even when
+    /// it is the lowest bandwidth (the default choice) or the only one under `--bitrate`.
+    @Test(arguments: ["EssentialProperty", "SupplementalProperty"])
+    func trickModeSetsAreNeverTheMainVideo(_ descriptor: String) throws {
+        let trick = """
+            <AdaptationSet contentType="video" mimeType="video/mp4" codecs="avc1.640028" maxFrameRate="1">
+                  <\(descriptor) schemeIdUri="http://dashif.org/guidelines/trickmode" value="0"/>
+                  <SegmentTemplate timescale="1000" duration="2000" media="t-$Number$.m4s" initialization="t.mp4"/>
+                  <Representation id="trick" bandwidth="50000" width="320" height="180"/>
+                </AdaptationSet>
+                <AdaptationSet contentType="video"
+            """
+        let text = Fixtures.multiPeriod.replacingOccurrences(
+            of: "<AdaptationSet contentType=\"video\" mimeType=\"video/mp4\" codecs=\"avc1.640028\">",
+            with: trick + " mimeType=\"video/mp4\" codecs=\"avc1.640028\">")
+        let other = try Fixtures.mpd(text)
+        let trickSet = other.periods[1].adaptationSets[0]
+        #expect(trickSet.representations.map(\.id) == ["trick"] && trickSet.isTrickMode)
+        #expect(!other.periods[1].adaptationSets[1].isTrickMode)
+        for selection in [Selection(), Selection(bitrate: 60_000), Selection(maxHeight: 720)] {
+            let video = try RepresentationSelector.select(other, selection)[1].video
+            #expect(video?.adaptationSet == 1, "\(selection): the main video set, not the trick-mode one")
+        }
+    }
 }

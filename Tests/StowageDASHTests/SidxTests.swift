@@ -95,4 +95,26 @@ struct SidxTests {
         let zeroScale = Self.sidx(version: 0, timescale: 0, earliest: 0, firstOffset: 0, references: [(1, 1, false)])
         #expect(Fixtures.error { _ = try SidxBox.parse(zeroScale, offset: 0) }?.code == .invalidIndex)
     }
+
+    /// WebM SegmentBase indexes its segments with a Matroska `Cues` element, which is not a `sidx`: refused before
+    /// anything is fetched when the MIME type says WebM, and told apart by its bytes when it does not.
+    @Test func webMSegmentBaseIsRefusedByName() throws {
+        let webM = Fixtures.segmentBase.replacingOccurrences(of: "video/mp4", with: "video/webm")
+        #expect(webM != Fixtures.segmentBase)
+        let mpd = try Fixtures.mpd(webM)
+        let period = mpd.periods[0]
+        let error = Fixtures.error {
+            _ = try SegmentAddresser.address(period.adaptationSets[0].representations[0], in: period)
+        }
+        #expect(error?.code == .unsupported && error?.attribute == "indexRange")
+        #expect(
+            error?.message.hasPrefix("WebM SegmentBase (Cues) is not supported") == true, "\(String(describing: error))"
+        )
+        // The Cues element (ID 1C 53 BB 6B, then an EBML size) where a sidx was expected.
+        let cues: [UInt8] = [0x1C, 0x53, 0xBB, 0x6B, 0x42, 0x9A, 0xBB, 0x8F, 0xB3, 0x81, 0x00, 0xB7, 0x8A]
+        let bytes = Fixtures.error { _ = try SidxBox.parse(cues, offset: 4_000) }
+        #expect(bytes?.code == .unsupported)
+        #expect(bytes?.message.hasPrefix("WebM SegmentBase (Cues) is not supported") == true)
+        #expect(bytes?.message.contains("????") == false)
+    }
 }
