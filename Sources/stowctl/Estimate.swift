@@ -32,6 +32,7 @@ struct Estimate: AsyncParsableCommand {
         let work = ResolveWork(url: url, headers: select.parsedHeaders, selection: select.selection)
         let report = try await withFetcher(source: url) { fetcher in
             let plan = try await PlaylistResolver(fetcher: fetcher).resolve(work)
+            ProtectionNote.warn(plan.protection, url: work.url)
             let duration = plan.resources.filter { $0.rendition == 0 }.reduce(0) { $0 + $1.duration }
             var bytes = plan.bytesEstimate
             if exact || bytes == nil {

@@ -6,6 +6,7 @@ extension Variants {
     /// AdaptationSets as renditions, Period by Period; a Representation's `uri` is `period/set/representation`.
     static func dashReport(text: String, url: String) throws -> VariantsReport {
         let mpd = try MPD(text: text, url: url)
+        ProtectionNote.warn(ProtectionNote.protection(of: mpd), url: url)
         var variants: [VariantInfo] = []
         var renditions: [MediaInfo] = []
         for (p, period) in mpd.periods.enumerated() {
