@@ -31,7 +31,10 @@ enum ShakaPackager {
     /// Static DASH (`$Number$` + SegmentTimeline, one-second segments) of `input`'s video and audio in `dir`,
     /// encrypted with `scheme` (`cenc`, `cbcs`) by one raw key and no clear lead: Shaka Packager then writes only
     /// the W3C common PSSH (`1077efec-…`), no Clear Key ContentProtection and no license URL.
-    static func rawKeyDASH(input: URL, into dir: URL, scheme: String, kid: String, key: String) throws {
+    /// `systems` (`Widevine,PlayReady`) replaces the common PSSH with those systems' signalling.
+    static func rawKeyDASH(
+        input: URL, into dir: URL, scheme: String, kid: String, key: String, systems: String? = nil
+    ) throws {
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         let streams = ["video": "v", "audio": "a"].map { stream, folder in
             "in=\(input.path),stream=\(stream),init_segment=\(folder)/init.mp4,"
@@ -40,6 +43,7 @@ enum ShakaPackager {
         _ = try TestMedia.sh(
             "'\(try binary())' \(streams.joined(separator: " ")) --enable_raw_key_encryption "
                 + "--keys label=:key_id=\(kid):key=\(key) --protection_scheme \(scheme) --clear_lead 0 "
+                + (systems.map { "--protection_systems \($0) " } ?? "")
                 + "--segment_duration 1 --generate_static_live_mpd --mpd_output manifest.mpd 2>packager.log",
             in: dir)
     }

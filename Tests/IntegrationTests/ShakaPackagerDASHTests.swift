@@ -95,6 +95,44 @@ struct ShakaPackagerDASHTests {
         #expect(bad.status != 0 && bad.stderr.contains(Self.kid) && bad.stderr.contains("32 hex"), "\(bad.stderr)")
     }
 
+    /// Only device systems signalled (Widevine and PlayReady, no common PSSH): `estimate`, `variants` and `submit`
+    /// give the same refusal without a key source; with `--license-url` (a Clear Key server that has the key)
+    /// the title downloads and plays.
+    @Test func deviceSystemsAloneAreRefusedAlikeUnlessAKeySourceIsGiven() throws {
+        let h = try Harness(name: "shaka-device")
+        let input = try ShakaPackager.input(h.root.appendingPathComponent("input"))
+        for dir in ["wv", "wv2"] {
+            try ShakaPackager.rawKeyDASH(
+                input: input, into: h.media.appendingPathComponent(dir), scheme: "cenc", kid: Self.kid,
+                key: Self.key, systems: "Widevine,PlayReady")
+        }
+        let policy = h.media.appendingPathComponent("policy.json")
+        try "{\"clearkeys\": {\"\(Self.kid)\": \"\(Self.key)\"}}".write(to: policy, atomically: true, encoding: .utf8)
+        try h.startOrigin(extra: ["--license-policy", policy.path])
+        try h.startPipeline()
+
+        let url = h.originURL + "wv/manifest.mpd"
+        let refused = try h.waitForFinal(try h.submit("wv/manifest.mpd"))
+        let reason = try #require(refused.error, "\(refused)")
+        #expect(
+            refused.state == .failed && reason.code == .refused && reason.message.contains("Widevine")
+                && reason.message.contains("PlayReady"), "\(reason.message)")
+        for command in ["estimate", "variants"] {
+            let out = try h.stowctlStreams([command, url])
+            #expect(out.status == 0 && out.stderr.contains(reason.message), "\(command): \(out.stderr)")
+        }
+
+        let token = try h.submit("wv2/manifest.mpd", ["--license-url", h.originURL + "license/clearkey"])
+        let status = try h.waitForFinal(token, timeout: 120)
+        #expect(status.state == .completed && status.playableOffline, "\(String(describing: status.error))")
+        #expect(status.protection?.deviceOnly == false)
+        #expect(h.terminate("origin") == 0)
+        let entry = try h.startPlay(token)
+        let video = try OfflineCopy.framemd5(entry, stream: "v", extra: ["-cenc_decryption_key", Self.key])
+        let source = try OfflineCopy.framemd5(input.path, stream: "v")
+        #expect(DASHMedia.hashes(video) == DASHMedia.hashes(source), "the video decodes to the input's frames")
+    }
+
     static var kidBase64url: String {
         Data(ClearKeyDASHTests.kid).base64EncodedString().replacingOccurrences(of: "+", with: "-")
             .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
