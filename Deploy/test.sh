@@ -9,6 +9,7 @@ log "checking the format (Deploy/lint.sh)"
 bash Deploy/lint.sh
 build
 export STOWAGE_BIN="$BIN"
+ensure_shaka_packager >/dev/null  # exports SHAKA_PACKAGER for the real-packager tests
 log "running tests"
 swift test -c "$STOWAGE_CONFIGURATION" --no-parallel 2>&1 | tee /tmp/stowage-test-output.txt | grep -vE '^\[[0-9]+/[0-9]+\] (Compiling|Emitting|Linking|Write|Build|Planning)'
 exit "${PIPESTATUS[0]}"

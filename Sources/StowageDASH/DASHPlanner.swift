@@ -83,12 +83,14 @@ public enum DASHPlanner {
         return total
     }
 
-    /// The Clear Key keys to acquire: one per key ID, from the Clear Key system's first license URL (empty
-    /// when the MPD names none: then the title's `--license-url` must).
+    /// The Clear Key keys to acquire: one per key ID, from a Clear Key system's first license URL (empty
+    /// when the MPD names none: then the title's `--license-url` or `--key` must supply them). Planned for any
+    /// Common Encryption title, whatever systems it signals: the scheduler drops them when it stays device-only.
     /// A relative license URL is resolved against the MPD's URL.
     static func keys(_ summary: ProtectionSummary, base: String) -> [PlannedKey] {
-        guard let clearKey = summary.systems.first(where: \.isClearKey) else { return [] }
-        let server = clearKey.licenseURLs.first.map {
+        let common = summary.scheme.map { TitleProtection.commonEncryptionSchemes.contains($0) } ?? true
+        guard summary.systems.contains(where: \.isClearKey) || (common && summary.isEncrypted) else { return [] }
+        let server = summary.systems.filter(\.isClearKey).flatMap(\.licenseURLs).first.map {
             URL(string: $0, relativeTo: URL(string: base))?.absoluteString ?? $0
         }
         return summary.keyIDs.map {
@@ -114,7 +116,7 @@ public enum DASHPlanner {
         let uri = protection.schemeIdUri.lowercased()
         let isClearKey =
             uri == "org.w3.clearkey" || uri == "urn:uuid:org.w3.clearkey"
-            || protection.systemID == ProtectionSummary.clearKeySystemID
+            || protection.systemID.map(ProtectionSummary.clearKeySystems.contains) == true
         guard isClearKey else { return protection }
         var local = protection
         local.licenseURLs = [

@@ -18,11 +18,16 @@ public struct ProtectionSummary: Sendable, Equatable, Codable {
             self.licenseURLs = licenseURLs
         }
 
-        /// A system whose keys anyone with the license URL can get (W3C Clear Key).
-        public var isClearKey: Bool { id == ProtectionSummary.clearKeySystemID }
+        /// A system whose keys a Clear Key server hands out: W3C Clear Key, or the W3C common PSSH, which is
+        /// Clear Key's own format (Shaka Packager's raw-key output carries only that one).
+        public var isClearKey: Bool { ProtectionSummary.clearKeySystems.contains(id) }
     }
 
     public static let clearKeySystemID = "e2719d58-a985-b3c9-781a-b030af78d30e"
+    /// The W3C common PSSH ("cenc" initData format): key IDs only, read by EME's Clear Key; not a device DRM.
+    public static let commonSystemID = "1077efec-c0b2-4d02-ace3-3c1e52e2fb4b"
+    /// Systems that need no device: a Clear Key server (or the operator) supplies their keys.
+    public static let clearKeySystems: Set<String> = [clearKeySystemID, commonSystemID]
 
     /// Known DRM system IDs and their names.
     public static let knownSystems: [String: String] = [
@@ -30,6 +35,7 @@ public struct ProtectionSummary: Sendable, Equatable, Codable {
         "9a04f079-9840-4286-ab92-e65be0885f95": "PlayReady",
         "94ce86fb-07ff-4f43-adb8-93d2fa968ca2": "FairPlay",
         clearKeySystemID: "ClearKey",
+        commonSystemID: "Common",
     ]
 
     /// `cenc`, `cbcs`, `cens` or `cbc1`, from `urn:mpeg:dash:mp4protection:2011`; nil when not signalled.
@@ -82,7 +88,8 @@ public struct ProtectionSummary: Sendable, Equatable, Codable {
     /// Whether anything is signalled as encrypted.
     public var isEncrypted: Bool { scheme != nil || !keyIDs.isEmpty || !systems.isEmpty }
 
-    /// Encrypted, and no Clear Key system among the ways to license it: only a device's DRM can play it.
+    /// Encrypted, and no Clear Key system (W3C Clear Key or the common PSSH) among the ways to license it: only
+    /// a device's DRM can play it unless the operator names a key source (``TitleProtection/given(keySource:)``).
     public var isDeviceOnly: Bool { isEncrypted && !systems.contains(where: \.isClearKey) }
 
     /// Every license URL, in order, without duplicates.

@@ -156,6 +156,9 @@ public struct SubmitRequest: Codable, Sendable, Equatable {
     public var allowDeviceDRM: Bool?
     /// Hosts besides the URL's own that get `headers` (`--header-host`); no other host ever does.
     public var headerHosts: [String]?
+    /// Content keys the operator holds (`--key KID:KEY`): the title is licensed with them and the requested
+    /// terms, and no license server is asked. Absent on the wire when none (older peers ignore it).
+    public var keys: [OperatorKey]?
 
     public init(
         url: String, name: String?, priority: Int, headers: [Header], selection: Selection,

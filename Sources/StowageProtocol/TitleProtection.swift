@@ -19,8 +19,12 @@ public struct TitleProtection: Codable, Sendable, Equatable {
             self.licenseUrls = licenseUrls
         }
 
-        /// W3C Clear Key: anyone with the license URL gets the keys; Stowage acquires and keeps them.
-        public var isClearKey: Bool { systemId == TitleProtection.clearKeySystemID || name == "ClearKey" }
+        /// W3C Clear Key, or the W3C common PSSH (Clear Key's own format): anyone with the license URL gets the
+        /// keys; Stowage acquires and keeps them.
+        public var isClearKey: Bool {
+            systemId == TitleProtection.clearKeySystemID || systemId == TitleProtection.commonSystemID
+                || name == "ClearKey"
+        }
 
         /// Encodes nil fields as JSON null so scripts see every key.
         public func encode(to encoder: Encoder) throws {
@@ -34,6 +38,11 @@ public struct TitleProtection: Codable, Sendable, Equatable {
 
     /// The W3C Clear Key system ID.
     public static let clearKeySystemID = "e2719d58-a985-b3c9-781a-b030af78d30e"
+    /// The W3C common PSSH's system ID: key IDs only, the format EME's Clear Key reads; no device DRM.
+    public static let commonSystemID = "1077efec-c0b2-4d02-ace3-3c1e52e2fb4b"
+    /// Common Encryption schemes: their keys are 16-byte AES keys by key ID, which a Clear Key server (or the
+    /// operator, `submit --key`) can supply whatever DRM systems the source also signals.
+    public static let commonEncryptionSchemes: Set<String> = ["cenc", "cbcs", "cens", "cbc1"]
 
     /// `cenc`, `cbcs`, `cens`, `cbc1` (common encryption), `aes-128` or `sample-aes` (HLS); nil when not
     /// signalled.
@@ -53,6 +62,23 @@ public struct TitleProtection: Codable, Sendable, Equatable {
         self.kids = kids
         self.licenseUrls = licenseUrls
         self.deviceOnly = deviceOnly
+    }
+
+    /// The one device-only decision `submit`, `estimate` and `variants` share: a Common Encryption title whose
+    /// keys have a source (`--license-url`, `--key`) is playable here whatever device systems it also signals.
+    public func given(keySource: Bool) -> TitleProtection {
+        var decided = self
+        let common = scheme.map { Self.commonEncryptionSchemes.contains($0) } ?? !kids.isEmpty
+        if keySource && common { decided.deviceOnly = false }
+        return decided
+    }
+
+    /// Why a title only a device's DRM can play is not downloaded without `--allow-device-drm`.
+    public func deviceOnlyRefusal(_ url: String) -> String {
+        "\(url) is protected by \(systemNames) (scheme \(scheme ?? "unsignalled")): "
+            + "only a device with its own license can play it, so an offline copy here would never be playable; "
+            + "submit with --license-url (a Clear Key server) or --key KID:KEY if its keys can be had, or with "
+            + "--allow-device-drm to store it encrypted for such devices"
     }
 
     /// The systems' names, for messages: `Widevine and PlayReady`.

@@ -220,6 +220,7 @@ extension SchedulerService {
         stored.preloadOnly = submit.preloadOnly
         stored.posterURL = submit.posterURL
         stored.allowDeviceDRM = submit.allowDeviceDRM ?? false
+        stored.operatorKeys = try wrapOperatorKeys(submit.keys, token: token)
         if let hosts = submit.headerHosts, !hosts.isEmpty {
             if let bad = hosts.first(where: { $0.isEmpty || $0.contains(where: { "/:@ ?#".contains($0) }) }) {
                 throw TitleError(code: .refused, message: "--header-host '\(bad.prefix(100))' is not a host name")

@@ -136,12 +136,7 @@ extension SchedulerService {
 
     /// Why a title only a device's DRM can play is not downloaded without `--allow-device-drm`.
     static func deviceOnlyRefusal(_ url: String, _ protection: TitleProtection) -> TitleError {
-        TitleError(
-            code: .refused,
-            message:
-                "\(url) is protected by \(protection.systemNames) (scheme \(protection.scheme ?? "unsignalled")): "
-                + "only a device with its own license can play it, so an offline copy here would never be playable; "
-                + "submit with --allow-device-drm to store it encrypted for such devices")
+        TitleError(code: .refused, message: protection.deviceOnlyRefusal(url))
     }
 
     func unknownTitle(_ token: String) -> TitleError {

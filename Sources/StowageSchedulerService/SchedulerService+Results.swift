@@ -63,10 +63,12 @@ extension SchedulerService {
                 token,
                 TitleError(code: .playlist, message: "\(title.url): the selected renditions have no segments"))
         }
-        if let protection = plan.protection, protection.deviceOnly, !title.allowDeviceDRM {
-            return try fail(token, Self.deviceOnlyRefusal(title.url, protection))
-        }
         var plan = plan
+        plan.protection = plan.protection?.given(keySource: title.licenseURL != nil || title.operatorKeys != nil)
+        if let protection = plan.protection, protection.deviceOnly {
+            if !title.allowDeviceDRM { return try fail(token, Self.deviceOnlyRefusal(title.url, protection)) }
+            plan.keys.removeAll { $0.keyFormat == "org.w3.clearkey" }  // no source: a device licenses it
+        }
         if let poster = title.posterURL, let url = URL(string: poster), let scheme = url.scheme?.lowercased(),
             ["http", "https"].contains(scheme)
         {
@@ -88,6 +90,7 @@ extension SchedulerService {
             token: token, kind: "planned",
             detail: "\(plan.resources.count) files in \(plan.renditions.count) playlists")
         try handle(.planned, of: token)
+        if try grantOperatorKeys(token) { return }
         core.enqueue(WorkItem(token: token, kind: .license))
     }
 

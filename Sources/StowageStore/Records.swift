@@ -68,6 +68,9 @@ public struct TitleRecord: Codable, Sendable, Equatable, FetchableRecord, Persis
     public var reach: AddressClass?
     /// Hosts besides the URL's that get the submitted headers (`submit --header-host`).
     public var headerHosts: [String]?
+    /// `submit --key`: the operator's content keys by key ID (hex), each wrapped under the master key (bound to the
+    /// title and key ID) until the plan says which key index each is; nil for titles licensed any other way.
+    public var operatorKeys: [String: Data]?
 
     /// A new title, not planned yet.
     public init(

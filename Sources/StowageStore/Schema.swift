@@ -188,6 +188,10 @@ enum Schema {
                 t.add(column: "headerHosts", .text)  // JSON array (GRDB's Codable column)
             }
         }
+        migrator.registerMigration("v14-operator-keys") { db in
+            // `submit --key`: wrapped keys by key ID (a JSON object), until the plan's keys take them.
+            try db.alter(table: "title") { t in t.add(column: "operatorKeys", .text) }
+        }
         return migrator
     }
 }

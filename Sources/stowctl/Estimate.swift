@@ -33,6 +33,7 @@ struct Estimate: AsyncParsableCommand {
         let work = ResolveWork(url: url, headers: select.parsedHeaders, selection: select.selection)
         let report = try await withFetcher(source: url) { fetcher in
             let plan = try await PlaylistResolver(fetcher: fetcher).resolve(work)
+            ProtectionNote.warn(plan.protection, url: work.url)
             let duration =
                 plan.manifestName == DASHPlanner.manifestName
                 ? DASHPlanner.duration(of: plan)

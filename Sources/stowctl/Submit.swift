@@ -60,6 +60,15 @@ struct Submit: ParsableCommand {
                 any other host a playlist names gets at most User-Agent, Referer, Accept, Accept-Language and Origin.
                 """))
     var headerHosts: [String] = []
+    @Option(
+        name: .customLong("key"),
+        help: ArgumentHelp(
+            "A content key the operator holds, KID:KEY in hex (repeatable; one per key ID of the title).",
+            discussion: """
+                For Common Encryption DASH whose owner has the keys: the title is licensed with them and the terms \
+                given (--purchase, --rental …); no license server is asked. Kept wrapped like acquired keys.
+                """))
+    var keys: [String] = []
     @OptionGroup var license: LicenseOptions
 
     func validate() throws {
@@ -74,6 +83,12 @@ struct Submit: ParsableCommand {
         if !record && (duration != nil || from != nil) {
             throw ValidationError("--duration and --from apply to recordings: add --record")
         }
+        for key in keys {
+            do { _ = try OperatorKey(parsing: key) } catch { throw ValidationError(error.description) }
+        }
+        if !keys.isEmpty && license.licenseURL != nil {
+            throw ValidationError("--key and --license-url are two sources of the same keys: give one")
+        }
         if let duration, (parseDuration(duration) ?? 0) <= 0 {
             throw ValidationError("--duration takes a positive duration such as 90s, 15m or 2h")
         }
@@ -87,6 +102,7 @@ struct Submit: ParsableCommand {
         request.id = id
         if allowDeviceDrm { request.allowDeviceDRM = true }
         if !headerHosts.isEmpty { request.headerHosts = headerHosts }
+        if !keys.isEmpty { request.keys = try keys.map { try OperatorKey(parsing: $0) } }
         if record {
             request.record = RecordRequest(durationSeconds: duration.flatMap(parseDuration), from: from ?? .start)
         }

@@ -7,6 +7,7 @@ extension Variants {
     /// Trick-mode sets are listed marked `trickMode`: they are not a picture a user can choose to download.
     static func dashReport(text: String, url: String) throws -> VariantsReport {
         let mpd = try MPD(text: text, url: url)
+        ProtectionNote.warn(ProtectionNote.protection(of: mpd), url: url)
         var variants: [VariantInfo] = []
         var renditions: [MediaInfo] = []
         for (p, period) in mpd.periods.enumerated() {

@@ -26,6 +26,21 @@ struct ProtectionTests {
         #expect(summary.isDeviceOnly)
     }
 
+    /// Shaka Packager's raw-key output: the mp4protection element and only the W3C common PSSH. That is Clear
+    /// Key's own format, not a device's DRM; the keys are planned for `--license-url` (or `--key`) to supply.
+    @Test func theCommonPSSHAloneIsNotDeviceOnly() throws {
+        let text = Fixtures.encrypted(clearKey: false).replacingOccurrences(
+            of: "urn:uuid:EDEF8BA9-79D6-4ACE-A3C8-27DCD51D21ED", with: "urn:uuid:1077efec-c0b2-4d02-ace3-3c1e52e2fb4b")
+        let summary = ProtectionSummary(try protections(text))
+        #expect(summary.systems.map(\.name) == ["Common", "PlayReady"])
+        #expect(summary.isEncrypted && !summary.isDeviceOnly)
+        #expect(!DASHPlanner.protection(summary).deviceOnly)
+        #expect(
+            DASHPlanner.keys(summary, base: "https://cdn.test/a.mpd").map(\.keyID) == [
+                "0x1000000010001000100010000000000a"
+            ])
+    }
+
     @Test func clearKeyIsNotDeviceOnlyAndNamesItsLicenseURL() throws {
         let summary = ProtectionSummary(try protections(Fixtures.encrypted(clearKey: true)))
         #expect(summary.scheme == "cbcs")
