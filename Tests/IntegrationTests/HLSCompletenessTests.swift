@@ -172,6 +172,21 @@ struct HLSCompletenessTests {
         try checkEncrypted(h, keyFiles: ["key.bin"], expectedKeyTags: 1)
     }
 
+    /// A `data:` key (issue #31): read inline, never fetched, wrapped like a fetched key, served at `/keys/0`,
+    /// and never shown in a log or in `status --json`.
+    @Test(arguments: [false, true]) func aes128WithDataKeyURI(percentEncoded: Bool) throws {
+        let h = try run(percentEncoded ? "aes-data-pct" : "aes-data") {
+            try TestMedia.aesDataKey(into: $0, percentEncoded: percentEncoded)
+        }
+        let playlist = try String(contentsOf: h.media.appendingPathComponent("index.m3u8"), encoding: .utf8)
+        #expect(playlist.contains("URI=\"data:"), "\(playlist)")
+        try checkEncrypted(h, keyFiles: ["key.bin"], expectedKeyTags: 1)
+        #expect(h.originRequests(matching: "key.bin") == 0, "a data: key is not fetched")
+        let key = try Data(contentsOf: h.media.appendingPathComponent("key.bin"))
+        let json = try h.stowctl(["list", "--json"]).1
+        #expect(!json.contains(key.base64EncodedString()), "\(json)")
+    }
+
     @Test func aes128RotatingKeysWithoutIVAndQueryStrings() throws {
         let h = try run("aes2") { try TestMedia.aesRotatingNoIV(into: $0) }
         try checkEncrypted(h, keyFiles: ["k0.key", "k1.key"], expectedKeyTags: 2)
