@@ -90,14 +90,16 @@ public enum TestMedia {
 
     /// AES-128 by ffmpeg whose key is given inline, as Shaka Packager writes it: the key URI is rewritten to
     /// `data:text/plain;base64,…` (or, with `percentEncoded`, to `data:application/octet-stream,%xx…`). The key
-    /// stays in `key.bin` for the test's checks; nothing at the origin names it.
+    /// stays in `key.bin` for the test's checks; nothing at the origin's `index.m3u8` names it.
     public static func aesDataKey(into dir: URL, percentEncoded: Bool = false, seconds: Int = 6) throws {
         try aesExplicitIV(into: dir, seconds: seconds)
         let uri =
             percentEncoded
             ? #"data:application/octet-stream,$(od -An -tx1 key.bin | tr -d ' \n' | sed 's/../%&/g')"#
             : #"data:text/plain;base64,$(base64 -w0 key.bin)"#
-        try sh(#"sed -i "s|URI="[^"]*"|URI="\#(uri)"|" index.m3u8"#, in: dir)
+        // ffmpeg reads only base64 data: keys: `fetched.m3u8` is the same media with a fetched key, for reference.
+        try sh(#"cp key.bin plain.k; sed 's|URI="[^"]*"|URI="plain.k"|' index.m3u8 > fetched.m3u8"#, in: dir)
+        try sh(#"uri="\#(uri)"; sed -i 's|URI="[^"]*"|URI="'"$uri"'"|' index.m3u8"#, in: dir)
     }
 
     /// AES-128 built by hand as real packagers do: two keys rotating every two segments, no IV attribute
