@@ -102,6 +102,30 @@ public enum TestMedia {
         try sh(#"uri="\#(uri)"; sed -i 's|URI="[^"]*"|URI="'"$uri"'"|' index.m3u8"#, in: dir)
     }
 
+    /// rfc8216bis `METHOD=AES-256` (AES-256-CBC, PKCS7, explicit IV) built by hand with openssl: a 32-byte key
+    /// fetched from `k256.key`; the clear segments stay in `clear/` for comparison.
+    public static func aes256(into dir: URL, seconds: Int = 4) throws {
+        try sh(
+            """
+            mkdir -p clear
+            ffmpeg -v error -y \(source) -t \(seconds) -c:v libx264 -preset ultrafast -g 50 -sc_threshold 0 -c:a \
+            aac -b:a 64k \
+              -f hls -hls_time 2 -hls_playlist_type vod -hls_segment_filename 'clear/seg%03d.ts' clear/index.m3u8
+            openssl rand 32 > k256.key; iv=$(openssl rand -hex 16)
+            {
+              echo '#EXTM3U'; echo '#EXT-X-VERSION:3'; echo '#EXT-X-TARGETDURATION:3'; echo '#EXT-X-PLAYLIST-TYPE:VOD'
+              echo "#EXT-X-KEY:METHOD=AES-256,URI=\"k256.key\",IV=0x$iv"
+              for f in $(grep -v '^#' clear/index.m3u8); do
+                openssl enc -aes-256-cbc -K "$(od -An -tx1 k256.key | tr -d ' \\n')" -iv "$iv" -in clear/$f -out e-$f
+                grep -B1 -x "$f" clear/index.m3u8 | head -n 1
+                echo "e-$f"
+              done
+              echo '#EXT-X-ENDLIST'
+            } > index.m3u8
+            echo "$iv" > iv.hex
+            """, in: dir)
+    }
+
     /// AES-128 built by hand as real packagers do: two keys rotating every two segments, no IV attribute
     /// (the IV is the media sequence number), a media sequence starting at 7, URIs with query strings.
     public static func aesRotatingNoIV(into dir: URL, seconds: Int = 8) throws {
