@@ -254,7 +254,8 @@ public enum LiveRecorder {
                 }
                 return
             }
-            let absolute = try URIResolver.resolve(uri, against: playlist.url, line: segment.line)
+            let absolute = try URIResolver.resolveKey(
+                uri, method: key.method, against: playlist.url, line: segment.line)
             let clearKey = key.keyFormat == MediaPlaylist.Key.clearKey
             let iv = key.iv ?? (state.explicitIVs ? Self.iv(segment.mediaSequence) : nil)
             let identity = "\(key.method)|\(absolute)|\(iv ?? "")|\(clearKey ? key.keyID ?? "" : "")"

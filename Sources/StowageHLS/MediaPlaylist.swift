@@ -36,6 +36,10 @@ public struct MediaPlaylist: Sendable {
         public var programDateTime: String?
     }
 
+    /// `EXT-X-KEY` METHODs read: RFC 8216's, and rfc8216bis's AES-256 (CBC, like AES-128) and AES-256-CTR,
+    /// whose 32-byte keys are acquired and served at `/keys/n` like AES-128 ones.
+    static let methods: Set<String> = ["NONE", "AES-128", "AES-256", "AES-256-CTR", "SAMPLE-AES", "SAMPLE-AES-CTR"]
+
     public let url: String
     public let lines: [Substring]
     public private(set) var segments: [Segment] = []
@@ -156,7 +160,7 @@ public struct MediaPlaylist: Sendable {
                         throw fail("#EXT-X-KEY: \(error.message)")
                     }
                     guard let method = attrs["METHOD"] else { throw fail("#EXT-X-KEY has no METHOD") }
-                    guard ["NONE", "AES-128", "SAMPLE-AES", "SAMPLE-AES-CTR"].contains(method) else {
+                    guard Self.methods.contains(method) else {
                         throw fail("#EXT-X-KEY METHOD \(method.prefix(20)) is not supported")
                     }
                     if method != "NONE" && attrs["URI"] == nil { throw fail("#EXT-X-KEY METHOD=\(method) needs a URI") }

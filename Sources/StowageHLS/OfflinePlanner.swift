@@ -146,7 +146,8 @@ public struct OfflinePlanner: Sendable {
                 let (_, value) = PlaylistLines.tag(line)
                 var attrs = (try? AttributeList(parsing: value)) ?? AttributeList()
                 if key.isDeliverable {
-                    let absolute = try URIResolver.resolve(uri, against: playlist.url, line: number)
+                    let absolute = try URIResolver.resolveKey(
+                        uri, method: key.method, against: playlist.url, line: number)
                     let clearKey = key.keyFormat == MediaPlaylist.Key.clearKey
                     let id = clearKey ? "\(absolute)#\(key.keyID ?? "")" : absolute
                     let n = keyIndex[id] ?? keys.count

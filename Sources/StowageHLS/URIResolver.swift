@@ -1,4 +1,5 @@
 import Foundation
+import StowageProtocol
 
 /// Resolves playlist URIs against the playlist's own URL and refuses what Stowage will not fetch.
 public enum URIResolver {
@@ -20,9 +21,11 @@ public enum URIResolver {
             throw PlaylistError(.refusedURI, url: base, line: line, "'\(uri.prefix(80))' is not a valid URI")
         }
         guard let scheme = resolved.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
+            // A data: URI may be a key: its data is not repeated.
+            let shown = DataURI.isDataURI(uri) ? DataURI.redacted(uri) : String(uri.prefix(80))
             throw PlaylistError(
                 .refusedURI, url: base, line: line,
-                "'\(uri.prefix(80))' uses scheme '\(resolved.scheme ?? "")': only http and https are fetched")
+                "'\(shown)' uses scheme '\(resolved.scheme ?? "")': only http and https are fetched")
         }
         guard resolved.host != nil else {
             throw PlaylistError(.refusedURI, url: base, line: line, "'\(uri.prefix(80))' has no host")

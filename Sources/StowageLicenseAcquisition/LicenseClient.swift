@@ -87,8 +87,11 @@ extension HTTPFetcher {
         for k in described {
             if k.keyFormat == "org.w3.clearkey", let key = fromServers["\(k.uri)#\(k.keyID ?? "")"] {
                 out.append(Data(key).base64EncodedString())
+            } else if DataURI.isDataURI(k.uri) {
+                out.append(Data(try Self.inlineKey(k)).base64EncodedString())
             } else {
-                out.append(Data(try await fetchKey(k.uri, headers: work.headers)).base64EncodedString())
+                let key = try await fetchKey(k.uri, headers: work.headers, bytes: k.keyLength)
+                out.append(Data(key).base64EncodedString())
             }
         }
         return out

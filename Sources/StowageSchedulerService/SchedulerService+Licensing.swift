@@ -51,8 +51,9 @@ extension SchedulerService {
         }
         var wrapped: [Int: Data] = [:]
         for (i, text) in grant.keys.enumerated() {
-            guard let raw = Data(base64Encoded: text), raw.count == 16 else {
-                throw TitleError(code: .license, message: "key \(i) is not a 16-byte AES-128 key")
+            let length = PlannedKey.keyLength(method: expected[i].method)
+            guard let raw = Data(base64Encoded: text), raw.count == length else {
+                throw TitleError(code: .license, message: "key \(i) is not a \(length)-byte \(expected[i].method) key")
             }
             wrapped[i] = try vault.wrap(Array(raw), token: token, index: i)
         }

@@ -241,11 +241,13 @@ extension SchedulerService {
                     retryable: true), lease: lease)
         }
         var wrapped: [Int: Data] = [:]
+        let methods = Dictionary(try store.keys(token: token).map { ($0.position, $0.method) }) { a, _ in a }
         for (i, text) in grant.keys.enumerated() {
-            guard let raw = Data(base64Encoded: text), raw.count == 16 else {
+            let length = PlannedKey.keyLength(method: methods[positions[i]] ?? "AES-128")
+            guard let raw = Data(base64Encoded: text), raw.count == length else {
+                let message = "key \(positions[i]) is not a \(length)-byte key"
                 return try licenseFailed(
-                    TaskFailure(code: .license, message: "key \(positions[i]) is not a 16-byte key", retryable: false),
-                    lease: lease)
+                    TaskFailure(code: .license, message: message, retryable: false), lease: lease)
             }
             wrapped[positions[i]] = try vault.wrap(Array(raw), token: token, index: positions[i])
         }

@@ -137,7 +137,9 @@ struct HLSCompletenessTests {
 
     /// An encrypted title: same bytes as the origin, keys only in the store (wrapped), and the same frames
     /// (video and audio) through `stowctl play` with the origin stopped.
-    func checkEncrypted(_ h: Harness, keyFiles: [String], expectedKeyTags: Int) throws {
+    func checkEncrypted(
+        _ h: Harness, keyFiles: [String], expectedKeyTags: Int, reference: String = "index.m3u8"
+    ) throws {
         let status = try submitAndWait(h, "index.m3u8", [])
         let local = URL(fileURLWithPath: try #require(status.localPlaylist))
         _ = try OfflineCopy.compare(localMedia: local, originMedia: h.media.appendingPathComponent("index.m3u8"))
@@ -164,12 +166,57 @@ struct HLSCompletenessTests {
                 logs.range(of: key) == nil && !String(decoding: logs, as: UTF8.self).contains(key.base64EncodedString())
             )
         }
-        try checkPlaysOffline(h, status.token, PlayedStream.videoAndAudio(of: "index.m3u8"))
+        try checkPlaysOffline(h, status.token, PlayedStream.videoAndAudio(of: reference))
     }
 
     @Test func aes128WithExplicitIV() throws {
         let h = try run("aes1") { try TestMedia.aesExplicitIV(into: $0) }
         try checkEncrypted(h, keyFiles: ["key.bin"], expectedKeyTags: 1)
+    }
+
+    /// A `data:` key (issue #31): read inline, never fetched, wrapped like a fetched key, served at `/keys/0`,
+    /// and never shown in a log or in `status --json`.
+    @Test(arguments: [false, true]) func aes128WithDataKeyURI(percentEncoded: Bool) throws {
+        let h = try run(percentEncoded ? "aes-data-pct" : "aes-data") {
+            try TestMedia.aesDataKey(into: $0, percentEncoded: percentEncoded)
+        }
+        let playlist = try String(contentsOf: h.media.appendingPathComponent("index.m3u8"), encoding: .utf8)
+        #expect(playlist.contains("URI=\"data:"), "\(playlist)")
+        try checkEncrypted(h, keyFiles: ["key.bin"], expectedKeyTags: 1, reference: "fetched.m3u8")
+        #expect(h.originRequests(containing: "key.bin") == 0, "a data: key is not fetched")
+        let key = try Data(contentsOf: h.media.appendingPathComponent("key.bin"))
+        let json = try h.stowctl(["list", "--json"]).1
+        #expect(!json.contains(key.base64EncodedString()), "\(json)")
+    }
+
+    /// rfc8216bis AES-256: the 32-byte key is fetched, wrapped, and served at `/keys/0` with the origin stopped;
+    /// the stored segments decrypted with the served key are the clear segments, byte for byte (ffmpeg's HLS
+    /// demuxer reads only AES-128, so the frames are compared through openssl).
+    @Test func aes256KeyIsKeptAndServedOffline() throws {
+        let h = try run("aes256") { try TestMedia.aes256(into: $0) }
+        let status = try submitAndWait(h, "index.m3u8", [])
+        let local = URL(fileURLWithPath: try #require(status.localPlaylist))
+        let text = try String(contentsOf: local, encoding: .utf8)
+        #expect(text.contains("METHOD=AES-256,URI=\"/keys/0\""), "\(text)")
+        let key = try Data(contentsOf: h.media.appendingPathComponent("k256.key"))
+        let store = try Data(contentsOf: h.home.appendingPathComponent("stowage.sqlite"))
+        #expect(store.range(of: key) == nil, "the key is wrapped in the store")
+        #expect(h.terminate("origin") == 0, "the origin stops cleanly on SIGTERM")
+        let entry = try h.startPlay(status.token)
+        let port = try #require(URL(string: entry)?.port, "stowctl play printed \(entry)")
+        try TestMedia.sh("curl -sf -o served.key http://127.0.0.1:\(port)/keys/0", in: h.root)
+        #expect(try Data(contentsOf: h.root.appendingPathComponent("served.key")) == key)
+        let iv = try String(contentsOf: h.media.appendingPathComponent("iv.hex"), encoding: .utf8)
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        let names = try OfflineCopy.uris(local)
+        #expect(names.count == 2)
+        for (i, name) in names.enumerated() {
+            let stored = local.deletingLastPathComponent().appendingPathComponent(name).path
+            let clear = h.media.appendingPathComponent(String(format: "clear/seg%03d.ts", i)).path
+            try TestMedia.sh(
+                "openssl enc -d -aes-256-cbc -K $(od -An -tx1 served.key | tr -d ' \\n') -iv \(iv) -in '\(stored)'"
+                    + " | cmp - '\(clear)'", in: h.root)
+        }
     }
 
     @Test func aes128RotatingKeysWithoutIVAndQueryStrings() throws {

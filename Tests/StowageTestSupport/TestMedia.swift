@@ -88,6 +88,44 @@ public enum TestMedia {
             """, in: dir)
     }
 
+    /// AES-128 by ffmpeg whose key is given inline, as Shaka Packager writes it: the key URI is rewritten to
+    /// `data:text/plain;base64,…` (or, with `percentEncoded`, to `data:application/octet-stream,%xx…`). The key
+    /// stays in `key.bin` for the test's checks; nothing at the origin's `index.m3u8` names it.
+    public static func aesDataKey(into dir: URL, percentEncoded: Bool = false, seconds: Int = 6) throws {
+        try aesExplicitIV(into: dir, seconds: seconds)
+        let uri =
+            percentEncoded
+            ? #"data:application/octet-stream,$(od -An -tx1 key.bin | tr -d ' \n' | sed 's/../%&/g')"#
+            : #"data:text/plain;base64,$(base64 -w0 key.bin)"#
+        // ffmpeg reads only base64 data: keys: `fetched.m3u8` is the same media with a fetched key, for reference.
+        try sh(#"cp key.bin plain.k; sed 's|URI="[^"]*"|URI="plain.k"|' index.m3u8 > fetched.m3u8"#, in: dir)
+        try sh(#"uri="\#(uri)"; sed -i 's|URI="[^"]*"|URI="'"$uri"'"|' index.m3u8"#, in: dir)
+    }
+
+    /// rfc8216bis `METHOD=AES-256` (AES-256-CBC, PKCS7, explicit IV) built by hand with openssl: a 32-byte key
+    /// fetched from `k256.key`; the clear segments stay in `clear/` for comparison.
+    public static func aes256(into dir: URL, seconds: Int = 4) throws {
+        try sh(
+            """
+            mkdir -p clear
+            ffmpeg -v error -y \(source) -t \(seconds) -c:v libx264 -preset ultrafast -g 50 -sc_threshold 0 -c:a \
+            aac -b:a 64k \
+              -f hls -hls_time 2 -hls_playlist_type vod -hls_segment_filename 'clear/seg%03d.ts' clear/index.m3u8
+            openssl rand 32 > k256.key; iv=$(openssl rand -hex 16)
+            {
+              echo '#EXTM3U'; echo '#EXT-X-VERSION:3'; echo '#EXT-X-TARGETDURATION:3'; echo '#EXT-X-PLAYLIST-TYPE:VOD'
+              echo "#EXT-X-KEY:METHOD=AES-256,URI=\"k256.key\",IV=0x$iv"
+              for f in $(grep -v '^#' clear/index.m3u8); do
+                openssl enc -aes-256-cbc -K "$(od -An -tx1 k256.key | tr -d ' \\n')" -iv "$iv" -in clear/$f -out e-$f
+                grep -B1 -x "$f" clear/index.m3u8 | head -n 1
+                echo "e-$f"
+              done
+              echo '#EXT-X-ENDLIST'
+            } > index.m3u8
+            echo "$iv" > iv.hex
+            """, in: dir)
+    }
+
     /// AES-128 built by hand as real packagers do: two keys rotating every two segments, no IV attribute
     /// (the IV is the media sequence number), a media sequence starting at 7, URIs with query strings.
     public static func aesRotatingNoIV(into dir: URL, seconds: Int = 8) throws {
