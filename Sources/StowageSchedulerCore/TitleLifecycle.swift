@@ -9,7 +9,8 @@ import StowageProtocol
 ///
 /// The moves, in the order a download lives them:
 /// requested -planned-> licensing -queued-> requested -tookSlot-> downloading -onlyChecksLeft-> verifying
-/// -allVerified-> completed (-reverify-> verifying); licensing -preloaded-> licensed -queued-> requested;
+/// -allVerified-> completed (-reverify-> verifying -badFilesFound-> completed, with the error);
+/// licensing -preloaded-> licensed -queued-> requested;
 /// licensing -recordingStarted-> recording -recordingEnded-> downloading; any unfinished state -suspended->
 /// suspended -resumed-> requested / licensing / recording; any state -failed-> failed, -canceled-> canceled.
 public struct TitleLifecycle: Sendable, Equatable {
@@ -33,6 +34,8 @@ public struct TitleLifecycle: Sendable, Equatable {
         case allVerified
         /// `verify`: a completed title's files go back to the integrity workers.
         case reverify
+        /// A verify run (or a scrub) found files that fail their check: the title is completed, not playable.
+        case badFilesFound(TitleError)
         /// It cannot go on.
         case failed(TitleError)
         /// The operator canceled it.
@@ -114,6 +117,11 @@ public struct TitleLifecycle: Sendable, Equatable {
             return move(to: .completed, now: now)
         case (.completed, .reverify):
             return move(to: .verifying, now: now)
+        case (.verifying, .badFilesFound(let error)):
+            return move(to: .completed, error: error, now: now)
+        case (.completed, .badFilesFound(let error)):
+            self.error = error  // a scrub: the title stays completed
+            return []
         case (.failed, .failed), (.canceled, .canceled):
             return []
         case (let from, .failed(let error)) where from != .canceled:

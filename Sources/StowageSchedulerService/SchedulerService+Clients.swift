@@ -244,7 +244,7 @@ extension SchedulerService {
             stored.record = record
         }
         try store.insert(stored)
-        try store.appendEvent(token: token, kind: "state", detail: "requested \(submit.url)")
+        try appendEvent(token: token, kind: "state", detail: "requested \(submit.url)")
         core.addTitle(token, priority: submit.priority, requestedAt: record.requestedAt)
         core.enqueue(resolveItem(record))
         logger.info("title requested", metadata: ["token": "\(token)", "url": "\(submit.url)"])

@@ -79,9 +79,10 @@ extension SchedulerService {
         let renewal = before.licenseTerms != nil
         guard let title = try recordLicense(grant, token: token) else { return }
         memory.renewals.end(token)
-        if title.state == .completed || (renewal && [.licensed, .recording].contains(title.state)) {
-            if title.state != .recording { _ = core.dropTitle(token) }
-            try store.appendEvent(
+        // A renewal leaves the title where it is (downloading, suspended, recording …): only its terms change.
+        if title.state == .completed || (renewal && title.state != .licensing) {
+            if title.state == .completed || title.state == .licensed { _ = core.dropTitle(token) }
+            try appendEvent(
                 token: token, kind: "license",
                 detail: "renewed: \(grant.terms.kind.rawValue), expires \(iso8601(grant.terms.expiresAt) ?? "never")")
             publish(token, kind: "license")
@@ -125,7 +126,7 @@ extension SchedulerService {
                 memory.renewals.end(token)
                 title.licenseError = failure.message + " (renewal runs again when \(endpoint) answers)"
                 try store.update(title)
-                try store.appendEvent(token: token, kind: "license-error", detail: title.licenseError ?? "")
+                try appendEvent(token: token, kind: "license-error", detail: title.licenseError ?? "")
                 if title.state == .completed || title.state == .licensed { _ = core.dropTitle(token) }
                 try renewalWaitsForNetwork(token, endpoint: endpoint)
                 publish(token, kind: "license")
@@ -134,7 +135,7 @@ extension SchedulerService {
             memory.renewals.end(token)
             title.licenseError = failure.message
             try store.update(title)
-            try store.appendEvent(token: token, kind: "license-error", detail: failure.message)
+            try appendEvent(token: token, kind: "license-error", detail: failure.message)
             if title.state == .completed || title.state == .licensed { _ = core.dropTitle(token) }
             publish(token, kind: "license")
             if title.record != nil { try checkComplete(token) }  // a recording no longer waits for that key

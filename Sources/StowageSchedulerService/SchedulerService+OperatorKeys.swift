@@ -49,7 +49,7 @@ extension SchedulerService {
                 .base64EncodedString()
         }
         let grant = LicenseGrant(terms: GrantedTerms(requested: title.requestedTerms, at: clock.now()), keys: keys)
-        try store.appendEvent(token: token, kind: "license", detail: "licensed with \(ids.count) operator keys")
+        try appendEvent(token: token, kind: "license", detail: "licensed with \(ids.count) operator keys")
         try applyLicense(grant, token: token)
         return true
     }

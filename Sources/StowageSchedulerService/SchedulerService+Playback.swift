@@ -110,7 +110,7 @@ extension SchedulerService {
         title.playCount += 1
         title.firstPlayedAt = title.firstPlayedAt ?? clock.now()
         try store.update(title)
-        try store.appendEvent(token: token, kind: "play", detail: "play \(title.playCount) authorised")
+        try appendEvent(token: token, kind: "play", detail: "play \(title.playCount) authorised")
         return verdict
     }
 

@@ -86,7 +86,7 @@ extension SchedulerService {
         let folderExisted = FileManager.default.fileExists(atPath: options.home.titleDirectory(token).path)
         try store.savePlan(token: token, plan: plan)
         if !folderExisted { memory.pacing.startFresh(token) }
-        try store.appendEvent(
+        try appendEvent(
             token: token, kind: "planned",
             detail: "\(plan.resources.count) files in \(plan.renditions.count) playlists")
         try handle(.planned, of: token)

@@ -46,7 +46,7 @@ extension SchedulerService {
             title.errorCode = ErrorCode.integrity.rawValue
             title.errorMessage = message
             try store.update(title)
-            try store.appendEvent(token: title.token, kind: "unrecoverable", detail: message)
+            try appendEvent(token: title.token, kind: "unrecoverable", detail: message)
             logger.warning("unrecoverable at start-up", metadata: ["token": "\(title.token)", "reason": "\(message)"])
         }
     }
@@ -153,7 +153,7 @@ extension SchedulerService {
                 try? FileManager.default.removeItem(at: options.home.titleDirectory(token))
                 try store.resetResources(token: token)
             case .moved(let from, let to, let error):
-                try store.appendEvent(
+                try appendEvent(
                     token: token, kind: "state",
                     detail: "\(from.rawValue) -> \(to.rawValue)" + (error.map { ": \($0.message)" } ?? ""))
                 var metadata: Logger.Metadata = ["token": "\(token)", "from": "\(from.rawValue)"]
@@ -161,7 +161,7 @@ extension SchedulerService {
                 logger.info("title \(to.rawValue)", metadata: metadata)
                 publish(token, kind: "state")
             case .waitsFor(let reason):
-                try store.appendEvent(token: token, kind: "state", detail: "suspended (\(reason.rawValue))")
+                try appendEvent(token: token, kind: "state", detail: "suspended (\(reason.rawValue))")
                 publish(token, kind: "state")
             }
         }
@@ -326,6 +326,11 @@ extension SchedulerService {
         try? FileManager.default.removeItem(at: options.home.titleDirectory(token))
         try store.delete(token: token)
         logger.info("title deleted", metadata: ["token": "\(token)"])
+    }
+
+    /// Records an event of the title at the injected clock's time.
+    func appendEvent(token: String, kind: String, detail: String) throws {
+        try store.appendEvent(token: token, kind: kind, detail: detail, at: Date(timeIntervalSince1970: clock.now()))
     }
 
     /// Calls back the title's work still out and forgets what every concern kept for it.

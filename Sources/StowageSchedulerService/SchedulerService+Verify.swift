@@ -84,18 +84,15 @@ extension SchedulerService {
             return
         case .cleanScrub:  // nothing changes but the record of it
             _ = core.dropTitle(token)
-            try store.appendEvent(token: token, kind: "scrub", detail: "every file verified at rest")
+            try appendEvent(token: token, kind: "scrub", detail: "every file verified at rest")
             return
         case .badFiles(let bad):
             _ = core.dropTitle(token)
-            guard var title = try store.title(token) else { return }
-            title.state = .completed
-            title.errorCode = ErrorCode.integrity.rawValue
-            title.errorMessage =
+            let message =
                 "\(bad.count) file(s) failed verification: " + bad.prefix(20).joined(separator: "; ")
                 + (bad.count > 20 ? "; …" : "") + ". Run `stowctl verify \(token) --repair` to fetch them again."
-            try store.update(title)
-            try store.appendEvent(token: token, kind: "verify", detail: title.errorMessage ?? "")
+            try handle(.badFilesFound(TitleError(code: .integrity, message: message)), of: token)
+            try appendEvent(token: token, kind: "verify", detail: message)
             publish(token, kind: "state")
         }
     }

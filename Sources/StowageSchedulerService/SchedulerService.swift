@@ -57,7 +57,7 @@ public final class SchedulerService {
     /// Workers, leases, queues and limits: the decisions of who does what next.
     var core: SchedulerCore
     /// What is remembered between messages, per concern.
-    var memory: SchedulerMemory
+    package var memory: SchedulerMemory
     let endpoint: SchedulerEndpoint
     let shutdown: ShutdownSignal
     let metrics: SchedulerMetrics

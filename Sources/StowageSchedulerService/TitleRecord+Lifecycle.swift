@@ -10,10 +10,11 @@ extension TitleRecord {
             endedAt: endedAt, error: storedError, renewalWaits: licenseError != nil)
     }
 
-    /// The stored error as a value (nil when none, or when its code is not one this version knows).
+    /// The stored error as a value (nil when none; `internal` for a code this version does not know, so a move
+    /// that clears the error clears it too).
     var storedError: TitleError? {
-        guard let code = errorCode.flatMap(ErrorCode.init(rawValue:)) else { return nil }
-        return TitleError(code: code, message: errorMessage ?? "")
+        guard let raw = errorCode else { return nil }
+        return TitleError(code: ErrorCode(rawValue: raw) ?? .internal, message: errorMessage ?? "")
     }
 
     /// Writes the fields a move of the lifecycle changed.

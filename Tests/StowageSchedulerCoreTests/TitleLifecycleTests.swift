@@ -112,6 +112,21 @@ import Testing
         #expect(downloading.waitingHost == nil)  // an end forgets it
     }
 
+    @Test func badFilesCompleteAVerifyRunOrMarkAScrubbedTitle() throws {
+        let bad = TitleError(code: .integrity, message: "1 file(s) failed verification")
+        var run = TitleLifecycle(state: .verifying)
+        #expect(
+            try run.handle(.badFilesFound(bad), now: 4) == [
+                .moved(from: .verifying, to: .completed, error: bad), .forget,
+            ])
+        #expect(run.error == bad)
+        var scrubbed = TitleLifecycle(state: .completed, endedAt: 2)
+        #expect(try scrubbed.handle(.badFilesFound(bad), now: 4).isEmpty)
+        #expect(scrubbed.state == .completed)
+        #expect(scrubbed.error == bad)
+        #expect(scrubbed.endedAt == 2)
+    }
+
     @Test func resumingClearsTheErrorAndTheEnd() throws {
         var life = TitleLifecycle(state: .failed, endedAt: 5, error: Self.boom)
         _ = try life.handle(.resumed(to: .licensing), now: 6)

@@ -147,3 +147,41 @@ import Testing
         #expect(try d.state(token) == .completed)
     }
 }
+
+/// Renewals of titles still under way, and verify runs that find bad files.
+@Suite struct RenewalAndBadFilesServiceTests {
+    @Test func aRenewalOfADownloadingTitleLeavesItDownloading() throws {
+        let d = try ServiceDriver()
+        let token = try d.licensedTitle(files: 3)
+        let fetches = try d.tasks(for: "dl")
+        #expect(try d.state(token) == .downloading)
+        _ = try d.request(.renew(token: token, terms: nil, licenseURL: nil))
+        let renewal = try d.task(for: "lic")
+        let later = GrantedTerms(kind: .rental, requestedAt: d.clock.now(), expiresAt: d.clock.now() + 86_400)
+        d.answer("lic", renewal, .licensed(LicenseGrant(terms: later)))
+        #expect(try d.state(token) == .downloading)
+        #expect(try d.store.events(token: token).contains { $0.kind == "license" && $0.detail.hasPrefix("renewed") })
+        for fetch in fetches { try d.fetchedAll("dl", fetch) }
+        try d.fetchEverything("dl")
+        #expect(try d.state(token) == .completed)
+        #expect(try d.status(token).license?.kind == .rental)
+    }
+
+    @Test func aVerifyRunThatFindsBadFilesCompletesTheTitleWithAnIntegrityError() throws {
+        let d = try ServiceDriver()
+        d.register("int", .integrity)
+        let token = try d.licensedTitle(files: 2)
+        try d.fetchEverything("dl")
+        _ = try d.request(.verify(token: token, repair: false))
+        for _ in 0..<4 where try d.state(token) == .verifying {
+            for task in try d.tasks(for: "int") {
+                d.answer("int", task, .verified(VerifyReport(ok: false, reason: "bad bytes")))
+            }
+        }
+        let title = try #require(try d.store.title(token))
+        #expect(title.state == .completed)
+        #expect(title.errorCode == ErrorCode.integrity.rawValue)
+        #expect(try d.moves(token).last?.hasPrefix("verifying -> completed: 2 file(s) failed verification") == true)
+        #expect(try d.status(token).playableOffline == false)
+    }
+}

@@ -88,8 +88,9 @@ import Testing
         #expect(try d.state(token) == .failed)
         #expect(try d.store.title(token)?.errorCode == ErrorCode.httpStatus.rawValue)
         #expect(try d.moves(token).last?.hasPrefix("downloading -> failed") == true)
+        #expect(d.service.memory.retries.isEmpty)  // no retry survives the end
         d.advance(60)
-        #expect(try d.tasks(for: "dl").isEmpty)  // no retry survives the end
+        #expect(try d.tasks(for: "dl").isEmpty)
         // A failed title resumes from what it has.
         _ = try d.request(.resume(token: token))
         #expect(try d.state(token) == .requested)
