@@ -42,7 +42,12 @@ public struct PlaylistResolver: Sendable {
                             kind: .subtitles, playlist: try await media(r.uri!, base: master.url, line: r.line, work),
                             rendition: r))
                 }
-                return try OfflinePlanner.plan(master: master, choice: choice, inputs: inputs, live: live)
+                var iFrames: MediaPlaylist?
+                if let stream = choice.iFrames, !live {
+                    iFrames = try await media(stream.uri, base: master.url, line: stream.line, work)
+                }
+                return try OfflinePlanner.plan(
+                    master: master, choice: choice, inputs: inputs, live: live, iFrames: iFrames)
             }
             let playlist = try MediaPlaylist(text: text, url: finalURL, allowLive: live)
             return try OfflinePlanner.plan(

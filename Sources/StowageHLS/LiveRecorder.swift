@@ -239,7 +239,7 @@ public enum LiveRecorder {
                         kind: state.kind == .subtitles ? .subtitle : .segment, rendition: rendition, url: url,
                         rangeOffset: segment.byteRange?.offset, rangeLength: segment.byteRange?.length,
                         localPath: "\(state.folder)/\(name)", container: container,
-                        encrypted: segment.key?.isEncrypted ?? false, duration: segment.duration),
+                        encrypted: segment.key?.encryptsWholeSegment ?? false, duration: segment.duration),
                     isGap: false))
             state.seconds += segment.duration
             state.longest = max(state.longest, segment.duration)

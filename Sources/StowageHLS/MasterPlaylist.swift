@@ -32,6 +32,16 @@ public struct MasterPlaylist: Sendable {
         public static func == (a: Variant, b: Variant) -> Bool { a.attributes == b.attributes && a.uri == b.uri }
     }
 
+    /// One `EXT-X-I-FRAME-STREAM-INF`: a playlist of a video's key frames (`EXT-X-I-FRAMES-ONLY`), for scrubbing.
+    public struct IFrameStream: Sendable, Equatable {
+        public var attributes: AttributeList
+        public var uri: String
+        /// 1-based line of the tag.
+        public var line: Int
+        public var bandwidth: Int { attributes.integer("BANDWIDTH") ?? 0 }
+        public var resolution: String? { attributes["RESOLUTION"]?.lowercased() }
+    }
+
     /// One `EXT-X-MEDIA`.
     public struct Rendition: Sendable, Equatable {
         public var attributes: AttributeList
@@ -48,8 +58,8 @@ public struct MasterPlaylist: Sendable {
     public let url: String
     public private(set) var variants: [Variant] = []
     public private(set) var renditions: [Rendition] = []
-    /// `EXT-X-I-FRAME-STREAM-INF` attribute lists (not stored offline).
-    public private(set) var iFrameStreams: [AttributeList] = []
+    /// `EXT-X-I-FRAME-STREAM-INF`s: dropped offline unless the selection keeps them (`submit --iframes`).
+    public private(set) var iFrameStreams: [IFrameStream] = []
     /// Tags copied to the offline master as they are (`EXT-X-VERSION`, `EXT-X-INDEPENDENT-SEGMENTS`,
     /// `EXT-X-START`, `EXT-X-SESSION-DATA`, `EXT-X-SESSION-KEY`).
     public private(set) var passThroughTags: [String] = []
@@ -85,7 +95,9 @@ public struct MasterPlaylist: Sendable {
                     if type == "SUBTITLES" && a["URI"] == nil { throw fail("#EXT-X-MEDIA TYPE=SUBTITLES needs a URI") }
                     renditions.append(Rendition(attributes: a, line: number))
                 case "#EXT-X-I-FRAME-STREAM-INF":
-                    iFrameStreams.append(try attrs())
+                    // One without a URI names nothing to keep: dropped, as every I-frame stream is by default.
+                    let a = try attrs()
+                    if let uri = a["URI"] { iFrameStreams.append(IFrameStream(attributes: a, uri: uri, line: number)) }
                 case "#EXT-X-VERSION", "#EXT-X-INDEPENDENT-SEGMENTS", "#EXT-X-START", "#EXT-X-SESSION-DATA":
                     passThroughTags.append(String(line))
                 case "#EXTINF":

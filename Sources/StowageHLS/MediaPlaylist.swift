@@ -9,6 +9,10 @@ public struct MediaPlaylist: Sendable {
         /// `KEYID` (hex), used by W3C Clear Key.
         public var keyID: String?
         public var isEncrypted: Bool { method != "NONE" }
+        /// The whole segment is one ciphertext (AES-128, AES-256, AES-256-CTR): its container can only be checked
+        /// after decryption. SAMPLE-AES and SAMPLE-AES-CTR encrypt samples inside an intact MPEG-TS or fMP4
+        /// structure, which is checked as delivered (and must never be deciphered as a whole).
+        public var encryptsWholeSegment: Bool { ["AES-128", "AES-256", "AES-256-CTR"].contains(method) }
         /// Key formats Stowage can acquire and deliver offline: HLS key delivery and W3C Clear Key.
         public var isDeliverable: Bool { keyFormat == nil || keyFormat == "identity" || keyFormat == Self.clearKey }
         public static let clearKey = "org.w3.clearkey"

@@ -20,12 +20,14 @@ public struct OfflinePlanner: Sendable {
         }
     }
 
-    private var folders = LocalNames.Allocator()
-    private var resources: [PlannedResource] = []
-    private var byKey: [String: Int] = [:]
-    private var renditions: [PlannedRendition] = []
+    var folders = LocalNames.Allocator()
+    var resources: [PlannedResource] = []
+    var byKey: [String: Int] = [:]
+    var renditions: [PlannedRendition] = []
     private var keys: [PlannedKey] = []
     private var keyIndex: [String: Int] = [:]
+    /// The local I-frame playlist, when the plan keeps one.
+    var iFramesPath: String?
 
     /// The local path under which `stowctl play` serves key `n`.
     public static func keyPath(_ n: Int) -> String { "/keys/\(n)" }
@@ -35,10 +37,12 @@ public struct OfflinePlanner: Sendable {
     /// Builds the plan for a master playlist and its chosen renditions (`inputs[0]` is the variant). A
     /// recording (`live`) plans the renditions only: their segments come with the reloads (``LiveRecorder``).
     public static func plan(
-        master: MasterPlaylist?, choice: RenditionSelector.Choice?, inputs: [Input], live: Bool = false
+        master: MasterPlaylist?, choice: RenditionSelector.Choice?, inputs: [Input], live: Bool = false,
+        iFrames: MediaPlaylist? = nil
     ) throws(PlaylistError) -> ResolvedPlan {
         var planner = OfflinePlanner()
         for input in inputs { try planner.add(input, live: live) }
+        if let iFrames, !live { try planner.addIFrames(iFrames) }
         let text: String
         var estimate: Int64?
         if let master, let choice {
@@ -102,7 +106,7 @@ public struct OfflinePlanner: Sendable {
             let path = add(
                 kind: input.kind == .subtitles ? .subtitle : .segment, rendition: index, url: url,
                 range: segment.byteRange, suggested: "\(folder)/seg-\(padded6(n)).\(ext ?? defaultExt)",
-                container: container, encrypted: segment.key?.isEncrypted ?? false, duration: segment.duration)
+                container: container, encrypted: segment.key?.encryptsWholeSegment ?? false, duration: segment.duration)
             lineTarget[segment.line] = relative(path, from: folder)
         }
         let text = try offlineMediaText(playlist, lineTarget: lineTarget)
@@ -112,7 +116,7 @@ public struct OfflinePlanner: Sendable {
                 playlist: text, language: input.rendition?.language))
     }
 
-    private mutating func add(
+    mutating func add(
         kind: PlannedResource.Kind, rendition: Int, url: String, range: ByteRange?, suggested: String,
         container: Container, encrypted: Bool, duration: Double
     ) -> String {
@@ -127,9 +131,11 @@ public struct OfflinePlanner: Sendable {
         return suggested
     }
 
-    private mutating func offlineMediaText(_ playlist: MediaPlaylist, lineTarget: [Int: String]) throws(PlaylistError)
-        -> String
-    {
+    /// The offline text of `playlist`: URI lines and maps at `lineTarget`'s local paths, preceded by
+    /// `ranges`' `EXT-X-BYTERANGE` where a line points into a stored file (an I-frame inside a kept segment).
+    mutating func offlineMediaText(
+        _ playlist: MediaPlaylist, lineTarget: [Int: String], ranges: [Int: ByteRange] = [:]
+    ) throws(PlaylistError) -> String {
         var out: [String] = []
         for (i, line) in playlist.lines.enumerated() {
             let number = i + 1
@@ -138,6 +144,7 @@ public struct OfflinePlanner: Sendable {
                 if line.hasPrefix("#EXT-X-MAP") {
                     out.append("#EXT-X-MAP:URI=\"\(target)\"")
                 } else {
+                    if let r = ranges[number] { out.append("#EXT-X-BYTERANGE:\(r.length)@\(r.offset)") }
                     out.append(target)
                 }
             } else if let key = playlist.keyLines[number], let uri = key.uri {
@@ -202,10 +209,15 @@ public struct OfflinePlanner: Sendable {
         if choice.subtitles.isEmpty { variantAttrs.remove("SUBTITLES") }
         out.append("#EXT-X-STREAM-INF:" + variantAttrs.text)
         out.append(renditions[0].localPath)
+        if let stream = choice.iFrames, let local = iFramesPath {
+            var attrs = stream.attributes
+            attrs.setQuoted("URI", local)
+            out.append("#EXT-X-I-FRAME-STREAM-INF:" + attrs.text)
+        }
         return out.joined(separator: "\n") + "\n"
     }
 
-    private func relative(_ path: String, from folder: String) -> String {
+    func relative(_ path: String, from folder: String) -> String {
         path.hasPrefix(folder + "/") ? String(path.dropFirst(folder.count + 1)) : "../" + path
     }
 

@@ -8,6 +8,8 @@ public enum RenditionSelector {
         /// Audio renditions with their own playlist (muxed audio has none).
         public var audio: [MasterPlaylist.Rendition]
         public var subtitles: [MasterPlaylist.Rendition]
+        /// The variant's I-frame playlist, when the selection keeps one (`iframes`).
+        public var iFrames: MasterPlaylist.IFrameStream? = nil
     }
 
     public static func select(_ master: MasterPlaylist, _ selection: Selection) throws(PlaylistError) -> Choice {
@@ -31,7 +33,20 @@ public enum RenditionSelector {
         return Choice(
             variant: variant,
             audio: try audio(for: variant, in: master, languages: selection.audio),
-            subtitles: subtitles(for: variant, in: master, choice: selection.subtitles))
+            subtitles: subtitles(for: variant, in: master, choice: selection.subtitles),
+            iFrames: selection.iframes == true ? iFrames(for: variant, in: master) : nil)
+    }
+
+    /// The I-frame playlist that goes with `variant`: the one of the same resolution (the same encode, as
+    /// packagers write them), else the highest bandwidth not above the variant's, else the lowest; nil when the
+    /// master has none.
+    static func iFrames(for variant: MasterPlaylist.Variant, in master: MasterPlaylist) -> MasterPlaylist.IFrameStream?
+    {
+        let streams = master.iFrameStreams.sorted { $0.bandwidth < $1.bandwidth }
+        if let r = variant.resolution, let same = streams.last(where: { $0.resolution == "\(r.width)x\(r.height)" }) {
+            return same
+        }
+        return streams.last(where: { $0.bandwidth <= variant.bandwidth }) ?? streams.first
     }
 
     static func audio(

@@ -33,12 +33,19 @@ public struct Selection: Codable, Sendable, Equatable {
     public var audio: [String]?
     /// Subtitle languages; nil = none; ["all"] = every subtitle rendition.
     public var subtitles: [String]?
+    /// Keep the kept video's I-frame playlist (`EXT-X-I-FRAME-STREAM-INF`, what players scrub with); nil or false
+    /// drops it. Its ranges inside kept segments cost nothing; others are fetched with the title.
+    public var iframes: Bool?
 
-    public init(bitrate: Int? = nil, maxHeight: Int? = nil, audio: [String]? = nil, subtitles: [String]? = nil) {
+    public init(
+        bitrate: Int? = nil, maxHeight: Int? = nil, audio: [String]? = nil, subtitles: [String]? = nil,
+        iframes: Bool? = nil
+    ) {
         self.bitrate = bitrate
         self.maxHeight = maxHeight
         self.audio = audio
         self.subtitles = subtitles
+        self.iframes = iframes
     }
 }
 

@@ -2,7 +2,7 @@ import ArgumentParser
 import Foundation
 import StowageProtocol
 
-/// `--bitrate`, `--max-height`, `--audio`, `--subtitles` and `--header`: which renditions, and how to ask.
+/// `--bitrate`, `--max-height`, `--audio`, `--subtitles`, `--iframes` and `--header`: which renditions, and how to ask.
 struct SelectionOptions: ParsableArguments {
     @Option(help: "Highest variant bandwidth (bits/s) to accept (default: the lowest variant with video).")
     var bitrate: Int?
@@ -12,6 +12,9 @@ struct SelectionOptions: ParsableArguments {
     var audio: String?
     @Option(help: "Subtitle languages, comma-separated, or 'all' or 'none' (default: none).")
     var subtitles: String?
+    @Flag(
+        help: "Keep the video's I-frame playlist for scrubbing (ranges in kept segments cost nothing; default: drop).")
+    var iframes = false
     @Option(name: .customLong("header"), help: "An HTTP header for every request, 'Name: value' (repeatable).")
     var headers: [String] = []
 
@@ -27,7 +30,9 @@ struct SelectionOptions: ParsableArguments {
         let list = { (s: String?) in
             s.map { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty } }
         }
-        return Selection(bitrate: bitrate, maxHeight: maxHeight, audio: list(audio), subtitles: list(subtitles))
+        return Selection(
+            bitrate: bitrate, maxHeight: maxHeight, audio: list(audio), subtitles: list(subtitles),
+            iframes: iframes ? true : nil)
     }
 
     var parsedHeaders: [Header] { headers.compactMap(Header.init(parsing:)) }

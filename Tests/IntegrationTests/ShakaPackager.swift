@@ -48,3 +48,32 @@ enum ShakaPackager {
             in: dir)
     }
 }
+
+extension ShakaPackager {
+    /// HLS of `input`'s video and audio in `dir` (`master.m3u8`, `v.m3u8`, `a.m3u8`, one-second segments), clear
+    /// when `scheme` is nil, else encrypted with `scheme` by one raw key: `cbcs` writes `METHOD=SAMPLE-AES` (fMP4
+    /// with `ext` "m4s", MPEG-TS with "ts"), `cenc` SAMPLE-AES-CTR fMP4. `keyURI` is what `--hls_key_uri` puts in the
+    /// playlists' `URI` (without it Shaka Packager v3.8.0 writes a `data:` URI holding the key *ID*, which no player
+    /// can use as the key).
+    /// `videoExtra`: more fields of the video's stream descriptor (`iframe_playlist_name=…`).
+    static func hls(
+        input: URL, into dir: URL, scheme: String?, ext: String, kid: String = "", key: String = "",
+        keyURI: String = "", videoExtra: String = ""
+    ) throws {
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let streams = [("video", "v", videoExtra), ("audio", "a", ",hls_group_id=audio,hls_name=en")].map {
+            stream, folder, extra in
+            "'in=\(input.path),stream=\(stream),"
+                + (ext == "ts" ? "" : "init_segment=\(folder)/init.mp4,")
+                + "segment_template=\(folder)/$Number$.\(ext),playlist_name=\(folder).m3u8\(extra)'"
+        }
+        let encryption = scheme.map {
+            "--enable_raw_key_encryption --keys label=:key_id=\(kid):key=\(key) --protection_scheme \($0) "
+                + "--clear_lead 0 --hls_key_uri '\(keyURI)' "
+        }
+        _ = try TestMedia.sh(
+            "'\(try binary())' \(streams.joined(separator: " ")) \(encryption ?? "")--segment_duration 1 "
+                + "--hls_master_playlist_output master.m3u8 2>packager.log",
+            in: dir)
+    }
+}

@@ -39,6 +39,15 @@ struct DataKeyPlanTests {
         }
     }
 
+    /// SAMPLE-AES and SAMPLE-AES-CTR encrypt samples inside an intact container: their segments are container-checked
+    /// as delivered (not planned `encrypted`, which skips the check for whole-segment ciphertext). AES-128 ones are.
+    @Test(arguments: [("SAMPLE-AES", false), ("SAMPLE-AES-CTR", false), ("AES-128", true), ("AES-256-CTR", true)])
+    func onlyWholeSegmentMethodsSkipTheContainerCheck(method: String, whole: Bool) throws {
+        let plan = try plan("#EXT-X-KEY:METHOD=\(method),URI=\"k.key\"")
+        let segments = plan.resources.filter { $0.kind == .segment }
+        #expect(segments.count == 2 && segments.allSatisfy { $0.encrypted == whole && $0.container == .mpegTS })
+    }
+
     /// A malformed or wrong-sized `data:` key fails the plan, naming the line and the problem, not the key.
     @Test func aMalformedDataKeyFailsThePlanSayingWhy() {
         let short = "data:text/plain;base64," + Data(repeating: 9, count: 16).base64EncodedString()

@@ -1,0 +1,91 @@
+import Foundation
+import StowageTestSupport
+import Testing
+
+/// `submit --iframes` on a Shaka Packager title whose I-frame playlist (`iframe_playlist_name=`) names byte ranges
+/// of the video's own segments: the offline master keeps it, nothing more is fetched, and with the origin stopped
+/// each range served offline (by `stowctl play` and the gateway) is the origin's range byte for byte.
+@Suite("HLS I-frame playlists kept", .serialized)
+struct IFrameTests {
+    @Test func iFramePlaylistInsideKeptSegmentsServesTheOriginsRanges() throws {
+        let h = try Harness(name: "iframes")
+        let input = try ShakaPackager.input(h.root.appendingPathComponent("input"))
+        let dir = h.media.appendingPathComponent("title")
+        try ShakaPackager.hls(
+            input: input, into: dir, scheme: nil, ext: "m4s", videoExtra: ",iframe_playlist_name=vi.m3u8")
+        let source = try String(contentsOf: dir.appendingPathComponent("vi.m3u8"), encoding: .utf8)
+        #expect(source.contains("#EXT-X-I-FRAMES-ONLY") && source.contains("#EXT-X-BYTERANGE"), "\(source)")
+        try h.startOrigin()
+        try h.startPipeline()
+
+        let plain = try h.waitForFinal(try h.submit("title/master.m3u8"))
+        #expect(plain.state == .completed, "\(String(describing: plain.error))")
+        let plainMaster = try String(contentsOfFile: try #require(plain.localPlaylist), encoding: .utf8)
+        #expect(!plainMaster.contains("I-FRAME"), "dropped by default: \(plainMaster)")
+        #expect(h.originGets(path: "/title/vi.m3u8") == 0)
+
+        // The same title again (a copy, another URL) with --iframes.
+        try FileManager.default.copyItem(at: dir, to: h.media.appendingPathComponent("again"))
+        let token = try h.submit("again/master.m3u8", ["--iframes"])
+        let status = try h.waitForFinal(token)
+        #expect(status.state == .completed, "\(String(describing: status.error))")
+        #expect(h.originGets(path: "/again/vi.m3u8") == 1)
+        #expect(
+            h.originRequests(containing: "/again/v/") == h.originRequests(containing: "/title/v/"),
+            "the I-frame playlist adds no fetch: the copy's video files are fetched as often as without it")
+
+        #expect(h.terminate("origin") == 0)
+        let entry = try h.startPlay(token)
+        let base = entry.replacingOccurrences(of: "/master.m3u8", with: "")
+        let master = try ShakaPackagerHLSTests.curl(entry, in: h)
+        let line = try #require(master.split(separator: "\n").first { $0.hasPrefix("#EXT-X-I-FRAME-STREAM-INF:") })
+        let uri = try #require(ShakaPackagerHLSTests.attribute("URI", in: String(line)))
+        #expect(uri == "iframes/index.m3u8", "\(master)")
+        let local = try ShakaPackagerHLSTests.curl("\(base)/\(uri)", in: h)
+        let originEntries = try Self.entries(source)
+        let localEntries = try Self.entries(local)
+        #expect(localEntries.count == originEntries.count && localEntries.count == 4, "\(local)")
+        let gateway = try h.startGateway(address: "127.0.0.1")
+        let auth = ["Authorization: Bearer \(try h.addDevice("tablet"))"]
+        for (l, o) in zip(localEntries, originEntries) {
+            let expected = try Data(contentsOf: dir.appendingPathComponent(o.uri))
+                .subdata(in: Int(o.offset)..<Int(o.offset + o.length))
+            let path = URL(string: "\(base)/iframes/\(l.uri)")!.standardized.path
+            let range = "Range: bytes=\(l.offset)-\(l.offset + l.length - 1)"
+            let served = try ShakaPackagerHLSTests.curlData("\(Self.origin(entry))\(path)", headers: [range], in: h)
+            #expect(served == expected, "\(l.uri) \(l.offset)@\(l.length) offline equals \(o.uri) at the origin")
+            let titlePath = path.split(separator: "/").drop { $0 != "video" }.joined(separator: "/")
+            let remote = try ShakaPackagerHLSTests.curlData(
+                "\(gateway)/titles/\(token)/\(titlePath)", headers: auth + [range], in: h)
+            #expect(remote == expected, "the gateway serves the same range of \(titlePath)")
+        }
+        let remoteMaster = try ShakaPackagerHLSTests.curl(
+            "\(gateway)/titles/\(token)/master.m3u8", headers: auth, in: h)
+        #expect(remoteMaster.contains("#EXT-X-I-FRAME-STREAM-INF:"), "\(remoteMaster)")
+    }
+
+    struct Entry {
+        var uri: String
+        var offset: Int64
+        var length: Int64
+    }
+
+    /// The (URI, range) of each entry of an I-frame playlist; every entry must have a range.
+    static func entries(_ playlist: String) throws -> [Entry] {
+        var out: [Entry] = []
+        var range: (Int64, Int64)?
+        for line in playlist.split(separator: "\n") {
+            if line.hasPrefix("#EXT-X-BYTERANGE:") {
+                let parts = line.dropFirst("#EXT-X-BYTERANGE:".count).split(separator: "@")
+                range = (Int64(parts[1])!, Int64(parts[0])!)
+            } else if !line.hasPrefix("#") {
+                let (offset, length) = try #require(range, "\(line) has no byte range")
+                out.append(Entry(uri: String(line), offset: offset, length: length))
+                range = nil
+            }
+        }
+        return out
+    }
+
+    static func origin(_ url: String) -> String { ShakaPackagerHLSTests.origin(of: url) }
+}
