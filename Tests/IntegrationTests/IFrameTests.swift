@@ -64,6 +64,40 @@ struct IFrameTests {
         #expect(remoteMaster.contains("#EXT-X-I-FRAME-STREAM-INF:"), "\(remoteMaster)")
     }
 
+    /// An I-frame playlist whose ranges are in files the title does not keep (here the same bytes at other URLs):
+    /// each range is fetched with the title as a file of its own, served offline equal to the origin's range.
+    @Test func iFrameRangesOutsideKeptSegmentsAreFetched() throws {
+        let h = try Harness(name: "iframes-apart")
+        let input = try ShakaPackager.input(h.root.appendingPathComponent("input"))
+        let dir = h.media.appendingPathComponent("title")
+        try ShakaPackager.hls(
+            input: input, into: dir, scheme: nil, ext: "m4s", videoExtra: ",iframe_playlist_name=vi.m3u8")
+        try FileManager.default.copyItem(at: dir.appendingPathComponent("v"), to: dir.appendingPathComponent("keys"))
+        let playlist = dir.appendingPathComponent("vi.m3u8")
+        let source = try String(contentsOf: playlist, encoding: .utf8).replacingOccurrences(of: "\nv/", with: "\nkeys/")
+        try source.write(to: playlist, atomically: true, encoding: .utf8)
+        let originEntries = try Self.entries(source)
+        #expect(originEntries.count == 4 && originEntries.allSatisfy { $0.uri.hasPrefix("keys/") }, "\(source)")
+        try h.startOrigin()
+        try h.startPipeline()
+
+        let token = try h.submit("title/master.m3u8", ["--iframes"])
+        let status = try h.waitForFinal(token)
+        #expect(status.state == .completed, "\(String(describing: status.error))")
+        #expect(h.originRequests(containing: "/title/keys/") == 4, "each range fetched once")
+        #expect(h.terminate("origin") == 0)
+        let entry = try h.startPlay(token)
+        let base = entry.replacingOccurrences(of: "/master.m3u8", with: "")
+        let local = try ShakaPackagerHLSTests.curl("\(base)/iframes/index.m3u8", in: h)
+        let files = local.split(separator: "\n").filter { !$0.hasPrefix("#") }.map(String.init)
+        #expect(files.count == 4 && !local.contains("BYTERANGE"), "\(local)")
+        for (file, o) in zip(files, originEntries) {
+            let expected = try Data(contentsOf: dir.appendingPathComponent(o.uri))
+                .subdata(in: Int(o.offset)..<Int(o.offset + o.length))
+            #expect(try ShakaPackagerHLSTests.curlData("\(base)/iframes/\(file)", in: h) == expected, "\(file)")
+        }
+    }
+
     struct Entry {
         var uri: String
         var offset: Int64
