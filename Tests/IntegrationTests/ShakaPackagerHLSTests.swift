@@ -127,6 +127,24 @@ struct ShakaPackagerHLSTests {
         #expect(try Self.curlData(url, headers: auth, in: h) == Self.keyData, "the gateway hands the device the key")
     }
 
+    /// A SAMPLE-AES segment keeps its MPEG-TS structure, so it is container-checked as delivered: one cut short
+    /// of a whole packet at the origin fails the title with `integrity` instead of being stored.
+    @Test func aBrokenSampleAESSegmentIsCaught() throws {
+        let h = try Harness(name: "shaka-hls-broken")
+        let input = try ShakaPackager.input(h.root.appendingPathComponent("input"))
+        let dir = h.media.appendingPathComponent("title")
+        try ShakaPackager.hls(
+            input: input, into: dir, scheme: "cbcs", ext: "ts", kid: Self.kid, key: Self.key, keyURI: Self.dataURI)
+        let segment = dir.appendingPathComponent("v/2.ts")
+        let bytes = try Data(contentsOf: segment)
+        try bytes.prefix(bytes.count - 100).write(to: segment)
+        try h.startOrigin()
+        try h.startPipeline()
+
+        let status = try h.waitForFinal(try h.submit("title/master.m3u8"), timeout: 120)
+        #expect(status.state == .failed && status.error?.code == .integrity, "\(String(describing: status.error))")
+    }
+
     // MARK: helpers
 
     static func titleDirectory(_ status: TitleStatus) throws -> URL {
