@@ -86,8 +86,12 @@ struct SegmentEncryptionDASHTests {
                     .map { "clear/" + $0 }, stream: n == 0 ? "v" : "a", name: "ref-\(n).mp4")
         }
 
-        let (estimated, estimate) = try h.stowctl(["estimate", h.originURL + "manifest.mpd", "--json"])
-        #expect(estimated == 0, "\(estimate)")
+        for command in ["estimate", "variants"] {
+            let (code, out) = try h.stowctl([command, h.originURL + "manifest.mpd", "--json"])
+            #expect(code == 0, "\(out)")
+            let shown = try JSONDecoder().decode(Shown.self, from: Data(out.utf8)).protection
+            #expect(shown?.scheme == "aes-128" && shown?.deviceOnly == false, "\(command) shows it: \(out)")
+        }
         let status = try h.waitForFinal(try h.submit("manifest.mpd"), timeout: 120)
         #expect(status.state == .completed, "\(String(describing: status.error))")
         #expect(status.playableOffline && status.notPlayableReason == nil)
@@ -125,6 +129,11 @@ struct SegmentEncryptionDASHTests {
         #expect(try device.frames(mpd: url, set: 0, stream: "v") == DASHMedia.hashes(reference[0]), "the gateway too")
         let keyURL = "\(gateway)/titles/\(status.token)/keys/0"
         #expect(try h.httpStatus(keyURL) == 401, "no key without credentials")
+    }
+
+    /// What `estimate --json` and `variants --json` say of the protection.
+    struct Shown: Decodable {
+        var protection: TitleProtection?
     }
 }
 
