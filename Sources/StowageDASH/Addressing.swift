@@ -74,14 +74,19 @@ public struct IndexRequest: Sendable, Equatable {
     /// `SegmentBase@timescale` (1 when absent) and `@presentationTimeOffset`, to place the first segment.
     public var timescale: UInt64
     public var presentationTimeOffset: UInt64
+    /// The Period's length in seconds (see `MPDParser`), nil when the MPD does not tell: the `sidx` may describe
+    /// more than the Period holds, and nothing past its end is fetched.
+    public var periodDuration: Double?
 
     public init(
-        index: SegmentLocation, initialization: SegmentLocation?, timescale: UInt64, presentationTimeOffset: UInt64
+        index: SegmentLocation, initialization: SegmentLocation?, timescale: UInt64, presentationTimeOffset: UInt64,
+        periodDuration: Double? = nil
     ) {
         self.index = index
         self.initialization = initialization
         self.timescale = timescale
         self.presentationTimeOffset = presentationTimeOffset
+        self.periodDuration = periodDuration
     }
 
     /// The segments the `sidx` in `bytes` (the bytes of `index.range`) describes: byte ranges of the media file.
@@ -94,6 +99,8 @@ public struct IndexRequest: Sendable, Equatable {
         var time = sidx.earliestPresentationTime
         var segments: [MediaSegment] = []
         for reference in sidx.references {
+            // A subsegment that starts at the Period's end (half a millisecond of rounding aside) is not the Period's.
+            if let end = periodDuration, start >= end - 0.000_5 { break }
             let ticks = UInt64(reference.duration)
             segments.append(
                 MediaSegment(
@@ -101,6 +108,11 @@ public struct IndexRequest: Sendable, Equatable {
                     duration: Double(ticks) / scale, durationTicks: ticks, number: nil, time: time))
             start += Double(ticks) / scale
             time = time.addingReportingOverflow(ticks).partialValue
+        }
+        // The last one kept ends with the Period (its bytes are fetched whole: a subsegment cannot be cut).
+        if let end = periodDuration, let last = segments.last, last.start + last.duration > end {
+            segments[segments.count - 1].duration = end - last.start
+            segments[segments.count - 1].durationTicks = ticks((end - last.start) * scale)
         }
         let offset = ticks(Double(presentationTimeOffset) / Double(max(timescale, 1)) * scale)
         return RepresentationSegments(

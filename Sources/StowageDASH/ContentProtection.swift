@@ -28,16 +28,19 @@ public struct ContentProtection: Sendable, Equatable, Codable {
     /// `cenc:pssh` contents (base64 of whole `pssh` boxes), whitespace removed.
     public var pssh: [String]
     public var licenseURLs: [LicenseURL]
+    /// The crypto periods of a `urn:mpeg:dash:sea:2012` element (``SegmentEncryption``); nil for any other.
+    public var segmentEncryption: SegmentEncryption?
 
     public init(
         schemeIdUri: String, value: String? = nil, defaultKID: String? = nil, pssh: [String] = [],
-        licenseURLs: [LicenseURL] = []
+        licenseURLs: [LicenseURL] = [], segmentEncryption: SegmentEncryption? = nil
     ) {
         self.schemeIdUri = schemeIdUri
         self.value = value
         self.defaultKID = defaultKID
         self.pssh = pssh
         self.licenseURLs = licenseURLs
+        self.segmentEncryption = segmentEncryption
     }
 
     /// The MPEG common-encryption scheme signal (`value` is then `cenc`, `cbcs`, …).
@@ -80,8 +83,11 @@ public struct ContentProtection: Sendable, Equatable, Codable {
                     url: url, element: child.name, namespace: child.namespace,
                     licenseType: child.attribute("licenseType")))
         }
+        let sea =
+            scheme.lowercased() == SegmentEncryption.scheme ? try SegmentEncryption.parse(node) : nil
         return ContentProtection(
-            schemeIdUri: scheme, value: node.attribute("value"), defaultKID: kid, pssh: pssh, licenseURLs: urls)
+            schemeIdUri: scheme, value: node.attribute("value"), defaultKID: kid, pssh: pssh, licenseURLs: urls,
+            segmentEncryption: sea)
     }
 
     /// 32 lowercase hex digits from a UUID (`10000000-1000-…`) or plain hex, nil when it is neither.

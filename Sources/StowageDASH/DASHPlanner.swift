@@ -6,7 +6,9 @@ import StowageProtocol
 /// files, the title's protection, and the Clear Key keys to acquire.
 ///
 /// In the local MPD a Clear Key ContentProtection names the play server's license endpoint (``localLicensePath``)
-/// instead of the origin's; other systems keep their license URLs (a device licenses with them).
+/// instead of the origin's; segment encryption (``SegmentEncryption``) names its keys `/keys/n` like an offline HLS
+/// playlist (those keys come first in the plan's `keys`, so dropping a device-only title's Clear Key keys moves
+/// none of them); other systems keep their license URLs (a device licenses with them).
 public enum DASHPlanner {
     /// One chosen Representation of one Period and its segments.
     public struct Input: Sendable {
@@ -32,25 +34,33 @@ public enum DASHPlanner {
         var renditions: [PlannedRendition] = []
         var resources: [PlannedResource] = []
         var protections: [ContentProtection] = []
+        var segmentKeys = SegmentKeys()
         for input in inputs {
             var track = LocalTrack(mpd: mpd, period: input.period, track: input.track, segments: input.segments)
             protections += track.representation.contentProtections
             let encrypted = ProtectionSummary(track.representation.contentProtections).isEncrypted
+            let keyings = try segmentKeyings(track)
+            var media = 0
             let rendition = renditions.count
             renditions.append(
                 PlannedRendition(
                     kind: track.kind, sourceURL: mpd.url, localPath: track.folder, playlist: "",
                     language: track.adaptationSet.lang))
             for file in track.files {
+                var sealed = encrypted && file.kind != .initSection
+                if let keyings, file.kind != .initSection {
+                    sealed = keyings[media] != nil  // segment encryption: only the crypto periods' segments
+                    media += 1
+                }
                 var resource = PlannedResource(
                     kind: file.kind, rendition: rendition, url: file.source.url,
                     rangeOffset: file.source.range?.offset, rangeLength: file.source.range?.length,
-                    localPath: file.localPath, container: file.container,
-                    encrypted: encrypted && file.kind != .initSection, duration: file.duration)
+                    localPath: file.localPath, container: file.container, encrypted: sealed, duration: file.duration)
                 if file.source.urls.count > 1 { resource.alternates = Array(file.source.urls.dropFirst()) }
                 resources.append(resource)
             }
-            track.representation.contentProtections = track.representation.contentProtections.map(localized)
+            track.representation.contentProtections = localized(
+                track.representation.contentProtections, keyings: keyings, keys: &segmentKeys)
             tracks.append(track)
         }
         let summary = ProtectionSummary(protections)
@@ -65,7 +75,7 @@ public enum DASHPlanner {
         let estimate = estimateBytes(inputs: inputs, mpd: mpd)
         return ResolvedPlan(
             masterPlaylist: text, renditions: renditions, resources: resources, bytesEstimate: estimate,
-            keys: keys(summary, base: mpd.url), manifestName: manifestName,
+            keys: segmentKeys.keys + keys(summary, base: mpd.url), manifestName: manifestName,
             protection: summary.isEncrypted ? protection(summary) : nil)
     }
 

@@ -37,6 +37,7 @@ public enum LocalMPDWriter {
         ("dashif", "https://dashif.org/CPS"),
         ("ms", "urn:microsoft"),
         ("mspr", "urn:microsoft:playready"),
+        ("sea", SegmentEncryption.namespace),
     ]
 
     /// The MPD text. `mediaPresentationDuration` nil = where the last Period ends.
@@ -122,10 +123,11 @@ public enum LocalMPDWriter {
     private static func contentProtection(_ protection: ContentProtection) -> String {
         var attributes: [(String, String?)] = [("schemeIdUri", protection.schemeIdUri), ("value", protection.value)]
         if let kid = protection.defaultKID { attributes.append(("cenc:default_KID", uuid(kid))) }
-        guard !protection.pssh.isEmpty || !protection.licenseURLs.isEmpty else {
+        guard !protection.pssh.isEmpty || !protection.licenseURLs.isEmpty || protection.segmentEncryption != nil else {
             return "      <ContentProtection\(render(attributes))/>\n"
         }
         var out = "      <ContentProtection\(render(attributes))>\n"
+        if let sea = protection.segmentEncryption { out += segmentEncryption(sea) }
         for box in protection.pssh { out += "        <cenc:pssh>\(escape(box))</cenc:pssh>\n" }
         for url in protection.licenseURLs {
             let name = qualifiedName(url)
@@ -133,6 +135,22 @@ public enum LocalMPDWriter {
             out += "        <\(name)\(type)>\(escape(url.url))</\(name)>\n"
         }
         return out + "      </ContentProtection>\n"
+    }
+
+    /// The `sea:` children of a segment-encryption ContentProtection: the cipher, the key system, and one
+    /// `sea:CryptoPeriod` per run (offset and length always written, the IV when it is not the segment number).
+    private static func segmentEncryption(_ sea: SegmentEncryption) -> String {
+        var out = "        <sea:SegmentEncryption schemeIdUri=\"\(SegmentEncryption.aes128CBC)\"/>\n"
+        out += "        <sea:KeySystem keySystemUri=\"\(SegmentEncryption.httpKeySystem)\"/>\n"
+        for period in sea.periods {
+            let attributes: [(String, String?)] = [
+                ("offset", period.offset > 0 ? String(period.offset) : nil),
+                ("numSegments", period.numSegments.map(String.init)), ("IV", period.iv.map(SegmentEncryption.hex)),
+                ("keyUriTemplate", period.keyUriTemplate),
+            ]
+            out += "        <sea:CryptoPeriod\(render(attributes))/>\n"
+        }
+        return out
     }
 
     /// The license-URL element's name with the prefix this writer declares for its namespace.

@@ -43,11 +43,15 @@ public struct ProtectionSummary: Sendable, Equatable, Codable {
     /// Default key IDs, 32 lowercase hex digits, in the order met.
     public var keyIDs: [String]
     public var systems: [System]
+    /// Segment encryption (``SegmentEncryption``, scheme `aes-128`) is signalled: keys from plain key URLs, which
+    /// Stowage fetches itself, so it is never device-only.
+    public var segmentEncryption: Bool
 
-    public init(scheme: String?, keyIDs: [String], systems: [System]) {
+    public init(scheme: String?, keyIDs: [String], systems: [System], segmentEncryption: Bool = false) {
         self.scheme = scheme
         self.keyIDs = keyIDs
         self.systems = systems
+        self.segmentEncryption = segmentEncryption
     }
 
     /// Summarizes ContentProtection elements (of every chosen Representation, say); duplicates are merged.
@@ -55,9 +59,14 @@ public struct ProtectionSummary: Sendable, Equatable, Codable {
         var scheme: String?
         var keyIDs: [String] = []
         var systems: [System] = []
+        var segmentEncryption = false
         for protection in protections {
             if let kid = protection.defaultKID, !keyIDs.contains(kid) { keyIDs.append(kid) }
             let uri = protection.schemeIdUri.lowercased()
+            if protection.segmentEncryption != nil {
+                segmentEncryption = true
+                continue
+            }
             if uri == ContentProtection.mp4ProtectionScheme {
                 if scheme == nil, let value = protection.value?.lowercased(), !value.isEmpty { scheme = value }
                 continue
@@ -82,15 +91,20 @@ public struct ProtectionSummary: Sendable, Equatable, Codable {
                 systems[index].licenseURLs.append(url)
             }
         }
-        self.init(scheme: scheme, keyIDs: keyIDs, systems: systems)
+        if segmentEncryption, scheme == nil { scheme = Self.segmentEncryptionScheme }
+        self.init(scheme: scheme, keyIDs: keyIDs, systems: systems, segmentEncryption: segmentEncryption)
     }
 
-    /// Whether anything is signalled as encrypted.
-    public var isEncrypted: Bool { scheme != nil || !keyIDs.isEmpty || !systems.isEmpty }
+    /// The scheme shown for segment encryption: the cipher HLS calls `AES-128` (whole segments, CBC, PKCS7).
+    public static let segmentEncryptionScheme = "aes-128"
 
-    /// Encrypted, and no Clear Key system (W3C Clear Key or the common PSSH) among the ways to license it: only
-    /// a device's DRM can play it unless the operator names a key source (``TitleProtection/given(keySource:)``).
-    public var isDeviceOnly: Bool { isEncrypted && !systems.contains(where: \.isClearKey) }
+    /// Whether anything is signalled as encrypted.
+    public var isEncrypted: Bool { scheme != nil || !keyIDs.isEmpty || !systems.isEmpty || segmentEncryption }
+
+    /// Encrypted, and no Clear Key system (W3C Clear Key or the common PSSH) among the ways to license it and no
+    /// segment encryption (whose keys Stowage fetches): only a device's DRM can play it unless the operator names
+    /// a key source (``TitleProtection/given(keySource:)``).
+    public var isDeviceOnly: Bool { isEncrypted && !segmentEncryption && !systems.contains(where: \.isClearKey) }
 
     /// Every license URL, in order, without duplicates.
     public var licenseURLs: [String] {

@@ -222,7 +222,8 @@ public enum SegmentAddresser {
         return .needsIndex(
             IndexRequest(
                 index: SegmentLocation(urls: bases, range: indexRange), initialization: initialization,
-                timescale: base.timescale ?? 1, presentationTimeOffset: base.presentationTimeOffset ?? 0))
+                timescale: base.timescale ?? 1, presentationTimeOffset: base.presentationTimeOffset ?? 0,
+                periodDuration: period.duration))
     }
 
     /// The whole file as one segment lasting the Period (its initialization, if any, inside it).

@@ -30,7 +30,7 @@ public struct OfflinePlanner: Sendable {
     var iFramesPath: String?
 
     /// The local path under which `stowctl play` serves key `n`.
-    public static func keyPath(_ n: Int) -> String { "/keys/\(n)" }
+    public static func keyPath(_ n: Int) -> String { PlannedKey.localPath(n) }
 
     public init() {}
 

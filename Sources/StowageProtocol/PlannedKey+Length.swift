@@ -9,3 +9,9 @@ extension PlannedKey {
     /// This key's length in bytes (see ``keyLength(method:)``).
     public var keyLength: Int { Self.keyLength(method: method) }
 }
+
+extension PlannedKey {
+    /// Where offline playlists and MPDs name key `n` (its position in ``ResolvedPlan/keys``): `/keys/n`, served by
+    /// `stowctl play` (and under the title's path by the gateway) only while the license allows.
+    public static func localPath(_ n: Int) -> String { "/keys/\(n)" }
+}

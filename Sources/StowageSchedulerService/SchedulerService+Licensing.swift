@@ -145,7 +145,8 @@ extension SchedulerService {
         try fail(token, TitleError(code: .license, message: failure.message))
     }
 
-    /// Queues a renewal (new terms and license URL optional); media is untouched.
+    /// Queues a renewal (new terms and license URL optional); media is untouched. A title licensed with operator
+    /// keys (`submit --key`) and no license server is renewed here at once (see ``renewWithOperatorKeys(_:)``).
     func renew(_ token: String, terms: RequestedTerms?, licenseURL: String?) throws {
         guard var title = try store.title(token) else { throw unknownTitle(token) }
         guard title.planned,
@@ -159,6 +160,7 @@ extension SchedulerService {
         if let licenseURL { title.licenseURL = licenseURL }
         title.licenseError = nil
         try store.update(title)
+        if try renewWithOperatorKeys(title) { return }
         guard memory.renewals.start(token) else { return }
         core.addTitle(token, priority: title.priority + 1_000, requestedAt: title.requestedAt)
         core.enqueue(WorkItem(token: token, kind: .license))
@@ -186,7 +188,9 @@ extension SchedulerService {
         guard let lead = options.autoRenewBefore, lead > 0, let titles = try? store.titles(state: .completed) else {
             return
         }
-        for title in titles where !memory.renewals.isRenewing(title.token) && title.licenseError == nil {
+        // Operator-key titles are renewed by their operator only: renewing them here would extend a rental forever.
+        for title in titles
+        where !memory.renewals.isRenewing(title.token) && title.licenseError == nil && !isOperatorLicensed(title) {
             guard let t = terms(of: title), LicensePolicy.renewalDue(t, usage(of: title), now: clock.now(), lead: lead),
                 clock.now() - t.requestedAt >= min(60, lead / 4)
             else { continue }  // not again right after a renewal

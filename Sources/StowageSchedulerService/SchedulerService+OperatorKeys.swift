@@ -5,7 +5,8 @@ import StowageStore
 
 /// `submit --key KID:KEY`: titles whose owner holds the keys are licensed here, with the terms the operator gives,
 /// and no license server is asked. The keys are wrapped under the master key from the moment they arrive (bound to
-/// the title and key ID); once the plan names the title's keys they are recorded like acquired keys.
+/// the title and key ID); once the plan names the title's keys they are recorded like acquired keys. `renew`
+/// grants the operator's terms again here.
 extension SchedulerService {
     /// The submitted keys, wrapped; nil when none were given.
     func wrapOperatorKeys(_ keys: [OperatorKey]?, token: String) throws -> [String: Data]? {
@@ -52,6 +53,19 @@ extension SchedulerService {
         try appendEvent(token: token, kind: "license", detail: "licensed with \(ids.count) operator keys")
         try applyLicense(grant, token: token)
         return true
+    }
+
+    /// Licensed with operator keys and no license server (`--license-url` neither at submit nor at renew).
+    func isOperatorLicensed(_ title: TitleRecord) -> Bool { title.operatorKeys != nil && title.licenseURL == nil }
+
+    /// `renew` of an operator-key title: the operator is the licensor, so the terms it asks for (the new ones, else
+    /// those of the submit) are granted again from now with the same keys; there is no server to ask. False for
+    /// any other title (a license task renews it). A `--license-url` given to `renew` makes that server the
+    /// title's licensor from then on.
+    func renewWithOperatorKeys(_ title: TitleRecord) throws -> Bool {
+        guard isOperatorLicensed(title) else { return false }
+        memory.renewals.end(title.token)
+        return try grantOperatorKeys(title.token)
     }
 
     private func operatorKeyError(_ message: String) -> TitleError { TitleError(code: .license, message: message) }

@@ -12,6 +12,19 @@ struct EstimateReport: Codable, Sendable {
     var exact: Bool
     var files: Int
     var durationSeconds: Double
+    /// The plan's protection, as `status --json` will show it (null when clear).
+    var protection: TitleProtection?
+
+    /// Encodes a nil protection as JSON null so scripts see every key.
+    func encode(to encoder: Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(url, forKey: .url)
+        try c.encode(bytes, forKey: .bytes)
+        try c.encode(exact, forKey: .exact)
+        try c.encode(files, forKey: .files)
+        try c.encode(durationSeconds, forKey: .durationSeconds)
+        try c.encode(protection, forKey: .protection)
+    }
 }
 
 struct Estimate: AsyncParsableCommand {
@@ -52,7 +65,7 @@ struct Estimate: AsyncParsableCommand {
             }
             return EstimateReport(
                 url: work.url, bytes: bytes, exact: exact || plan.bytesEstimate == nil,
-                files: plan.resources.count, durationSeconds: duration)
+                files: plan.resources.count, durationSeconds: duration, protection: plan.protection)
         }
         if json {
             printJSON(report)
@@ -62,5 +75,6 @@ struct Estimate: AsyncParsableCommand {
         print(
             "\(TitleFormatter.bytes(report.bytes)) (\(report.bytes ?? 0) bytes, \(how)), \(report.files) files, "
                 + TitleFormatter.duration(report.durationSeconds))
+        if let p = report.protection { print("protected: \(p.scheme ?? "encrypted")") }
     }
 }

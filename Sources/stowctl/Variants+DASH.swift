@@ -7,7 +7,8 @@ extension Variants {
     /// Trick-mode sets are listed marked `trickMode`: they are not a picture a user can choose to download.
     static func dashReport(text: String, url: String) throws -> VariantsReport {
         let mpd = try MPD(text: text, url: url)
-        ProtectionNote.warn(ProtectionNote.protection(of: mpd), url: url)
+        let protection = ProtectionNote.protection(of: mpd)
+        ProtectionNote.warn(protection, url: url)
         var variants: [VariantInfo] = []
         var renditions: [MediaInfo] = []
         for (p, period) in mpd.periods.enumerated() {
@@ -36,7 +37,8 @@ extension Variants {
                 }
             }
         }
-        return VariantsReport(url: url, isMaster: true, variants: variants, renditions: renditions)
+        return VariantsReport(
+            url: url, isMaster: true, variants: variants, renditions: renditions, protection: protection)
     }
 
     /// `25`, `30000/1001` -> frames per second.

@@ -36,6 +36,8 @@ struct VariantsReport: Codable, Sendable {
     var isMaster: Bool
     var variants: [VariantInfo]
     var renditions: [MediaInfo]
+    /// A DASH MPD's protection as `submit` would record it (absent for HLS, whose keys are in media playlists).
+    var protection: TitleProtection? = nil
 }
 
 struct Variants: AsyncParsableCommand {
@@ -98,6 +100,7 @@ struct Variants: AsyncParsableCommand {
                 "  \(type) group=\(r.groupID) lang=\(r.language ?? "-") name=\"\(r.name)\"\(flag)  "
                     + (r.uri ?? "(in the variant)"))
         }
+        if let p = report.protection { print("protected: \(p.scheme ?? "encrypted")") }
     }
 }
 

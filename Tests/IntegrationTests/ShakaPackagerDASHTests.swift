@@ -60,6 +60,13 @@ struct ShakaPackagerDASHTests {
         #expect(status.state == .completed, "\(String(describing: status.error))")
         #expect(status.playableOffline && status.license?.kind == .rental && status.license?.expiresAt != nil)
         #expect(h.originRequests(containing: "license") == 0, "no license server is asked")
+        // `renew` grants the operator's (new) terms again here, at once; there is still no server to ask.
+        let before = try #require(status.license?.expiresAt)
+        let (renewed, out) = try h.stowctl(["renew", token, "--rental", "4h"])
+        #expect(renewed == 0 && out.contains("ok: rental"), "\(out)")
+        let after = try h.status(token)
+        #expect(after.license?.expiresAt.map { $0 > before } == true && after.playableOffline, "\(after)")
+        #expect(h.originRequests(containing: "license") == 0, "renewing asks no license server")
         for args in [["status", token, "--json"], ["status", token], ["list", "--json"]] {
             #expect(!(try h.stowctl(args).1.contains(Self.key)), "the key never shows in \(args[0])")
         }

@@ -59,6 +59,28 @@ struct SidxTests {
         #expect(try request.segments(fromSidx: Data(Self.threeSegments)) == segments)
     }
 
+    /// A `sidx` that describes more than the Period (5 s of subsegments in a 3 s presentation): nothing past the
+    /// end is fetched, and the last subsegment kept (fetched whole) ends with the Period in the local MPD.
+    @Test func sidxListingPastThePeriodEndStopsThere() throws {
+        for (duration, expected) in [("PT3S", [2.0, 1.0]), ("PT4S", [2.0, 2.0]), ("PT5S", [2.0, 2.0, 1.0])] {
+            let mpd = try Fixtures.mpd(
+                Fixtures.segmentBase.replacingOccurrences(
+                    of: "mediaPresentationDuration=\"PT5S\"", with: "mediaPresentationDuration=\"\(duration)\""))
+            let period = mpd.periods[0]
+            guard
+                case .needsIndex(let request) = try SegmentAddresser.address(
+                    period.adaptationSets[0].representations[0], in: period)
+            else {
+                Issue.record("expected an index request")
+                return
+            }
+            let segments = try request.segments(fromSidx: Self.threeSegments).segments
+            #expect(segments.map(\.duration) == expected, "\(duration)")
+            #expect(segments.last?.location.range?.length == [5_000, 6_000, 7_000][expected.count - 1])
+            #expect(segments.last?.durationTicks == UInt64(expected.last! * 90_000))
+        }
+    }
+
     @Test func version1WithFirstOffsetAndABoxBeforeIt() throws {
         let free: [UInt8] = SidxTests.be(8, 4) + Array("free".utf8)
         let box = Self.sidx(

@@ -64,4 +64,21 @@ struct PlaylistRewriterTests {
         #expect(out.contains("<BaseURL>https://cdn.test/x/</BaseURL>"), "another host's URL is left alone")
         #expect(out.contains("<Representation id=\"0\" bandwidth=\"1\">"), "nothing else changes")
     }
+
+    /// A segment-encrypted MPD names its keys `keyUriTemplate="/keys/N"`: under the gateway's prefix, with the
+    /// signed query, like an HLS playlist's `URI="/keys/N"`; a key URL of another host is left alone.
+    @Test func mpdSegmentEncryptionKeysGoUnderThePrefixWithTheQuery() {
+        let mpd = """
+            <MPD><Period><AdaptationSet><ContentProtection schemeIdUri="urn:mpeg:dash:sea:2012">
+            <sea:CryptoPeriod numSegments="2" keyUriTemplate="/keys/0"/>
+            <sea:CryptoPeriod IV="0x00000000000000000000000000000001" keyUriTemplate="https://k.test/k?a=1&amp;b=2"/>
+            </ContentProtection></AdaptationSet></Period></MPD>
+            """
+        #expect(PlaylistRewriter().rewriteMPD(mpd) == mpd, "stowctl play serves it as stored")
+        let prefixed = PlaylistRewriter(prefix: "/titles/abc/").rewriteMPD(mpd)
+        #expect(prefixed.contains("keyUriTemplate=\"/titles/abc/keys/0\""), "\(prefixed)")
+        let signed = PlaylistRewriter(prefix: "/titles/abc/", query: "dev=t&exp=9&sig=s").rewriteMPD(mpd)
+        #expect(signed.contains("keyUriTemplate=\"/titles/abc/keys/0?dev=t&amp;exp=9&amp;sig=s\""), "\(signed)")
+        #expect(signed.contains("keyUriTemplate=\"https://k.test/k?a=1&amp;b=2\""), "another host's is left alone")
+    }
 }
