@@ -14,7 +14,8 @@ struct CatalogTests {
         let key = Curve25519.Signing.PrivateKey()
         var schedulerArguments: [String] = []
 
-        init(_ name: String, titles names: [String]) throws {
+        /// `latency`: the origin answers each request this late, so a download takes several catalogue passes.
+        init(_ name: String, titles names: [String], latency: Int = 0) throws {
             h = try Harness(name: name)
             let first = h.media.appendingPathComponent(names[0])
             let (status, out) = try h.run("stowage-origin", ["sample", first.path, "--seconds", "4"])
@@ -24,7 +25,7 @@ struct CatalogTests {
             }
             let pub = h.root.appendingPathComponent("catalog.pub")
             try Data(key.publicKey.rawRepresentation.base64EncodedString().utf8).write(to: pub)
-            try h.startOrigin()
+            try h.startOrigin(latencyMilliseconds: latency)
             schedulerArguments = [
                 "--catalog", h.originURL + "catalog.json", "--catalog-key", pub.path, "--catalog-interval", "1s",
                 "--catalog-grace", "2s",
@@ -62,7 +63,7 @@ struct CatalogTests {
     }
 
     @Test func aSignedCatalogueIsDownloadedAndARepublishedOneConvergesWithoutCuttingOffTheOldCopy() throws {
-        let box = try Box("catalog", titles: ["a", "b", "c", "a2", "d"])
+        let box = try Box("catalog", titles: ["a", "b", "c", "a2", "d"], latency: 1200)
         try box.publish(box.catalogue(version: 1, [("a", "a"), ("b", "b"), ("c", "c")]))
         try box.h.startPipeline(schedulerArguments: box.schedulerArguments)
         try box.h.waitUntil(timeout: 120, "the three catalogue titles present") {
@@ -96,7 +97,7 @@ struct CatalogTests {
         #expect(Set(final.compactMap(\.id)) == ["a", "c", "d"])
         #expect(!final.contains { $0.token == oldB.token || $0.token == oldA.token })
         #expect(!FileManager.default.fileExists(atPath: box.h.home.appendingPathComponent("titles/\(oldB.token)").path))
-        #expect(sawNewCopyDownloading || box.h.originRequests(containing: "/a2/") > 0)
+        #expect(sawNewCopyDownloading, "the new copy was seen downloading (else the test proved nothing about it)")
     }
 
     @Test func refusedCataloguesKeepThePreviousOneAndARestartWithoutNetworkStillKnowsIt() throws {
