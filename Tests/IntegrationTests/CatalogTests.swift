@@ -140,4 +140,40 @@ struct CatalogTests {
         #expect(report.version == 5 && report.entries.map(\.phase) == [.present])
         #expect(try box.titles().count == 1)
     }
+
+    @Test func aReplacedCopyADeviceIsPlayingThroughTheGatewayIsNotDeletedUnderIt() throws {
+        let box = try Box("catalog-play", titles: ["a", "a2"], latency: 1200)
+        try box.publish(box.catalogue(version: 1, [("a", "a")]))
+        try box.h.startPipeline(schedulerArguments: box.schedulerArguments)
+        try box.h.waitUntil(timeout: 90, "catalogue title present") {
+            (try? box.report())?.entries.map(\.phase) == [.present]
+        }
+        let old = try #require(try box.titles().first?.token)
+        let gateway = try box.h.startGateway(address: "127.0.0.1")
+        let bearer = "Authorization: Bearer \(try box.h.addDevice("tablet"))"
+        let folder = box.h.home.appendingPathComponent("titles/\(old)")
+        let segment = try #require(
+            FileManager.default.enumerator(atPath: folder.path)?.compactMap { $0 as? String }.first {
+                $0.hasSuffix(".ts")
+            })
+        let playing = "\(gateway)/titles/\(old)/\(segment)"
+        #expect(try box.h.httpStatus(playing, headers: [bearer]) == 200)
+
+        // The URL changes; the device goes on playing the old copy by its token all along.
+        try box.publish(box.catalogue(version: 2, [("a", "a2")]))
+        try box.h.waitUntil(timeout: 90, "the new copy swapped in") {
+            #expect(try box.h.httpStatus(playing, headers: [bearer]) == 200, "the device was cut off")
+            let entry = try box.report().entries.first { $0.id == "a" }
+            return entry?.phase == .present && entry?.token != old
+        }
+        // Several catalogue passes later the old copy is still there: a device plays it.
+        let until = Date().addingTimeInterval(6)
+        while Date() < until {
+            #expect(try box.h.httpStatus(playing, headers: [bearer]) == 200, "the device was cut off")
+            usleep(700_000)
+        }
+        #expect(try box.h.stowctl(["status", old]).0 == 0, "the replaced copy is kept while it is played")
+        #expect(try box.report().entries.contains { $0.token == old && $0.phase == .toBeRemoved })
+        #expect(try box.h.httpStatus("\(gateway)/titles/a/master.m3u8", headers: [bearer]) == 200)
+    }
 }
