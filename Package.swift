@@ -53,10 +53,14 @@ let package = Package(
                 "StowageProtocol", "StowageLicensing",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]),
+        // The catalogue: a box's desired state, its Ed25519 signature, and the pure convergence decision.
+        .target(
+            name: "StowageCatalog",
+            dependencies: ["StowageProtocol", .product(name: "Crypto", package: "swift-crypto")]),
         .target(
             name: "StowageSchedulerCore",
             dependencies: [
-                "StowageProtocol",
+                "StowageProtocol", "StowageCatalog",
                 .product(name: "DequeModule", package: "swift-collections"),
             ]),
         .target(
@@ -110,7 +114,10 @@ let package = Package(
             name: "StowageSchedulerService",
             dependencies: [
                 "ZeroMQ", "StowageProtocol", "StowageStore", "StowageSchedulerCore", "StowageRuntime",
-                "StowageLicensing", "StowageHLS", "StowageIntegrity", "CSystemShims",
+                "StowageLicensing", "StowageHLS", "StowageIntegrity", "CSystemShims", "StowageCatalog",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -156,7 +163,7 @@ let package = Package(
             name: "stowage-scheduler",
             dependencies: [
                 "StowageSchedulerService", "StowageSchedulerCore", "StowageProtocol", "StowageRuntime",
-                "StowageProcess",
+                "StowageProcess", "StowageCatalog",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -230,6 +237,9 @@ let package = Package(
             dependencies: [
                 "StowageStore", "StowageProtocol", "StowageLicensing", .product(name: "GRDB", package: "GRDB.swift"),
             ]),
+        .testTarget(
+            name: "StowageCatalogTests",
+            dependencies: ["StowageCatalog", "StowageProtocol", .product(name: "Crypto", package: "swift-crypto")]),
         .testTarget(name: "StowageSchedulerCoreTests", dependencies: ["StowageSchedulerCore", "StowageProtocol"]),
         .testTarget(
             name: "StowageFetchTests",
@@ -244,7 +254,8 @@ let package = Package(
         .testTarget(
             name: "StowageSchedulerServiceTests",
             dependencies: [
-                "StowageSchedulerService", "StowageSchedulerCore", "StowageStore", "StowageProtocol", "StowageRuntime",
+                "StowageSchedulerService", "StowageCatalog", .product(name: "Crypto", package: "swift-crypto"),
+                "StowageSchedulerCore", "StowageStore", "StowageProtocol", "StowageRuntime",
                 .product(name: "Logging", package: "swift-log"),
             ]),
         .testTarget(

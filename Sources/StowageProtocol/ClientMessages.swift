@@ -68,6 +68,11 @@ public enum ClientOperation: Codable, Sendable, Equatable {
     case playOn(token: String, device: String)
     /// The title with this caller-chosen id (`submit --id`) or source URL (answers `.title`, or `not-found`).
     case lookup(id: String?, url: String?)
+    /// Apply a catalogue (`stowctl catalog apply`): its exact bytes and detached signature, both base64, as
+    /// read from the file (answers `.catalog`, or the refusal as an error).
+    case catalogApply(document: String, signature: String?)
+    /// The catalogue in force and each entry's phase (answers `.catalog`).
+    case catalogStatus
 }
 
 /// The answer to `playable` and `play`.
@@ -204,6 +209,7 @@ public enum ReplyBody: Codable, Sendable, Equatable {
     case signedPath(String)
     case principal(DevicePrincipal)
     case ok
+    case catalog(CatalogReport)
     case error(TitleError)
 }
 

@@ -78,6 +78,7 @@ enum ReplyPayload {
     static func principal(_ body: ReplyBody) -> DevicePrincipal? {
         if case .principal(let v) = body { v } else { nil }
     }
+    static func catalog(_ body: ReplyBody) -> CatalogReport? { if case .catalog(let v) = body { v } else { nil } }
     static func ok(_ body: ReplyBody) -> Void? { if case .ok = body { () } else { nil } }
 }
 
@@ -182,4 +183,16 @@ extension SchedulerRequest where Self == SchedulerCall<DevicePrincipal> {
     public static func authenticate(_ credential: DeviceCredential) -> Self {
         Self(.authenticate(credential), ReplyPayload.principal)
     }
+}
+
+extension SchedulerRequest where Self == SchedulerCall<CatalogReport> {
+    /// Applies a catalogue's exact bytes (and its detached signature); answers the report after it.
+    public static func catalogApply(document: [UInt8], signature: [UInt8]?) -> Self {
+        Self(
+            .catalogApply(
+                document: Data(document).base64EncodedString(),
+                signature: signature.map { Data($0).base64EncodedString() }),
+            ReplyPayload.catalog)
+    }
+    public static var catalogStatus: Self { Self(.catalogStatus, ReplyPayload.catalog) }
 }

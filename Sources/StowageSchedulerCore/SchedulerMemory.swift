@@ -1,3 +1,5 @@
+import StowageCatalog
+
 /// Everything the scheduler remembers between messages beside the store and the work queues
 /// (``SchedulerCore``), one value per concern. What is kept per title is forgotten in one place,
 /// ``forget(_:)``, when the title stops or ends.
@@ -28,6 +30,10 @@ public struct SchedulerMemory: Sendable {
     public var refusals = RateLimitedLog(interval: 60)
     /// The wall-clock guard (persisted by the service).
     public var clockEpoch: ClockEpoch
+    /// The catalogue in force and the titles it added (persisted whole by the service).
+    public var catalog = CatalogBook()
+    /// Titles devices are playing (the catalogue deletes none of them).
+    public var plays = PlayActivity()
 
     /// `heartbeat`: seconds between heartbeats; subscribers live three of them.
     public init(heartbeat: Double, clockEpoch: ClockEpoch) {

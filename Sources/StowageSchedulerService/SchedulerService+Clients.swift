@@ -20,6 +20,7 @@ extension SchedulerService {
     }
 
     private func answer(_ operation: ClientOperation, from identity: [UInt8]) throws -> ReplyBody {
+        notePlay(operation)
         switch operation {
         case .submit(let submit):
             return .submitted(token: try submitTitle(submit))
@@ -172,6 +173,20 @@ extension SchedulerService {
         case .lookup(let id, let url):
             let title = try lookup(id: id, url: url)
             return .title(try status(of: title, progress: store.progress(token: title.token)))
+        case .catalogApply(let document, let signature):
+            return .catalog(try applyCatalog(document: document, signature: signature))
+        case .catalogStatus:
+            return .catalog(try catalogReport())
+        }
+    }
+
+    /// A play authorised, a key handed out or play time reported: the title is being played (see ``PlayActivity``).
+    private func notePlay(_ operation: ClientOperation) {
+        switch operation {
+        case .play(let token), .playOn(let token, _), .played(let token, _), .key(let token, _):
+            memory.plays.saw(token, now: clock.monotonic())
+        default:
+            break
         }
     }
 
@@ -179,7 +194,8 @@ extension SchedulerService {
         try store.bookmarks(token: token).map { Bookmark(position: $0.position, label: $0.label, kind: $0.kind) }
     }
 
-    private func submitTitle(_ submit: SubmitRequest) throws -> String {
+    /// A new title (or, with `reuse`, the unfinished or completed title of the same URL).
+    func submitTitle(_ submit: SubmitRequest, reuse: Bool = true) throws -> String {
         guard let url = URL(string: submit.url), let scheme = url.scheme?.lowercased(),
             ["http", "https"].contains(scheme), url.host != nil
         else {
@@ -196,8 +212,10 @@ extension SchedulerService {
         // A recording of a URL recorded before is a new title (a stream is recorded again); one in progress is
         // the same title.
         let reusable =
-            submit.record == nil
-            ? try store.liveTitle(url: submit.url) : try store.recordingInProgress(url: submit.url)
+            !reuse
+            ? nil
+            : submit.record == nil
+                ? try store.liveTitle(url: submit.url) : try store.recordingInProgress(url: submit.url)
         if var existing = reusable {
             logger.info("submit reuses the existing title", metadata: ["token": "\(existing.token)"])
             if existing.state == .licensed && !submit.preloadOnly {

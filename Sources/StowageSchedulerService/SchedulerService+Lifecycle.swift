@@ -32,6 +32,17 @@ extension SchedulerService {
         /// Serves until graceful shutdown; throws what stops the scheduler from starting (a bind, the store).
         public func run() async throws {
             let (options, logger, stop, onReady) = (options, logger, stop, onReady)
+            // `--catalog`: fetched beside the loop, handed to it through the feed.
+            let fetcher = options.catalog.location.flatMap { location in
+                options.catalog.feed.map { feed in
+                    Task {
+                        await CatalogFetcher(
+                            location: location, interval: options.catalog.interval, feed: feed, logger: logger
+                        ).run()
+                    }
+                }
+            }
+            defer { fetcher?.cancel() }
             try await PollLoopService(name: description, stop: stop) {
                 let service = try SchedulerService(options: options, shutdown: stop, logger: logger)
                 onReady()

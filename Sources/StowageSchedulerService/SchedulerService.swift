@@ -38,6 +38,8 @@ public final class SchedulerService {
         public var allowedHosts: HostAllowList?
         /// Address ranges opened and closed for every title's fetches (`--allow-networks`, `--deny-networks`).
         public var network = NetworkPolicy()
+        /// The catalogue the box converges on (`--catalog` and its keys, interval and grace).
+        public var catalog = CatalogOptions()
 
         /// Options with the defaults for what is not given.
         public init(home: StowageHome, binds: [String], limitOverrides: LimitSettings = LimitSettings()) {
@@ -124,6 +126,7 @@ public final class SchedulerService {
     package func start() throws {
         checkClock()
         try recover()
+        loadCatalog()
     }
 
     /// Group commit: what every message waiting now changes commits in one transaction; replies, events and
@@ -232,6 +235,9 @@ public final class SchedulerService {
             case .disk:
                 resumeAfterDiskFull()
                 giveUpWaiting(now: t)
+            case .catalog:
+                takeCatalogArrivals()
+                reconcileCatalog()
             }
         }
         watchNetwork(now: t)

@@ -97,6 +97,9 @@ struct SchedulerCommand: AsyncParsableCommand {
         help: "Bytes per second the background scrub may read (default: no limit).")
     var scrubBudget: Int64?
 
+    @OptionGroup(title: "Catalogue")
+    var catalog: CatalogFlags
+
     func run() async throws {
         process.bootstrapLogging()
         let logger = Logger(label: "stowage.scheduler")
@@ -121,6 +124,7 @@ struct SchedulerCommand: AsyncParsableCommand {
         options.autoRenewBefore = autoRenewBefore ?? environmentOption("auto-renew-before").flatMap { Double($0) }
         options.scrubInterval = scrubInterval ?? environmentOption("scrub-interval").flatMap { Double($0) }
         options.scrubBytesPerSecond = scrubBudget ?? environmentOption("scrub-budget").flatMap { Int64($0) }
+        options.catalog = try catalog.options(logger: logger)
         if binds.contains(where: { $0.hasPrefix("tcp://") }) {
             let keyFile =
                 process.curveKey ?? environmentOption("curve-key")

@@ -1,0 +1,164 @@
+import Foundation
+
+/// A catalogue: the titles an operator wants a box to hold (`stowage-scheduler --catalog`, `stowctl catalog
+/// apply`). The box converges on it by itself; `version` must grow with every change, so an old copy replayed
+/// by a cache or an attacker is refused.
+public struct Catalog: Codable, Sendable, Equatable {
+    /// Grows with every published change.
+    public var version: Int
+    /// The titles, each by its `id` (unique in the catalogue).
+    public var titles: [CatalogEntry]
+
+    public init(version: Int, titles: [CatalogEntry]) {
+        self.version = version
+        self.titles = titles
+    }
+
+    /// Decodes a catalogue's bytes and checks what JSON alone cannot (ids unique and usable, http(s) URLs).
+    public static func decode(_ bytes: Data) throws(CatalogRefusal) -> Catalog {
+        let catalog: Catalog
+        do { catalog = try JSONDecoder().decode(Catalog.self, from: bytes) } catch {
+            throw CatalogRefusal(.malformed, "the catalogue is not valid catalogue JSON: \(Self.describe(error))")
+        }
+        var seen = Set<String>()
+        for entry in catalog.titles {
+            guard !entry.id.isEmpty, entry.id.count <= 200, !entry.id.contains(where: { $0.isNewline || $0 == "/" })
+            else {
+                throw CatalogRefusal(
+                    .malformed, "title id '\(entry.id.prefix(80))' is not 1 to 200 characters without '/'")
+            }
+            guard seen.insert(entry.id).inserted else {
+                throw CatalogRefusal(.malformed, "title id '\(entry.id)' is listed twice")
+            }
+            guard let url = URL(string: entry.url), ["http", "https"].contains(url.scheme?.lowercased() ?? ""),
+                url.host != nil
+            else {
+                throw CatalogRefusal(
+                    .malformed, "title '\(entry.id)': '\(entry.url.prefix(200))' is not an http(s) URL")
+            }
+        }
+        return catalog
+    }
+
+    private static func describe(_ error: Error) -> String {
+        switch error as? DecodingError {
+        case .keyNotFound(let key, let context)?:
+            return "missing '\(key.stringValue)'" + Self.path(context)
+        case .typeMismatch(_, let context)?, .valueNotFound(_, let context)?:
+            return context.debugDescription + Self.path(context)
+        case .dataCorrupted(let context)?:
+            return context.debugDescription + Self.path(context)
+        default:
+            return "\(error)"
+        }
+    }
+
+    private static func path(_ context: DecodingError.Context) -> String {
+        context.codingPath.isEmpty
+            ? ""
+            : " at "
+                + context.codingPath.map { $0.intValue.map(String.init) ?? $0.stringValue }
+                .joined(separator: ".")
+    }
+}
+
+/// One title of a catalogue: what `stowctl submit` would be given for it.
+public struct CatalogEntry: Codable, Sendable, Equatable {
+    /// The title's id on the box (as `submit --id`): the gateway serves it as `/titles/<id>/`.
+    public var id: String
+    /// The HLS or DASH source.
+    public var url: String
+    public var name: String?
+    /// A poster to fetch with the title.
+    public var poster: String?
+    /// The rendition selection (`--bitrate`, `--max-height`, `--audio`, `--subtitles`); a change downloads a new copy.
+    public var selection: Selection?
+    /// The license asked for (`--purchase`, `--rental` …); nil: the license server's default.
+    public var license: RequestedTerms?
+    /// The license server (`--license-url`).
+    public var licenseURL: String?
+    /// A number as `--priority`, or "urgent".
+    public var priority: CatalogPriority?
+    /// When the title may be fetched (`HH:MM-HH:MM`); kept for the fill windows.
+    public var window: String?
+    /// ISO 8601: keep the title at least until then.
+    public var keepUntil: String?
+
+    public init(id: String, url: String, name: String? = nil, selection: Selection? = nil) {
+        self.id = id
+        self.url = url
+        self.name = name
+        self.selection = selection
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case id, url, name, poster, selection, license
+        case licenseURL = "licenseUrl"
+        case priority, window, keepUntil
+    }
+
+    /// Whether a copy downloaded for `other` is a copy of this entry (same source, same renditions).
+    public func sameCopy(url: String, selection: Selection) -> Bool {
+        self.url == url && (self.selection ?? Selection()) == selection
+    }
+}
+
+/// A catalogue title's priority: a number (as `submit --priority`) or `"urgent"`.
+public enum CatalogPriority: Codable, Sendable, Equatable {
+    case number(Int)
+    case urgent
+
+    /// The queue priority it stands for (urgent goes before any number a catalogue gives).
+    public var value: Int {
+        switch self {
+        case .number(let n): n
+        case .urgent: 1_000_000
+        }
+    }
+
+    public init(from decoder: Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        if let n = try? container.decode(Int.self) {
+            self = .number(n)
+        } else if try container.decode(String.self) == "urgent" {
+            self = .urgent
+        } else {
+            throw DecodingError.dataCorruptedError(
+                in: container, debugDescription: "priority is a number or \"urgent\"")
+        }
+    }
+
+    public func encode(to encoder: Encoder) throws {
+        var container = encoder.singleValueContainer()
+        switch self {
+        case .number(let n): try container.encode(n)
+        case .urgent: try container.encode("urgent")
+        }
+    }
+}
+
+/// Why a catalogue was refused whole (the box keeps the last good one).
+public struct CatalogRefusal: Error, Codable, Sendable, Equatable, CustomStringConvertible {
+    public enum Code: String, Codable, Sendable {
+        /// Keys are configured and no signature came with it.
+        case unsigned
+        /// The signature does not match the bytes under any configured key.
+        case badSignature = "bad-signature"
+        /// Not a catalogue (JSON, fields, ids, URLs).
+        case malformed
+        /// Its version is not above the one in force.
+        case olderVersion = "older-version"
+        /// It could not be fetched or read.
+        case unreachable
+    }
+
+    public var code: Code
+    public var message: String
+
+    public init(_ code: Code, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    public var description: String { "\(code.rawValue): \(message)" }
+}

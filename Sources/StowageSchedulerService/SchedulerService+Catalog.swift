@@ -1,0 +1,214 @@
+import Foundation
+import Logging
+import StowageCatalog
+import StowageProtocol
+import StowageRuntime
+import StowageSchedulerCore
+import StowageStore
+
+/// The catalogue: what arrives goes through ``CatalogGate`` (signature, form, version), the last good one is
+/// stored, and ``CatalogReconciler``'s effects are carried out here. The decisions are theirs; this file only
+/// writes, submits and deletes.
+extension SchedulerService {
+    static let catalogSetting = "catalog"
+
+    /// Start-up: the stored catalogue (so a restart without network still knows it).
+    func loadCatalog() {
+        guard let text = try? store.setting(Self.catalogSetting) else { return }
+        do {
+            memory.catalog = try JSONDecoder().decode(CatalogBook.self, from: Data(text.utf8))
+            logger.info(
+                "catalogue in force",
+                metadata: [
+                    "version": "\(memory.catalog.catalog?.version ?? 0)",
+                    "source": "\(memory.catalog.source ?? "-")",
+                ])
+        } catch {
+            logger.error("the stored catalogue cannot be read; none is in force", metadata: ["error": "\(error)"])
+        }
+    }
+
+    private func saveCatalog() throws {
+        let data = try JSONEncoder().encode(memory.catalog)
+        try store.setSetting(Self.catalogSetting, String(decoding: data, as: UTF8.self))
+    }
+
+    /// What the `--catalog` fetcher brought since the last pass.
+    func takeCatalogArrivals() {
+        guard let feed = options.catalog.feed else { return }
+        let source = options.catalog.location ?? "?"
+        for arrival in feed.take() {
+            switch arrival {
+            case .document(let bytes, let signature):
+                _ = receiveCatalog(bytes, signature: signature, source: source)
+            case .notModified:
+                memory.catalog.lastFetchAt = clock.now()
+                if memory.catalog.lastError?.code == .unreachable { memory.catalog.lastError = nil }
+                try? saveCatalog()
+            case .failed(let reason):
+                refuseCatalog(CatalogRefusal(.unreachable, reason), source: source)
+            }
+        }
+    }
+
+    /// Checks a catalogue that arrived and applies it; answers why it was refused (the one in force stays).
+    func receiveCatalog(_ bytes: Data, signature: Data?, source: String) -> CatalogRefusal? {
+        let gate = options.catalog.gate
+        do {
+            switch try gate.admit(bytes, signature: signature, inForce: memory.catalog.inForce) {
+            case .unchanged:
+                memory.catalog.confirmed(now: clock.now())
+            case .apply(let catalog, let digest):
+                if !gate.requiresSignature {
+                    logger.warning(
+                        "catalogue accepted unsigned: no --catalog-key is given", metadata: ["source": "\(source)"])
+                }
+                memory.catalog.accepted(catalog, digest: digest, source: source, now: clock.now())
+                logger.info(
+                    "catalogue applied",
+                    metadata: [
+                        "version": "\(catalog.version)", "titles": "\(catalog.titles.count)", "source": "\(source)",
+                    ])
+            }
+            try? saveCatalog()
+            return nil
+        } catch {
+            refuseCatalog(error, source: source)
+            return error
+        }
+    }
+
+    private func refuseCatalog(_ refusal: CatalogRefusal, source: String) {
+        memory.catalog.refused(refusal, now: clock.now())
+        try? saveCatalog()
+        let inForce = memory.catalog.catalog.map { "version \($0.version) stays in force" } ?? "none is in force"
+        if memory.refusals.shouldLog("catalog:\(refusal)", now: clock.monotonic()) {
+            logger.warning(
+                "catalogue refused; \(inForce)",
+                metadata: ["source": "\(source)", "code": "\(refusal.code.rawValue)", "reason": "\(refusal.message)"])
+        }
+    }
+
+    /// One convergence pass: the reconciler's effects carried out, the book stored when it changed.
+    func reconcileCatalog() {
+        guard memory.catalog.catalog != nil || !memory.catalog.members.isEmpty else { return }
+        let before = memory.catalog
+        do {
+            let facts = try catalogFacts()
+            memory.catalog.keepOnly(tokens: Set(facts.states.keys))
+            var current = facts
+            current.members = memory.catalog.members
+            for effect in CatalogReconciler.reconcile(current) { try carryOut(effect) }
+            if memory.catalog != before { try saveCatalog() }
+        } catch {
+            logger.error("catalogue pass failed", metadata: ["error": "\(error)"])
+        }
+    }
+
+    private func catalogFacts() throws -> CatalogReconciler.Facts {
+        var states: [String: TitleState] = [:]
+        for member in memory.catalog.members {
+            if let title = try store.title(member.token) { states[member.token] = title.state }
+        }
+        return CatalogReconciler.Facts(
+            catalog: memory.catalog.catalog, members: memory.catalog.members, states: states,
+            operatorIDs: try operatorIDs(), playing: memory.plays.playing(now: clock.monotonic()), now: clock.now(),
+            grace: options.catalog.grace)
+    }
+
+    /// Listed ids held by titles the catalogue did not add.
+    private func operatorIDs() throws -> Set<String> {
+        let ours = Set(memory.catalog.members.map(\.token))
+        var ids = Set<String>()
+        for entry in memory.catalog.catalog?.titles ?? [] {
+            if let title = try store.title(externalID: entry.id), !ours.contains(title.token) { ids.insert(entry.id) }
+        }
+        return ids
+    }
+
+    private func carryOut(_ effect: CatalogReconciler.Effect) throws {
+        switch effect {
+        case .submit(let entry), .submitReplacement(let entry):
+            let first = effect == .submit(entry)
+            do {
+                let token = try submitTitle(entry.submitRequest(withID: first), reuse: false)
+                memory.catalog.added(
+                    CatalogMember(
+                        token: token, id: entry.id, url: entry.url, selection: entry.selection ?? Selection(),
+                        role: first ? .current : .incoming))
+                try appendEvent(
+                    token: token, kind: "catalog",
+                    detail: first ? "added by catalogue entry \(entry.id)" : "new copy of catalogue entry \(entry.id)")
+            } catch {
+                if memory.refusals.shouldLog("catalog-submit:\(entry.id)", now: clock.monotonic()) {
+                    logger.warning(
+                        "catalogue entry cannot be submitted", metadata: ["id": "\(entry.id)", "error": "\(error)"])
+                }
+            }
+        case .swap(let id, let old, let new):
+            try moveID(id, from: old, to: new)
+            memory.catalog.record(effect, now: clock.now())
+        case .scheduleRemoval(let token, let at):
+            memory.catalog.record(effect, now: clock.now())
+            try appendEvent(token: token, kind: "catalog", detail: "to be removed at \(iso8601(at) ?? "?")")
+        case .keep:
+            memory.catalog.record(effect, now: clock.now())
+        case .delete(let token):
+            logger.info("deleting a title the catalogue no longer lists", metadata: ["token": "\(token)"])
+            try delete(token)
+            memory.catalog.record(effect, now: clock.now())
+        }
+    }
+
+    /// The swap: the id (what the gateway's `/titles/<id>/` and `/resolve?id=` answer) moves to the new copy in
+    /// one transaction; devices playing the old copy by token keep it until it is deleted.
+    private func moveID(_ id: String, from old: String, to new: String) throws {
+        try store.batch {
+            do {
+                if var previous = try store.title(old) {
+                    previous.externalID = nil
+                    try store.update(previous)
+                }
+                if var next = try store.title(new) {
+                    next.externalID = id
+                    try store.update(next)
+                }
+            } catch {
+                logger.error("catalogue swap failed", metadata: ["id": "\(id)", "error": "\(error)"])
+            }
+        }
+        try appendEvent(token: new, kind: "catalog", detail: "now serves catalogue entry \(id) (replaces \(old))")
+        logger.info(
+            "catalogue entry swapped to its new copy", metadata: ["id": "\(id)", "old": "\(old)", "new": "\(new)"])
+        publish(new, kind: "state")
+    }
+
+    /// `stowctl catalog apply`: the document and its signature as read from the file.
+    func applyCatalog(document: String, signature: String?) throws -> CatalogReport {
+        guard let bytes = Data(base64Encoded: document) else {
+            throw TitleError(code: .refused, message: "the catalogue did not arrive as base64")
+        }
+        if let refusal = receiveCatalog(
+            bytes, signature: signature.flatMap { Data(base64Encoded: $0) }, source: "apply")
+        {
+            let inForce = memory.catalog.catalog.map { "version \($0.version) stays in force" } ?? "none is in force"
+            throw TitleError(
+                code: .refused, message: "catalogue refused (\(refusal.code.rawValue)): \(refusal.message); \(inForce)")
+        }
+        reconcileCatalog()
+        return try catalogReport()
+    }
+
+    /// `stowctl catalog status`.
+    func catalogReport() throws -> CatalogReport {
+        var titles: [String: CatalogBook.TitleFacts] = [:]
+        for member in memory.catalog.members {
+            guard let title = try store.title(member.token) else { continue }
+            let error = title.errorCode.map {
+                TitleError(code: ErrorCode(rawValue: $0) ?? .internal, message: title.errorMessage ?? "")
+            }
+            titles[member.token] = .init(state: title.state, error: error, suspendedReason: title.suspendedReason)
+        }
+        return memory.catalog.report(titles: titles, operatorIDs: try operatorIDs(), time: { iso8601($0) })
+    }
+}
