@@ -24,6 +24,7 @@ class SlowClient(asyncio.Protocol):
         self.remaining = None  # body bytes still to read; None: reading the head
         self.bytes = 0
         self.budget_start = None
+        self.finished = None
         self.transport = None
         self.done = asyncio.get_running_loop().create_future()
 
@@ -60,6 +61,7 @@ class SlowClient(asyncio.Protocol):
             if time.monotonic() < self.run.deadline:
                 self.ask()
             else:
+                self.finished = time.monotonic()
                 self.transport.close()
         self.throttle()
 
@@ -105,10 +107,11 @@ async def one_process(args, paths, first, count):
             clients.append(client)
         except OSError as error:
             run.errors.append(f"connect: {error}")
-    started = time.monotonic()
     await asyncio.wait([c.done for c in clients], timeout=args.seconds + 30)
-    elapsed = max(time.monotonic() - started, 1e-6)
-    return {"rates": [c.bytes / elapsed for c in clients], "errors": run.errors}
+    # Each client's rate over its own time, from its connection to its last byte.
+    now = time.monotonic()
+    rates = [c.bytes / max((c.finished or now) - c.budget_start, 1e-6) for c in clients if c.budget_start]
+    return {"rates": rates, "errors": run.errors}
 
 
 def worker(args, paths, first, count, queue):
