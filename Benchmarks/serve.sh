@@ -27,6 +27,7 @@ wrk_figures() {
 
 serve() {
   ensure_packages wrk
+  ulimit -n 65536 2>/dev/null || true  # the gateway and the clients hold 1,000+ connections
   local media="$W/media/serve"
   if [ ! -f "$media/index.m3u8" ]; then
     log "encoding 50 s of 1 Mb/s video into 2 s HLS segments (~250 KB each)"
@@ -128,7 +129,6 @@ LUA
   fi
   kill "$gwb" 2>/dev/null || true
   if [ "$SLOW" -gt 0 ]; then
-    ulimit -n 65536 2>/dev/null || true
     say ""
     say "== serve: $SLOW slow clients at ~2 Mb/s each for ${SLOW_SECONDS}s (Benchmarks/slow_clients.py), load $(cut -d' ' -f1 /proc/loadavg)"
     local line
