@@ -28,8 +28,12 @@ public struct FileSlice: Sendable, Equatable {
         self.size = size
     }
 
-    /// The field's value: `OFFSET LENGTH SIZE PATH` with the path percent-encoded (a field value is ASCII).
+    /// The field's value: `OFFSET LENGTH SIZE PATH`; a path of visible ASCII without `%` (every title file's:
+    /// tokens and safe served names) as it is, any other percent-encoded (a field value is visible ASCII).
     public var fieldValue: String {
+        guard path.utf8.contains(where: { $0 <= 0x20 || $0 >= 0x7F || $0 == UInt8(ascii: "%") }) else {
+            return "\(offset) \(length) \(size) \(path)"
+        }
         var allowed = CharacterSet.urlPathAllowed
         allowed.remove(charactersIn: "%")
         let path = path.addingPercentEncoding(withAllowedCharacters: allowed) ?? path
@@ -40,7 +44,8 @@ public struct FileSlice: Sendable, Equatable {
     public init?(fieldValue: String) {
         let parts = fieldValue.split(separator: " ", maxSplits: 3)
         guard parts.count == 4, let offset = Int(parts[0]), let length = Int(parts[1]), let size = Int(parts[2]),
-            offset >= 0, length > 0, offset + length <= size, let path = parts[3].removingPercentEncoding
+            offset >= 0, length > 0, offset + length <= size,
+            let path = parts[3].contains("%") ? parts[3].removingPercentEncoding : String(parts[3])
         else { return nil }
         self.init(path: path, offset: offset, length: length, size: size)
     }
