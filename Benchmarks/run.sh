@@ -2,7 +2,7 @@
 # Stowage against the tools a user would otherwise pick, on one machine, in one run (not part of CI).
 #
 #   Benchmarks/run.sh            all sections
-#   STOWAGE_BENCH_ONLY=large|small|scale Benchmarks/run.sh
+#   STOWAGE_BENCH_ONLY=large|small|scale|serve Benchmarks/run.sh
 #
 # large: a >= 1 GB, >= 500-segment title (60 s encoded once with ffmpeg, then -stream_loop -c copy into HLS)
 #        served by nginx on 127.0.0.1; Stowage (submit -> completed, every file verified) alternating with
@@ -11,6 +11,7 @@
 # small: 10,000 segments of ~4 KB: segments/s for Stowage, aria2c and curl --parallel, alternating, medians.
 # scale: 100,000 titles (STOWAGE_BENCH_TITLES) submitted to a scheduler (submissions/s), `stowctl list` time, scheduler RSS, and
 #        the time until it answers again after kill -9.
+# serve: the LAN gateway against nginx on a completed title (Benchmarks/serve.sh): 64 wrk clients, then 1,000 slow ones.
 # Knobs: STOWAGE_BENCH_REPEAT (3), STOWAGE_BENCH_LOOPS (17 minutes of media), STOWAGE_BENCH_SMALL (10000),
 #        STOWAGE_BENCH_TITLES (100000), STOWAGE_BENCH_PEERS ("aria2c curl yt-dlp ffmpeg"; "" = Stowage alone), STOWAGE_BENCH_DIR (/tmp/stowage-bench; media is kept between runs).
 set -euo pipefail
@@ -29,12 +30,19 @@ RESULTS="$W/results.txt"
 : >"$RESULTS"
 say() { printf '%s\n' "$*" | tee -a "$RESULTS"; }
 
-ensure_packages nginx-light aria2 python3-venv time bc
+ensure_packages nginx-light aria2 python3-venv time bc wrk
 VENV="$W/venv"
-if [ ! -x "$VENV/bin/yt-dlp" ] || ! "$VENV/bin/python" -c 'import zmq, Cryptodome' 2>/dev/null; then
+# Only the large (yt-dlp) and scale (pyzmq) sections need the venv.
+if [[ " $ONLY " =~ " large "|" scale " ]] &&
+  { [ ! -x "$VENV/bin/yt-dlp" ] || ! "$VENV/bin/python" -c 'import zmq, Cryptodome' 2>/dev/null; }; then
   log "installing yt-dlp, pycryptodomex and pyzmq into $VENV"
   python3 -m venv "$VENV"
   "$VENV/bin/pip" install -q yt-dlp pycryptodomex pyzmq >&2
+fi
+# STOWAGE_BENCH_BIN: use the binaries already built there (no build), e.g. a release folder built apart.
+if [ -n "${STOWAGE_BENCH_BIN:-}" ]; then
+  BIN="$STOWAGE_BENCH_BIN"
+  build() { export BIN; }
 fi
 bin_path
 before_build=$(stat -c %Y "$BIN/stowctl" 2>/dev/null || echo 0)
@@ -295,10 +303,11 @@ scale() {
   discard "$W/home-scale"
 }
 
+source Benchmarks/serve.sh
 start_nginx
 for section in $ONLY; do "$section"; done
 say ""
-say "== targets (issue #13)"
+say "== targets (issues #13, #34)"
 while read -r line; do say "$line"; done <"$TARGETS"
 say ""
 say "(results also in $RESULTS)"

@@ -167,10 +167,17 @@ public final class Authenticator: Sendable {
     private func checked(_ key: String, _ credential: DeviceCredential, from address: String?) async throws
         -> Principal
     {
-        if case .good(let principal)? = cache.lookup(key) { return principal }
+        let backend = self.backend
+        let check: @Sendable () async throws -> Principal = {
+            .device(try await backend.authenticate(credential).device)
+        }
+        // Known good: served from the cache (which refreshes it ahead of its end), not throttled.
+        if case .good? = cache.lookup(key), let principal = try? await cache.principal(key, check: check) {
+            return principal
+        }
         try refuseIfThrottled(address)
         do {
-            return try await cache.principal(key) { .device(try await self.backend.authenticate(credential).device) }
+            return try await cache.principal(key, check: check)
         } catch let error as GatewayError where error.code == .unauthorized {
             if let address { _ = throttle.withLock { $0.failed(address, now: clock()) } }
             throw error

@@ -4,6 +4,12 @@ import Synchronization
 /// player's burst of segment requests costs one check, and a revocation takes effect at once), a bad one
 /// ``badSeconds`` (three: a flood of the same wrong secret or signature does not queue the scheduler). At most
 /// ``maxEntries`` are kept; stale ones are dropped first, then all (the cache only saves round trips).
+///
+/// Under load no request waits for the scheduler: concurrent checks of one credential share one round trip
+/// (64 players whose entry expired together asked 64 times, in a queue, and the last waited for all of them),
+/// and a good answer older than half its life is checked again in the background while it is still served. A
+/// revocation therefore takes effect within half a second plus a round trip while the device keeps asking, and
+/// within ``goodSeconds`` when it does not.
 final class CredentialCache: Sendable {
     enum Answer: Sendable {
         case good(Principal)
@@ -20,6 +26,7 @@ final class CredentialCache: Sendable {
     let maxEntries: Int
     private let clock: @Sendable () -> Double
     private let entries = Mutex<[String: Entry]>([:])
+    private let asking = Mutex<[String: Task<Answer, any Error>]>([:])
 
     init(
         goodSeconds: Double = 1, badSeconds: Double = 3, maxEntries: Int = 4096,
@@ -38,14 +45,32 @@ final class CredentialCache: Sendable {
         return entry.answer
     }
 
-    /// The principal under `key`: kept, or asked with `check` and kept. A refusal (`unauthorized` or
-    /// `not-found`) is thrown as `unauthorized`; other failures (the scheduler not answering) are not kept.
-    func principal(_ key: String, check: () async throws -> Principal) async throws -> Principal {
-        switch lookup(key) {
-        case .good(let principal)?: return principal
-        case .bad(let error)?: throw error
-        case nil: break
+    /// The principal under `key`: kept, or asked with `check` (once for all who ask at the same time) and kept.
+    /// A refusal (`unauthorized` or `not-found`) is thrown as `unauthorized`; other failures (the scheduler not
+    /// answering) are not kept. A good answer past half its life is refreshed in the background.
+    func principal(_ key: String, check: @escaping @Sendable () async throws -> Principal) async throws -> Principal {
+        let now = clock()
+        if let entry = entries.withLock({ $0[key] }), fresh(entry, now: now) {
+            if case .good = entry.answer, now - entry.at > goodSeconds / 2 { _ = ask(key, check) }
+            return try Self.result(entry.answer)
         }
+        return try Self.result(try await ask(key, check).value)
+    }
+
+    /// The one check of `key` under way, started when there is none.
+    private func ask(_ key: String, _ check: @escaping @Sendable () async throws -> Principal) -> Task<
+        Answer, any Error
+    > {
+        asking.withLock { asking in
+            if let running = asking[key] { return running }
+            let task = Task { try await self.checked(key, check) }
+            asking[key] = task
+            return task
+        }
+    }
+
+    private func checked(_ key: String, _ check: @Sendable () async throws -> Principal) async throws -> Answer {
+        defer { _ = asking.withLock { $0.removeValue(forKey: key) } }
         let answer: Answer
         do {
             answer = .good(try await check())
@@ -58,6 +83,10 @@ final class CredentialCache: Sendable {
             if entries.count >= maxEntries { entries = [:] }
             entries[key] = Entry(answer: answer, at: now)
         }
+        return answer
+    }
+
+    private static func result(_ answer: Answer) throws -> Principal {
         switch answer {
         case .good(let principal): return principal
         case .bad(let error): throw error

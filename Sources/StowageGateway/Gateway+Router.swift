@@ -4,10 +4,12 @@ import StowageProtocol
 extension Gateway {
     /// Every route of the gateway in one router. Middleware, outermost first: security headers on every answer,
     /// CORS for the listed origins, errors as JSON, credentials (into the context), then CSRF for
-    /// state-changing cookie requests — so each route only does its own work.
-    public func router<Context: GatewayContext>(context: Context.Type = GatewayRequestContext.self)
-        -> Router<Context>
-    {
+    /// state-changing cookie requests — so each route only does its own work. `zeroCopy`: title files are
+    /// answered as ``FileSlice``s, for a channel with a ``FileRegionWriter`` (only ``application(listen:onRunning:)``
+    /// builds one).
+    public func router<Context: GatewayContext>(
+        context: Context.Type = GatewayRequestContext.self, zeroCopy: Bool = false
+    ) -> Router<Context> {
         let router = Router(context: Context.self)
         router.add(middleware: SecurityHeadersMiddleware<Context>())
         router.add(middleware: ListedOriginsCORS<Context>(origins: configuration.corsOrigins))
@@ -50,7 +52,7 @@ extension Gateway {
         for path in ["/titles/{key}", "/titles/{key}/**"] {
             for method in [HTTPRequest.Method.get, .head, .post] {
                 router.on(RouterPath(path), method: method) { request, context in
-                    try await self.title(request, identity: try Self.who(context), context: context)
+                    try await self.title(request, identity: try Self.who(context), context: context, zeroCopy: zeroCopy)
                 }
             }
         }

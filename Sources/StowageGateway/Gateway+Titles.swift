@@ -4,8 +4,11 @@ import StowagePlayback
 import StowageProtocol
 
 extension Gateway {
-    /// `/titles/<key>/…`: the entry redirect, content keys, and the title's files.
-    func title(_ request: Request, identity: Identity, context: some RequestContext) async throws -> Response {
+    /// `/titles/<key>/…`: the entry redirect, content keys, and the title's files (as ``FileSlice``s when
+    /// `zeroCopy`).
+    func title(
+        _ request: Request, identity: Identity, context: some RequestContext, zeroCopy: Bool = false
+    ) async throws -> Response {
         let rest = request.uri.path.dropFirst("/titles/".count)
         let rawKey = rest.prefix(while: { $0 != "/" })
         let remainder = String(rest.dropFirst(rawKey.count).dropFirst())
@@ -41,7 +44,8 @@ extension Gateway {
             }
             try await plays.admit(identity.principal, token: token, kind: kind, now: clock())
         }
-        let files = TitleFileServer(root: directory, streaming: await plays.streamingSource(token))
+        let files = TitleFileServer(
+            root: directory, streaming: await plays.streamingSource(token), zeroCopy: zeroCopy, playlists: playlists)
         let rewriter = PlaylistRewriter(prefix: prefix, query: identity.signedQuery)
         switch await files.serve(relative, request: request, context: context, rewriter: rewriter) {
         case .response(let response, let served):

@@ -52,6 +52,8 @@ public final class Gateway: Sendable {
     let authenticator: Authenticator
     let plays: PlayState
     let titles: TitleCache
+    /// Playlists as served, per file version and rewriter (title prefix, signed query).
+    let playlists = PlaylistCache()
     let clock: @Sendable () -> Double
     let wallClock: @Sendable () -> Double
     let logger: Logger

@@ -3,6 +3,7 @@ import Hummingbird
 import HummingbirdCore
 import HummingbirdTLS
 import Logging
+import NIOCore
 import ServiceLifecycle
 import StowageProtocol
 
@@ -15,19 +16,29 @@ public struct ListenOptions: Sendable {
     public var tlsKey: String?
     /// Seconds a connection may sit idle (or a request take to arrive) before it is closed.
     public var idleTimeoutSeconds: Int64
+    /// Seconds a client may leave a response unread (the send buffer full, no byte taken) before it is cut off.
+    public var stallTimeoutSeconds: Int64
+    /// Title files over plain HTTP go out with `sendfile` (``FileRegionWriter``); false, or TLS: read into buffers.
+    public var zeroCopy: Bool
 
     public init(
-        host: String, port: Int, tlsCertificate: String? = nil, tlsKey: String? = nil, idleTimeoutSeconds: Int64 = 30
+        host: String, port: Int, tlsCertificate: String? = nil, tlsKey: String? = nil, idleTimeoutSeconds: Int64 = 30,
+        stallTimeoutSeconds: Int64 = 30, zeroCopy: Bool = true
     ) {
         self.host = host
         self.port = port
         self.tlsCertificate = tlsCertificate
         self.tlsKey = tlsKey
         self.idleTimeoutSeconds = idleTimeoutSeconds
+        self.stallTimeoutSeconds = stallTimeoutSeconds
+        self.zeroCopy = zeroCopy
     }
 
     /// Whether it serves HTTPS.
     public var tls: Bool { tlsCertificate != nil }
+
+    /// Whether title files are sent with `sendfile`: asked for, and plain HTTP (TLS encrypts in user space).
+    public var sendsFiles: Bool { zeroCopy && !tls }
 
     /// Whether only this machine can reach it: `localhost`, or a loopback address in any form (127.0.0.0/8, ::1,
     /// ::ffff:127.0.0.1), as ``AddressClass`` tells.
@@ -60,7 +71,13 @@ extension Gateway {
     public func application(
         listen: ListenOptions, onRunning: @escaping @Sendable (Int) async -> Void
     ) throws -> Application<RouterResponder<GatewayRequestContext>> {
-        let http1 = HTTPServerBuilder.http1(configuration: .init(idleTimeout: .seconds(listen.idleTimeoutSeconds)))
+        let stall = TimeAmount.seconds(listen.stallTimeoutSeconds), sendsFiles = listen.sendsFiles
+        let handlers: @Sendable () -> [any RemovableChannelHandler] = {
+            [StallTimeoutHandler(timeout: stall)] + (sendsFiles ? [FileRegionWriterInstaller()] : [])
+        }
+        let http1 = HTTPServerBuilder.http1(
+            configuration: .init(
+                additionalChannelHandlers: handlers(), idleTimeout: .seconds(listen.idleTimeoutSeconds)))
         var server = http1
         if let certificate = listen.tlsCertificate, let key = listen.tlsKey {
             let privateKey = try NIOSSLPrivateKey(file: key, format: .pem)
@@ -70,7 +87,7 @@ extension Gateway {
             server = try .tls(http1, tlsConfiguration: tls)
         }
         return Application(
-            router: router(), server: server,
+            router: router(zeroCopy: listen.sendsFiles), server: server,
             configuration: .init(address: .hostname(listen.host, port: listen.port), serverName: "stowage-gateway"),
             onServerRunning: { channel in await onRunning(channel.localAddress?.port ?? listen.port) },
             logger: logger)

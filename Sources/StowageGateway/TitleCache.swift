@@ -4,7 +4,10 @@ import Synchronization
 
 /// Finds the title a `/titles/<key>/` path names — by token (`status`), else by caller-chosen id (`lookup`)
 /// — and keeps the answer a few seconds, so a player's stream of segment requests costs one scheduler
-/// round trip per few seconds, not one per segment.
+/// round trip per few seconds, not one per segment. Concurrent lookups of one key share one round trip, and an
+/// answer past half its life is looked up again in the background while it is still served, so under load no
+/// request waits for the scheduler. (A deleted title's files are gone from disk at once; its entry only names
+/// where they were.)
 final class TitleCache: Sendable {
     private struct Entry {
         var status: TitleStatus
@@ -15,6 +18,7 @@ final class TitleCache: Sendable {
     private let clock: @Sendable () -> Double
     private let ttl: Double
     private let entries = Mutex<[String: Entry]>([:])
+    private let asking = Mutex<[String: Task<TitleStatus, any Error>]>([:])
 
     init(backend: any GatewayBackend, clock: @escaping @Sendable () -> Double, ttl: Double = 3) {
         self.backend = backend
@@ -25,7 +29,25 @@ final class TitleCache: Sendable {
     /// The title named `key`, or `not-found`.
     func title(_ key: String) async throws -> TitleStatus {
         let now = clock()
-        if let hit = entries.withLock({ $0[key] }), now - hit.at <= ttl { return hit.status }
+        if let hit = entries.withLock({ $0[key] }), now - hit.at <= ttl {
+            if now - hit.at > ttl / 2 { _ = ask(key) }
+            return hit.status
+        }
+        return try await ask(key).value
+    }
+
+    /// The one lookup of `key` under way, started when there is none.
+    private func ask(_ key: String) -> Task<TitleStatus, any Error> {
+        asking.withLock { asking in
+            if let running = asking[key] { return running }
+            let task = Task { try await self.looked(key) }
+            asking[key] = task
+            return task
+        }
+    }
+
+    private func looked(_ key: String) async throws -> TitleStatus {
+        defer { _ = asking.withLock { $0.removeValue(forKey: key) } }
         let status: TitleStatus
         do {
             status = try await backend.status(token: key)
@@ -33,9 +55,11 @@ final class TitleCache: Sendable {
             do {
                 status = try await backend.lookup(id: key, url: nil)
             } catch let error as GatewayError where error.code == .notFound {
+                entries.withLock { _ = $0.removeValue(forKey: key) }
                 throw GatewayError.notFound("no title \(key)")
             }
         }
+        let now = clock()
         entries.withLock { entries in
             if entries.count > 1024 { entries = entries.filter { now - $0.value.at <= ttl } }
             entries[key] = Entry(status: status, at: now)

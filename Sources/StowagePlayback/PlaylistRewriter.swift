@@ -8,7 +8,7 @@ import StowageProtocol
 /// inside the title is touched (``isInsideTitle(_:from:)``): one with a scheme, a scheme-relative `//host/…`, a
 /// backslash, an absolute path other than the keys', or `..` climbing out of the title is left alone, so a
 /// signature never leaks off the box.
-public struct PlaylistRewriter: Sendable, Equatable {
+public struct PlaylistRewriter: Sendable, Hashable {
     /// Where the title is served, ending in `/` (`/` for `stowctl play`).
     public var prefix: String
     /// Appended to every local URI (without the `?`), or nil.

@@ -24,12 +24,22 @@ public struct TitleFileServer: Sendable {
     public let root: URL
     /// Serves what is not on disk yet (a title still downloading), when set.
     public let streaming: StreamingSource?
+    /// Files on disk go out as a ``FileSlice`` for the connection to `sendfile` (only where a channel handler
+    /// does that: the gateway over plain HTTP); otherwise they are read into buffers.
+    public let zeroCopy: Bool
+    /// Playlists as served, kept across requests (nil: read and rewritten every time).
+    public let playlists: PlaylistCache?
     private let fileIO: FileIO
 
-    /// Serves `root`, and what it lacks from `streaming`.
-    public init(root: URL, streaming: StreamingSource? = nil) {
+    /// Serves `root`, and what it lacks from `streaming`; with `zeroCopy`, files as ``FileSlice``s; playlists
+    /// kept in `playlists`.
+    public init(
+        root: URL, streaming: StreamingSource? = nil, zeroCopy: Bool = false, playlists: PlaylistCache? = nil
+    ) {
         self.root = root
         self.streaming = streaming
+        self.zeroCopy = zeroCopy
+        self.playlists = playlists
         fileIO = FileIO()
     }
 
@@ -44,18 +54,23 @@ public struct TitleFileServer: Sendable {
         guard let url = TitlePath.resolve(relative, in: root) else {
             return .failure(.notFound, .notFound, "not found")
         }
-        var isDirectory: ObjCBool = false
-        if FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory), !isDirectory.boolValue {
-            let attributes = try? FileManager.default.attributesOfItem(atPath: url.path)
-            let size = (attributes?[.size] as? NSNumber)?.intValue ?? 0
-            let modified = (attributes?[.modificationDate] as? Date) ?? Date(timeIntervalSince1970: 0)
+        let stat = FileStat.of(url.path)
+        if let stat, !stat.isDirectory {
+            let size = stat.size, modified = stat.modifiedDate
             if ContentTypes.isPlaylist(relative) {
-                guard let data = try? Data(contentsOf: url) else { return .failure(.notFound, .notFound, "not found") }
-                return serveData(relative, data: data, modified: modified, request: request, rewriter: rewriter)
+                let read = {
+                    Self.rewritten(relative, data: try Data(contentsOf: url), rewriter: rewriter)
+                }
+                guard
+                    let data = try? playlists?.playlist(path: url.path, stat: stat, rewriter: rewriter, make: read)
+                        ?? read()
+                else { return .failure(.notFound, .notFound, "not found") }
+                return serveData(
+                    relative, data: data, modified: modified, request: request, rewriter: rewriter, rewritten: true)
             }
             return await serveFile(relative, path: url.path, size: size, modified: modified, request: request, context)
         }
-        guard let streaming, !isDirectory.boolValue else { return .failure(.notFound, .notFound, "not found") }
+        guard let streaming, stat?.isDirectory != true else { return .failure(.notFound, .notFound, "not found") }
         switch await streaming.provide(relative) {
         case nil: return .failure(.notFound, .notFound, "not found")
         case .failed(let reason): return .failure(.badGateway, .network, reason)
@@ -75,14 +90,16 @@ public struct TitleFileServer: Sendable {
             switch Self.range(request, size: size, modified: modified, dynamic: false) {
             case .whole:
                 headers[.contentLength] = "\(size)"
-                let body = head || size == 0 ? ResponseBody() : try await fileIO.loadFile(path: path, context: context)
+                let body =
+                    head || size == 0
+                    ? ResponseBody() : try await fileBody(path, 0...(size - 1), size, &headers, context)
                 return .response(
                     Response(status: .ok, headers: headers, body: body),
                     served: head ? nil : Served(relative: relative, sent: size, size: size))
             case .partial(let range):
                 headers[.contentRange] = "bytes \(range.lowerBound)-\(range.upperBound)/\(size)"
                 headers[.contentLength] = "\(range.count)"
-                let body = head ? ResponseBody() : try await fileIO.loadFile(path: path, range: range, context: context)
+                let body = head ? ResponseBody() : try await fileBody(path, range, size, &headers, context)
                 return .response(
                     Response(status: .partialContent, headers: headers, body: body),
                     served: head ? nil : Served(relative: relative, sent: range.count, size: size))
@@ -94,17 +111,28 @@ public struct TitleFileServer: Sendable {
         }
     }
 
+    /// The body of `range` of a file: a ``FileSlice`` in `headers` and no body when zero-copy, else the bytes read
+    /// in chunks.
+    private func fileBody(
+        _ path: String, _ range: ClosedRange<Int>, _ size: Int, _ headers: inout HTTPFields,
+        _ context: some RequestContext
+    ) async throws -> ResponseBody {
+        if zeroCopy {
+            headers[FileSlice.header] =
+                FileSlice(path: path, offset: range.lowerBound, length: range.count, size: size).fieldValue
+            return ResponseBody()
+        }
+        if range.count == size { return try await fileIO.loadFile(path: path, context: context) }
+        return try await fileIO.loadFile(path: path, range: range, context: context)
+    }
+
     /// A body in memory: a playlist (rewritten when it must be), or a file from the streaming source.
     private func serveData(
-        _ relative: String, data: Data, modified: Date, request: Request, rewriter: PlaylistRewriter
+        _ relative: String, data: Data, modified: Date, request: Request, rewriter: PlaylistRewriter,
+        rewritten: Bool = false
     ) -> Outcome {
-        var data = data
         let dynamic = ContentTypes.isPlaylist(relative) && !rewriter.isIdentity
-        if dynamic {
-            let text = String(decoding: data, as: UTF8.self)
-            let mpd = relative.lowercased().hasSuffix(".mpd")
-            data = Data((mpd ? rewriter.rewriteMPD(text, at: relative) : rewriter.rewrite(text, at: relative)).utf8)
-        }
+        let data = rewritten ? data : Self.rewritten(relative, data: data, rewriter: rewriter)
         var headers = Self.headers(relative, size: data.count, modified: modified, dynamic: dynamic)
         let head = request.method == .head
         let status: HTTPResponse.Status
@@ -124,6 +152,14 @@ public struct TitleFileServer: Sendable {
         return .response(
             Response(status: status, headers: headers, body: body),
             served: head ? nil : Served(relative: relative, sent: slice.count, size: data.count))
+    }
+
+    /// A playlist's bytes as served under `rewriter` (other files, and an identity rewriter: unchanged).
+    private static func rewritten(_ relative: String, data: Data, rewriter: PlaylistRewriter) -> Data {
+        guard ContentTypes.isPlaylist(relative), !rewriter.isIdentity else { return data }
+        let text = String(decoding: data, as: UTF8.self)
+        let mpd = relative.lowercased().hasSuffix(".mpd")
+        return Data((mpd ? rewriter.rewriteMPD(text, at: relative) : rewriter.rewrite(text, at: relative)).utf8)
     }
 
     private static func unsatisfiable(_ headers: HTTPFields, size: Int) -> Response {

@@ -75,6 +75,18 @@ struct GatewayCommand: AsyncParsableCommand {
     @Option(name: .customLong("idle-timeout"), help: "Seconds before an idle connection is closed.")
     var idleTimeout: Int64 = 30
 
+    @Option(
+        name: .customLong("stall-timeout"),
+        help: ArgumentHelp(
+            "Seconds a client may leave a response unread (nothing taken from a full send buffer) before it is cut "
+                + "off (or $STOWAGE_STALL_TIMEOUT).", valueName: "SECONDS"))
+    var stallTimeout: Int64 = environmentOption("stall-timeout").flatMap { Int64($0) } ?? 30
+
+    @Flag(
+        name: .customLong("no-zero-copy"),
+        help: "Read title files into buffers instead of sending them with sendfile (plain HTTP; TLS always reads).")
+    var noZeroCopy = false
+
     @Option(name: .customLong("log-level"), help: "The least severe level logged (default info).")
     var logLevel: LogLevel?
 
@@ -86,6 +98,7 @@ struct GatewayCommand: AsyncParsableCommand {
             throw ValidationError("give both --tls-cert and --tls-key, or neither")
         }
         guard idleTimeout > 0 else { throw ValidationError("--idle-timeout must be positive") }
+        guard stallTimeout > 0 else { throw ValidationError("--stall-timeout must be positive") }
         for origin in corsOrigins where WebOrigin.exact(origin) == nil {
             throw ValidationError(
                 "--cors-origin wants an origin such as https://player.example:8443 (scheme, host, port; no path), "
@@ -125,7 +138,8 @@ struct GatewayCommand: AsyncParsableCommand {
             backend: backend, logger: logger, clock: { monotonic() },
             sourceFetcher: { HTTPFetcher(logger: logger, connectionsPerHost: 4) })
         let listenOptions = ListenOptions(
-            host: host, port: port, tlsCertificate: tlsCert, tlsKey: tlsKey, idleTimeoutSeconds: idleTimeout)
+            host: host, port: port, tlsCertificate: tlsCert, tlsKey: tlsKey, idleTimeoutSeconds: idleTimeout,
+            stallTimeoutSeconds: stallTimeout, zeroCopy: !noZeroCopy)
         let scheme = listenOptions.tls ? "https" : "http"
         if let warning = listenOptions.plaintextWarning { logger.warning("\(warning)") }
         let app = try gateway.application(listen: listenOptions) { bound in

@@ -82,7 +82,8 @@ struct GatewayHTTPTests {
             logger: Logger(label: "test"), clock: { 0 })
         let app = try gateway.application(listen: ListenOptions(host: "127.0.0.1", port: 0)) { _ in }
         let auth: HTTPFields = [.authorization: "Bearer good"]
-        try await app.test(.router) { client in
+        // Live: title files go out through the channel's sendfile writer, as in the real gateway.
+        try await app.test(.live) { client in
             try await client.execute(uri: "/titles/tok/video/0001.ts", method: .get) { response in
                 #expect(response.status == .unauthorized)
                 #expect(String(buffer: response.body).contains("\"code\":\"unauthorized\""))
