@@ -62,6 +62,13 @@ let package = Package(
         .target(
             name: "StowageLicensing",
             dependencies: ["StowageProtocol", .product(name: "Crypto", package: "swift-crypto")]),
+        // Box-to-box bundles: the signed manifest, this box's Ed25519/X25519 identity, content keys wrapped for
+        // another box, the import check and streaming copy. No sockets, no store: the scheduler and stowctl use it.
+        .target(
+            name: "StowageBundle",
+            dependencies: [
+                "StowageProtocol", "StowageLicensing", .product(name: "Crypto", package: "swift-crypto"),
+            ]),
         .target(
             name: "StowageFetch",
             dependencies: [
@@ -250,6 +257,12 @@ let package = Package(
         .testTarget(
             name: "StowageLicensingTests",
             dependencies: ["StowageLicensing", "StowageProtocol", .product(name: "Crypto", package: "swift-crypto")]),
+        .testTarget(
+            name: "StowageBundleTests",
+            dependencies: [
+                "StowageBundle", "StowageProtocol", "StowageLicensing",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]),
         .testTarget(
             name: "StowageOriginTests",
             dependencies: [
