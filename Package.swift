@@ -117,7 +117,7 @@ let package = Package(
             name: "StowageSchedulerService",
             dependencies: [
                 "ZeroMQ", "StowageProtocol", "StowageStore", "StowageSchedulerCore", "StowageRuntime",
-                "StowageLicensing", "StowageHLS", "StowageIntegrity", "CSystemShims",
+                "StowageLicensing", "StowageHLS", "StowageIntegrity", "CSystemShims", "StowageBundle",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

@@ -81,7 +81,7 @@ public enum AccessPolicy {
             .license, .subscribe, .unsubscribe:
             return true
         case .submit, .cancel, .workers, .pause, .resume, .delete, .stop, .limits, .renew, .bookmarkAdd,
-            .bookmarkRemove, .verify, .gc, .stats, .deviceAdd, .devices, .deviceRevoke, .deviceSign:
+            .bookmarkRemove, .verify, .gc, .stats, .deviceAdd, .devices, .deviceRevoke, .deviceSign, .boxKey:
             return false
         }
     }
