@@ -66,6 +66,13 @@ let package = Package(
         .target(
             name: "StowageLicensing",
             dependencies: ["StowageProtocol", .product(name: "Crypto", package: "swift-crypto")]),
+        // Box-to-box bundles: the signed manifest, this box's Ed25519/X25519 identity, content keys wrapped for
+        // another box, the import check and streaming copy. No sockets, no store: the scheduler and stowctl use it.
+        .target(
+            name: "StowageBundle",
+            dependencies: [
+                "StowageProtocol", "StowageLicensing", .product(name: "Crypto", package: "swift-crypto"),
+            ]),
         .target(
             name: "StowageFetch",
             dependencies: [
@@ -115,6 +122,7 @@ let package = Package(
             dependencies: [
                 "ZeroMQ", "StowageProtocol", "StowageStore", "StowageSchedulerCore", "StowageRuntime",
                 "StowageLicensing", "StowageHLS", "StowageIntegrity", "CSystemShims", "StowageCatalog",
+                "StowageBundle",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -263,6 +271,12 @@ let package = Package(
         .testTarget(
             name: "StowageLicensingTests",
             dependencies: ["StowageLicensing", "StowageProtocol", .product(name: "Crypto", package: "swift-crypto")]),
+        .testTarget(
+            name: "StowageBundleTests",
+            dependencies: [
+                "StowageBundle", "StowageProtocol", "StowageLicensing",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]),
         .testTarget(
             name: "StowageOriginTests",
             dependencies: [

@@ -48,6 +48,8 @@ public enum ClientOperation: Codable, Sendable, Equatable {
     case gc
     /// The pipeline's figures (answers `.stats`).
     case stats
+    /// This box's public key for bundles (answers `.boxKey`): what other boxes pass as `--for-box` or `--trust`.
+    case boxKey
     /// Whether the title can be played offline now (answers `.playable`).
     case playable(token: String)
     /// Authorise one play: checks playability, counts the play (answers `.play`).
@@ -207,6 +209,8 @@ public enum ReplyBody: Codable, Sendable, Equatable {
     case deviceSecret(DeviceSecret)
     case devices([DeviceInfo])
     case signedPath(String)
+    /// This box's public key file text (one line of JSON, see docs/bundles.md).
+    case boxKey(String)
     case principal(DevicePrincipal)
     case ok
     case catalog(CatalogReport)

@@ -75,6 +75,7 @@ enum ReplyPayload {
     }
     static func devices(_ body: ReplyBody) -> [DeviceInfo]? { if case .devices(let v) = body { v } else { nil } }
     static func signedPath(_ body: ReplyBody) -> String? { if case .signedPath(let v) = body { v } else { nil } }
+    static func boxKey(_ body: ReplyBody) -> String? { if case .boxKey(let v) = body { v } else { nil } }
     static func principal(_ body: ReplyBody) -> DevicePrincipal? {
         if case .principal(let v) = body { v } else { nil }
     }
@@ -109,6 +110,8 @@ extension SchedulerRequest where Self == SchedulerCall<String> {
     /// Answers the new title's token.
     public static func submit(_ request: SubmitRequest) -> Self { Self(.submit(request), ReplyPayload.submitted) }
     /// Answers the signed path (`/titles/…?dev=…&exp=…&sig=…`).
+    /// Answers this box's public key file text (`stowctl box key`).
+    public static var boxKey: Self { Self(.boxKey, ReplyPayload.boxKey) }
     public static func deviceSign(name: String, path: String, expiresInSeconds: Double) -> Self {
         Self(.deviceSign(name: name, path: path, expiresInSeconds: expiresInSeconds), ReplyPayload.signedPath)
     }

@@ -1,4 +1,5 @@
 import Foundation
+import StowageBundle
 import StowageProtocol
 import StowageRuntime
 import StowageSchedulerCore
@@ -150,6 +151,8 @@ extension SchedulerService {
             return .removed(try collectGarbage())
         case .stats:
             return .stats(try stats())
+        case .boxKey:
+            return .boxKey(box.publicKey.fileText())
         case .playable(let token):
             guard let title = try store.title(token) else { throw unknownTitle(token) }
             return .play(try withServingDetails(playability(title, startingPlay: true), of: title))

@@ -1,6 +1,7 @@
 import CSystemShims
 import Foundation
 import Logging
+import StowageBundle
 import StowageLicensing
 import StowageProtocol
 import StowageRuntime
@@ -54,6 +55,8 @@ public final class SchedulerService {
     let store: Store
     /// Wraps content keys with the master key before they touch the store.
     let vault: KeyVault
+    /// This box's bundle identity (`box.key` beside `master.key`): signs exports, opens keys sealed for it.
+    let box: BoxIdentity
     /// Monotonic time for leases, deadlines and rates; wall time for what is stored or shown.
     let clock: any SchedulerClock
     /// Workers, leases, queues and limits: the decisions of who does what next.
@@ -87,6 +90,7 @@ public final class SchedulerService {
             logger.warning("could not make the scheduler undumpable (prctl PR_SET_DUMPABLE)")
         }
         vault = KeyVault(masterKey: try KeyVault.loadMasterKey(home: options.home.root))
+        box = try BoxIdentity.loadOrCreate(home: options.home.root)
         let epoch = ClockEpoch(
             epoch: (try? store.setting(Self.clockEpochSetting)).flatMap { $0.flatMap(Int.init) } ?? 0,
             lastSeen: (try? store.setting(Self.clockLastSeenSetting)).flatMap { $0.flatMap(Double.init) },

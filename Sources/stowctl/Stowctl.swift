@@ -36,7 +36,7 @@ struct Stowctl: AsyncParsableCommand {
                 name: "Operations",
                 subcommands: [
                     Workers.self, LimitsCommand.self, Stats.self, GarbageCollect.self, KeysCommand.self,
-                    CatalogCommand.self,
+                    CatalogCommand.self, BoxCommand.self,
                 ]),
         ])
 
