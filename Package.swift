@@ -46,7 +46,12 @@ let package = Package(
         .target(name: "StowageDASH", dependencies: ["StowageProtocol"]),
         // Linux calls Swift's Glibc module does not declare (syncfs).
         .target(name: "CSystemShims"),
-        .target(name: "StowageIntegrity", dependencies: [.product(name: "Crypto", package: "swift-crypto")]),
+        .target(
+            name: "StowageIntegrity",
+            dependencies: [
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+            ]),
         .target(
             name: "StowageStore",
             dependencies: [
@@ -241,7 +246,12 @@ let package = Package(
         .testTarget(name: "StowageProtocolTests", dependencies: ["StowageProtocol", "StowageTestSupport"]),
         .testTarget(name: "StowageHLSTests", dependencies: ["StowageHLS", "StowageProtocol", "StowageTestSupport"]),
         .testTarget(name: "StowageDASHTests", dependencies: ["StowageDASH", "StowageProtocol"]),
-        .testTarget(name: "StowageIntegrityTests", dependencies: ["StowageIntegrity"]),
+        .testTarget(
+            name: "StowageIntegrityTests",
+            dependencies: [
+                "StowageIntegrity", .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+            ]),
         .testTarget(
             name: "StowageStoreTests",
             dependencies: [

@@ -8,11 +8,14 @@ extension DASHPlanner {
 
         /// The local path of the key at `uri`, planned on first use as an HLS AES-128 key is (a plain GET of the
         /// URL by the license worker, or read inline from a `data:` URI).
-        mutating func path(_ uri: String) -> String {
-            if let n = positions[uri] { return PlannedKey.localPath(n) }
+        mutating func path(_ uri: String) -> String { PlannedKey.localPath(position(uri)) }
+
+        /// The position of the key at `uri` in the plan's keys, planned on first use.
+        mutating func position(_ uri: String) -> Int {
+            if let n = positions[uri] { return n }
             positions[uri] = keys.count
             keys.append(PlannedKey(uri: uri, method: "AES-128"))
-            return PlannedKey.localPath(keys.count - 1)
+            return keys.count - 1
         }
     }
 

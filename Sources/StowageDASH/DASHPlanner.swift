@@ -48,8 +48,12 @@ public enum DASHPlanner {
                     language: track.adaptationSet.lang))
             for file in track.files {
                 var sealed = encrypted && file.kind != .initSection
+                var cipher: SegmentCipher?
                 if let keyings, file.kind != .initSection {
                     sealed = keyings[media] != nil  // segment encryption: only the crypto periods' segments
+                    cipher = keyings[media].map {
+                        SegmentCipher(key: segmentKeys.position($0.keyURI), iv: KeyEncoding.hexString($0.effectiveIV))
+                    }
                     media += 1
                 }
                 var resource = PlannedResource(
@@ -57,6 +61,7 @@ public enum DASHPlanner {
                     rangeOffset: file.source.range?.offset, rangeLength: file.source.range?.length,
                     localPath: file.localPath, container: file.container, encrypted: sealed, duration: file.duration)
                 if file.source.urls.count > 1 { resource.alternates = Array(file.source.urls.dropFirst()) }
+                resource.cipher = cipher
                 resources.append(resource)
             }
             track.representation.contentProtections = localized(

@@ -74,7 +74,7 @@ extension HTTPFetcher {
             try part.truncate()
             resumeFrom = 0
         }
-        var check = StreamingCheck(container: work.container)
+        var check = StreamingCheck(container: work.container, decryption: work.decryption)
         if resumeFrom > 0 { try part.replay(into: &check) }
         if let length = work.rangeLength, resumeFrom == length {
             return try await finish(
@@ -183,6 +183,7 @@ extension HTTPFetcher {
         from url: String, durable: Bool
     ) async throws(TaskFailure) -> FetchReport {
         let sha256: String
+        var check = check
         switch check.finish() {
         case .success(let digest): sha256 = digest
         case .failure(let problem):

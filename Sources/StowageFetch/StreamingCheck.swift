@@ -7,12 +7,13 @@ import StowageProtocol
 /// file without being read back; the integrity worker's read-back stays for checks at rest and scrubs.
 struct StreamingCheck {
     private var hasher = SHA256()
-    private var checker: ContainerCheck.Checker?
+    private var checker: StructureCheck?
 
-    /// `container` nil: no structure check (encrypted or opaque bytes).
-    init(container: Container?) {
+    /// `container` nil: no structure check (encrypted or opaque bytes). `decryption` given: the container is
+    /// checked inside the whole-segment ciphertext, decrypted in memory.
+    init(container: Container?, decryption: SegmentDecryption? = nil) {
         checker = container.flatMap { ContainerCheck.Kind(rawValue: $0.rawValue) }.map {
-            ContainerCheck.Checker(kind: $0)
+            StructureCheck(kind: $0, key: decryption?.key, iv: decryption?.iv)
         }
     }
 
@@ -23,7 +24,7 @@ struct StreamingCheck {
     }
 
     /// The file's hash, or what is wrong with its structure.
-    func finish() -> Result<String, Problem> {
+    mutating func finish() -> Result<String, Problem> {
         if let problem = checker?.finish() { return .failure(Problem(description: problem)) }
         return .success(FileVerifier.hex(hasher.finalize()))
     }

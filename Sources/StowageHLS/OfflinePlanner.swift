@@ -82,6 +82,10 @@ public struct OfflinePlanner: Sendable {
         }
         var lineTarget: [Int: String] = [:]  // line -> local path (relative to folder) for URI lines and MAP tags
         var initCount = 0
+        // Keys take their positions in the order the playlist names them (the segments' ciphers refer to them).
+        for (line, key) in playlist.keyLines.sorted(by: { $0.key < $1.key }) where key.isDeliverable {
+            if let uri = key.uri { _ = try keyPosition(key, uri: uri, in: playlist, line: line) }
+        }
         for (n, segment) in playlist.segments.enumerated() {
             if let map = segment.map, lineTarget[map.line] == nil {
                 let url = try URIResolver.resolve(map.uri, against: playlist.url, line: map.line)
@@ -106,7 +110,8 @@ public struct OfflinePlanner: Sendable {
             let path = add(
                 kind: input.kind == .subtitles ? .subtitle : .segment, rendition: index, url: url,
                 range: segment.byteRange, suggested: "\(folder)/seg-\(padded6(n)).\(ext ?? defaultExt)",
-                container: container, encrypted: segment.key?.encryptsWholeSegment ?? false, duration: segment.duration)
+                container: container, encrypted: segment.key?.encryptsWholeSegment ?? false, duration: segment.duration,
+                cipher: try cipher(of: segment, number: n, in: playlist))
             lineTarget[segment.line] = relative(path, from: folder)
         }
         let text = try offlineMediaText(playlist, lineTarget: lineTarget)
@@ -118,7 +123,7 @@ public struct OfflinePlanner: Sendable {
 
     mutating func add(
         kind: PlannedResource.Kind, rendition: Int, url: String, range: ByteRange?, suggested: String,
-        container: Container, encrypted: Bool, duration: Double
+        container: Container, encrypted: Bool, duration: Double, cipher: SegmentCipher? = nil
     ) -> String {
         let key = "\(url)#\(range?.offset ?? -1):\(range?.length ?? -1)"
         if let existing = byKey[key] { return resources[existing].localPath }
@@ -128,11 +133,43 @@ public struct OfflinePlanner: Sendable {
                 kind: kind, rendition: rendition, url: url, rangeOffset: range?.offset,
                 rangeLength: range?.length, localPath: suggested, container: container,
                 encrypted: encrypted, duration: duration))
+        resources[resources.count - 1].cipher = cipher
         return suggested
     }
 
     /// The offline text of `playlist`: URI lines and maps at `lineTarget`'s local paths, preceded by
     /// `ranges`' `EXT-X-BYTERANGE` where a line points into a stored file (an I-frame inside a kept segment).
+    /// The position of `key` in the plan's keys (`/keys/n` offline), planned on first use: one key per URI (per
+    /// URI and key ID for Clear Key).
+    mutating func keyPosition(
+        _ key: MediaPlaylist.Key, uri: String, in playlist: MediaPlaylist, line: Int
+    ) throws(PlaylistError) -> Int {
+        let absolute = try URIResolver.resolveKey(uri, method: key.method, against: playlist.url, line: line)
+        let clearKey = key.keyFormat == MediaPlaylist.Key.clearKey
+        let id = clearKey ? "\(absolute)#\(key.keyID ?? "")" : absolute
+        if let n = keyIndex[id] { return n }
+        keys.append(
+            PlannedKey(
+                uri: absolute, method: key.method, keyFormat: clearKey ? MediaPlaylist.Key.clearKey : nil,
+                keyID: key.keyID))
+        keyIndex[id] = keys.count - 1
+        return keys.count - 1
+    }
+
+    /// How `segment` (number `n` of `playlist`) is enciphered when it is one AES-CBC ciphertext (`AES-128`,
+    /// `AES-256`) under a key the license worker acquires; nil otherwise (clear, sample encryption, CTR, a DRM
+    /// system's key).
+    mutating func cipher(
+        of segment: MediaPlaylist.Segment, number n: Int, in playlist: MediaPlaylist
+    ) throws(PlaylistError) -> SegmentCipher? {
+        guard let key = segment.key, ["AES-128", "AES-256"].contains(key.method), key.isDeliverable,
+            let uri = key.uri
+        else { return nil }
+        let position = try keyPosition(key, uri: uri, in: playlist, line: segment.line)
+        return SegmentCipher(
+            key: position, iv: SegmentCipher.iv(explicit: key.iv, sequence: UInt64(playlist.mediaSequence + n)))
+    }
+
     mutating func offlineMediaText(
         _ playlist: MediaPlaylist, lineTarget: [Int: String], ranges: [Int: ByteRange] = [:]
     ) throws(PlaylistError) -> String {
@@ -153,19 +190,7 @@ public struct OfflinePlanner: Sendable {
                 let (_, value) = PlaylistLines.tag(line)
                 var attrs = (try? AttributeList(parsing: value)) ?? AttributeList()
                 if key.isDeliverable {
-                    let absolute = try URIResolver.resolveKey(
-                        uri, method: key.method, against: playlist.url, line: number)
-                    let clearKey = key.keyFormat == MediaPlaylist.Key.clearKey
-                    let id = clearKey ? "\(absolute)#\(key.keyID ?? "")" : absolute
-                    let n = keyIndex[id] ?? keys.count
-                    if n == keys.count {
-                        keys.append(
-                            PlannedKey(
-                                uri: absolute, method: key.method,
-                                keyFormat: clearKey ? MediaPlaylist.Key.clearKey : nil,
-                                keyID: key.keyID))
-                        keyIndex[id] = n
-                    }
+                    let n = try keyPosition(key, uri: uri, in: playlist, line: number)
                     attrs.setQuoted("URI", Self.keyPath(n))
                     // Offline the raw key is served at /keys/n: the key system's own attributes no longer apply.
                     for name in ["KEYFORMAT", "KEYFORMATVERSIONS", "KEYID"] { attrs.remove(name) }

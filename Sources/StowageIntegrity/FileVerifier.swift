@@ -15,11 +15,13 @@ public enum FileVerifier {
         public var problem: String?
     }
 
-    /// Checks `path`. `expectedBytes`/`expectedSHA256` nil skip those checks. Blocking (reads, and sleeps to
+    /// Checks `path`. `expectedBytes`/`expectedSHA256` nil skip those checks; `decryption` given, the container is
+    /// checked inside the AES-CBC ciphertext the file holds. Blocking (reads, and sleeps to
     /// keep to `bytesPerSecond`): call it from a thread of its own, not from the Swift concurrency pool.
     public static func verify(
         path: String, expectedBytes: Int64?, expectedSHA256: String?,
-        container: ContainerCheck.Kind, chunkSize: Int = 1 << 20, bytesPerSecond: Int64? = nil
+        container: ContainerCheck.Kind, decryption: (key: Data, iv: Data)? = nil, chunkSize: Int = 1 << 20,
+        bytesPerSecond: Int64? = nil
     ) -> Verdict {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else {
@@ -28,7 +30,7 @@ public enum FileVerifier {
         }
         defer { close(fd) }
         var hasher = SHA256()
-        var checker = ContainerCheck.Checker(kind: container)
+        var checker = StructureCheck(kind: container, key: decryption?.key, iv: decryption?.iv)
         var total: Int64 = 0
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: chunkSize, alignment: 16)
         defer { buffer.deallocate() }

@@ -6,18 +6,32 @@ import Foundation
 extension ResolvedPlan {
     private enum PackedKeys: String, CodingKey {
         case masterPlaylist, renditions, resources, packedResources, bytesEstimate, keys, bookmarks, manifestName
-        case protection, reach
+        case protection, reach, packedCiphers
     }
 
     public init(from decoder: Decoder) throws {
         let c = try decoder.container(keyedBy: PackedKeys.self)
-        let resources: [PlannedResource]
+        var resources: [PlannedResource]
         if c.contains(.packedResources) {
             resources = try c.decodePacked(forKey: .packedResources) { (r) throws(PackedError) in
                 try PlannedResource(packed: &r)
             }
         } else {
             resources = try c.decode([PlannedResource].self, forKey: .resources)
+        }
+        // Segment ciphers travel beside the packed resources (a reader that predates them ignores the key).
+        if c.contains(.packedCiphers) {
+            let ciphers = try c.decodePacked(forKey: .packedCiphers) { (r) throws(PackedError) -> SegmentCipher? in
+                let key = try r.optionalInt("cipher key")
+                let iv = try r.optionalString("cipher IV")
+                return key.flatMap { k in iv.map { SegmentCipher(key: Int(k), iv: $0) } }
+            }
+            guard ciphers.count == resources.count else {
+                throw DecodingError.dataCorruptedError(
+                    forKey: .packedCiphers, in: c,
+                    debugDescription: "\(ciphers.count) segment ciphers for \(resources.count) resources")
+            }
+            for i in resources.indices { resources[i].cipher = ciphers[i] }
         }
         self.init(
             masterPlaylist: try c.decode(String.self, forKey: .masterPlaylist),
@@ -37,6 +51,14 @@ extension ResolvedPlan {
         var w = PackedWriter(count: resources.count)
         for resource in resources { resource.pack(into: &w) }
         try c.encode(Data(w.bytes), forKey: .packedResources)
+        if resources.contains(where: { $0.cipher != nil }) {
+            var ciphers = PackedWriter(count: resources.count)
+            for resource in resources {
+                ciphers.optional(resource.cipher.map { Int64($0.key) })
+                ciphers.optional(resource.cipher?.iv)
+            }
+            try c.encode(Data(ciphers.bytes), forKey: .packedCiphers)
+        }
         try c.encodeIfPresent(bytesEstimate, forKey: .bytesEstimate)
         try c.encode(keys, forKey: .keys)
         try c.encode(bookmarks, forKey: .bookmarks)

@@ -107,6 +107,8 @@ public struct PlannedResource: Codable, Sendable, Equatable {
     public var duration: Double
     /// Other URLs of the same bytes (DASH: several BaseURLs), tried in order when `url` fails.
     public var alternates: [String]?
+    /// For a whole-segment ciphertext (`encrypted`): its key and IV, so the container can be checked decrypted.
+    public var cipher: SegmentCipher?
 
     public init(
         kind: Kind, rendition: Int, url: String, rangeOffset: Int64?, rangeLength: Int64?,

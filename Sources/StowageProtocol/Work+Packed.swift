@@ -4,7 +4,7 @@ import Foundation
 // `fetchedBatch {packedResults}`. The JSON lists (`items`, `results`) are still read.
 
 extension FetchBatch {
-    private enum PackedKeys: String, CodingKey { case items, packedItems }
+    private enum PackedKeys: String, CodingKey { case items, packedItems, packedDecryptions }
 
     public init(from decoder: Decoder) throws {
         let c = try decoder.container(keyedBy: PackedKeys.self)
@@ -13,6 +13,24 @@ extension FetchBatch {
         } else {
             items = try c.decode([FetchWork].self, forKey: .items)
         }
+        // Decryption keys travel beside the packed items (a reader that predates them ignores the key).
+        guard c.contains(.packedDecryptions) else { return }
+        let decryptions = try c.decodePacked(forKey: .packedDecryptions) {
+            (r) throws(PackedError) -> SegmentDecryption? in
+            let keyText = try r.optionalString("decryption key")
+            let ivText = try r.optionalString("decryption IV")
+            guard let keyText, let ivText else { return nil }
+            guard let key = Data(base64Encoded: keyText), let iv = Data(base64Encoded: ivText) else {
+                throw PackedError("decryption: not base64")
+            }
+            return SegmentDecryption(key: key, iv: iv)
+        }
+        guard decryptions.count == items.count else {
+            throw DecodingError.dataCorruptedError(
+                forKey: .packedDecryptions, in: c,
+                debugDescription: "\(decryptions.count) decryptions for \(items.count) items")
+        }
+        for i in items.indices { items[i].decryption = decryptions[i] }
     }
 
     public func encode(to encoder: Encoder) throws {
@@ -20,6 +38,13 @@ extension FetchBatch {
         var w = PackedWriter(count: items.count)
         for item in items { item.pack(into: &w) }
         try c.encode(Data(w.bytes), forKey: .packedItems)
+        guard items.contains(where: { $0.decryption != nil }) else { return }
+        var d = PackedWriter(count: items.count)
+        for item in items {
+            d.optional(item.decryption?.key.base64EncodedString())
+            d.optional(item.decryption?.iv.base64EncodedString())
+        }
+        try c.encode(Data(d.bytes), forKey: .packedDecryptions)
     }
 }
 

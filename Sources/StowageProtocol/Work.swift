@@ -203,6 +203,9 @@ public struct FetchWork: Codable, Sendable, Equatable {
     /// folder and has not leased the file since), so no `.part` file of it can exist: the worker does not look
     /// for one. Nil or false: it looks, and resumes what it finds.
     public var fresh: Bool?
+    /// A whole-segment ciphertext's key and IV: `container` is then checked inside the decrypted bytes (in memory;
+    /// the file is stored as delivered). Nil: checked as delivered, or not at all when `container` is nil.
+    public var decryption: SegmentDecryption?
 
     public init(
         url: String, headers: [Header], rangeOffset: Int64?, rangeLength: Int64?, path: String,
@@ -277,6 +280,8 @@ public struct VerifyWork: Codable, Sendable, Equatable {
     public var encrypted: Bool
     /// Read at most this fast (background scrub's I/O budget); nil = as fast as the disk allows.
     public var bytesPerSecond: Int64?
+    /// An encrypted file's key and IV: its container is checked after decryption in memory (see ``FetchWork``).
+    public var decryption: SegmentDecryption?
 
     public init(path: String, expectedBytes: Int64, sha256: String?, container: Container, encrypted: Bool) {
         self.path = path

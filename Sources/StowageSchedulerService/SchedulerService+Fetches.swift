@@ -46,6 +46,10 @@ extension SchedulerService {
         var work = FetchWork(
             url: r.url, headers: headers, rangeOffset: r.rangeOffset, rangeLength: r.rangeLength,
             path: "\(r.token)/\(r.localPath)", container: r.encrypted ? nil : r.container)
+        if let decryption = decryption(for: r) {
+            work.decryption = decryption
+            work.container = r.container
+        }
         work.alternates = r.alternates
         if let id = r.id { work.fresh = memory.pacing.isFresh(r.token, resource: id) }
         return work

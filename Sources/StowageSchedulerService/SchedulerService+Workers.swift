@@ -97,6 +97,7 @@ extension SchedulerService {
             var work = VerifyWork(
                 path: "\(r.token)/\(r.localPath)", expectedBytes: bytes, sha256: r.sha256,
                 container: r.container, encrypted: r.encrypted)
+            work.decryption = decryption(for: r)
             if memory.verifyRuns.isScrub(r.token) { work.bytesPerSecond = options.scrubBytesPerSecond }
             return .verify(work)
         default:

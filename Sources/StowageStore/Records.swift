@@ -205,6 +205,8 @@ public struct ResourceRecord: Codable, Sendable, Equatable, FetchableRecord, Mut
     public var lastError: String?
     /// Other URLs of the same bytes (DASH: several BaseURLs), tried in order when `url` fails.
     public var alternates: [String]? = nil
+    /// The key and IV of a whole-segment ciphertext (nil: clear, opaque, or planned before they were kept).
+    public var cipher: SegmentCipher? = nil
 
     /// Takes the row id SQLite assigned.
     public mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
@@ -231,6 +233,9 @@ public struct ResourceRecord: Codable, Sendable, Equatable, FetchableRecord, Mut
         public static let lastError = Column(CodingKeys.lastError)
         /// Newline-separated URLs.
         public static let alternates = Column(CodingKeys.alternates)
+        /// ``SegmentCipher/key``, and its IV (hex).
+        public static let cipherKey = Column("cipherKey")
+        public static let cipherIV = Column("cipherIV")
     }
 }
 
@@ -259,6 +264,9 @@ extension ResourceRecord {
         contentLength = row[C.contentLength]
         lastError = row[C.lastError]
         alternates = (row[C.alternates] as String?).map { $0.split(separator: "\n").map(String.init) }
+        if let key = row[C.cipherKey] as Int?, let iv = row[C.cipherIV] as String? {
+            cipher = SegmentCipher(key: key, iv: iv)
+        }
     }
 
     /// Writes every column (the `Encodable` path's cost, avoided on the per-segment path).
@@ -283,6 +291,8 @@ extension ResourceRecord {
         container[C.contentLength] = contentLength
         container[C.lastError] = lastError
         container[C.alternates] = alternates.flatMap { $0.isEmpty ? nil : $0.joined(separator: "\n") }
+        container[C.cipherKey] = cipher?.key
+        container[C.cipherIV] = cipher?.iv
     }
 }
 

@@ -192,6 +192,14 @@ enum Schema {
             // `submit --key`: wrapped keys by key ID (a JSON object), until the plan's keys take them.
             try db.alter(table: "title") { t in t.add(column: "operatorKeys", .text) }
         }
+        migrator.registerMigration("v15-segment-cipher") { db in
+            // A whole-segment ciphertext's key position and IV, so its container is checked decrypted; NULL for
+            // files planned before (checked by length and hash only, as then).
+            try db.alter(table: "resource") { t in
+                t.add(column: "cipherKey", .integer)
+                t.add(column: "cipherIV", .text)
+            }
+        }
         return migrator
     }
 }

@@ -20,15 +20,15 @@ extension Store {
             let insert = try db.makeStatement(
                 sql: """
                     INSERT INTO resource (token, position, rendition, kind, url, rangeOffset, rangeLength, localPath,
-                    container, encrypted, duration, state, attempts, alternates)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?)
+                    container, encrypted, duration, state, attempts, alternates, cipherKey, cipherIV)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?)
                     """)
             let pending = ResourceState.pending.rawValue
             for (i, r) in plan.resources.enumerated() {
                 let alternates = r.alternates.flatMap { $0.isEmpty ? nil : $0.joined(separator: "\n") }
                 try insert.execute(arguments: [
                     token, i, r.rendition, r.kind.rawValue, r.url, r.rangeOffset, r.rangeLength, r.localPath,
-                    r.container.rawValue, r.encrypted, r.duration, pending, alternates,
+                    r.container.rawValue, r.encrypted, r.duration, pending, alternates, r.cipher?.key, r.cipher?.iv,
                 ])
             }
             try ContentKeyRecord.all().forTitle(token).deleteAll(db)

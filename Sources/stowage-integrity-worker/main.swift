@@ -22,9 +22,12 @@ struct IntegrityHandler: TaskHandler {
             let message = "path '\(work.path.prefix(200))' is outside the titles directory"
             return .failed(TaskFailure(code: .refused, message: message, retryable: false))
         }
+        // An encrypted file is checked inside its decrypted bytes when its key came with the task; without the key
+        // (a device-only title, a key not acquired) its length and hash only.
+        let opaque = work.encrypted && work.decryption == nil
         let kind: ContainerCheck.Kind =
-            work.encrypted
-            ? .other : (ContainerCheck.Kind(rawValue: work.container.rawValue) ?? .other)
+            opaque ? .other : (ContainerCheck.Kind(rawValue: work.container.rawValue) ?? .other)
+        let decryption = work.decryption.map { (key: $0.key, iv: $0.iv) }
         // Reading (and, for a scrub, pacing to its I/O budget) blocks: it runs on a thread of its own, never on
         // the cooperative pool.
         let verdict = await withCheckedContinuation { (done: CheckedContinuation<FileVerifier.Verdict, Never>) in
@@ -32,7 +35,7 @@ struct IntegrityHandler: TaskHandler {
                 done.resume(
                     returning: FileVerifier.verify(
                         path: path, expectedBytes: work.expectedBytes, expectedSHA256: work.sha256,
-                        container: kind, bytesPerSecond: work.bytesPerSecond))
+                        container: kind, decryption: decryption, bytesPerSecond: work.bytesPerSecond))
             }
         }
         return .verified(

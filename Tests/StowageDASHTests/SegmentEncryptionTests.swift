@@ -136,6 +136,13 @@ struct SegmentEncryptionTests {
         #expect(
             plan.resources.map(\.encrypted) == [false, true, true, false, true, true],
             "the init segment and the offset's segment are clear")
+        let explicit = "000102030405060708090a0b0c0d0e0f"
+        let derived = { (n: Int) in String(repeating: "0", count: 31) + String(n, radix: 16) }
+        #expect(
+            plan.resources.map(\.cipher) == [
+                nil, SegmentCipher(key: 0, iv: explicit), SegmentCipher(key: 0, iv: explicit), nil,
+                SegmentCipher(key: 0, iv: derived(6)), SegmentCipher(key: 1, iv: derived(7)),
+            ], "each encrypted segment keeps its key and IV, so its container is checked decrypted")
         let local = plan.masterPlaylist
         #expect(!local.contains("k.test"), "\(local)")
         // Local segments are numbered from 1, the source's from 3: derived IVs are written out where they differ.

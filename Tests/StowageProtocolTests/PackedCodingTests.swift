@@ -13,6 +13,7 @@ struct PackedCodingTests {
                 rangeOffset: 0, rangeLength: Int64.max, path: "t/v/seg-00001.m4s", container: .fmp4)
             w.alternates = ["https://b.example/v/é.m4s", ""]
             w.fresh = true
+            w.decryption = SegmentDecryption(key: Data(repeating: 7, count: 16), iv: Data(repeating: 9, count: 16))
             return w
         }(),
         {
@@ -50,6 +51,7 @@ struct PackedCodingTests {
                     kind: .segment, rendition: 3, url: "http://h/s.ts", rangeOffset: nil, rangeLength: nil,
                     localPath: "video/seg-000001.ts", container: .mpegTS, encrypted: true, duration: 6.006)
                 r.alternates = ["http://b/s.ts"]
+                r.cipher = SegmentCipher(key: 2, iv: String(repeating: "0", count: 31) + "9")
                 return r
             }(),
         ], bytesEstimate: 123, keys: [PlannedKey(uri: "k", method: "AES-128")],
@@ -105,7 +107,14 @@ struct PackedCodingTests {
             let json = #"{"packedItems":"\#(Data(b).base64EncodedString())"}"#
             return try JSONDecoder().decode(FetchBatch.self, from: Data(json.utf8))
         }
-        #expect(try decode(bytes).items == Self.items)
+        // The items alone (decryption keys travel beside them, in `packedDecryptions`).
+        #expect(
+            try decode(bytes).items
+                == Self.items.map {
+                    var w = $0
+                    w.decryption = nil
+                    return w
+                })
         for n in 0..<bytes.count {
             #expect(throws: DecodingError.self) { try decode(Array(bytes[..<n])) }
         }
