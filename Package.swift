@@ -259,7 +259,10 @@ let package = Package(
             ]),
         .testTarget(
             name: "StowageCatalogTests",
-            dependencies: ["StowageCatalog", "StowageProtocol", .product(name: "Crypto", package: "swift-crypto")]),
+            dependencies: [
+                "StowageCatalog", "StowageProtocol", "StowageSchedulerCore", "StowageSchedulerService",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]),
         .testTarget(name: "StowageSchedulerCoreTests", dependencies: ["StowageSchedulerCore", "StowageProtocol"]),
         .testTarget(
             name: "StowageFetchTests",

@@ -38,15 +38,30 @@ public struct BoxIdentity: Sendable {
         }
         let identity = BoxIdentity()
         let data = identity.signing.rawRepresentation + identity.agreement.rawRepresentation
-        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        // Written whole to a file of its own, then linked into place: a crash never leaves a short box.key behind
+        // (which would stop every later start), and link(2), unlike rename, never replaces one another process
+        // made meanwhile.
+        let temporary = path + ".new-\(getpid())"
+        unlink(temporary)
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         guard fd >= 0 else {
-            // Another process made it between the read and the open: use theirs.
+            throw BundleProblem(.io, file: path, "cannot be created: \(String(cString: strerror(errno)))")
+        }
+        defer { unlink(temporary) }
+        let written = data.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+        let synced = fsync(fd) == 0
+        close(fd)
+        guard written == 64, synced else { throw BundleProblem(.io, file: path, "cannot be written") }
+        guard link(temporary, path) == 0 else {
+            // Another process made it between the read and now: use theirs.
             if errno == EEXIST { return try loadOrCreate(home: home) }
             throw BundleProblem(.io, file: path, "cannot be created: \(String(cString: strerror(errno)))")
         }
-        defer { close(fd) }
-        let written = data.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-        guard written == 64, fsync(fd) == 0 else { throw BundleProblem(.io, file: path, "cannot be written") }
+        let directory = open(home.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        if directory >= 0 {
+            fsync(directory)
+            close(directory)
+        }
         return identity
     }
 }

@@ -108,6 +108,10 @@ public enum CatalogPriority: Codable, Sendable, Equatable {
     case number(Int)
     case urgent
 
+    /// The priorities a title may have: the scheduler adds and subtracts 1,000 around them (verify, renew, scrub),
+    /// so an unbounded number from a catalogue or a command line would overflow.
+    public static let range = -1_000_000...1_000_000
+
     /// The queue priority it stands for (urgent goes before any number a catalogue gives).
     public var value: Int {
         switch self {
@@ -119,6 +123,10 @@ public enum CatalogPriority: Codable, Sendable, Equatable {
     public init(from decoder: Decoder) throws {
         let container = try decoder.singleValueContainer()
         if let n = try? container.decode(Int.self) {
+            guard Self.range.contains(n), n != Self.range.upperBound else {
+                throw DecodingError.dataCorruptedError(
+                    in: container, debugDescription: "priority \(n) is outside -1000000...999999")
+            }
             self = .number(n)
         } else if try container.decode(String.self) == "urgent" {
             self = .urgent

@@ -19,8 +19,21 @@ public final class CatalogFeed: Sendable {
     }
 
     private let arrivals = Mutex<[Arrival]>([])
+    private let refused = Mutex(false)
 
     public init() {}
+
+    /// The scheduler refused what arrived: the fetcher forgets its `ETag`, so a document republished with its
+    /// signature after a poll caught one without the other is fetched whole again, not answered 304 forever.
+    public func noteRefused() { refused.withLock { $0 = true } }
+
+    /// Whether a refusal was noted since the last call (fetcher only).
+    func takeRefused() -> Bool {
+        refused.withLock { r in
+            defer { r = false }
+            return r
+        }
+    }
 
     public func post(_ arrival: Arrival) { arrivals.withLock { $0.append(arrival) } }
 
@@ -48,6 +61,13 @@ public struct CatalogFetcher: Sendable {
         self.interval = interval
         self.feed = feed
         self.logger = logger
+    }
+
+    /// The detached signature's URL: `.sig` appended to the path, the query kept (`c.json?t=x` → `c.json.sig?t=x`).
+    public static func signatureURL(_ location: String) -> String {
+        guard var parts = URLComponents(string: location) else { return location + ".sig" }
+        parts.percentEncodedPath += ".sig"
+        return parts.string ?? location + ".sig"
     }
 
     /// Whether `location` is fetched over HTTP (otherwise it is a file).
@@ -79,6 +99,7 @@ public struct CatalogFetcher: Sendable {
 
     private func fetch(_ client: HTTPClient, etag: inout String?) async -> CatalogFeed.Arrival {
         do {
+            if feed.takeRefused() { etag = nil }
             var request = HTTPClientRequest(url: location)
             if let etag { request.headers.add(name: "If-None-Match", value: etag) }
             let response = try await client.execute(request, timeout: .seconds(30))
@@ -87,7 +108,8 @@ public struct CatalogFetcher: Sendable {
                 return .failed("GET \(URLRedaction.redacted(location)) answered \(response.status.code)")
             }
             let body = try await response.body.collect(upTo: 16 << 20)
-            let signature = try await client.execute(HTTPClientRequest(url: location + ".sig"), timeout: .seconds(30))
+            let signature = try await client.execute(
+                HTTPClientRequest(url: Self.signatureURL(location)), timeout: .seconds(30))
             let sig: Data? =
                 signature.status == .ok ? Data(try await signature.body.collect(upTo: 64 << 10).readableBytesView) : nil
             etag = response.headers.first(name: "ETag")

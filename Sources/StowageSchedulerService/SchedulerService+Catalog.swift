@@ -36,7 +36,7 @@ extension SchedulerService {
     /// What the `--catalog` fetcher brought since the last pass.
     func takeCatalogArrivals() {
         guard let feed = options.catalog.feed else { return }
-        let source = options.catalog.location ?? "?"
+        let source = options.catalog.location.map { URLRedaction.redacted($0) } ?? "?"
         for arrival in feed.take() {
             switch arrival {
             case .document(let bytes, let signature):
@@ -79,6 +79,7 @@ extension SchedulerService {
     }
 
     private func refuseCatalog(_ refusal: CatalogRefusal, source: String) {
+        if refusal.code != .unreachable { options.catalog.feed?.noteRefused() }
         memory.catalog.refused(refusal, now: clock.now())
         try? saveCatalog()
         let inForce = memory.catalog.catalog.map { "version \($0.version) stays in force" } ?? "none is in force"
@@ -110,10 +111,15 @@ extension SchedulerService {
         for member in memory.catalog.members {
             if let title = try store.title(member.token) { states[member.token] = title.state }
         }
+        let now = clock.monotonic()
+        memory.plays.begin(now: now)
+        // Just after a start a play under way has not reported yet: every member counts as played until it could.
+        let playing =
+            memory.plays.seesEveryPlay(now: now)
+            ? memory.plays.playing(now: now) : Set(memory.catalog.members.map(\.token))
         return CatalogReconciler.Facts(
             catalog: memory.catalog.catalog, members: memory.catalog.members, states: states,
-            operatorIDs: try operatorIDs(), playing: memory.plays.playing(now: clock.monotonic()), now: clock.now(),
-            grace: options.catalog.grace)
+            operatorIDs: try operatorIDs(), playing: playing, now: clock.now(), grace: options.catalog.grace)
     }
 
     /// Listed ids held by titles the catalogue did not add.
@@ -163,6 +169,7 @@ extension SchedulerService {
     /// The swap: the id (what the gateway's `/titles/<id>/` and `/resolve?id=` answer) moves to the new copy in
     /// one transaction; devices playing the old copy by token keep it until it is deleted.
     private func moveID(_ id: String, from old: String, to new: String) throws {
+        var failure: (any Error)?
         try store.batch {
             do {
                 if var previous = try store.title(old) {
@@ -174,8 +181,18 @@ extension SchedulerService {
                     try store.update(next)
                 }
             } catch {
-                logger.error("catalogue swap failed", metadata: ["id": "\(id)", "error": "\(error)"])
+                failure = error
+                // The batch may commit what went before the failure: the id goes back to the old copy, so it
+                // keeps serving the entry and the next pass tries the swap again.
+                if var previous = try? store.title(old), previous.externalID == nil {
+                    previous.externalID = id
+                    try? store.update(previous)
+                }
             }
+        }
+        if let failure {
+            logger.error("catalogue swap failed", metadata: ["id": "\(id)", "error": "\(failure)"])
+            throw failure
         }
         try appendEvent(token: new, kind: "catalog", detail: "now serves catalogue entry \(id) (replaces \(old))")
         logger.info(

@@ -199,6 +199,9 @@ extension SchedulerService {
 
     /// A new title (or, with `reuse`, the unfinished or completed title of the same URL).
     func submitTitle(_ submit: SubmitRequest, reuse: Bool = true) throws -> String {
+        guard CatalogPriority.range.contains(submit.priority) else {
+            throw TitleError(code: .refused, message: "priority \(submit.priority) is outside -1000000...1000000")
+        }
         guard let url = URL(string: submit.url), let scheme = url.scheme?.lowercased(),
             ["http", "https"].contains(scheme), url.host != nil
         else {
