@@ -89,6 +89,8 @@ public final class WorkerRuntime: Sendable {
         var socket = try openSocket()
         register(socket)
         var lastHeard = monotonic()
+        // When the loop last came round: a far longer gap means this process was stopped (SIGSTOP, a paused VM).
+        var lastTurn = monotonic()
         var nextHeartbeat = monotonic() + heartbeat
         var stopDeadline: Double?
         while true {
@@ -114,6 +116,11 @@ public final class WorkerRuntime: Sendable {
                 }
             }
             let after = monotonic()
+            // A process that was stopped heard nothing while stopped: that is not the scheduler's silence. The
+            // scheduler gets a whole liveness period from now (what it sent meanwhile may still be on its way in),
+            // so a result finished while stopped goes out instead of being abandoned by a reconnect.
+            if after - lastTurn > deadAfter { lastHeard = after }
+            lastTurn = after
             if after >= nextHeartbeat {
                 try? socket.send(FrameCodec.encode(.heartbeat), dontWait: true)
                 nextHeartbeat = after + heartbeat
@@ -134,6 +141,7 @@ public final class WorkerRuntime: Sendable {
                 socket = try openSocket()
                 register(socket)
                 lastHeard = monotonic()
+                lastTurn = lastHeard
             }
         }
         for frames in outbox.take() { try? socket.send(frames, dontWait: true) }

@@ -33,9 +33,10 @@ struct ChaosTests {
         var kills = 0, busyKills = 0, integrityKills = 0
         var idleKills: [String] = []
         /// Whether the process holds work now (a worker: tasks in hand; the scheduler: leases out), waiting up
-        /// to 5 s for it to get some: kills are meant to hit busy processes.
+        /// to 15 s for it to get some (a restarted process may wait out a retry's backoff first): kills are meant to
+        /// hit busy processes.
         func busy(_ name: String) -> Bool {
-            let deadline = Date().addingTimeInterval(5)
+            let deadline = Date().addingTimeInterval(15)
             while Date() < deadline {
                 if let workers = try? h.workers() {
                     if name == "scheduler"
@@ -49,7 +50,24 @@ struct ChaosTests {
             }
             return false
         }
-        func killAndRestart(_ name: String) throws {
+        /// The download worker to kill: the preferred one if it holds work, else the other if that one does (near
+        /// the end one worker may hold the last tasks alone), else the preferred one, counted idle.
+        func downloadTarget(preferring first: String) -> String {
+            let other = first == "download-a" ? "download-b" : "download-a"
+            let deadline = Date().addingTimeInterval(5)
+            while Date() < deadline {
+                if let workers = try? h.workers() {
+                    for name in [first, other]
+                    where workers.contains(where: { $0.pid == h.pid(name) && $0.tasksInHand > 0 }) {
+                        return name
+                    }
+                }
+                usleep(50_000)
+            }
+            return first
+        }
+        func killAndRestart(_ wanted: String) throws {
+            let name = wanted.hasPrefix("download") ? downloadTarget(preferring: wanted) : wanted
             if name == "integrity" {
                 integrityKills += 1
             } else if busy(name) {

@@ -261,18 +261,26 @@ struct ResumptionTests {
         // The acquisition issued again is granted an hour, answered after 3 s (time to look at the title first).
         try setPolicy(rentalSeconds: 3_600, delayMilliseconds: 3_000)
         kill(scheduler, SIGSTOP)
+        let delivered: Bool
         do {
             defer { kill(scheduler, SIGCONT) }
             kill(worker, SIGCONT)
             resumed = true
-            try h.waitUntil(timeout: 2.5, "the worker to finish its task with the late answer") {
-                try licensesDone() == 1
-            }
+            delivered =
+                (try? h.waitUntil(timeout: 2.5, "the worker to finish its task with the late answer") {
+                    try licensesDone() == 1
+                }) != nil
         }
-        try h.waitUntil(timeout: 20, "the late result ignored") {
+        // Mostly the late result reaches the scheduler, which ignores it. Sometimes the worker first reads a
+        // "register again" the scheduler sent before it was held (a message the worker had queued reached it after
+        // it was declared dead) and abandons the task: the late answer then never leaves the worker. Either way
+        // it must license nothing, which is what the rest checks.
+        try h.waitUntil(timeout: 20, "the late result ignored, or the task abandoned by the worker") {
             h.log("scheduler").contains("ignored result from unregistered worker")
                 || h.log("scheduler").contains("ignored stale result")
+                || (!delivered && h.log("license").contains("abandoning stale tasks"))
         }
+        print("[measure] late-result: the late answer \(delivered ? "reached the scheduler" : "was abandoned")")
         let after = try h.status(token)
         #expect(after.license == nil, "the late result licensed nothing: \(String(describing: after.license))")
         #expect(after.state == before.state || after.state == .licensing, "\(before.state) -> \(after.state)")
