@@ -190,6 +190,17 @@ extension SchedulerService {
         return plan
     }
 
+    /// Start-up: an import the previous process was checking left its staging folder; no job of this process owns
+    /// it, and the store never knew its title.
+    func removeStaleStaging() {
+        let root = options.home.titlesRoot
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: root.path)) ?? []
+        where name.hasPrefix(".import-") {
+            try? FileManager.default.removeItem(at: root.appendingPathComponent(name))
+            logger.info("removed an interrupted import's staging folder", metadata: ["folder": "\(name)"])
+        }
+    }
+
     /// Every tick: the ends of exports and imports whose copying finished.
     func finishBundleJobs() {
         for outcome in bundleJobs.take() {

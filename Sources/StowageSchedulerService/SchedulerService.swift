@@ -131,6 +131,7 @@ public final class SchedulerService {
     /// Before the first message: the clock guard, then recovery of what the store says was under way.
     package func start() throws {
         checkClock()
+        removeStaleStaging()
         try recover()
         loadCatalog()
     }

@@ -99,5 +99,11 @@ import Testing
         // Nothing staged stays under titles/.
         let names = try FileManager.default.contentsOfDirectory(atPath: b.home.appendingPathComponent("titles").path)
         #expect(names.sorted() == [token, again.token ?? ""].sorted())
+        // A staging folder an interrupted import left behind goes at the next start.
+        let stale = b.home.appendingPathComponent("titles/.import-0123456789abcdef")
+        try FileManager.default.createDirectory(at: stale, withIntermediateDirectories: false)
+        try b.restart()
+        #expect(!FileManager.default.fileExists(atPath: stale.path))
+        #expect(try b.state(token) == .completed)
     }
 }
