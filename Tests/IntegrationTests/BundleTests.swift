@@ -144,4 +144,53 @@ struct BundleTests {
         #expect(try b.status(tokenMoved).playableOffline)
         #expect(try b.stowctl(["playable", tokenMoved]).0 == 0)
     }
+
+    /// The Clear Key key a box's play server hands a player for the title (`POST /clearkey`), as hex.
+    func clearKey(_ h: Harness, entry: String) throws -> String {
+        let port = try #require(URL(string: entry)?.port)
+        let kid = Data(ClearKeyDASHTests.kid).base64EncodedString().replacingOccurrences(of: "+", with: "-")
+            .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+        let (code, answer) = try TestMedia.shOutput(
+            "curl -sf -X POST -H 'Content-Type: application/json' "
+                + "-d '{\"kids\":[\"\(kid)\"],\"type\":\"temporary\"}' http://127.0.0.1:\(port)/clearkey",
+            in: h.root)
+        #expect(code == 0, "\(answer)")
+        let keys = try JSONDecoder().decode(ClearKeyDASHTests.LicenseAnswer.self, from: Data(answer.utf8)).keys
+        let k = try #require(keys.first { $0.kid == kid }?.k)
+        return ClearKeyDASHTests.hex(try #require(ClearKeyDASHTests.base64url(k)))
+    }
+
+    @Test func aClearKeyDASHTitleTravelsWithItsKeyForTheNamedBox() throws {
+        let a = try Harness(name: "bundle-dash-a")
+        let b = try Harness(name: "bundle-dash-b")
+        try FileManager.default.createDirectory(at: a.media, withIntermediateDirectories: true)
+        try ClearKeyDASHTests.make(a.media, licenseURL: "license/clearkey")
+        try a.startOrigin(extra: ["--license-policy", a.media.appendingPathComponent("policy.json").path])
+        try a.startPipeline()
+        try b.startPipeline()
+        let (keyA, keyB) = (try saveBoxKey(a), try saveBoxKey(b))
+        let status = try a.waitForFinal(try a.submit("manifest.mpd"), timeout: 120)
+        #expect(status.state == .completed && status.playableOffline, "\(String(describing: status.error))")
+        let bundle = a.root.appendingPathComponent("bundle")
+        #expect(try a.stowctl(["export", status.token, bundle.path, "--for-box", keyB.path]).0 == 0)
+        #expect(a.terminate("origin") != nil)
+
+        let (imported, out) = try b.stowctl(["import", bundle.path, "--trust", keyA.path])
+        #expect(imported == 0, "\(out)")
+        let token = try #require(out.split(separator: "\n").last.map(String.init))
+        let copy = try b.status(token)
+        #expect(copy.state == .completed && copy.playableOffline && copy.protection == status.protection, "\(copy)")
+        #expect(copy.localPlaylist?.hasSuffix("/manifest.mpd") == true)
+        let filesA = try files(under: a.home.appendingPathComponent("titles/\(status.token)"))
+        #expect(filesA == (try files(under: b.home.appendingPathComponent("titles/\(token)"))))
+        // B's play server hands out the key that came sealed in the bundle, and the copy decodes as A's does.
+        let entryA = try a.startPlay(status.token)
+        let framesA = try OfflineCopy.framemd5(entryA, extra: ["-cenc_decryption_key", try clearKey(a, entry: entryA)])
+        _ = a.terminate("play-\(status.token)")
+        let entryB = try b.startPlay(token)
+        let keyHex = try clearKey(b, entry: entryB)
+        #expect(keyHex == ClearKeyDASHTests.hex(ClearKeyDASHTests.key))
+        #expect(try OfflineCopy.framemd5(entryB, extra: ["-cenc_decryption_key", keyHex]) == framesA)
+        _ = b.terminate("play-\(token)")
+    }
 }
