@@ -34,6 +34,11 @@ extension SchedulerService {
             return key
         }
         let files = try exportFiles(title)
+        if let missing = files.sources.first(where: { !FileManager.default.fileExists(atPath: $0.source.path) }) {
+            throw TitleError(
+                code: .integrity,
+                message: "\(missing.path) of title \(title.token) is missing: `stowctl verify --repair` it first")
+        }
         var manifest = BundleManifest(
             box: box.publicKey, exportedAt: clock.now(),
             title: .init(id: title.externalID, token: title.token, sourceURL: title.url, displayName: title.name),

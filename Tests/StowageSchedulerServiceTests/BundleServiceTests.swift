@@ -74,6 +74,15 @@ import Testing
             throw DriverError("a missing folder was imported")
         }
         #expect(folder.code == .notFound && folder.message.contains("/nonexistent-bundle"))
+        // A completed title whose file is gone is refused before anything is written, naming the file.
+        try d.fetchEverything("dl")
+        #expect(try d.state(token) == .completed)
+        let out = d.home.appendingPathComponent("out").path
+        guard case .error(let missing) = try d.request(.exportTitle(.init(token: token, directory: out))) else {
+            throw DriverError("a title with missing files was exported")
+        }
+        #expect(missing.code == .integrity && missing.message.hasPrefix("seg0.ts of title"), "\(missing)")
+        #expect(!FileManager.default.fileExists(atPath: out))
     }
 
     @Test func anImportIsRegisteredCompletedThroughTheLifecycleInOneStep() throws {
