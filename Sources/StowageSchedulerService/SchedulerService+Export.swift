@@ -82,7 +82,7 @@ extension SchedulerService {
                 }
                 jobs.post(.exported(id: id, manifest: written))
             } catch {
-                Self.removeWritten(in: directory)
+                Self.removeWritten(sources.map(\.path), in: directory)
                 jobs.post(.failed(id: id, Self.bundleProblem(error, file: directory.path)))
             }
         }
@@ -166,9 +166,11 @@ extension SchedulerService {
         }
     }
 
-    /// Removes what a failed export wrote into its folder (which was new or empty).
-    static func removeWritten(in directory: URL) {
-        for name in (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? [] {
+    /// Removes what a failed export wrote into its folder (which was new or empty when asked): the top-level
+    /// entries of the files it copies and the manifest with its signature, nothing else a person put there since.
+    static func removeWritten(_ paths: [String], in directory: URL) {
+        let tops = Set(paths.compactMap { $0.split(separator: "/").first.map(String.init) })
+        for name in tops.union([BundleLayout.manifestName, BundleLayout.signatureName]) {
             try? FileManager.default.removeItem(at: directory.appendingPathComponent(name))
         }
     }
