@@ -211,7 +211,7 @@ let package = Package(
             name: "stowctl",
             dependencies: [
                 "StowageRuntime", "StowageProcess", "StowageProtocol", "ZeroMQ", "StowageFetch", "StowageHLS",
-                "StowageDASH", "StowagePlayback",
+                "StowageDASH", "StowagePlayback", "StowageBundle",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),

@@ -15,6 +15,8 @@ public enum PlaybackPolicy {
         public var deviceOnly: Bool
         /// Files of the offline copy failed verification.
         public var corrupt: Bool
+        /// `stowctl export --move` gave the license to this box (its id; empty: a box the bundle did not name).
+        public var transferredTo: String?
 
         public init(
             completed: Bool, expiresAt: Double?, filesPresent: Bool, keysPresent: Bool, now: Double,
@@ -37,6 +39,10 @@ public enum PlaybackPolicy {
     /// nil when playable; otherwise why not, with the code `status --json` shows.
     public static func reason(_ f: Facts) -> NotPlayableReason? {
         if !f.completed && !f.streaming { return .notDownloaded }
+        if let box = f.transferredTo {
+            let to = box.isEmpty ? "another box" : "box \(box)"
+            return .init(.transferred, "the license was moved to \(to) with `stowctl export --move`: play it there")
+        }
         if f.deviceOnly {
             return .init(
                 .deviceLicenseRequired,

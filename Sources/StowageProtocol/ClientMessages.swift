@@ -50,6 +50,12 @@ public enum ClientOperation: Codable, Sendable, Equatable {
     case stats
     /// This box's public key for bundles (answers `.boxKey`): what other boxes pass as `--for-box` or `--trust`.
     case boxKey
+    /// Write a title to a folder as a signed bundle (answers `.bundleJob`, running; poll with `bundleJob`).
+    case exportTitle(BundleExportRequest)
+    /// Check a bundle folder and take its title in (answers `.bundleJob`, running; poll with `bundleJob`).
+    case importBundle(BundleImportRequest)
+    /// An export or import under way or ended (answers `.bundleJob`, or `not-found`).
+    case bundleJob(id: String)
     /// Whether the title can be played offline now (answers `.playable`).
     case playable(token: String)
     /// Authorise one play: checks playability, counts the play (answers `.play`).
@@ -211,6 +217,7 @@ public enum ReplyBody: Codable, Sendable, Equatable {
     case signedPath(String)
     /// This box's public key file text (one line of JSON, see docs/bundles.md).
     case boxKey(String)
+    case bundleJob(BundleJob)
     case principal(DevicePrincipal)
     case ok
     case catalog(CatalogReport)

@@ -76,6 +76,7 @@ enum ReplyPayload {
     static func devices(_ body: ReplyBody) -> [DeviceInfo]? { if case .devices(let v) = body { v } else { nil } }
     static func signedPath(_ body: ReplyBody) -> String? { if case .signedPath(let v) = body { v } else { nil } }
     static func boxKey(_ body: ReplyBody) -> String? { if case .boxKey(let v) = body { v } else { nil } }
+    static func bundleJob(_ body: ReplyBody) -> BundleJob? { if case .bundleJob(let v) = body { v } else { nil } }
     static func principal(_ body: ReplyBody) -> DevicePrincipal? {
         if case .principal(let v) = body { v } else { nil }
     }
@@ -180,6 +181,18 @@ extension SchedulerRequest where Self == SchedulerCall<DeviceSecret> {
 
 extension SchedulerRequest where Self == SchedulerCall<[DeviceInfo]> {
     public static var devices: Self { Self(.devices, ReplyPayload.devices) }
+}
+
+extension SchedulerRequest where Self == SchedulerCall<BundleJob> {
+    /// Starts an export; answers the job, running.
+    public static func exportTitle(_ request: BundleExportRequest) -> Self {
+        Self(.exportTitle(request), ReplyPayload.bundleJob)
+    }
+    /// Starts an import; answers the job, running.
+    public static func importBundle(_ request: BundleImportRequest) -> Self {
+        Self(.importBundle(request), ReplyPayload.bundleJob)
+    }
+    public static func bundleJob(id: String) -> Self { Self(.bundleJob(id: id), ReplyPayload.bundleJob) }
 }
 
 extension SchedulerRequest where Self == SchedulerCall<DevicePrincipal> {

@@ -124,6 +124,8 @@ public struct NotPlayableReason: Codable, Sendable, Equatable, Error {
         case clockRolledBack = "clock-rolled-back"
         /// Protected by a device-only DRM system: only a device with its own license can play it.
         case deviceLicenseRequired = "device-license-required"
+        /// The license was moved to another box with its copy (`stowctl export --move`).
+        case transferred
     }
 
     public var code: Code

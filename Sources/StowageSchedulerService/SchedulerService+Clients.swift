@@ -153,6 +153,16 @@ extension SchedulerService {
             return .stats(try stats())
         case .boxKey:
             return .boxKey(box.publicKey.fileText())
+        case .exportTitle(let request):
+            return .bundleJob(try startExport(request))
+        case .importBundle(let request):
+            return .bundleJob(try startImport(request))
+        case .bundleJob(let id):
+            guard let job = bundleJobs.job(id) else {
+                throw TitleError(
+                    code: .notFound, message: "no export or import '\(id.prefix(64))' (the scheduler restarted?)")
+            }
+            return .bundleJob(job)
         case .playable(let token):
             guard let title = try store.title(token) else { throw unknownTitle(token) }
             return .play(try withServingDetails(playability(title, startingPlay: true), of: title))

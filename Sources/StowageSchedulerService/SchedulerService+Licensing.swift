@@ -156,6 +156,12 @@ extension SchedulerService {
                 code: .refused,
                 message: "title \(token) is \(title.state.rawValue): only a licensed title can be renewed")
         }
+        if let box = title.transferredTo {
+            throw TitleError(
+                code: .refused,
+                message: "title \(token)'s license was moved to \(box.isEmpty ? "another box" : "box \(box)") "
+                    + "(`stowctl export --move`): it is not renewed here")
+        }
         if let terms { title.requestedTerms = terms }
         if let licenseURL { title.licenseURL = licenseURL }
         title.licenseError = nil
@@ -190,7 +196,9 @@ extension SchedulerService {
         }
         // Operator-key titles are renewed by their operator only: renewing them here would extend a rental forever.
         for title in titles
-        where !memory.renewals.isRenewing(title.token) && title.licenseError == nil && !isOperatorLicensed(title) {
+        where !memory.renewals.isRenewing(title.token) && title.licenseError == nil && !isOperatorLicensed(title)
+            && title.transferredTo == nil
+        {
             guard let t = terms(of: title), LicensePolicy.renewalDue(t, usage(of: title), now: clock.now(), lead: lead),
                 clock.now() - t.requestedAt >= min(60, lead / 4)
             else { continue }  // not again right after a renewal

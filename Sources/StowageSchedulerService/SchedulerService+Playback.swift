@@ -25,11 +25,12 @@ extension SchedulerService {
             }
         }
         let keysPresent = try store.keys(token: title.token).allSatisfy { $0.wrapped != nil }
-        let facts = PlaybackPolicy.Facts(
+        var facts = PlaybackPolicy.Facts(
             completed: title.state == .completed, expiresAt: nil,
             filesPresent: filesPresent, keysPresent: keysPresent, now: clock.now(),
             streaming: stillDownloading, deviceOnly: protection(of: title)?.deviceOnly ?? false,
             corrupt: title.errorCode == ErrorCode.integrity.rawValue)
+        facts.transferredTo = title.transferredTo
         var refusal = NotPlayableReason.ended(title.state) ?? PlaybackPolicy.reason(facts)
         if refusal?.code == .filesCorrupt, let message = title.errorMessage { refusal?.message = message }
         if refusal == nil, let t = terms(of: title) {

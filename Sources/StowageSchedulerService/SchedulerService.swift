@@ -57,6 +57,8 @@ public final class SchedulerService {
     let vault: KeyVault
     /// This box's bundle identity (`box.key` beside `master.key`): signs exports, opens keys sealed for it.
     let box: BoxIdentity
+    /// Exports and imports whose files are being copied beside the loop.
+    let bundleJobs = BundleJobs()
     /// Monotonic time for leases, deadlines and rates; wall time for what is stored or shown.
     let clock: any SchedulerClock
     /// Workers, leases, queues and limits: the decisions of who does what next.
@@ -129,6 +131,7 @@ public final class SchedulerService {
     /// Before the first message: the clock guard, then recovery of what the store says was under way.
     package func start() throws {
         checkClock()
+        removeStaleStaging()
         try recover()
         loadCatalog()
     }
@@ -151,6 +154,14 @@ public final class SchedulerService {
                 metadata: ["error": "\(error)", "messages": "\(endpoint.held.count)"])
         }
         endpoint.held.removeAll(keepingCapacity: true)
+    }
+
+    /// Runs `body` as one store transaction outside a message's handling (an import registered at a tick), then
+    /// sends the replies and events it produced; a failed commit drops them, as for a batch of messages.
+    func inOneTransaction(_ body: () -> Void) throws {
+        defer { endpoint.held.removeAll(keepingCapacity: true) }
+        try store.batch(body)
+        for frames in endpoint.held { sendNow(frames) }
     }
 
     /// Sends to one peer; a peer that is gone is not an error for us. Inside a store batch the message is held
@@ -245,6 +256,7 @@ public final class SchedulerService {
             }
         }
         watchNetwork(now: t)
+        finishBundleJobs()
         queueDueReloads(now: t)
         dispatch(now: t)
     }

@@ -71,6 +71,9 @@ public struct TitleRecord: Codable, Sendable, Equatable, FetchableRecord, Persis
     /// `submit --key`: the operator's content keys by key ID (hex), each wrapped under the master key (bound to the
     /// title and key ID) until the plan says which key index each is; nil for titles licensed any other way.
     public var operatorKeys: [String: Data]?
+    /// `stowctl export --move`: the id of the box the license was moved to (an empty string when the bundle named
+    /// no box). This copy is never playable again: the license lives on the other box, so plays are not doubled.
+    public var transferredTo: String?
 
     /// A new title, not planned yet.
     public init(

@@ -200,6 +200,10 @@ enum Schema {
                 t.add(column: "cipherIV", .text)
             }
         }
+        migrator.registerMigration("v16-bundle-transfer") { db in
+            // `stowctl export --move`: the box the license went to; NULL for every title not moved away.
+            try db.alter(table: "title") { t in t.add(column: "transferredTo", .text) }
+        }
         return migrator
     }
 }

@@ -36,8 +36,9 @@ struct Stowctl: AsyncParsableCommand {
                 name: "Operations",
                 subcommands: [
                     Workers.self, LimitsCommand.self, Stats.self, GarbageCollect.self, KeysCommand.self,
-                    CatalogCommand.self, BoxCommand.self,
+                    CatalogCommand.self,
                 ]),
+            CommandGroup(name: "Box to box", subcommands: [BoxCommand.self, Export.self, Import.self]),
         ])
 
     /// As `AsyncParsableCommand.main()`, but a usage error exits 2 (the contract), not 64.

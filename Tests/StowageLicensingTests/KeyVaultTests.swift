@@ -147,6 +147,13 @@ struct NotPlayableReasonTests {
         #expect(PlaybackPolicy.reason(facts(corrupt: true))?.code == .filesCorrupt)
         // A device-only title lacks no key Stowage could hold: the device's license is what it needs.
         #expect(PlaybackPolicy.reason(facts(keys: true, deviceOnly: true))?.message.contains("device") == true)
+        // A license moved away with `export --move` wins over everything but an unfinished copy, and names the box.
+        var moved = facts(keys: false)
+        moved.transferredTo = "0123456789abcdef"
+        #expect(PlaybackPolicy.reason(moved)?.code == .transferred)
+        #expect(PlaybackPolicy.reason(moved)?.message.contains("box 0123456789abcdef") == true)
+        moved.transferredTo = ""
+        #expect(PlaybackPolicy.reason(moved)?.message.contains("another box") == true)
     }
 
     @Test func licenseReasonsHaveTheirCodes() {

@@ -1,0 +1,39 @@
+import Foundation
+import GRDB
+
+extension Store {
+    /// One file of an imported bundle, as the import check found it (size and SHA-256 of the bytes copied).
+    public struct ImportedFile: Sendable, Equatable {
+        public var size: Int64
+        public var sha256: String
+
+        public init(size: Int64, sha256: String) {
+            self.size = size
+            self.sha256 = sha256
+        }
+    }
+
+    /// Marks the resources of a title taken in from a bundle (`stowctl import`): each one whose file the bundle
+    /// carried (by local path) is `verified` with the size and hash the import checked, so it is never fetched and
+    /// later checks at rest compare against them; one the bundle had no file for was a gap on the exporting box
+    /// and stays one here. One statement per resource inside one transaction (the caller's batch).
+    public func markImported(token: String, files: [String: ImportedFile]) throws {
+        try db.write { db in
+            let statement = try db.cachedStatement(
+                sql: """
+                    UPDATE resource SET state = ?, bytes = ?, contentLength = ?, sha256 = ?, lastError = NULL
+                    WHERE id = ?
+                    """)
+            for resource in try ResourceRecord.all().forTitle(token).fetchAll(db) {
+                guard let id = resource.id else { continue }
+                if let file = files[resource.localPath] {
+                    try statement.execute(arguments: [
+                        ResourceState.verified.rawValue, file.size, file.size, file.sha256, id,
+                    ])
+                } else {
+                    try statement.execute(arguments: [ResourceState.gap.rawValue, nil, nil, nil, id])
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,118 @@
+import Crypto
+import Foundation
+import StowageProtocol
+import StowageStore
+import Testing
+
+/// `export` and `import` through the service: the request answers a running job at once, the copy runs beside the
+/// loop, and the loop takes its end at a tick (docs/bundles.md).
+@Suite struct BundleServiceTests {
+    /// Ticks until the job has ended (the copying thread posted, the loop took it), at most 10 s.
+    func ended(_ d: ServiceDriver, _ started: BundleJob) throws -> BundleJob {
+        let deadline = Date().addingTimeInterval(10)
+        while Date() < deadline {
+            d.tick()
+            let reply = try d.request(.bundleJob(id: started.id))
+            guard case .bundleJob(let job) = reply else { throw DriverError("bundleJob answered \(reply)") }
+            if job.state != .running { return job }
+            usleep(10_000)
+        }
+        throw DriverError("job \(started.id) still running after 10 s")
+    }
+
+    func job(_ reply: ReplyBody) throws -> BundleJob {
+        guard case .bundleJob(let job) = reply else { throw DriverError("answered \(reply) instead of a job") }
+        return job
+    }
+
+    /// A completed title of two segments whose files are on disk; with `recorded`, the store holds their real
+    /// hashes (as a download would), else the fake ones the driver's fetches reported.
+    func completedTitle(_ d: ServiceDriver, recorded: Bool) throws -> String {
+        let token = try d.licensedTitle(files: 2)
+        try d.fetchEverything("dl")
+        #expect(try d.state(token) == .completed)
+        let dir = d.home.appendingPathComponent("titles/\(token)")
+        for resource in try d.store.resources(token: token) {
+            let bytes = Data("segment \(resource.localPath) of \(token)".utf8)
+            try bytes.write(to: dir.appendingPathComponent(resource.localPath))
+            guard recorded, let id = resource.id else { continue }
+            let hash = SHA256.hash(data: bytes).map { String(format: "%02x", $0) }.joined()
+            try d.store.markVerified(id: id, bytes: Int64(bytes.count), contentLength: nil, sha256: hash)
+        }
+        return token
+    }
+
+    @Test func aFileChangedAtRestIsNotExportedAndAMoveIsUndone() throws {
+        let d = try ServiceDriver()
+        let token = try completedTitle(d, recorded: false)
+        let folder = d.home.appendingPathComponent("out").path
+        let started = try job(
+            try d.request(.exportTitle(BundleExportRequest(token: token, directory: folder, move: true))))
+        // Given up at once, before a byte is copied.
+        #expect(try d.status(token).notPlayableReason?.code == .transferred)
+        let end = try ended(d, started)
+        #expect(end.state == .failed && end.problem == BundleJob.Problem(code: "hash", file: "seg0.ts"))
+        #expect(end.error?.code == .integrity && end.error?.message.contains("seg0.ts") == true)
+        #expect(try d.status(token).notPlayableReason == nil, "the failed export gave the license back")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder).isEmpty, "nothing half-written stays")
+    }
+
+    @Test func refusalsHaveTheirCodes() throws {
+        let d = try ServiceDriver()
+        guard case .error(let unknown) = try d.request(.exportTitle(.init(token: "nope", directory: "/tmp/x"))) else {
+            throw DriverError("an unknown title was exported")
+        }
+        #expect(unknown.code == .notFound)
+        let token = try d.licensedTitle(files: 2)
+        guard case .error(let early) = try d.request(.exportTitle(.init(token: token, directory: "/tmp/x"))) else {
+            throw DriverError("an unfinished title was exported")
+        }
+        #expect(early.code == .refused && early.message.contains("only a completed title"))
+        guard case .error(let job) = try d.request(.bundleJob(id: "0")) else { throw DriverError("a job 0") }
+        #expect(job.code == .notFound)
+        guard case .error(let folder) = try d.request(.importBundle(.init(directory: "/nonexistent-bundle"))) else {
+            throw DriverError("a missing folder was imported")
+        }
+        #expect(folder.code == .notFound && folder.message.contains("/nonexistent-bundle"))
+        // A completed title whose file is gone is refused before anything is written, naming the file.
+        try d.fetchEverything("dl")
+        #expect(try d.state(token) == .completed)
+        let out = d.home.appendingPathComponent("out").path
+        guard case .error(let missing) = try d.request(.exportTitle(.init(token: token, directory: out))) else {
+            throw DriverError("a title with missing files was exported")
+        }
+        #expect(missing.code == .integrity && missing.message.hasPrefix("seg0.ts of title"), "\(missing)")
+        #expect(!FileManager.default.fileExists(atPath: out))
+    }
+
+    @Test func anImportIsRegisteredCompletedThroughTheLifecycleInOneStep() throws {
+        let a = try ServiceDriver()
+        let token = try completedTitle(a, recorded: true)
+        let folder = a.home.appendingPathComponent("bundle").path
+        let exported = try ended(a, try job(try a.request(.exportTitle(.init(token: token, directory: folder)))))
+        #expect(exported.state == .done && exported.bytesDone == exported.bytesTotal && exported.bytesTotal > 0)
+        guard case .boxKey(let keyA) = try a.request(.boxKey) else { throw DriverError("no box key") }
+
+        let b = try ServiceDriver()
+        let imported = try ended(b, try job(try b.request(.importBundle(.init(directory: folder, trusted: [keyA])))))
+        #expect(imported.state == .done && imported.token == token, "\(imported)")
+        #expect(try b.state(token) == .completed)
+        #expect(try b.moves(token) == ["requested -> completed"])
+        let here = try b.store.resources(token: token)
+        #expect(here.map(\.sha256) == (try a.store.resources(token: token)).map(\.sha256))
+        #expect(here.allSatisfy { $0.state == .verified })
+        #expect(try b.status(token).playableOffline)
+        // The same bundle again: the token is taken here, so the copy gets a new one.
+        let again = try ended(b, try job(try b.request(.importBundle(.init(directory: folder, trustAny: true)))))
+        #expect(again.state == .done && again.token != token && again.token != nil)
+        // Nothing staged stays under titles/.
+        let names = try FileManager.default.contentsOfDirectory(atPath: b.home.appendingPathComponent("titles").path)
+        #expect(names.sorted() == [token, again.token ?? ""].sorted())
+        // A staging folder an interrupted import left behind goes at the next start.
+        let stale = b.home.appendingPathComponent("titles/.import-0123456789abcdef")
+        try FileManager.default.createDirectory(at: stale, withIntermediateDirectories: false)
+        try b.restart()
+        #expect(!FileManager.default.fileExists(atPath: stale.path))
+        #expect(try b.state(token) == .completed)
+    }
+}
