@@ -71,6 +71,8 @@ public struct TitleRecord: Codable, Sendable, Equatable, FetchableRecord, Persis
     /// `submit --key`: the operator's content keys by key ID (hex), each wrapped under the master key (bound to the
     /// title and key ID) until the plan says which key index each is; nil for titles licensed any other way.
     public var operatorKeys: [String: Data]?
+    /// `submit --from-peer`: the peer box whose gateway the title's files come from (its secret included).
+    public var peer: PeerSource?
 
     /// A new title, not planned yet.
     public init(
@@ -207,6 +209,9 @@ public struct ResourceRecord: Codable, Sendable, Equatable, FetchableRecord, Mut
     public var alternates: [String]? = nil
     /// The key and IV of a whole-segment ciphertext (nil: clear, opaque, or planned before they were kept).
     public var cipher: SegmentCipher? = nil
+    /// A title filled from a peer: the SHA-256 of the peer's copy, while the file is taken from the peer (what it
+    /// delivers must hash to it); nil: the file comes from `url` (the origin).
+    public var peerSHA256: String? = nil
 
     /// Takes the row id SQLite assigned.
     public mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
@@ -236,6 +241,7 @@ public struct ResourceRecord: Codable, Sendable, Equatable, FetchableRecord, Mut
         /// ``SegmentCipher/key``, and its IV (hex).
         public static let cipherKey = Column("cipherKey")
         public static let cipherIV = Column("cipherIV")
+        public static let peerSHA256 = Column(CodingKeys.peerSHA256)
     }
 }
 

@@ -200,6 +200,14 @@ enum Schema {
                 t.add(column: "cipherIV", .text)
             }
         }
+        migrator.registerMigration("v16-peer-fill") { db in
+            // `submit --from-peer`: the peer box (JSON PeerSource) a title fills from, and per file the SHA-256 of
+            // the peer's copy while it is taken from there (NULL: from the origin).
+            try db.alter(table: "title") { t in t.add(column: "peer", .text) }
+            try db.alter(table: "resource") { t in t.add(column: "peerSHA256", .text) }
+            // A peer box's credential (`devices add --peer`): manifests and files, no plays.
+            try db.alter(table: "device") { t in t.add(column: "peer", .boolean).notNull().defaults(to: false) }
+        }
         return migrator
     }
 }

@@ -1,0 +1,192 @@
+import Foundation
+import StowageProtocol
+import StowageTestSupport
+import Testing
+
+/// Peer fill between two boxes on this machine (two homes, two pipelines, two gateways): box B makes a title from
+/// box A's gateway, every file checked against A's SHA-256, a file A serves wrong taken from the origin instead.
+@Suite("Peer fill between two boxes", .serialized)
+struct PeerFillTests {
+    /// Box A with a completed multi-rendition AES-128 (rotating keys) HLS title `film`, its gateway, and a peer
+    /// secret for B (in a file of B's).
+    struct BoxA {
+        var harness: Harness
+        var token: String
+        var gateway: String
+        var manifest: PeerManifest
+        var folder: URL
+    }
+
+    static func boxA(_ a: Harness) throws -> BoxA {
+        try TestMedia.multiLanguage(into: a.media, seconds: 6)
+        try encryptWithRotatingKeys(a.media)
+        try a.startOrigin()
+        try a.startPipeline()
+        let (code, out) = try a.stowctl([
+            "submit", a.originURL + "master.m3u8", "--id", "film", "--bitrate", "500000", "--audio", "en,de",
+            "--subtitles", "all", "--wait",
+        ])
+        #expect(code == 0, "\(out)")
+        let token = String(try #require(out.split(separator: "\n").last))
+        let gateway = try a.startGateway(address: "127.0.0.1")
+        return BoxA(
+            harness: a, token: token, gateway: gateway, manifest: PeerManifest.empty,
+            folder: a.home.appendingPathComponent("titles/\(token)"))
+    }
+
+    /// Encrypts every segment of ffmpeg's five media playlists with AES-128, two keys rotating every two segments,
+    /// no IV attribute (the IV is the media sequence number), as a packager would.
+    static func encryptWithRotatingKeys(_ media: URL) throws {
+        try TestMedia.sh(
+            """
+            openssl rand 16 > k0.key; openssl rand 16 > k1.key
+            for d in low mid high aen ade; do
+              n=0; held=""
+              while IFS= read -r line; do
+                case "$line" in
+                  '#EXTINF'*) held="$line" ;;
+                  *.ts)
+                    k=$(( (n / 2) % 2 ))
+                    if [ $((n % 2)) -eq 0 ]; then echo "#EXT-X-KEY:METHOD=AES-128,URI=\\"../k$k.key\\""; fi
+                    openssl enc -aes-128-cbc -K "$(od -An -tx1 k$k.key | tr -d ' \\n')" -iv "$(printf '%032x' $n)" \
+                      -in "$d/$line" -out "$d/enc.tmp"
+                    mv "$d/enc.tmp" "$d/$line"
+                    echo "$held"; echo "$line"; n=$((n + 1)) ;;
+                  *) echo "$line" ;;
+                esac
+              done < "$d/index.m3u8" > "$d/index.new"
+              mv "$d/index.new" "$d/index.m3u8"
+            done
+            """, in: media)
+    }
+
+    /// `stowctl devices add NAME --peer` on `h`: the secret.
+    static func addPeer(_ h: Harness, _ name: String) throws -> String {
+        let (code, out) = try h.stowctl(["devices", "add", name, "--peer"])
+        #expect(code == 0, "\(out)")
+        return String(try #require(out.split(separator: "\n").last))
+    }
+
+    /// The manifest A's gateway gives the peer secret.
+    static func manifest(_ a: BoxA, secret: String) throws -> PeerManifest {
+        let (status, body) = try TestMedia.shOutput(
+            "curl -sf -H 'Authorization: Bearer \(secret)' '\(a.gateway)/titles/film/manifest.json'",
+            in: a.harness.root)
+        #expect(status == 0, "\(body)")
+        return try JSONDecoder().decode(PeerManifest.self, from: Data(body.utf8))
+    }
+
+    /// Every regular file under `folder`, by relative path.
+    static func files(_ folder: URL) throws -> [String: Data] {
+        var out: [String: Data] = [:]
+        let walker = try #require(FileManager.default.enumerator(at: folder, includingPropertiesForKeys: nil))
+        for case let url as URL in walker
+        where (try? url.resourceValues(forKeys: [.isRegularFileKey]))?
+            .isRegularFile == true
+        {
+            let relative = String(url.path.dropFirst(folder.path.count + 1))
+            out[relative] = try Data(contentsOf: url)
+        }
+        return out
+    }
+
+    /// The origin's media file (relative to its root) behind a planned file's URL.
+    static func originPath(_ file: PeerFile) -> String {
+        String((URL(string: file.planned.url)?.path ?? "").dropFirst())
+    }
+
+    /// ffmpeg's frame hashes of a title's video through a gateway, with a device's secret.
+    static func frames(_ gateway: String, secret: String) throws -> String {
+        try OfflineCopy.framemd5(
+            "\(gateway)/titles/film/master.m3u8", extra: ["-headers", "Authorization: Bearer \(secret)\r\n"])
+    }
+
+    @Test func aBoxFillsFromAnotherBoxCheckingEveryFileAgainstItsHash() throws {
+        let a = try Harness(name: "peer-a")
+        let b = try Harness(name: "peer-b")
+        var boxA = try Self.boxA(a)
+        let device = try a.addDevice("tablet")
+        let peerSecret = try Self.addPeer(a, "box-b")
+        #expect(
+            try a.httpStatus(boxA.gateway + "/titles/film/manifest.json", headers: ["Authorization: Bearer \(device)"])
+                == 403, "an ordinary device gets no manifest")
+        #expect(try a.httpStatus(boxA.gateway + "/titles/film/manifest.json") == 401)
+        boxA.manifest = try Self.manifest(boxA, secret: peerSecret)
+        let held = boxA.manifest.files.filter { $0.sha256 != nil }
+        #expect(held.count == boxA.manifest.files.count, "a completed title: every file held")
+        #expect(Set(boxA.manifest.renditions.map(\.kind)) == [.video, .audio, .subtitles])
+        #expect(boxA.manifest.keys.count == 2, "two rotating keys, by their server's URIs")
+
+        // The origin lacks every media file A holds but one; A's copy of that one is corrupted.
+        let corrupted = try #require(held.first { $0.planned.localPath.hasSuffix(".ts") && $0.planned.encrypted })
+        for file in held where file != corrupted {
+            let path = a.media.appendingPathComponent(Self.originPath(file))
+            try FileManager.default.moveItem(at: path, to: path.appendingPathExtension("gone"))
+        }
+        let corruptedOnA = boxA.folder.appendingPathComponent(corrupted.planned.localPath)
+        var bytes = try Data(contentsOf: corruptedOnA)
+        bytes[bytes.count / 2] ^= 0xff
+        try bytes.write(to: corruptedOnA)
+        let originBefore = a.originLog().count
+
+        try b.startPipeline()
+        let secretFile = b.root.appendingPathComponent("peer.secret")
+        try "\(peerSecret)\n".write(to: secretFile, atomically: true, encoding: .utf8)
+        let (code, out) = try b.stowctl([
+            "submit", "--from-peer", boxA.gateway, "--peer-secret", secretFile.path, "film", "--id", "film",
+        ])
+        #expect(code == 0, "\(out)")
+        let token = String(try #require(out.split(separator: "\n").last))
+        let final = try b.waitForFinal(token, timeout: 60)
+        #expect(final.state == .completed, "\(String(describing: final.error))")
+        #expect(final.filesFromOrigin == 1, "the corrupted file only")
+        #expect(final.filesFromPeer == held.count - 1)
+        #expect(final.url == a.originURL + "master.m3u8", "the title's source is the origin's")
+
+        // Byte for byte A's copy (playlists included), the corrupted file as the origin has it.
+        let onA = try Self.files(boxA.folder)
+        let onB = try Self.files(b.home.appendingPathComponent("titles/\(token)"))
+        #expect(Set(onB.keys) == Set(onA.keys))
+        for (path, data) in onA where path != corrupted.planned.localPath {
+            #expect(onB[path] == data, "\(path) differs from A's")
+        }
+        let original = try Data(contentsOf: a.media.appendingPathComponent(Self.originPath(corrupted)))
+        #expect(onB[corrupted.planned.localPath] == original, "the origin's copy of the file A served wrong")
+
+        // The origin saw one media fetch (the corrupted file's), and B's own key fetches.
+        let fetched = a.originLog().dropFirst(originBefore).filter { $0.count > 2 && $0[1] == "GET" }
+            .map { String($0[2].split(separator: "?")[0]) }
+        let media = fetched.filter { $0.hasSuffix(".ts") || $0.hasSuffix(".vtt") }
+        #expect(media == ["/" + Self.originPath(corrupted)], "\(fetched)")
+        #expect(fetched.contains("/k0.key") && fetched.contains("/k1.key"), "B licensed its own keys: \(fetched)")
+        #expect(!fetched.contains { $0.hasSuffix(".m3u8") }, "the plan is A's: no playlist from the origin")
+
+        // The same frames through B's gateway as through A's (A's copy repaired first: it served one file wrong).
+        try bytes.reverseCorruption(at: bytes.count / 2).write(to: corruptedOnA)
+        let gatewayB = try b.startGateway(address: "127.0.0.1")
+        let deviceB = try b.addDevice("tablet")
+        #expect(try Self.frames(gatewayB, secret: deviceB) == Self.frames(boxA.gateway, secret: device))
+        let plays = try #require(a.stowctl(["devices", "list", "--json"]).1.data(using: .utf8))
+        let devices = try JSONDecoder().decode([DeviceInfo].self, from: plays)
+        #expect(devices.first { $0.name == "box-b" }?.lastPlays.isEmpty == true, "a peer's fetches are no plays")
+        #expect(devices.first { $0.name == "box-b" }?.peer == true)
+    }
+}
+
+extension PeerManifest {
+    /// A placeholder until the gateway's manifest is read.
+    static var empty: PeerManifest {
+        PeerManifest(
+            token: "", id: nil, name: nil, source: "", entry: "master.m3u8",
+            plan: ResolvedPlan(masterPlaylist: "", renditions: [], resources: [], bytesEstimate: nil), files: [])
+    }
+}
+
+extension Data {
+    /// The bytes with the one at `index` flipped back.
+    fileprivate func reverseCorruption(at index: Int) -> Data {
+        var copy = self
+        copy[index] ^= 0xff
+        return copy
+    }
+}
