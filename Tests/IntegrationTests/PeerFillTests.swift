@@ -173,6 +173,51 @@ struct PeerFillTests {
     }
 }
 
+extension PeerFillTests {
+    /// A stopped in the middle of B's fill: B's title waits for A's gateway like for an origin (suspended `network`,
+    /// probed) and completes from it, every file from the peer, once it is back on the same address.
+    @Test func aPeerThatStopsIsWaitedForAndTheFillResumesWhenItIsBack() throws {
+        let a = try Harness(name: "peer-wait-a")
+        let b = try Harness(name: "peer-wait-b")
+        try a.makeSample(seconds: 8)
+        try a.startOrigin()
+        try a.startPipeline()
+        let (code, out) = try a.stowctl(["submit", a.originURL + "master.m3u8", "--id", "film", "--wait"])
+        #expect(code == 0, "\(out)")
+        let port = try Harness.freePort()
+        let gateway = try a.startGateway(address: "127.0.0.1", port: port)
+        let secretFile = b.root.appendingPathComponent("peer.secret")
+        try "\(try Self.addPeer(a, "box-b"))\n".write(to: secretFile, atomically: true, encoding: .utf8)
+
+        // B takes the manifest and its license, then A's gateway stops before B's first file.
+        try b.startScheduler()
+        try b.startWorker("license")
+        try b.startWorker("integrity")
+        try b.waitUntil(timeout: 20, "two workers registered") { (try? b.workers().count) == 2 }
+        let (submitted, said) = try b.stowctl([
+            "submit", "--from-peer", gateway, "--peer-secret", secretFile.path, "film",
+        ])
+        #expect(submitted == 0, "\(said)")
+        let token = String(try #require(said.split(separator: "\n").last))
+        #expect(a.terminate("gateway") == 0)
+        try b.startWorker("download")
+        var waiting: TitleStatus?
+        try b.waitUntil(timeout: 60, "B's title to wait for A's gateway") {
+            waiting = try? b.status(token)
+            return waiting?.state == .suspended
+        }
+        #expect(waiting?.suspendedReason == .network)
+        #expect(waiting?.waitingFor == "127.0.0.1:\(port)", "it waits for the peer, not the origin")
+        #expect(waiting?.segmentsDone == 0)
+
+        _ = try a.startGateway(address: "127.0.0.1", port: port)
+        let final = try b.waitForFinal(token, timeout: 60)
+        #expect(final.state == .completed, "\(String(describing: final.error))")
+        #expect(final.filesFromPeer == final.segmentsTotal && final.filesFromOrigin == 0)
+        #expect(b.log("scheduler").contains("host answers again"), "resumed by the probe")
+    }
+}
+
 extension PeerManifest {
     /// A placeholder until the gateway's manifest is read.
     static var empty: PeerManifest {
