@@ -271,7 +271,7 @@ extension SchedulerService {
             }
             stored.record = record
         }
-        stored.peer = submit.peer
+        stored.peer = try submit.peer.map { try wrapPeerSecret($0, token: token) }
         try store.insert(stored)
         try appendEvent(token: token, kind: "state", detail: "requested \(submit.url)")
         core.addTitle(token, priority: submit.priority, requestedAt: record.requestedAt)

@@ -88,9 +88,27 @@ extension SchedulerService {
             detail: "\(hashes.count) of \(manifest.files.count) files from the peer, the rest from the origin")
     }
 
-    /// The peer box a title fills from (nil: none, or no such title); cached per title.
+    /// The peer box a title fills from (nil: none, or no such title), its secret unwrapped; cached per title.
     func titlePeer(_ token: String) throws -> PeerSource? {
-        try memory.caches.peer(token) { try store.title(token).map(\.peer) }
+        try memory.caches.peer(token) {
+            try store.title(token).map { title in
+                try title.peer.map { stored in
+                    var peer = stored
+                    let wrapped = Data(base64Encoded: stored.secret) ?? Data()
+                    peer.secret = String(
+                        decoding: try vault.unwrap(wrapped, token: "peer:\(token)", index: 0), as: UTF8.self)
+                    return peer
+                }
+            }
+        }
+    }
+
+    /// The peer as the store keeps it: its secret wrapped under the master key (bound to the title), so a copy of
+    /// the store alone cannot fill from the other box.
+    func wrapPeerSecret(_ peer: PeerSource, token: String) throws -> PeerSource {
+        var stored = peer
+        stored.secret = try vault.wrap(Array(peer.secret.utf8), token: "peer:\(token)", index: 0).base64EncodedString()
+        return stored
     }
 
     /// Where a file is fetched from now: the peer's gateway (the whole stored file, with the peer secret and

@@ -71,7 +71,8 @@ public struct TitleRecord: Codable, Sendable, Equatable, FetchableRecord, Persis
     /// `submit --key`: the operator's content keys by key ID (hex), each wrapped under the master key (bound to the
     /// title and key ID) until the plan says which key index each is; nil for titles licensed any other way.
     public var operatorKeys: [String: Data]?
-    /// `submit --from-peer`: the peer box whose gateway the title's files come from (its secret included).
+    /// `submit --from-peer`: the peer box whose gateway the title's files come from; its `secret` is kept wrapped
+    /// under the master key (base64), never in the clear.
     public var peer: PeerSource?
 
     /// A new title, not planned yet.

@@ -218,6 +218,41 @@ extension PeerFillTests {
     }
 }
 
+extension PeerFillTests {
+    /// A DASH title fills the same way: B's copy (its local `manifest.mpd` included) is A's, byte for byte, with
+    /// the origin's media gone.
+    @Test func aDASHTitleFillsFromThePeerByteForByte() throws {
+        let a = try Harness(name: "peer-dash-a")
+        let b = try Harness(name: "peer-dash-b")
+        try DASHMedia.template(into: a.media, timeline: true)
+        try a.startOrigin()
+        try a.startPipeline()
+        let (code, out) = try a.stowctl(["submit", a.originURL + "manifest.mpd", "--id", "clip", "--wait"])
+        #expect(code == 0, "\(out)")
+        let tokenA = String(try #require(out.split(separator: "\n").last))
+        let gateway = try a.startGateway(address: "127.0.0.1")
+        let secretFile = b.root.appendingPathComponent("peer.secret")
+        try "\(try Self.addPeer(a, "box-b"))\n".write(to: secretFile, atomically: true, encoding: .utf8)
+        for name in try FileManager.default.contentsOfDirectory(atPath: a.media.path) where name.hasSuffix(".m4s") {
+            let path = a.media.appendingPathComponent(name)
+            try FileManager.default.moveItem(at: path, to: path.appendingPathExtension("gone"))
+        }
+        try b.startPipeline()
+        let (submitted, said) = try b.stowctl([
+            "submit", "--from-peer", gateway, "--peer-secret", secretFile.path, "clip",
+        ])
+        #expect(submitted == 0, "\(said)")
+        let token = String(try #require(said.split(separator: "\n").last))
+        let final = try b.waitForFinal(token, timeout: 60)
+        #expect(final.state == .completed, "\(String(describing: final.error))")
+        #expect(final.localPlaylist?.hasSuffix("/manifest.mpd") == true)
+        #expect(final.filesFromPeer == final.segmentsTotal && final.filesFromOrigin == 0)
+        let onA = try Self.files(a.home.appendingPathComponent("titles/\(tokenA)"))
+        let onB = try Self.files(b.home.appendingPathComponent("titles/\(token)"))
+        #expect(!onA.isEmpty && onB == onA, "B's copy is A's: \(onA.keys.sorted()) vs \(onB.keys.sorted())")
+    }
+}
+
 extension PeerManifest {
     /// A placeholder until the gateway's manifest is read.
     static var empty: PeerManifest {
