@@ -32,6 +32,7 @@ struct StoreTests {
         "v6-title-url-index", "v7-waiting", "v8-license-terms-only", "v9-recordings", "v10-devices",
         "v11-title-order-index",
         "v12-dash", "v13-network-reach", "v14-operator-keys", "v15-segment-cipher",
+        "v16-peer-fill",
     ]
 
     @Test func migratesAndUsesWAL() throws {
