@@ -69,9 +69,13 @@ struct PeerFillTests {
 
     /// The manifest A's gateway gives the peer secret.
     static func manifest(_ a: BoxA, secret: String) throws -> PeerManifest {
+        try manifest(gateway: a.gateway, id: "film", secret: secret, in: a.harness)
+    }
+
+    /// The manifest of title `id` a gateway gives the peer secret.
+    static func manifest(gateway: String, id: String, secret: String, in h: Harness) throws -> PeerManifest {
         let (status, body) = try TestMedia.shOutput(
-            "curl -sf -H 'Authorization: Bearer \(secret)' '\(a.gateway)/titles/film/manifest.json'",
-            in: a.harness.root)
+            "curl -sf -H 'Authorization: Bearer \(secret)' '\(gateway)/titles/\(id)/manifest.json'", in: h.root)
         #expect(status == 0, "\(body)")
         return try JSONDecoder().decode(PeerManifest.self, from: Data(body.utf8))
     }
@@ -220,7 +224,8 @@ extension PeerFillTests {
 
 extension PeerFillTests {
     /// A DASH title fills the same way: B's copy (its local `manifest.mpd` included) is A's, byte for byte, with
-    /// the origin's media gone.
+    /// the origin's media gone but for one segment that A lacks (deleted from its disk: A answers 404), which B
+    /// takes from the origin.
     @Test func aDASHTitleFillsFromThePeerByteForByte() throws {
         let a = try Harness(name: "peer-dash-a")
         let b = try Harness(name: "peer-dash-b")
@@ -231,12 +236,20 @@ extension PeerFillTests {
         #expect(code == 0, "\(out)")
         let tokenA = String(try #require(out.split(separator: "\n").last))
         let gateway = try a.startGateway(address: "127.0.0.1")
+        let secret = try Self.addPeer(a, "box-b")
         let secretFile = b.root.appendingPathComponent("peer.secret")
-        try "\(try Self.addPeer(a, "box-b"))\n".write(to: secretFile, atomically: true, encoding: .utf8)
-        for name in try FileManager.default.contentsOfDirectory(atPath: a.media.path) where name.hasSuffix(".m4s") {
+        try "\(secret)\n".write(to: secretFile, atomically: true, encoding: .utf8)
+        let manifest = try Self.manifest(gateway: gateway, id: "clip", secret: secret, in: a)
+        let lacking = try #require(manifest.files.first { $0.planned.localPath.hasSuffix("seg-00002.m4s") })
+        let folderA = a.home.appendingPathComponent("titles/\(tokenA)")
+        var onA = try Self.files(folderA)
+        try FileManager.default.removeItem(at: folderA.appendingPathComponent(lacking.planned.localPath))
+        for name in try FileManager.default.contentsOfDirectory(atPath: a.media.path)
+        where name.hasSuffix(".m4s") && name != Self.originPath(lacking) {
             let path = a.media.appendingPathComponent(name)
             try FileManager.default.moveItem(at: path, to: path.appendingPathExtension("gone"))
         }
+        let originBefore = a.originLog().count
         try b.startPipeline()
         let (submitted, said) = try b.stowctl([
             "submit", "--from-peer", gateway, "--peer-secret", secretFile.path, "clip",
@@ -246,10 +259,13 @@ extension PeerFillTests {
         let final = try b.waitForFinal(token, timeout: 60)
         #expect(final.state == .completed, "\(String(describing: final.error))")
         #expect(final.localPlaylist?.hasSuffix("/manifest.mpd") == true)
-        #expect(final.filesFromPeer == final.segmentsTotal && final.filesFromOrigin == 0)
-        let onA = try Self.files(a.home.appendingPathComponent("titles/\(tokenA)"))
+        #expect(final.filesFromPeer == final.segmentsTotal - 1 && final.filesFromOrigin == 1)
         let onB = try Self.files(b.home.appendingPathComponent("titles/\(token)"))
+        onA[lacking.planned.localPath] = try Data(contentsOf: a.media.appendingPathComponent(Self.originPath(lacking)))
         #expect(!onA.isEmpty && onB == onA, "B's copy is A's: \(onA.keys.sorted()) vs \(onB.keys.sorted())")
+        let fetched = a.originLog().dropFirst(originBefore).filter { $0.count > 2 && $0[1] == "GET" }
+            .map { String($0[2]) }
+        #expect(fetched == ["/" + Self.originPath(lacking)], "only what A lacks: \(fetched)")
     }
 }
 
