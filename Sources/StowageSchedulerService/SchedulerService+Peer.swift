@@ -142,7 +142,7 @@ extension SchedulerService {
     private func takeFromOrigin(_ resource: ResourceRecord, because reason: String) throws {
         var r = resource
         logger.warning(
-            "the peer's copy is refused; taking the file from the origin",
+            "the peer lacks the file or served it wrong; taking it from the origin",
             metadata: ["token": "\(r.token)", "file": "\(r.localPath)", "reason": "\(reason)"])
         if let file = TitlePath.file(r.localPath, under: options.home.titleDirectory(r.token), for: .stored) {
             try? FileManager.default.removeItem(at: file)
