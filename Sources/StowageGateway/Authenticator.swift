@@ -8,17 +8,23 @@ import Synchronization
 public enum Principal: Sendable, Equatable {
     case admin
     case device(String)
+    /// Another box (`stowctl devices add NAME --peer`): it reads titles' manifests and files to fill from this box;
+    /// it never plays and gets no keys.
+    case peer(String)
 
     /// The name sessions and plays are kept under.
     public var name: String {
         switch self {
         case .admin: "admin"
-        case .device(let name): name
+        case .device(let name), .peer(let name): name
         }
     }
 
     /// Whether it may manage titles.
     public var isAdmin: Bool { self == .admin }
+
+    /// Whether it is a peer box's credential.
+    public var isPeer: Bool { if case .peer = self { true } else { false } }
 }
 
 /// A request's identity: who, and the signed-URL query to carry into the playlists it is served.
@@ -169,7 +175,8 @@ public final class Authenticator: Sendable {
     {
         let backend = self.backend
         let check: @Sendable () async throws -> Principal = {
-            .device(try await backend.authenticate(credential).device)
+            let principal = try await backend.authenticate(credential)
+            return principal.peer == true ? .peer(principal.device) : .device(principal.device)
         }
         // Known good: served from the cache (which refreshes it ahead of its end), not throttled.
         if case .good? = cache.lookup(key), let principal = try? await cache.principal(key, check: check) {

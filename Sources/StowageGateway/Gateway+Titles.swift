@@ -27,14 +27,20 @@ extension Gateway {
         if remainder.isEmpty {
             return Self.redirect(prefix + entryPlaylist(status) + query, status: .found)
         }
-        if remainder.hasPrefix("keys/") { return try await contentKey(remainder, token: token, identity: identity) }
+        if remainder == Self.peerManifestName { return try await peerManifest(token, identity: identity) }
+        // A peer box fills from the title's files: never a play, never a key (it licenses its own).
+        let plays = identity.principal.isPeer ? nil : self.plays
+        if remainder.hasPrefix("keys/") {
+            guard plays != nil else { throw Self.peerRefusal("content keys") }
+            return try await contentKey(remainder, token: token, identity: identity)
+        }
         guard let relative = TitlePath.relative(rawPath: remainder), !relative.isEmpty else {
             throw GatewayError(.badRequest, .refused, "that path leaves the title's folder")
         }
         let directory = configuration.titlesRoot.appendingPathComponent(token)
         let kind = Self.kind(of: relative)
-        if kind != nil, let reason = await plays.refusal(token) { throw GatewayError(.forbidden, .license, reason) }
-        if var kind {
+        if kind != nil, let reason = await plays?.refusal(token) { throw GatewayError(.forbidden, .license, reason) }
+        if let plays, var kind {
             // A title still downloading: its playlists come with the play's plan, so the play counts at once.
             if kind == .playlist, await plays.streamingSource(token) == nil,
                 TitlePath.resolve(relative, in: directory).map({ FileManager.default.fileExists(atPath: $0.path) })
@@ -45,11 +51,11 @@ extension Gateway {
             try await plays.admit(identity.principal, token: token, kind: kind, now: clock())
         }
         let files = TitleFileServer(
-            root: directory, streaming: await plays.streamingSource(token), zeroCopy: zeroCopy, playlists: playlists)
+            root: directory, streaming: await plays?.streamingSource(token), zeroCopy: zeroCopy, playlists: playlists)
         let rewriter = PlaylistRewriter(prefix: prefix, query: identity.signedQuery)
         switch await files.serve(relative, request: request, context: context, rewriter: rewriter) {
         case .response(let response, let served):
-            if let served, kind != nil {
+            if let served, kind != nil, let plays {
                 await plays.served(
                     token: token, directory: directory, relative: served.relative, sent: served.sent, size: served.size)
             }
@@ -63,6 +69,7 @@ extension Gateway {
     /// (like `keys/N`: the first key counts the play).
     private func clearKeyLicense(_ request: Request, rawKey: String, identity: Identity) async throws -> Response {
         guard let key = rawKey.removingPercentEncoding, !key.isEmpty else { throw GatewayError.notFound("no title") }
+        guard !identity.principal.isPeer else { throw Self.peerRefusal("Clear Key licenses") }
         let token = try await titles.title(key).token
         if let reason = await plays.refusal(token) { throw GatewayError(.forbidden, .license, reason) }
         try await plays.admit(identity.principal, token: token, kind: .media, now: clock())
@@ -88,6 +95,25 @@ extension Gateway {
         headers[.contentType] = "application/octet-stream"
         headers[.cacheControl] = "no-store"
         return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: key)))
+    }
+
+    /// `/titles/<key>/manifest.json`: the title's plan with each verified file's size and SHA-256, only for a
+    /// peer box's credential (another box fills from it); 403 `forbidden` for devices and the admin.
+    private func peerManifest(_ token: String, identity: Identity) async throws -> Response {
+        guard identity.principal.isPeer else {
+            throw GatewayError(
+                .forbidden, .forbidden,
+                "manifest.json is for peer boxes only (a credential from `stowctl devices add NAME --peer`)")
+        }
+        return Self.json(try await backend.peerManifest(token: token))
+    }
+
+    /// The file name of a title's manifest for peers.
+    static let peerManifestName = "manifest.json"
+
+    /// What a peer's credential may not have: 403 `forbidden`.
+    static func peerRefusal(_ what: String) -> GatewayError {
+        GatewayError(.forbidden, .forbidden, "a peer box gets no \(what): it acquires its own license")
     }
 
     /// How a file counts for plays: playlists open sessions, media count, posters and pictures neither.

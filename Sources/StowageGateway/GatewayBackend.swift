@@ -30,6 +30,8 @@ public protocol GatewayBackend: Sendable {
     func license(token: String) async throws -> LicenseReport
     /// Pause, resume, renew or delete a title.
     func manage(_ action: TitleAction, token: String) async throws
+    /// A title's plan and verified files' hashes for a peer box (`peerManifest`).
+    func peerManifest(token: String) async throws -> PeerManifest
     /// The scheduler's title events, for as long as the caller iterates (a new stream per caller).
     func titleEvents() -> AsyncStream<TitleEvent>
 }

@@ -53,6 +53,10 @@ public final class SchedulerBackend: GatewayBackend {
         try await request(.authenticate(credential))
     }
 
+    public func peerManifest(token: String) async throws -> PeerManifest {
+        try await request(.peerManifest(token: token))
+    }
+
     public func lookup(id: String?, url: String?) async throws -> TitleStatus {
         try await request(.lookup(id: id, url: url))
     }

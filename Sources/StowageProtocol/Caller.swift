@@ -72,13 +72,13 @@ public enum AccessPolicy {
         }
     }
 
-    /// The gateway reads titles, checks device credentials and serves plays (authorise, keys, play time,
-    /// license state, live events). Adding, revoking or signing for devices, changing titles, limits or the
-    /// store, and the pipeline's internals are for operators.
+    /// The gateway reads titles (and their manifests, for peer boxes), checks device credentials and serves plays
+    /// (authorise, keys, play time, license state, live events). Adding, revoking or signing for devices, changing
+    /// titles, limits or the store, and the pipeline's internals are for operators.
     private static func gatewayMay(_ operation: ClientOperation) -> Bool {
         switch operation {
         case .status, .list, .lookup, .bookmarks, .authenticate, .playable, .play, .playOn, .key, .played,
-            .license, .subscribe, .unsubscribe:
+            .license, .subscribe, .unsubscribe, .peerManifest:
             return true
         case .submit, .cancel, .workers, .pause, .resume, .delete, .stop, .limits, .renew, .bookmarkAdd,
             .bookmarkRemove, .verify, .gc, .stats, .deviceAdd, .devices, .deviceRevoke, .deviceSign,

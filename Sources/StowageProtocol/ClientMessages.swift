@@ -62,8 +62,9 @@ public enum ClientOperation: Codable, Sendable, Equatable {
     case play(token: String)
     /// Release content key `index` of a title, only while it is playable (answers `.key`). Never logged.
     case key(token: String, index: Int)
-    /// Add a device of the LAN; answers `.deviceSecret` (the secret is shown once).
-    case deviceAdd(name: String)
+    /// Add a device of the LAN; answers `.deviceSecret` (the secret is shown once). `peer` true: another box
+    /// (`devices add --peer`), which may read titles' manifests and files but never plays.
+    case deviceAdd(name: String, peer: Bool? = nil)
     /// Every device and its last plays (answers `.devices`).
     case devices
     /// Revoke a device: its secret and signed URLs stop working at once.
@@ -81,6 +82,8 @@ public enum ClientOperation: Codable, Sendable, Equatable {
     case catalogApply(document: String, signature: String?)
     /// The catalogue in force and each entry's phase (answers `.catalog`).
     case catalogStatus
+    /// A title's plan with each verified file's size and SHA-256, for a peer box (answers `.peerManifest`).
+    case peerManifest(token: String)
 }
 
 /// The answer to `playable` and `play`.
@@ -172,6 +175,11 @@ public struct SubmitRequest: Codable, Sendable, Equatable {
     /// Content keys the operator holds (`--key KID:KEY`): the title is licensed with them and the requested
     /// terms, and no license server is asked. Absent on the wire when none (older peers ignore it).
     public var keys: [OperatorKey]?
+    /// `--from-peer`: the files come from another box's gateway (checked against `peerManifest`'s hashes), the
+    /// origin's URLs in the manifest where that box lacks a file or serves it wrong. Both or neither.
+    public var peer: PeerSource?
+    /// The peer's manifest of the title, as `stowctl` fetched it with the peer secret.
+    public var peerManifest: PeerManifest?
 
     public init(
         url: String, name: String?, priority: Int, headers: [Header], selection: Selection,
@@ -221,6 +229,7 @@ public enum ReplyBody: Codable, Sendable, Equatable {
     case principal(DevicePrincipal)
     case ok
     case catalog(CatalogReport)
+    case peerManifest(PeerManifest)
     case error(TitleError)
 }
 

@@ -9,6 +9,8 @@ public struct DeviceInfo: Codable, Sendable, Equatable {
     public var revokedAt: String?
     /// Its last plays, newest first (at most 20).
     public var lastPlays: [DevicePlay]
+    /// Another box (`devices add --peer`): it reads manifests and files to fill from this box, never plays.
+    public var peer: Bool?
 
     public init(name: String, createdAt: String?, revokedAt: String?, lastPlays: [DevicePlay]) {
         self.name = name
@@ -55,8 +57,13 @@ public enum DeviceCredential: Codable, Sendable, Equatable {
 /// Who a credential belongs to.
 public struct DevicePrincipal: Codable, Sendable, Equatable {
     public var device: String
+    /// A peer box's credential (`devices add --peer`): titles' manifests and files, no plays, no keys.
+    public var peer: Bool?
 
-    public init(device: String) { self.device = device }
+    public init(device: String, peer: Bool = false) {
+        self.device = device
+        self.peer = peer ? true : nil
+    }
 }
 
 /// Signed gateway URLs, for players that cannot send headers: `sig` is the lowercase hex HMAC-SHA256, keyed with

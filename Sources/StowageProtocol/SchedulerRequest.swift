@@ -82,6 +82,9 @@ enum ReplyPayload {
     }
     static func catalog(_ body: ReplyBody) -> CatalogReport? { if case .catalog(let v) = body { v } else { nil } }
     static func ok(_ body: ReplyBody) -> Void? { if case .ok = body { () } else { nil } }
+    static func peerManifest(_ body: ReplyBody) -> PeerManifest? {
+        if case .peerManifest(let v) = body { v } else { nil }
+    }
 }
 
 // MARK: the operations and their replies
@@ -176,7 +179,9 @@ extension SchedulerRequest where Self == SchedulerCall<[Bookmark]> {
 }
 
 extension SchedulerRequest where Self == SchedulerCall<DeviceSecret> {
-    public static func deviceAdd(name: String) -> Self { Self(.deviceAdd(name: name), ReplyPayload.deviceSecret) }
+    public static func deviceAdd(name: String, peer: Bool = false) -> Self {
+        Self(.deviceAdd(name: name, peer: peer ? true : nil), ReplyPayload.deviceSecret)
+    }
 }
 
 extension SchedulerRequest where Self == SchedulerCall<[DeviceInfo]> {
@@ -211,4 +216,11 @@ extension SchedulerRequest where Self == SchedulerCall<CatalogReport> {
             ReplyPayload.catalog)
     }
     public static var catalogStatus: Self { Self(.catalogStatus, ReplyPayload.catalog) }
+}
+
+extension SchedulerRequest where Self == SchedulerCall<PeerManifest> {
+    /// A title's manifest for a peer box (the gateway's `/titles/<id>/manifest.json`).
+    public static func peerManifest(token: String) -> Self {
+        Self(.peerManifest(token: token), ReplyPayload.peerManifest)
+    }
 }

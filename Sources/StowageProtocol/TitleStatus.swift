@@ -90,6 +90,10 @@ public struct TitleStatus: Codable, Sendable, Equatable {
     public var protection: TitleProtection?
     /// Why it cannot be played offline now (null when `playableOffline`).
     public var notPlayableReason: NotPlayableReason?
+    /// Files verified that came from a peer box (`submit --from-peer`), checked against its SHA-256; 0 otherwise.
+    public var filesFromPeer: Int?
+    /// Files verified that came from the origin (every file of a title not filled from a peer).
+    public var filesFromOrigin: Int?
 
     public init(
         token: String, url: String, name: String?, state: TitleState, progress: Double,
@@ -145,6 +149,8 @@ public struct TitleStatus: Codable, Sendable, Equatable {
         try c.encode(protection, forKey: .protection)
         try c.encode(notPlayableReason, forKey: .notPlayableReason)
         try c.encode(id, forKey: .id)
+        try c.encode(filesFromPeer, forKey: .filesFromPeer)
+        try c.encode(filesFromOrigin, forKey: .filesFromOrigin)
     }
 }
 

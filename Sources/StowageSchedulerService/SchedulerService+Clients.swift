@@ -170,8 +170,8 @@ extension SchedulerService {
             return .play(try authorizePlay(token))
         case .key(let token, let index):
             return .key(try releaseKey(token, index: index))
-        case .deviceAdd(let name):
-            return .deviceSecret(try addDevice(name))
+        case .deviceAdd(let name, let peer):
+            return .deviceSecret(try addDevice(name, peer: peer == true))
         case .devices:
             return .devices(try deviceList())
         case .deviceRevoke(let name):
@@ -190,6 +190,8 @@ extension SchedulerService {
             return .catalog(try applyCatalog(document: document, signature: signature))
         case .catalogStatus:
             return .catalog(try catalogReport())
+        case .peerManifest(let token):
+            return .peerManifest(try peerManifest(token))
         }
     }
 
@@ -209,6 +211,8 @@ extension SchedulerService {
 
     /// A new title (or, with `reuse`, the unfinished or completed title of the same URL).
     func submitTitle(_ submit: SubmitRequest, reuse: Bool = true) throws -> String {
+        // From a peer: the title's URL is the origin's source the peer's manifest names.
+        let submit = submit.peer != nil || submit.peerManifest != nil ? try fromPeer(submit) : submit
         guard CatalogPriority.range.contains(submit.priority) else {
             throw TitleError(code: .refused, message: "priority \(submit.priority) is outside -1000000...1000000")
         }
@@ -277,10 +281,15 @@ extension SchedulerService {
             }
             stored.record = record
         }
+        stored.peer = try submit.peer.map { try wrapPeerSecret($0, token: token) }
         try store.insert(stored)
         try appendEvent(token: token, kind: "state", detail: "requested \(submit.url)")
         core.addTitle(token, priority: submit.priority, requestedAt: record.requestedAt)
-        core.enqueue(resolveItem(record))
+        if let manifest = submit.peerManifest {
+            try planFromPeer(token, manifest)
+        } else {
+            core.enqueue(resolveItem(record))
+        }
         logger.info("title requested", metadata: ["token": "\(token)", "url": "\(submit.url)"])
         publish(token, kind: "state")
         return token
@@ -338,6 +347,9 @@ extension SchedulerService {
         out.id = title.externalID
         out.protection = protection(of: title)
         out.notPlayableReason = notPlayable
+        let fromPeer = title.peer == nil ? 0 : try store.filesFromPeer(token: title.token)
+        out.filesFromPeer = fromPeer
+        out.filesFromOrigin = progress.verified - fromPeer
         return out
     }
 

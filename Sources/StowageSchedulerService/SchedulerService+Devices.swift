@@ -17,7 +17,8 @@ extension SchedulerService {
             && name.allSatisfy(\.isASCII)
     }
 
-    func addDevice(_ name: String) throws -> DeviceSecret {
+    /// `peer`: another box's credential, which reads manifests and files but never plays.
+    func addDevice(_ name: String, peer: Bool = false) throws -> DeviceSecret {
         guard Self.validDeviceName(name), name.lowercased() != "admin" else {
             throw TitleError(
                 code: .refused,
@@ -33,8 +34,9 @@ extension SchedulerService {
         for i in bytes.indices { bytes[i] = UInt8.random(in: 0...255) }
         let secret = KeyEncoding.base64url(bytes)
         try store.putDevice(
-            DeviceRecord(name: name, secretHash: DeviceURLKeys.verifier(secret: secret), createdAt: clock.now()))
-        logger.info("device added", metadata: ["device": "\(name)"])
+            DeviceRecord(
+                name: name, secretHash: DeviceURLKeys.verifier(secret: secret), createdAt: clock.now(), peer: peer))
+        logger.info("device added", metadata: ["device": "\(name)", "peer": "\(peer)"])
         return DeviceSecret(name: name, secret: secret)
     }
 
@@ -43,8 +45,10 @@ extension SchedulerService {
             let plays = try store.plays(device: d.name).map { p in
                 DevicePlay(token: p.token, title: try store.title(p.token)?.name, at: iso8601(p.at) ?? "")
             }
-            return DeviceInfo(
+            var info = DeviceInfo(
                 name: d.name, createdAt: iso8601(d.createdAt), revokedAt: iso8601(d.revokedAt), lastPlays: plays)
+            info.peer = d.peer ? true : nil
+            return info
         }
     }
 
@@ -83,7 +87,7 @@ extension SchedulerService {
             guard device.revokedAt == nil else {
                 throw TitleError(code: .unauthorized, message: "device \(device.name) was revoked")
             }
-            return DevicePrincipal(device: device.name)
+            return DevicePrincipal(device: device.name, peer: device.peer)
         case .signed(let name, let path, let expires, let signature):
             // Whatever a client put in the URL: a bounded number first (no conversion may trap), and the same
             // answer for an unknown device as for a bad signature (names are not revealed).
@@ -105,7 +109,7 @@ extension SchedulerService {
             guard Self.equal(Data(expected.utf8), Data(signature.lowercased().utf8)) else {
                 throw TitleError(code: .unauthorized, message: "the URL's signature does not match")
             }
-            return DevicePrincipal(device: name)
+            return DevicePrincipal(device: name, peer: device.peer)
         }
     }
 
@@ -118,6 +122,10 @@ extension SchedulerService {
     /// `playOn`: a play of `token` counted for `device` (as `play`; recorded in the device's last plays).
     func authorizePlay(_ token: String, device: String) throws -> PlayAuthorization {
         guard let d = try store.device(device), d.revokedAt == nil else { throw unknownDevice(device) }
+        guard !d.peer else {
+            throw TitleError(
+                code: .forbidden, message: "\(device) is a peer box: it fills from this box, it never plays")
+        }
         let verdict = try authorizePlay(token)
         if verdict.playable { try store.recordPlay(device: device, token: token, at: clock.now()) }
         return verdict

@@ -52,6 +52,14 @@ extension SchedulerService {
         }
         work.alternates = r.alternates
         if let id = r.id { work.fresh = memory.pacing.isFresh(r.token, resource: id) }
+        if let peer = peerFetch(r) {
+            // The peer's stored file, whole: its byte range (if any) was the origin's.
+            work.url = peer.url
+            work.headers = peer.headers
+            work.rangeOffset = nil
+            work.rangeLength = nil
+            work.alternates = nil
+        }
         return work
     }
 
@@ -98,6 +106,8 @@ extension SchedulerService {
     /// Returns false when the title's state cannot have changed (the file was verified and work remains).
     @discardableResult
     func fetched(_ id: Int64, _ report: FetchReport, token: String) throws -> Bool {
+        // From a peer: the peer's copy or nothing (a titlePeer cache lookup for any other title).
+        if try refusedPeerCopy(id, report, token: token) { return true }
         // The one fact checked for every file, read without the whole record; the rest only when needed.
         guard let rangeLength = try store.rangeLength(ofResource: id) else { return true }
         if let expected = rangeLength, expected != report.bytes {
@@ -107,7 +117,7 @@ extension SchedulerService {
         }
         memory.urlRefresh.fetched(token)
         if !memory.network.failures.isEmpty, let r = try store.resource(id: id),
-            let host = HostProbe.endpoint(of: r.url)
+            let host = HostProbe.endpoint(of: peerFetch(r)?.url ?? r.url)
         {
             memory.network.failures.answered(host)
         }
@@ -144,6 +154,7 @@ extension SchedulerService {
             return
         }
         guard let r = try store.resource(id: id) else { return }
+        if try peerFetchFailed(r, failure) { return }
         if !failure.retryable {
             if let status = failure.status, status == 404 || status == 410,
                 try recordingGap(r, reason: failure.message)

@@ -54,7 +54,7 @@ extension SchedulerService {
     }
 
     /// A resolve's plan: saved (with the poster) unless it cannot be downloaded; a license comes next.
-    private func applyPlan(_ plan: ResolvedPlan, token: String) throws {
+    func applyPlan(_ plan: ResolvedPlan, token: String) throws {
         guard let title = try store.title(token) else { return }
         try rememberReach(token, title, plan.reach)
         if title.planned { return try applyRefresh(token, plan: plan) }

@@ -84,7 +84,7 @@ extension SchedulerService {
 
     func fetchItem(_ r: ResourceRecord) -> WorkItem {
         var hosts = URLHosts()
-        return WorkItem(token: r.token, kind: .fetch(resource: r.id!), host: hosts.host(of: r.url))
+        return WorkItem(token: r.token, kind: .fetch(resource: r.id!), host: hosts.host(of: peerFetch(r)?.url ?? r.url))
     }
 
     /// Queues a fetch for every pending resource and a verification for every fetched one.
@@ -97,10 +97,12 @@ extension SchedulerService {
             limit: core.limits.fetchBatch)
         setFetchBatch(token)
         var hosts = URLHosts()  // each origin's URL parsed once
+        let peer = try titlePeer(token)?.manifestURL  // files from a peer box go to its host
         for r in resources {
             switch r.state {
             case .pending, .fetching:
-                core.enqueue(WorkItem(token: token, kind: .fetch(resource: r.id), host: hosts.host(of: r.url)))
+                let url = r.fromPeer ? peer ?? r.url : r.url
+                core.enqueue(WorkItem(token: token, kind: .fetch(resource: r.id), host: hosts.host(of: url)))
             case .fetched, .verifying: core.enqueue(WorkItem(token: token, kind: .verify(resource: r.id)))
             case .verified, .gap: continue
             }

@@ -168,9 +168,13 @@ extension SchedulerService {
     func fetchScope(_ token: String) throws -> FetchScope? {
         try memory.caches.scope(token) {
             try store.title(token).map {
-                FetchScope(
-                    allowedHosts: options.allowedHosts, network: options.network, reach: $0.reach, source: $0.url,
-                    headerHosts: $0.headerHosts ?? [])
+                // Filled from a peer: the peer's URL is the source (its address class decides the reach, its host
+                // gets the peer secret), and the origin's host keeps the submitted headers.
+                var headerHosts = $0.headerHosts ?? []
+                if $0.peer != nil, let origin = URL(string: $0.url)?.host?.lowercased() { headerHosts.append(origin) }
+                return FetchScope(
+                    allowedHosts: options.allowedHosts, network: options.network, reach: $0.reach,
+                    source: $0.peer?.manifestURL ?? $0.url, headerHosts: headerHosts)
             }
         }
     }

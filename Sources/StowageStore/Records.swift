@@ -74,6 +74,9 @@ public struct TitleRecord: Codable, Sendable, Equatable, FetchableRecord, Persis
     /// `stowctl export --move`: the id of the box the license was moved to (an empty string when the bundle named
     /// no box). This copy is never playable again: the license lives on the other box, so plays are not doubled.
     public var transferredTo: String?
+    /// `submit --from-peer`: the peer box whose gateway the title's files come from; its `secret` is kept wrapped
+    /// under the master key (base64), never in the clear.
+    public var peer: PeerSource?
 
     /// A new title, not planned yet.
     public init(
@@ -210,6 +213,9 @@ public struct ResourceRecord: Codable, Sendable, Equatable, FetchableRecord, Mut
     public var alternates: [String]? = nil
     /// The key and IV of a whole-segment ciphertext (nil: clear, opaque, or planned before they were kept).
     public var cipher: SegmentCipher? = nil
+    /// A title filled from a peer: the SHA-256 of the peer's copy, while the file is taken from the peer (what it
+    /// delivers must hash to it); nil: the file comes from `url` (the origin).
+    public var peerSHA256: String? = nil
 
     /// Takes the row id SQLite assigned.
     public mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
@@ -239,6 +245,7 @@ public struct ResourceRecord: Codable, Sendable, Equatable, FetchableRecord, Mut
         /// ``SegmentCipher/key``, and its IV (hex).
         public static let cipherKey = Column("cipherKey")
         public static let cipherIV = Column("cipherIV")
+        public static let peerSHA256 = Column(CodingKeys.peerSHA256)
     }
 }
 

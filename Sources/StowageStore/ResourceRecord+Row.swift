@@ -31,6 +31,7 @@ extension ResourceRecord {
         if let key = row[C.cipherKey] as Int?, let iv = row[C.cipherIV] as String? {
             cipher = SegmentCipher(key: key, iv: iv)
         }
+        peerSHA256 = row[C.peerSHA256]
     }
 
     /// Writes every column (the `Encodable` path's cost, avoided on the per-segment path).
@@ -57,5 +58,6 @@ extension ResourceRecord {
         container[C.alternates] = alternates.flatMap { $0.isEmpty ? nil : $0.joined(separator: "\n") }
         container[C.cipherKey] = cipher?.key
         container[C.cipherIV] = cipher?.iv
+        container[C.peerSHA256] = peerSHA256
     }
 }

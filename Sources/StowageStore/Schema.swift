@@ -204,6 +204,14 @@ enum Schema {
             // `stowctl export --move`: the box the license went to; NULL for every title not moved away.
             try db.alter(table: "title") { t in t.add(column: "transferredTo", .text) }
         }
+        migrator.registerMigration("v17-peer-fill") { db in
+            // `submit --from-peer`: the peer box (JSON PeerSource) a title fills from, and per file the SHA-256 of
+            // the peer's copy while it is taken from there (NULL: from the origin).
+            try db.alter(table: "title") { t in t.add(column: "peer", .text) }
+            try db.alter(table: "resource") { t in t.add(column: "peerSHA256", .text) }
+            // A peer box's credential (`devices add --peer`): manifests and files, no plays.
+            try db.alter(table: "device") { t in t.add(column: "peer", .boolean).notNull().defaults(to: false) }
+        }
         return migrator
     }
 }

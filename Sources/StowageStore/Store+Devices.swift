@@ -11,12 +11,15 @@ public struct DeviceRecord: Codable, Sendable, Equatable, FetchableRecord, Persi
     public var secretHash: Data
     public var createdAt: Double
     public var revokedAt: Double?
+    /// Another box's credential (`devices add --peer`): it fills from this box, it never plays.
+    public var peer: Bool = false
 
-    public init(name: String, secretHash: Data, createdAt: Double, revokedAt: Double? = nil) {
+    public init(name: String, secretHash: Data, createdAt: Double, revokedAt: Double? = nil, peer: Bool = false) {
         self.name = name
         self.secretHash = secretHash
         self.createdAt = createdAt
         self.revokedAt = revokedAt
+        self.peer = peer
     }
 
     /// The device table's columns, for the query interface.
@@ -25,6 +28,7 @@ public struct DeviceRecord: Codable, Sendable, Equatable, FetchableRecord, Persi
         public static let secretHash = Column(CodingKeys.secretHash)
         public static let createdAt = Column(CodingKeys.createdAt)
         public static let revokedAt = Column(CodingKeys.revokedAt)
+        public static let peer = Column(CodingKeys.peer)
     }
 }
 

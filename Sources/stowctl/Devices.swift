@@ -22,8 +22,13 @@ struct DevicesCommand: ParsableCommand {
             abstract: "Add a device; its secret is the last line on stdout (shown only now: keep it).")
         @OptionGroup var connection: ConnectionOptions
         @Argument(help: "Device name: letters, digits, '.', '_' or '-'.") var name: String
+        @Flag(
+            help: ArgumentHelp(
+                "Another box: its secret reads titles' manifests and files (submit --from-peer there), never plays.",
+                discussion: "Ordinary devices get 403 on /titles/ID/manifest.json; a peer gets no plays or keys."))
+        var peer = false
         func run() throws {
-            let added = try connection.request(.deviceAdd(name: name))
+            let added = try connection.request(.deviceAdd(name: name, peer: peer))
             if connection.json {
                 printJSON(added)
             } else {
@@ -42,7 +47,7 @@ struct DevicesCommand: ParsableCommand {
             if devices.isEmpty { print("no devices: add one with `stowctl devices add NAME`") }
             for d in devices {
                 let state = d.revokedAt.map { "revoked \($0)" } ?? "active"
-                print("\(d.name)  \(state)  added \(d.createdAt ?? "-")")
+                print("\(d.name)\(d.peer == true ? " (peer box)" : "")  \(state)  added \(d.createdAt ?? "-")")
                 for p in d.lastPlays.prefix(5) { print("    played \(p.title ?? p.token) at \(p.at)") }
             }
         }

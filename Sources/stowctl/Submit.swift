@@ -1,10 +1,11 @@
 import ArgumentParser
 import Foundation
+import StowageFetch
 import StowageProcess
 import StowageProtocol
 import StowageRuntime
 
-struct Submit: ParsableCommand {
+struct Submit: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Queue a download of an HLS master (or media) playlist or a DASH MPD.",
         discussion: """
@@ -27,11 +28,22 @@ struct Submit: ParsableCommand {
             refused unless --allow-device-drm: then it is stored encrypted as delivered but never reported \
             playable here (`status` says why and what a device needs: `protection`). Clear Key and HLS AES-128 \
             keys are acquired and kept by Stowage.
+
+            From another box: --from-peer http://box-a:8480 --peer-secret FILE ID makes title ID of that box's \
+            gateway (FILE holds the secret of `stowctl devices add NAME --peer` there) from its files, each checked \
+            against that box's SHA-256 as it streams in; a file it lacks or serves wrong comes from the origin. \
+            The license and keys are this box's own, from the title's license or key server. `status --json` \
+            counts `filesFromPeer` and `filesFromOrigin`.
             """)
 
     @OptionGroup var connection: ConnectionOptions
-    @Argument(help: "URL of the HLS master or media playlist, or of a DASH MPD.")
+    @Argument(
+        help: "URL of the HLS master or media playlist, or of a DASH MPD (with --from-peer: the title's id there).")
     var url: String
+    @Option(name: .customLong("from-peer"), help: "Fill from another box's gateway, e.g. http://box-a:8480.")
+    var fromPeer: String?
+    @Option(name: .customLong("peer-secret"), help: "With --from-peer: a file holding this box's peer secret there.")
+    var peerSecret: String?
     @OptionGroup var select: SelectionOptions
     @Option(help: "A display name for the title.")
     var name: String?
@@ -72,6 +84,15 @@ struct Submit: ParsableCommand {
     @OptionGroup var license: LicenseOptions
 
     func validate() throws {
+        if fromPeer != nil || peerSecret != nil {
+            guard fromPeer != nil, peerSecret != nil else {
+                throw ValidationError("--from-peer URL and --peer-secret FILE go together")
+            }
+            guard !record, keys.isEmpty else {
+                throw ValidationError("--from-peer fills a title: no --record or --key")
+            }
+            return
+        }
         guard let parsed = URL(string: url), let scheme = parsed.scheme?.lowercased(),
             ["http", "https"].contains(scheme)
         else {
@@ -94,7 +115,7 @@ struct Submit: ParsableCommand {
         }
     }
 
-    func run() throws {
+    func run() async throws {
         var request = SubmitRequest(
             url: url, name: name, priority: priority, headers: select.parsedHeaders,
             selection: select.selection, terms: license.terms, licenseURL: license.licenseURL)
@@ -105,6 +126,13 @@ struct Submit: ParsableCommand {
         if !keys.isEmpty { request.keys = try keys.map { try OperatorKey(parsing: $0) } }
         if record {
             request.record = RecordRequest(durationSeconds: duration.flatMap(parseDuration), from: from ?? .start)
+        }
+        if let fromPeer, let peerSecret {
+            let peer = try PeerSource(url: fromPeer, id: url, secret: Self.readSecret(peerSecret))
+            if let problem = peer.problem { throw ValidationError(problem) }
+            request.peer = peer
+            request.peerManifest = try await Self.manifest(of: peer)
+            request.url = request.peerManifest?.source ?? url
         }
         let client = try connection.client()
         let token = try client.request(.submit(request))
@@ -121,6 +149,38 @@ struct Submit: ParsableCommand {
                 ?? final[token]?.state.rawValue ?? "unknown"
             throw Failure("title \(token) did not complete: \(reason)")
         }
+    }
+}
+
+extension Submit {
+    /// The peer secret in `path` (one line; surrounding whitespace is not part of it).
+    static func readSecret(_ path: String) throws -> String {
+        do {
+            return try String(contentsOfFile: path, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+        } catch {
+            throw Failure("cannot read the peer secret from \(path): \(error.localizedDescription)")
+        }
+    }
+
+    private static func why(_ error: any Error) -> String { (error as? TaskFailure)?.message ?? "\(error)" }
+
+    /// The peer's manifest of the title, fetched with the peer secret (its own host only gets it).
+    static func manifest(of peer: PeerSource) async throws -> PeerManifest {
+        let text = try await withFetcher(source: peer.manifestURL) { fetcher in
+            do {
+                return try await fetcher.fetchText(peer.manifestURL, headers: [peer.authorization]).text
+            } catch {
+                throw Failure("\(peer.url): cannot get the manifest of \(peer.id): \(Self.why(error))")
+            }
+        }
+        let manifest: PeerManifest
+        do {
+            manifest = try JSONDecoder().decode(PeerManifest.self, from: Data(text.utf8))
+        } catch {
+            throw Failure("\(peer.url): the answer for \(peer.id) is not a title manifest (\(error))")
+        }
+        if let problem = manifest.problem { throw Failure("\(peer.url): \(problem)") }
+        return manifest
     }
 }
 

@@ -106,6 +106,9 @@ enum TitleFormatter {
                     + (p.deviceOnly ? " (device-only DRM)" : "")
                     + (p.kids.isEmpty ? "" : ", key IDs \(p.kids.joined(separator: " "))"))
         }
+        if let peer = s.filesFromPeer, peer > 0 {
+            lines.append("sources:    \(peer) files from the peer box, \(s.filesFromOrigin ?? 0) from the origin")
+        }
         if let recorded = s.recordedSeconds { lines.append("recorded:   \(duration(recorded))") }
         for gap in s.gaps ?? [] {
             lines.append("gap:        \(duration(gap.from)) - \(duration(gap.to)) (left the live window unfetched)")

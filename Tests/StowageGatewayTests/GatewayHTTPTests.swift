@@ -8,8 +8,8 @@ import Testing
 
 @testable import StowageGateway
 
-/// A scheduler stand-in: one title `tok` (id `movie`), device secret `good` for device `tv`; it counts the
-/// credential checks and the plays it is asked for.
+/// A scheduler stand-in: one title `tok` (id `movie`), device secret `good` for device `tv`, peer secret `peer` for
+/// the peer box `box-b`; it counts the credential checks and the plays it is asked for.
 final class FakeBackend: GatewayBackend {
     let plays = Mutex(0)
     let authentications = Mutex(0)
@@ -26,8 +26,19 @@ final class FakeBackend: GatewayBackend {
 
     func authenticate(_ credential: DeviceCredential) async throws -> DevicePrincipal {
         authentications.withLock { $0 += 1 }
+        if credential == .secret("peer") { return DevicePrincipal(device: "box-b", peer: true) }
         guard credential == .secret("good") else { throw GatewayError(TitleError(code: .unauthorized, message: "no")) }
         return DevicePrincipal(device: "tv")
+    }
+    func peerManifest(token: String) async throws -> PeerManifest {
+        guard token == "tok" else { throw GatewayError(TitleError(code: .notFound, message: "no title")) }
+        let file = PlannedResource(
+            kind: .segment, rendition: 0, url: "https://cdn.example/movie/0001.ts", rangeOffset: nil,
+            rangeLength: nil, localPath: "video/0001.ts", container: .mpegTS, encrypted: true, duration: 4)
+        let plan = ResolvedPlan(masterPlaylist: "#EXTM3U\n", renditions: [], resources: [], bytesEstimate: nil)
+        return PeerManifest(
+            token: "tok", id: "movie", name: "Movie", source: status.url, entry: "master.m3u8", plan: plan,
+            files: [PeerFile(planned: file, size: 1000, sha256: String(repeating: "a", count: 64))])
     }
     func lookup(id: String?, url: String?) async throws -> TitleStatus {
         guard id == "movie" || url == status.url else { throw GatewayError(TitleError(code: .notFound, message: "no")) }

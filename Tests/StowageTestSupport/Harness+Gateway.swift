@@ -1,14 +1,15 @@
 import Foundation
 
 extension Harness {
-    /// `stowage-gateway` on `address` (a free port), the test admin secret in a file; with `tls` (certificate and
-    /// key files) it serves HTTPS. Returns its base URL (`http(s)://ADDRESS:PORT`) once it listens.
+    /// `stowage-gateway` on `address` (`port`, default a free one), the test admin secret in a file; with `tls`
+    /// (certificate and key files) it serves HTTPS. Returns its base URL (`http(s)://ADDRESS:PORT`) once it listens.
     public func startGateway(
-        address: String, name: String = "gateway", extra: [String] = [], tls: (certificate: URL, key: URL)? = nil
+        address: String, name: String = "gateway", port: Int? = nil, extra: [String] = [],
+        tls: (certificate: URL, key: URL)? = nil
     ) throws -> String {
         let secretFile = root.appendingPathComponent("admin.secret")
         try "admin-secret-for-tests\n".write(to: secretFile, atomically: true, encoding: .utf8)
-        let port = try Harness.freePort()
+        let port = try port ?? Harness.freePort()
         let out = root.appendingPathComponent("\(name).out")
         let scheme = tls == nil ? "http" : "https"
         let tlsArguments = tls.map { ["--tls-cert", $0.certificate.path, "--tls-key", $0.key.path] } ?? []

@@ -1,0 +1,158 @@
+import Foundation
+import StowageProtocol
+import StowageRuntime
+import StowageSchedulerCore
+import StowageStore
+
+/// Peer fill: this box's titles offered to other boxes (the manifest the gateway serves at
+/// `/titles/<id>/manifest.json`), and titles made from another box's files (`submit --from-peer`): the peer's plan
+/// is the title's, each file the peer holds is fetched from its gateway and must hash to the peer's SHA-256, and a
+/// file the peer lacks or serves wrong comes from the origin URL of the plan (``PeerFill``).
+extension SchedulerService {
+    /// A title's manifest for a peer: its plan, and each file this box holds verified with its size and SHA-256.
+    /// Recordings are not offered (their gaps and reloads are this box's own).
+    func peerManifest(_ key: String) throws -> PeerManifest {
+        guard let title = try store.title(key) ?? store.title(externalID: key) else { throw unknownTitle(key) }
+        guard title.planned, title.record == nil else {
+            throw TitleError(
+                code: .notFound,
+                message: "title \(title.token) \(title.record != nil ? "is a recording" : "has no plan yet"): "
+                    + "there is nothing to fill from")
+        }
+        let token = title.token
+        let renditions = try store.renditions(token: token).map {
+            PlannedRendition(
+                kind: $0.kind, sourceURL: $0.sourceURL, localPath: $0.localPath, playlist: $0.playlist,
+                language: $0.language)
+        }
+        let keys = try store.keys(token: token).map {
+            PlannedKey(uri: $0.uri, method: $0.method, keyFormat: $0.keyFormat, keyID: $0.keyID)
+        }
+        let bookmarks = try store.bookmarks(token: token).filter { $0.kind == .index }.map {
+            Bookmark(position: $0.position, label: $0.label, kind: $0.kind)
+        }
+        let files = try store.resources(token: token).map { r in
+            var planned = PlannedResource(
+                kind: r.kind, rendition: r.rendition, url: r.url, rangeOffset: r.rangeOffset,
+                rangeLength: r.rangeLength, localPath: r.localPath, container: r.container, encrypted: r.encrypted,
+                duration: r.duration)
+            planned.alternates = r.alternates
+            planned.cipher = r.cipher
+            let held = r.state == .verified && r.sha256 != nil
+            return PeerFile(planned: planned, size: held ? r.bytes : nil, sha256: held ? r.sha256 : nil)
+        }
+        let plan = ResolvedPlan(
+            masterPlaylist: title.masterPlaylist ?? "", renditions: renditions, resources: [],
+            bytesEstimate: title.bytesEstimate, keys: keys, bookmarks: bookmarks, manifestName: title.manifestName,
+            protection: title.protection)
+        return PeerManifest(
+            token: token, id: title.externalID, name: title.name, source: title.url,
+            entry: title.manifestName ?? "master.m3u8", plan: plan, files: files)
+    }
+
+    /// A submit from a peer, checked (the peer's manifest is another box's word): its title's URL is the origin's
+    /// source the manifest names, its name the peer's unless one was given.
+    func fromPeer(_ submit: SubmitRequest) throws -> SubmitRequest {
+        guard let peer = submit.peer, let manifest = submit.peerManifest else {
+            throw TitleError(
+                code: .refused,
+                message: "a title from a peer needs the peer and its manifest: "
+                    + "stowctl submit --from-peer URL --peer-secret FILE ID")
+        }
+        if let problem = peer.problem ?? manifest.problem {
+            throw TitleError(code: .refused, message: "\(URLRedaction.redacted(peer.url)): \(problem)")
+        }
+        guard submit.record == nil else {
+            throw TitleError(code: .refused, message: "a recording cannot be filled from a peer: record it here")
+        }
+        if let allowed = options.allowedHosts, let reason = allowed.refusal(peer.url) {
+            throw TitleError(code: .refused, message: reason + " (stowage-scheduler --allow-hosts)")
+        }
+        var direct = submit
+        direct.url = manifest.source
+        direct.name = submit.name ?? manifest.name
+        return direct
+    }
+
+    /// The peer's plan saved as the new title's (no resolve: the peer's offline playlists are the title's), every
+    /// file the peer holds verified to be taken from the peer. The license is this box's own, as for a download.
+    func planFromPeer(_ token: String, _ manifest: PeerManifest) throws {
+        try applyPlan(manifest.plan, token: token)
+        var hashes: [Int: String] = [:]
+        for (position, file) in manifest.files.enumerated() {
+            if let sha256 = file.sha256 { hashes[position] = sha256 }
+        }
+        try store.expectFromPeer(token: token, hashes: hashes)
+        try appendEvent(
+            token: token, kind: "peer",
+            detail: "\(hashes.count) of \(manifest.files.count) files from the peer, the rest from the origin")
+    }
+
+    /// The peer box a title fills from (nil: none, or no such title), its secret unwrapped; cached per title.
+    func titlePeer(_ token: String) throws -> PeerSource? {
+        try memory.caches.peer(token) {
+            try store.title(token).map { title in
+                try title.peer.map { stored in
+                    var peer = stored
+                    let wrapped = Data(base64Encoded: stored.secret) ?? Data()
+                    peer.secret = String(
+                        decoding: try vault.unwrap(wrapped, token: "peer:\(token)", index: 0), as: UTF8.self)
+                    return peer
+                }
+            }
+        }
+    }
+
+    /// The peer as the store keeps it: its secret wrapped under the master key (bound to the title), so a copy of
+    /// the store alone cannot fill from the other box.
+    func wrapPeerSecret(_ peer: PeerSource, token: String) throws -> PeerSource {
+        var stored = peer
+        stored.secret = try vault.wrap(Array(peer.secret.utf8), token: "peer:\(token)", index: 0).base64EncodedString()
+        return stored
+    }
+
+    /// Where a file is fetched from now: the peer's gateway (the whole stored file, with the peer secret and
+    /// nothing of the title's own headers) while it is taken from the peer, else its origin URL.
+    func peerFetch(_ r: ResourceRecord) -> (url: String, headers: [Header])? {
+        guard r.peerSHA256 != nil, let peer = try? titlePeer(r.token) else { return nil }
+        return (peer.fileURL(r.localPath), [peer.authorization])
+    }
+
+    /// A file the peer delivered: whether it is the peer's copy. A copy that hashes otherwise is removed and the
+    /// file goes to the origin; true when that happened (the report is not recorded).
+    func refusedPeerCopy(_ id: Int64, _ report: FetchReport, token: String) throws -> Bool {
+        guard try titlePeer(token) != nil, let expected = try store.peerSHA256(ofResource: id),
+            !PeerFill.accepts(reported: report.sha256, expected: expected),
+            let r = try store.resource(id: id)
+        else { return false }
+        let got = report.sha256.map { "\($0.prefix(16))…" } ?? "no hash"
+        try takeFromOrigin(r, because: "its SHA-256 \(got) differs from the manifest's \(expected.prefix(16))…")
+        return true
+    }
+
+    /// A fetch from the peer failed: true when the file goes to the origin (see ``PeerFill/next(after:)``).
+    func peerFetchFailed(_ r: ResourceRecord, _ failure: TaskFailure) throws -> Bool {
+        guard r.peerSHA256 != nil, PeerFill.next(after: failure.code) == .fromOrigin else { return false }
+        try takeFromOrigin(r, because: failure.message)
+        return true
+    }
+
+    /// The peer lacks the file or served it wrong: what it left is removed and the file is fetched from its origin
+    /// URL from now on (at once, with a fresh attempt budget).
+    private func takeFromOrigin(_ resource: ResourceRecord, because reason: String) throws {
+        var r = resource
+        logger.warning(
+            "the peer lacks the file or served it wrong; taking it from the origin",
+            metadata: ["token": "\(r.token)", "file": "\(r.localPath)", "reason": "\(reason)"])
+        if let file = TitlePath.file(r.localPath, under: options.home.titleDirectory(r.token), for: .stored) {
+            try? FileManager.default.removeItem(at: file)
+        }
+        r.peerSHA256 = nil
+        r.state = .pending
+        r.attempts = 0
+        r.lastError = "peer: \(reason)"
+        try store.update(r)
+        try appendEvent(token: r.token, kind: "peer", detail: "\(r.localPath) from the origin: \(reason)")
+        memory.retries.schedule(fetchItem(r), at: clock.monotonic())
+    }
+}
