@@ -28,6 +28,8 @@ public struct SchedulerMemory: Sendable {
     public var caches = TitleCaches()
     /// When each refused key last had a refusal logged (a refused caller may insist).
     public var refusals = RateLimitedLog(interval: 60)
+    /// When each unknown worker was last told to register again (at most once per two heartbeats).
+    public var registerAgain: RateLimitedLog
     /// The wall-clock guard (persisted by the service).
     public var clockEpoch: ClockEpoch
     /// The catalogue in force and the titles it added (persisted whole by the service).
@@ -39,6 +41,7 @@ public struct SchedulerMemory: Sendable {
     public init(heartbeat: Double, clockEpoch: ClockEpoch) {
         progress = ProgressFeed(subscriberLifetime: 3 * heartbeat)
         timers = SchedulerTimers(heartbeat: heartbeat)
+        registerAgain = RateLimitedLog(interval: 2 * heartbeat)
         self.clockEpoch = clockEpoch
     }
 

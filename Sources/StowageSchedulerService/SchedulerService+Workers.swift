@@ -27,13 +27,13 @@ extension SchedulerService {
                 "worker registered",
                 metadata: ["worker": "\(id)", "kind": "\(info.kind.rawValue)", "capacity": "\(info.capacity)"])
         case .heartbeat:
-            if !core.touch(id, now: t) { send(identity, FrameCodec.encode(.reregister)) }
+            if !core.touch(id, now: t) { askToRegisterAgain(identity, id, now: t) }
         case .bye:
             let requeued = core.removeWorker(id)
             logger.info("worker left", metadata: ["worker": "\(id)", "requeued": "\(requeued.count)"])
         case .progress:
             guard core.touch(id, now: t) else {
-                send(identity, FrameCodec.encode(.reregister))
+                askToRegisterAgain(identity, id, now: t)
                 return
             }
             let p = try FrameCodec.body(TaskProgress.self, from: envelope)
@@ -43,7 +43,7 @@ extension SchedulerService {
         case .result:
             guard core.touch(id, now: t) else {
                 logger.info("ignored result from unregistered worker", metadata: ["worker": "\(id)"])
-                send(identity, FrameCodec.encode(.reregister))
+                askToRegisterAgain(identity, id, now: t)
                 return
             }
             let result = try FrameCodec.body(TaskResult.self, from: envelope)
@@ -57,6 +57,14 @@ extension SchedulerService {
         default:
             break
         }
+    }
+
+    /// Tells a worker the scheduler does not know (declared dead, or from before a restart) to register again: once,
+    /// not for each of the heartbeats, progress reports and results it had queued, since every REREGISTER makes it
+    /// abandon its tasks and register anew, taking back work handed to it in between.
+    private func askToRegisterAgain(_ identity: [UInt8], _ id: String, now t: Double) {
+        guard memory.registerAgain.shouldLog(id, now: t) else { return }
+        send(identity, FrameCodec.encode(.reregister))
     }
 
     /// Hands out work and sends it.
