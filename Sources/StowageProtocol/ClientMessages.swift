@@ -166,6 +166,11 @@ public struct SubmitRequest: Codable, Sendable, Equatable {
     /// Content keys the operator holds (`--key KID:KEY`): the title is licensed with them and the requested
     /// terms, and no license server is asked. Absent on the wire when none (older peers ignore it).
     public var keys: [OperatorKey]?
+    /// The title's own fill windows (`--window`, a ``FillSchedule``'s text): they replace the box's
+    /// `--fill-window` for it. Absent: the box's.
+    public var window: String?
+    /// Fetch at once, whatever the windows say (`--now`, a catalogue's `"urgent"`).
+    public var now: Bool?
 
     public init(
         url: String, name: String?, priority: Int, headers: [Header], selection: Selection,

@@ -71,6 +71,10 @@ public struct TitleRecord: Codable, Sendable, Equatable, FetchableRecord, Persis
     /// `submit --key`: the operator's content keys by key ID (hex), each wrapped under the master key (bound to the
     /// title and key ID) until the plan says which key index each is; nil for titles licensed any other way.
     public var operatorKeys: [String: Data]?
+    /// `submit --window`: the title's own fill windows (a `FillSchedule`'s text); nil: the box's `--fill-window`.
+    public var fillWindow: String?
+    /// `submit --now` (or a catalogue's `"urgent"`): fetched whatever the windows say.
+    public var fetchNow: Bool = false
 
     /// A new title, not planned yet.
     public init(

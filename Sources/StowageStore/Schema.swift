@@ -200,6 +200,14 @@ enum Schema {
                 t.add(column: "cipherIV", .text)
             }
         }
+        migrator.registerMigration("v16-fill-windows") { db in
+            // `submit --window` (a FillSchedule's text; NULL: the box's --fill-window) and `submit --now` (fetched
+            // whatever the windows say).
+            try db.alter(table: "title") { t in
+                t.add(column: "fillWindow", .text)
+                t.add(column: "fetchNow", .boolean).notNull().defaults(to: false)
+            }
+        }
         return migrator
     }
 }

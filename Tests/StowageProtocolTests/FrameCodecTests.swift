@@ -213,6 +213,8 @@ struct FrameCodecTests {
             "recordedSeconds", "gaps", "stalledSince", "id",
             // the DASH issue's
             "protection", "notPlayableReason",
+            // the box-runs-itself issue's
+            "nextWindowAt",
         ]
         #expect(Set(object.keys) == Set(keys))
     }

@@ -31,7 +31,7 @@ struct StoreTests {
         "v1-initial", "v2-keys-and-plays", "v3-license-terms", "v4-key-systems", "v5-library",
         "v6-title-url-index", "v7-waiting", "v8-license-terms-only", "v9-recordings", "v10-devices",
         "v11-title-order-index",
-        "v12-dash", "v13-network-reach", "v14-operator-keys", "v15-segment-cipher",
+        "v12-dash", "v13-network-reach", "v14-operator-keys", "v15-segment-cipher", "v16-fill-windows",
     ]
 
     @Test func migratesAndUsesWAL() throws {
