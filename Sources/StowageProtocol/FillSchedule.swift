@@ -17,9 +17,10 @@ public struct FillSchedule: Sendable, Equatable, Hashable, CustomStringConvertib
     /// Reads `HH:MM-HH:MM[,HH:MM-HH:MM...]`.
     public init(parsing text: String) throws(ScheduleSpecError) {
         var windows: [FillWindow] = []
-        for part in text.split(separator: ",", omittingEmptySubsequences: false) {
+        let parts = text.split(separator: ",", omittingEmptySubsequences: false)
+        for part in parts {
             do { windows.append(try FillWindow(parsing: String(part))) } catch {
-                throw ScheduleSpecError(error.code, text, "'\(part)': \(error.reason)")
+                throw ScheduleSpecError(error.code, text, (parts.count > 1 ? "'\(part)': " : "") + error.reason)
             }
         }
         try self.init(windows)
