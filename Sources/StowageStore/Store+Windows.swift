@@ -13,14 +13,16 @@ public struct WindowedTitle: Sendable, Equatable {
 extension Store {
     /// Titles a fill window may hold or release now, in request order: unfinished, not `--now`, not recordings,
     /// fetching (`requested`, `licensing`, `downloading`) or `suspended`, with a window of their own, or any of them
-    /// when the box has one (`boxWindow`). Four columns each: the scheduler reads them every second.
+    /// when the box has one (`boxWindow`), and any waiting for a window (released when none applies any more, e.g.
+    /// the box's `--fill-window` was dropped at a restart). Four columns each: the scheduler reads them every second.
     public func windowedTitles(boxWindow: Bool) throws -> [WindowedTitle] {
         try db.read { db in
             let statement = try db.cachedStatement(
                 sql: """
                     SELECT token, state, suspendedReason, fillWindow FROM title
                     WHERE state IN ('requested', 'licensing', 'downloading', 'suspended')
-                    AND fetchNow = 0 AND record IS NULL AND (fillWindow IS NOT NULL OR ?)
+                    AND fetchNow = 0 AND record IS NULL
+                    AND (fillWindow IS NOT NULL OR ? OR suspendedReason = 'window')
                     ORDER BY requestedAt, token
                     """)
             var result: [WindowedTitle] = []

@@ -34,6 +34,8 @@ struct StoreWindowsTests {
                 WindowedTitle(token: "own", state: .downloading, suspendedReason: nil, fillWindow: "01:00-06:00"),
                 WindowedTitle(token: "waiting", state: .suspended, suspendedReason: .window, fillWindow: nil),
             ])
-        #expect(try store.windowedTitles(boxWindow: false).map(\.token) == ["own"], "no box window: only their own")
+        #expect(
+            try store.windowedTitles(boxWindow: false).map(\.token) == ["own", "waiting"],
+            "no box window: their own, and those still waiting for one")
     }
 }
