@@ -41,10 +41,8 @@ public struct FillWindow: Sendable, Equatable, Hashable, CustomStringConvertible
     /// Whether the window is open at `date`, by the wall clock of `zone`.
     public func isOpen(at date: Date, in zone: TimeZone) -> Bool {
         let minute = Self.minuteOfDay(date, in: zone)
-        return crossesMidnight
-            ? minute >= Double(start) || minute < Double(end)
-            : minute >= Double(start)
-                && minute < Double(end)
+        let (from, to) = (Double(start), Double(end))
+        return crossesMidnight ? minute >= from || minute < to : (from..<to).contains(minute)
     }
 
     /// The first moment after `date` at which the window opens (closed just before, open from then on), or nil for

@@ -136,6 +136,15 @@ public final class SchedulerService {
 
     /// Before the first message: the clock guard, then recovery of what the store says was under way.
     package func start() throws {
+        if options.fillWindow != nil || options.bandwidthSchedule != nil {
+            logger.notice(
+                "fill windows and bandwidth schedule in local time",
+                metadata: [
+                    "fillWindow": "\(options.fillWindow.map(String.init(describing:)) ?? "none")",
+                    "bandwidthSchedule": "\(options.bandwidthSchedule.map(String.init(describing:)) ?? "none")",
+                    "timeZone": "\(options.timeZone.identifier)",
+                ])
+        }
         checkClock()
         try recover()
         loadCatalog()
