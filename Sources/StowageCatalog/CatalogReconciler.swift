@@ -106,6 +106,8 @@ extension CatalogEntry {
             selection: selection ?? Selection(), terms: license, licenseURL: licenseURL)
         request.posterURL = poster
         request.id = withID ? id : nil
+        request.window = window
+        if priority == .urgent { request.now = true }  // urgent: fetched at once, whatever the windows say
         return request
     }
 }

@@ -36,6 +36,11 @@ public struct Catalog: Codable, Sendable, Equatable {
                 throw CatalogRefusal(
                     .malformed, "title '\(entry.id)': '\(entry.url.prefix(200))' is not an http(s) URL")
             }
+            if let window = entry.window {
+                do { _ = try FillSchedule(parsing: window) } catch {
+                    throw CatalogRefusal(.malformed, "title '\(entry.id)': window \(error)")
+                }
+            }
         }
         return catalog
     }
@@ -79,7 +84,8 @@ public struct CatalogEntry: Codable, Sendable, Equatable {
     public var licenseURL: String?
     /// A number as `--priority`, or "urgent".
     public var priority: CatalogPriority?
-    /// When the title may be fetched (`HH:MM-HH:MM`); kept for the fill windows.
+    /// When the title may be fetched (`HH:MM-HH:MM`, several comma-separated): its fill windows, as
+    /// `submit --window` (an `"urgent"` title ignores them, as `submit --now`).
     public var window: String?
     /// ISO 8601: keep the title at least until then.
     public var keepUntil: String?

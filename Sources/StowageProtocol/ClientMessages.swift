@@ -180,6 +180,11 @@ public struct SubmitRequest: Codable, Sendable, Equatable {
     public var peer: PeerSource?
     /// The peer's manifest of the title, as `stowctl` fetched it with the peer secret.
     public var peerManifest: PeerManifest?
+    /// The title's own fill windows (`--window`, a ``FillSchedule``'s text): they replace the box's
+    /// `--fill-window` for it. Absent: the box's.
+    public var window: String?
+    /// Fetch at once, whatever the windows say (`--now`, a catalogue's `"urgent"`).
+    public var now: Bool?
 
     public init(
         url: String, name: String?, priority: Int, headers: [Header], selection: Selection,

@@ -7,11 +7,13 @@ public enum TitleState: String, Codable, Sendable, CaseIterable {
 }
 
 /// Why a title is `suspended`: the operator paused it, the disk is full (it resumes when space returns),
-/// or an origin or license host cannot be reached (it resumes when a probe of that host succeeds).
+/// an origin or license host cannot be reached (it resumes when a probe of that host succeeds), or its fill
+/// window is closed (it resumes when the window opens: `nextWindowAt`).
 public enum SuspendedReason: String, Codable, Sendable, CaseIterable {
     case paused
     case diskFull = "disk-full"
     case network
+    case window
 }
 
 /// License terms as `status --json` shows them.
@@ -75,6 +77,9 @@ public struct TitleStatus: Codable, Sendable, Equatable {
     public var suspendedSince: String?
     public var nextProbeAt: String?
     public var waitingFor: String?
+    /// A title waiting for its fill window (`suspendedReason` `window`): when the window next opens (ISO 8601);
+    /// null otherwise.
+    public var nextWindowAt: String?
     /// A `requested` title waiting for a "titles at once" slot: its place in that queue (1 = next).
     public var queuePosition: Int?
     /// A recording (`submit --record`): seconds of media recorded and verified so far (null otherwise).
@@ -142,6 +147,7 @@ public struct TitleStatus: Codable, Sendable, Equatable {
         try c.encode(suspendedSince, forKey: .suspendedSince)
         try c.encode(nextProbeAt, forKey: .nextProbeAt)
         try c.encode(waitingFor, forKey: .waitingFor)
+        try c.encode(nextWindowAt, forKey: .nextWindowAt)
         try c.encode(queuePosition, forKey: .queuePosition)
         try c.encode(recordedSeconds, forKey: .recordedSeconds)
         try c.encode(gaps, forKey: .gaps)

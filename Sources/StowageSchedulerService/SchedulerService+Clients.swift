@@ -236,12 +236,23 @@ extension SchedulerService {
             ? nil
             : submit.record == nil
                 ? try store.liveTitle(url: submit.url) : try store.recordingInProgress(url: submit.url)
+        let window = try submit.window.map { text in
+            do { return try FillSchedule(parsing: text).description } catch {
+                throw TitleError(code: .refused, message: "--window \(error)")
+            }
+        }
         if var existing = reusable {
             logger.info("submit reuses the existing title", metadata: ["token": "\(existing.token)"])
+            if submit.now == true && !existing.fetchNow {
+                existing.fetchNow = true  // `--now` again: the windows no longer hold it
+                try store.update(existing)
+                if existing.state == .suspended && existing.suspendedReason == .window { try resume(existing.token) }
+            }
             if existing.state == .licensed && !submit.preloadOnly {
-                // Preloaded: the license is there; now download.
+                // Preloaded: the license is there; now download (when its window allows).
                 existing.preloadOnly = false
                 try store.update(existing)
+                if windowHolds(existing) { return try holdForWindow(existing.token) }
                 core.addTitle(existing.token, priority: existing.priority, requestedAt: existing.requestedAt)
                 try startDownloading(existing.token)
             }
@@ -259,6 +270,8 @@ extension SchedulerService {
         stored.posterURL = submit.posterURL
         stored.allowDeviceDRM = submit.allowDeviceDRM ?? false
         stored.operatorKeys = try wrapOperatorKeys(submit.keys, token: token)
+        stored.fillWindow = window
+        stored.fetchNow = submit.now ?? false
         if let hosts = submit.headerHosts, !hosts.isEmpty {
             if let bad = hosts.first(where: { $0.isEmpty || $0.contains(where: { "/:@ ?#".contains($0) }) }) {
                 throw TitleError(code: .refused, message: "--header-host '\(bad.prefix(100))' is not a host name")
@@ -284,14 +297,23 @@ extension SchedulerService {
         stored.peer = try submit.peer.map { try wrapPeerSecret($0, token: token) }
         try store.insert(stored)
         try appendEvent(token: token, kind: "state", detail: "requested \(submit.url)")
+        logger.info("title requested", metadata: ["token": "\(token)", "url": "\(submit.url)"])
+        // Outside its fill window it waits at once: not even its playlist is fetched. (A peer's title is planned
+        // from the manifest it came with first.)
+        if submit.peerManifest == nil, windowHolds(stored) { return try holdForWindow(token) }
         core.addTitle(token, priority: submit.priority, requestedAt: record.requestedAt)
         if let manifest = submit.peerManifest {
-            try planFromPeer(token, manifest)
+            try planFromPeer(token, manifest)  // (held by its window, if any, at the window timer's next pass)
         } else {
             core.enqueue(resolveItem(record))
         }
-        logger.info("title requested", metadata: ["token": "\(token)", "url": "\(submit.url)"])
         publish(token, kind: "state")
+        return token
+    }
+
+    /// A title submitted outside its fill window waits for it (suspended, `window`).
+    private func holdForWindow(_ token: String) throws -> String {
+        try suspend(token, reason: .window, waitingHost: nil, error: nil)
         return token
     }
 
@@ -335,6 +357,11 @@ extension SchedulerService {
         if title.state == .suspended {
             out.suspendedReason = title.suspendedReason
             out.suspendedSince = iso8601(title.suspendedAt)
+            if out.suspendedReason == .window {
+                let next = memory.windows.nextOpening(
+                    window: title.fillWindow, after: Date(timeIntervalSince1970: clock.now()))
+                out.nextWindowAt = iso8601(next?.timeIntervalSince1970)
+            }
             if out.suspendedReason == .network, let host = title.waitingHost {
                 out.waitingFor = host
                 out.nextProbeAt = iso8601(nextProbe(of: host))

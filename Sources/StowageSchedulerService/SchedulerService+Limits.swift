@@ -34,8 +34,22 @@ extension SchedulerService {
         let l = inForce()
         if let refusal = l.refusal() { throw RuntimeError("limits: \(refusal)") }
         core.limits = l.limits
-        memory.limits.bandwidth = (l.bandwidth ?? 0) > 0 ? l.bandwidth : nil
+        // A cap given at start or with `stowctl limits` wins over the schedule.
+        memory.limits.explicitBandwidth = options.limitOverrides.bandwidth ?? memory.limits.stored.bandwidth
+        _ = memory.limits.followSchedule(at: Date(timeIntervalSince1970: clock.now()), in: memory.windows.timeZone)
         memory.limits.diskCushion = l.diskCushion ?? LimitSettings.defaults.diskCushion!
+        shareBandwidth()
+    }
+
+    /// `--bandwidth-schedule`, every second against the wall clock read now: the cap follows the schedule's rate (while
+    /// no cap is set explicitly) and the download workers get their new shares at once.
+    func followBandwidthSchedule() {
+        guard memory.limits.schedule != nil,
+            memory.limits.followSchedule(at: Date(timeIntervalSince1970: clock.now()), in: memory.windows.timeZone)
+        else { return }
+        logger.info(
+            "the bandwidth schedule changes the cap",
+            metadata: ["bytesPerSecond": "\(memory.limits.bandwidth.map(String.init) ?? "unlimited")"])
         shareBandwidth()
     }
 

@@ -268,6 +268,41 @@ extension SchedulerService {
         }
     }
 
+    /// Fill windows, every second against the wall clock read now (a clock step moves them): a title that may not
+    /// fetch now waits as suspended (`window`), its work in flight called back (bytes on disk are kept); one waiting
+    /// for its window carries on from what is on disk once the window opens. A paused title stays paused.
+    func followFillWindows() {
+        let now = Date(timeIntervalSince1970: clock.now())
+        do {
+            for title in try store.windowedTitles(boxWindow: memory.windows.box != nil) {
+                switch memory.windows.verdict(
+                    state: title.state, reason: title.suspendedReason, window: title.fillWindow, at: now)
+                {
+                case .hold(let opening):
+                    logger.info(
+                        "outside its fill window: the title waits",
+                        metadata: ["token": "\(title.token)", "nextWindowAt": "\(opening.map { "\($0)" } ?? "never")"])
+                    try suspend(title.token, reason: .window, waitingHost: nil, error: nil)
+                case .release:
+                    logger.info("its fill window is open: resuming", metadata: ["token": "\(title.token)"])
+                    try resume(title.token)
+                case .keep:
+                    continue
+                }
+            }
+        } catch {
+            logger.error("could not apply the fill windows", metadata: ["error": "\(error)"])
+        }
+    }
+
+    /// Whether a title may not fetch now: its windows (or the box's) are closed, and it is neither `--now` nor a
+    /// recording.
+    func windowHolds(_ title: TitleRecord) -> Bool {
+        memory.windows.holds(
+            window: title.fillWindow, now: title.fetchNow, recording: title.record != nil,
+            at: Date(timeIntervalSince1970: clock.now()))
+    }
+
     /// Whether a title of `need` bytes fits beside what active titles were promised (the reservation ledger).
     func diskRefusal(_ token: String, need: Int64) throws -> String? {
         guard let free = freeBytes() else { return nil }
@@ -298,14 +333,21 @@ extension SchedulerService {
     }
 
     /// Suspends a title: work in flight is called back (bytes on disk are kept) and it waits, also across
-    /// restarts: for `resume` (paused), for space (disk-full) or for `waitingHost` to answer (network).
+    /// restarts: for `resume` (paused), for space (disk-full), for `waitingHost` to answer (network) or for its
+    /// fill window to open (window).
     func suspend(_ token: String, reason: SuspendedReason, waitingHost: String?, error: TitleError?) throws {
         try handle(.suspended(reason, waitingHost: waitingHost, error: error), of: token)
     }
 
-    /// Resume a suspended (or failed) title from what is on disk: verified files are kept.
+    /// Resume a suspended (or failed) title from what is on disk: verified files are kept. Outside its fill window
+    /// it waits for the window instead.
     func resume(_ token: String) throws {
         guard let title = try store.title(token) else { return }
+        let held = windowHolds(title)
+        if held && title.state == .suspended {
+            if title.suspendedReason != .window { try suspend(token, reason: .window, waitingHost: nil, error: nil) }
+            return
+        }
         let next: TitleState
         if !title.planned {
             next = .requested
@@ -318,6 +360,7 @@ extension SchedulerService {
         }
         try store.resetAttempts(token: token)
         try handle(.resumed(to: next), of: token)
+        if held { return try suspend(token, reason: .window, waitingHost: nil, error: nil) }  // (a failed title)
         core.addTitle(token, priority: title.priority, requestedAt: title.requestedAt)
         try queueWork(for: try store.title(token)!)
     }

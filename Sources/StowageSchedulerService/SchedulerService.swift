@@ -41,6 +41,12 @@ public final class SchedulerService {
         public var network = NetworkPolicy()
         /// The catalogue the box converges on (`--catalog` and its keys, interval and grace).
         public var catalog = CatalogOptions()
+        /// When titles may fetch (`--fill-window`; a title's `--window` replaces it, `--now` ignores both).
+        public var fillWindow: FillSchedule?
+        /// The bandwidth cap by time of day (`--bandwidth-schedule`), while no cap is set explicitly.
+        public var bandwidthSchedule: BandwidthSchedule?
+        /// The box's time zone: windows and schedules are local times in it.
+        public var timeZone = TimeZone.current
 
         /// Options with the defaults for what is not given.
         public init(home: StowageHome, binds: [String], limitOverrides: LimitSettings = LimitSettings()) {
@@ -98,6 +104,8 @@ public final class SchedulerService {
             lastSeen: (try? store.setting(Self.clockLastSeenSetting)).flatMap { $0.flatMap(Double.init) },
             tolerance: Self.clockTolerance)
         memory = SchedulerMemory(heartbeat: Double(WireProtocol.heartbeatMilliseconds) / 1000, clockEpoch: epoch)
+        memory.windows = FillWindows(box: options.fillWindow, timeZone: options.timeZone)
+        memory.limits.schedule = options.bandwidthSchedule
         metrics = SchedulerMetrics(startedAt: clock.monotonic())
         let prefix = String(UInt64.random(in: 0...UInt64.max), radix: 36)
         core = SchedulerCore(idPrefix: prefix)
@@ -130,6 +138,15 @@ public final class SchedulerService {
 
     /// Before the first message: the clock guard, then recovery of what the store says was under way.
     package func start() throws {
+        if options.fillWindow != nil || options.bandwidthSchedule != nil {
+            logger.notice(
+                "fill windows and bandwidth schedule in local time",
+                metadata: [
+                    "fillWindow": "\(options.fillWindow.map(String.init(describing:)) ?? "none")",
+                    "bandwidthSchedule": "\(options.bandwidthSchedule.map(String.init(describing:)) ?? "none")",
+                    "timeZone": "\(options.timeZone.identifier)",
+                ])
+        }
         checkClock()
         removeStaleStaging()
         try recover()
@@ -224,8 +241,8 @@ public final class SchedulerService {
         }
     }
 
-    /// Every pass of the loop: leases and workers that timed out, retries due, the periodic duties, the network
-    /// watch, recordings' reloads and new work out.
+    /// Every pass of the loop: leases and workers that timed out, retries due, the periodic duties (fill windows
+    /// among them, before new work goes out), the network watch, recordings' reloads and new work out.
     package func tick() {
         let t = clock.monotonic()
         let (dead, requeued) = core.expire(now: t)
@@ -253,6 +270,9 @@ public final class SchedulerService {
             case .catalog:
                 takeCatalogArrivals()
                 reconcileCatalog()
+            case .window:
+                followFillWindows()
+                followBandwidthSchedule()
             }
         }
         watchNetwork(now: t)

@@ -77,6 +77,10 @@ public struct TitleRecord: Codable, Sendable, Equatable, FetchableRecord, Persis
     /// `submit --from-peer`: the peer box whose gateway the title's files come from; its `secret` is kept wrapped
     /// under the master key (base64), never in the clear.
     public var peer: PeerSource?
+    /// `submit --window`: the title's own fill windows (a `FillSchedule`'s text); nil: the box's `--fill-window`.
+    public var fillWindow: String?
+    /// `submit --now` (or a catalogue's `"urgent"`): fetched whatever the windows say.
+    public var fetchNow: Bool = false
 
     /// A new title, not planned yet.
     public init(

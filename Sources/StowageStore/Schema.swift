@@ -212,6 +212,14 @@ enum Schema {
             // A peer box's credential (`devices add --peer`): manifests and files, no plays.
             try db.alter(table: "device") { t in t.add(column: "peer", .boolean).notNull().defaults(to: false) }
         }
+        migrator.registerMigration("v18-fill-windows") { db in
+            // `submit --window` (a FillSchedule's text; NULL: the box's --fill-window) and `submit --now` (fetched
+            // whatever the windows say).
+            try db.alter(table: "title") { t in
+                t.add(column: "fillWindow", .text)
+                t.add(column: "fetchNow", .boolean).notNull().defaults(to: false)
+            }
+        }
         return migrator
     }
 }

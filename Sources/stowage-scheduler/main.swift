@@ -99,6 +99,8 @@ struct SchedulerCommand: AsyncParsableCommand {
 
     @OptionGroup(title: "Catalogue")
     var catalog: CatalogFlags
+    @OptionGroup(title: "Fill windows")
+    var fill: FillFlags
 
     func run() async throws {
         process.bootstrapLogging()
@@ -125,6 +127,7 @@ struct SchedulerCommand: AsyncParsableCommand {
         options.scrubInterval = scrubInterval ?? environmentOption("scrub-interval").flatMap { Double($0) }
         options.scrubBytesPerSecond = scrubBudget ?? environmentOption("scrub-budget").flatMap { Int64($0) }
         options.catalog = try catalog.options(logger: logger)
+        try fill.apply(to: &options)
         if binds.contains(where: { $0.hasPrefix("tcp://") }) {
             let keyFile =
                 process.curveKey ?? environmentOption("curve-key")

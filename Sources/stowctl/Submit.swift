@@ -81,6 +81,18 @@ struct Submit: AsyncParsableCommand {
                 given (--purchase, --rental …); no license server is asked. Kept wrapped like acquired keys.
                 """))
     var keys: [String] = []
+    @Option(
+        help: ArgumentHelp(
+            "Fetch this title only from HH:MM to HH:MM, local time (comma-separated for several).",
+            discussion: """
+                Replaces the box's --fill-window for this title, e.g. 01:00-06:00 or 22:00-06:00 across midnight. \
+                Outside its windows it waits as suspended (window); `status --json` says when the next opens \
+                (nextWindowAt).
+                """,
+            valueName: "HH:MM-HH:MM"))
+    var window: FillSchedule?
+    @Flag(help: "Fetch at once, whatever the fill windows say (also for a title already waiting for one).")
+    var now = false
     @OptionGroup var license: LicenseOptions
 
     func validate() throws {
@@ -107,6 +119,9 @@ struct Submit: AsyncParsableCommand {
         for key in keys {
             do { _ = try OperatorKey(parsing: key) } catch { throw ValidationError(error.description) }
         }
+        if now && window != nil {
+            throw ValidationError("--now fetches whatever the windows say: --window would not apply")
+        }
         if !keys.isEmpty && license.licenseURL != nil {
             throw ValidationError("--key and --license-url are two sources of the same keys: give one")
         }
@@ -121,6 +136,8 @@ struct Submit: AsyncParsableCommand {
             selection: select.selection, terms: license.terms, licenseURL: license.licenseURL)
         request.posterURL = poster
         request.id = id
+        request.window = window?.description
+        if now { request.now = true }
         if allowDeviceDrm { request.allowDeviceDRM = true }
         if !headerHosts.isEmpty { request.headerHosts = headerHosts }
         if !keys.isEmpty { request.keys = try keys.map { try OperatorKey(parsing: $0) } }

@@ -68,6 +68,7 @@ enum TitleFormatter {
             if let host = s.waitingFor { text += ": waiting for \(host) to answer" }
             if let since = s.suspendedSince { text += ", since \(since)" }
             if let next = s.nextProbeAt { text += ", next probe \(next)" }
+            if let next = s.nextWindowAt { text += ", window opens \(next)" }
             return text + ")"
         }
         if let place = s.queuePosition { return " (waiting for a download slot: \(place) in the queue)" }

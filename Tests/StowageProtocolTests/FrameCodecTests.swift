@@ -215,6 +215,8 @@ struct FrameCodecTests {
             "protection", "notPlayableReason",
             // the box-to-box issue's
             "filesFromPeer", "filesFromOrigin",
+            // the box-runs-itself issue's
+            "nextWindowAt",
         ]
         #expect(Set(object.keys) == Set(keys))
     }

@@ -34,6 +34,7 @@ struct StoreTests {
         "v12-dash", "v13-network-reach", "v14-operator-keys", "v15-segment-cipher",
         "v16-bundle-transfer",
         "v17-peer-fill",
+        "v18-fill-windows",
     ]
 
     @Test func migratesAndUsesWAL() throws {
