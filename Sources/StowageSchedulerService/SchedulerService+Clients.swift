@@ -211,8 +211,7 @@ extension SchedulerService {
 
     /// A new title (or, with `reuse`, the unfinished or completed title of the same URL).
     func submitTitle(_ submit: SubmitRequest, reuse: Bool = true) throws -> String {
-        // From a peer: the title's URL is the origin's source the peer's manifest names.
-        let submit = submit.peer != nil || submit.peerManifest != nil ? try fromPeer(submit) : submit
+        try checkPeer(submit)
         guard CatalogPriority.range.contains(submit.priority) else {
             throw TitleError(code: .refused, message: "priority \(submit.priority) is outside -1000000...1000000")
         }
@@ -285,11 +284,7 @@ extension SchedulerService {
         try store.insert(stored)
         try appendEvent(token: token, kind: "state", detail: "requested \(submit.url)")
         core.addTitle(token, priority: submit.priority, requestedAt: record.requestedAt)
-        if let manifest = submit.peerManifest {
-            try planFromPeer(token, manifest)
-        } else {
-            core.enqueue(resolveItem(record))
-        }
+        core.enqueue(resolveItem(record))
         logger.info("title requested", metadata: ["token": "\(token)", "url": "\(submit.url)"])
         publish(token, kind: "state")
         return token
