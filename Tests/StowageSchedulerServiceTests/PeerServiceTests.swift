@@ -91,3 +91,44 @@ import Testing
         }
     }
 }
+
+extension PeerServiceTests {
+    static func catalogue(credential: String) -> [UInt8] {
+        Array(
+            """
+            {"version": 1, "titles": [
+              {"id": "film", "url": "\(origin)master.m3u8",
+               "sources": [{"peer": "http://box-a.test:8480", "credential": "\(credential)"}]}]}
+            """.utf8)
+    }
+
+    @Test func aCatalogueEntryWithSourcesFillsFromThePeerWithTheSecretTheBoxKeeps() throws {
+        let driver = try ServiceDriver()
+        let peers = driver.home.appendingPathComponent("peers")
+        try FileManager.default.createDirectory(at: peers, withIntermediateDirectories: true)
+        try "s3cret\n".write(to: peers.appendingPathComponent("box-a.secret"), atomically: true, encoding: .utf8)
+        driver.register("dl", .download)
+        let reply = try driver.request(
+            .catalogApply(document: Data(Self.catalogue(credential: "box-a")).base64EncodedString(), signature: nil))
+        guard case .catalog = reply else { throw DriverError("the catalogue was refused: \(reply)") }
+        let title = try #require(try driver.store.title(externalID: "film"))
+        #expect(title.peer?.url == Self.peer.url && title.peer?.id == "film")
+        #expect(title.peer?.secret != "s3cret", "kept wrapped")
+        #expect(title.url == Self.origin + "master.m3u8", "the entry's url: the source it must be a copy of")
+        let task = try driver.task(for: "dl")
+        #expect(task.work == .resolve(try Self.resolveWork()), "the peer's manifest, with the box's secret")
+        driver.answer("dl", task, .resolved(Self.manifest().fillPlan))
+        #expect(try driver.store.resources(token: title.token).map(\.peerSHA256) == [Self.hash, nil, Self.hash])
+    }
+
+    @Test func withoutTheCredentialOnTheBoxTheEntryComesFromItsOrigin() throws {
+        let driver = try ServiceDriver()
+        driver.register("dl", .download)
+        _ = try driver.request(
+            .catalogApply(document: Data(Self.catalogue(credential: "box-a")).base64EncodedString(), signature: nil))
+        let title = try #require(try driver.store.title(externalID: "film"))
+        #expect(title.peer == nil)
+        let task = try driver.task(for: "dl")
+        #expect(task.work == .resolve(ResolveWork(url: Self.origin + "master.m3u8", headers: [], selection: .init())))
+    }
+}
