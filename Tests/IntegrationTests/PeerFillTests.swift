@@ -269,6 +269,35 @@ extension PeerFillTests {
 }
 
 extension PeerFillTests {
+    /// The manifest is fetched under B's network policy, like any source: with A's network in `--deny-networks`, B's
+    /// title fails `refused` naming the address, before anything is planned.
+    @Test func thePeersManifestIsFetchedUnderTheNetworkPolicy() throws {
+        let a = try Harness(name: "peer-deny-a")
+        let b = try Harness(name: "peer-deny-b")
+        try a.makeSample(seconds: 4)
+        try a.startOrigin()
+        try a.startPipeline()
+        let (code, out) = try a.stowctl(["submit", a.originURL + "master.m3u8", "--id", "film", "--wait"])
+        #expect(code == 0, "\(out)")
+        let gateway = try a.startGateway(address: "127.0.0.1")
+        let secretFile = b.root.appendingPathComponent("peer.secret")
+        try "\(try Self.addPeer(a, "box-b"))\n".write(to: secretFile, atomically: true, encoding: .utf8)
+
+        try b.startPipeline(schedulerArguments: ["--deny-networks", "127.0.0.0/8"])
+        let (submitted, said) = try b.stowctl([
+            "submit", "--from-peer", gateway, "--peer-secret", secretFile.path, "film",
+        ])
+        #expect(submitted == 0, "\(said)")
+        let token = String(try #require(said.split(separator: "\n").last))
+        let final = try b.waitForFinal(token, timeout: 30)
+        #expect(final.state == .failed)
+        #expect(final.error?.code == .refused, "\(String(describing: final.error))")
+        #expect(final.segmentsTotal == 0, "nothing planned from a peer the policy forbids")
+        #expect(final.error?.message.contains("127.0.0.1") == true, "\(final.error?.message ?? "")")
+    }
+}
+
+extension PeerFillTests {
     /// A DASH title fills the same way: B's copy (its local `manifest.mpd` included) is A's, byte for byte, with
     /// the origin's media gone but for one segment that A lacks (deleted from its disk: A answers 404), which B
     /// takes from the origin.
