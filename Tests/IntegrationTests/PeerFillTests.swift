@@ -298,6 +298,50 @@ extension PeerFillTests {
 }
 
 extension PeerFillTests {
+    /// A catalogue entry with `sources` fills from the peer it names, with the secret B keeps under that credential's
+    /// name in its home (the catalogue holds none): every file from A, B's copy A's byte for byte.
+    @Test func aCatalogueEntryWithSourcesFillsFromThePeer() throws {
+        let a = try Harness(name: "peer-catalog-a")
+        let b = try Harness(name: "peer-catalog-b")
+        try a.makeSample(seconds: 6)
+        try a.startOrigin()
+        try a.startPipeline()
+        let (code, out) = try a.stowctl(["submit", a.originURL + "master.m3u8", "--id", "film", "--wait"])
+        #expect(code == 0, "\(out)")
+        let tokenA = String(try #require(out.split(separator: "\n").last))
+        let gateway = try a.startGateway(address: "127.0.0.1")
+        let peers = b.home.appendingPathComponent("peers")
+        try FileManager.default.createDirectory(at: peers, withIntermediateDirectories: true)
+        try "\(try Self.addPeer(a, "box-b"))\n".write(
+            to: peers.appendingPathComponent("box-a.secret"), atomically: true, encoding: .utf8)
+
+        try b.startPipeline()
+        let catalogue = b.root.appendingPathComponent("catalog.json")
+        try Data(
+            """
+            {"version": 1, "titles": [{"id": "film", "url": "\(a.originURL)master.m3u8",
+              "sources": [{"peer": "\(gateway)", "credential": "box-a"}]}]}
+            """.utf8
+        ).write(to: catalogue)
+        let (applied, said) = try b.stowctl(["catalog", "apply", catalogue.path])
+        #expect(applied == 0, "\(said)")
+        var token: String?
+        try b.waitUntil(timeout: 30, "the catalogue's title submitted") {
+            let listed = try? JSONDecoder().decode(
+                [TitleStatus].self, from: Data(b.stowctl(["list", "--json"]).1.utf8))
+            token = listed?.first { $0.id == "film" }?.token
+            return token != nil
+        }
+        let final = try b.waitForFinal(try #require(token), timeout: 60)
+        #expect(final.state == .completed, "\(String(describing: final.error))")
+        #expect(final.filesFromPeer == final.segmentsTotal && final.filesFromOrigin == 0)
+        let onA = try Self.files(a.home.appendingPathComponent("titles/\(tokenA)"))
+        let onB = try Self.files(b.home.appendingPathComponent("titles/\(final.token)"))
+        #expect(!onA.isEmpty && onB == onA)
+    }
+}
+
+extension PeerFillTests {
     /// A DASH title fills the same way: B's copy (its local `manifest.mpd` included) is A's, byte for byte, with
     /// the origin's media gone but for one segment that A lacks (deleted from its disk: A answers 404), which B
     /// takes from the origin.
