@@ -2,7 +2,7 @@
 # Stowage against the tools a user would otherwise pick, on one machine, in one run (not part of CI).
 #
 #   Benchmarks/run.sh            all sections
-#   STOWAGE_BENCH_ONLY=large|small|scale|serve Benchmarks/run.sh
+#   STOWAGE_BENCH_ONLY=large|small|scale|serve|bundle Benchmarks/run.sh
 #
 # large: a >= 1 GB, >= 500-segment title (60 s encoded once with ffmpeg, then -stream_loop -c copy into HLS)
 #        served by nginx on 127.0.0.1; Stowage (submit -> completed, every file verified) alternating with
@@ -12,6 +12,8 @@
 # scale: 100,000 titles (STOWAGE_BENCH_TITLES) submitted to a scheduler (submissions/s), `stowctl list` time, scheduler RSS, and
 #        the time until it answers again after kill -9.
 # serve: the LAN gateway against nginx on a completed title (Benchmarks/serve.sh): 64 wrk clients, then 1,000 slow ones.
+# bundle: the large title exported by one home's scheduler and imported by another's (Benchmarks/bundle.sh): seconds,
+#        MB/s and each scheduler's peak RSS against the 100 MB target.
 # Knobs: STOWAGE_BENCH_REPEAT (3), STOWAGE_BENCH_LOOPS (17 minutes of media), STOWAGE_BENCH_SMALL (10000),
 #        STOWAGE_BENCH_TITLES (100000), STOWAGE_BENCH_PEERS ("aria2c curl yt-dlp ffmpeg"; "" = Stowage alone), STOWAGE_BENCH_DIR (/tmp/stowage-bench; media is kept between runs).
 set -euo pipefail
@@ -141,7 +143,8 @@ start_pipeline() { # home, extra scheduler args...
 stop_pipeline() { [ "${#PIDS[@]}" -gt 0 ] && kill "${PIDS[@]}" 2>/dev/null; wait 2>/dev/null || true; PIDS=(); }
 
 # --- large title ---------------------------------------------------------------------------------------
-large() {
+# The large title's media (kept between runs; also the bundle section's title).
+make_big_media() {
   local media="$W/media/big"
   if [ ! -f "$media/index.m3u8" ] || [ "$(cat "$W/media/big.loops" 2>/dev/null)" != "$LOOPS" ]; then
     log "encoding 60 s of 720p once, then looping it $LOOPS times into HLS"
@@ -153,6 +156,11 @@ large() {
       -hls_segment_filename "$media/seg%05d.ts" "$media/index.m3u8"
     echo "$LOOPS" >"$W/media/big.loops"
   fi
+}
+
+large() {
+  make_big_media
+  local media="$W/media/big"
   local bytes segs
   bytes=$(du -cb "$media"/*.ts | tail -1 | cut -f1)
   segs=$(grep -c '^seg' "$media/index.m3u8")
@@ -304,10 +312,11 @@ scale() {
 }
 
 source Benchmarks/serve.sh
+source Benchmarks/bundle.sh
 start_nginx
 for section in $ONLY; do "$section"; done
 say ""
-say "== targets (issues #13, #34)"
+say "== targets (issues #13, #33, #34)"
 while read -r line; do say "$line"; done <"$TARGETS"
 say ""
 say "(results also in $RESULTS)"

@@ -41,6 +41,11 @@ public struct Catalog: Codable, Sendable, Equatable {
                     throw CatalogRefusal(.malformed, "title '\(entry.id)': window \(error)")
                 }
             }
+            for source in entry.sources ?? [] {
+                if let problem = source.problem(entryID: entry.id) {
+                    throw CatalogRefusal(.malformed, "title '\(entry.id)': source: \(problem)")
+                }
+            }
         }
         return catalog
     }
@@ -89,6 +94,9 @@ public struct CatalogEntry: Codable, Sendable, Equatable {
     public var window: String?
     /// ISO 8601: keep the title at least until then.
     public var keepUntil: String?
+    /// Peer boxes to fill from, the first is used: each file it holds verified comes from it (checked against its
+    /// hash), the rest from `url`. A change of sources is no new copy.
+    public var sources: [CatalogSource]?
 
     public init(id: String, url: String, name: String? = nil, selection: Selection? = nil) {
         self.id = id
@@ -100,7 +108,7 @@ public struct CatalogEntry: Codable, Sendable, Equatable {
     enum CodingKeys: String, CodingKey {
         case id, url, name, poster, selection, license
         case licenseURL = "licenseUrl"
-        case priority, window, keepUntil
+        case priority, window, keepUntil, sources
     }
 
     /// Whether a copy downloaded for `other` is a copy of this entry (same source, same renditions).

@@ -175,11 +175,11 @@ public struct SubmitRequest: Codable, Sendable, Equatable {
     /// Content keys the operator holds (`--key KID:KEY`): the title is licensed with them and the requested
     /// terms, and no license server is asked. Absent on the wire when none (older peers ignore it).
     public var keys: [OperatorKey]?
-    /// `--from-peer`: the files come from another box's gateway (checked against `peerManifest`'s hashes), the
-    /// origin's URLs in the manifest where that box lacks a file or serves it wrong. Both or neither.
+    /// `--from-peer`: the files come from another box's gateway, each checked against the hash of that box's
+    /// manifest, and from the origin's URLs in it where that box lacks a file or serves it wrong. The manifest is
+    /// fetched by the title's resolve (a download worker, under the network policy), not by the caller: a peer
+    /// that cannot be reached then is a network wait, like an origin.
     public var peer: PeerSource?
-    /// The peer's manifest of the title, as `stowctl` fetched it with the peer secret.
-    public var peerManifest: PeerManifest?
     /// The title's own fill windows (`--window`, a ``FillSchedule``'s text): they replace the box's
     /// `--fill-window` for it. Absent: the box's.
     public var window: String?

@@ -6,7 +6,7 @@ import Foundation
 extension ResolvedPlan {
     private enum PackedKeys: String, CodingKey {
         case masterPlaylist, renditions, resources, packedResources, bytesEstimate, keys, bookmarks, manifestName
-        case protection, reach, packedCiphers
+        case protection, reach, packedCiphers, packedPeerHashes, peer
     }
 
     public init(from decoder: Decoder) throws {
@@ -33,6 +33,18 @@ extension ResolvedPlan {
             }
             for i in resources.indices { resources[i].cipher = ciphers[i] }
         }
+        // A peer's hashes likewise (a plan from a peer box's manifest only).
+        if c.contains(.packedPeerHashes) {
+            let hashes = try c.decodePacked(forKey: .packedPeerHashes) { (r) throws(PackedError) in
+                try r.optionalString("peer SHA-256")
+            }
+            guard hashes.count == resources.count else {
+                throw DecodingError.dataCorruptedError(
+                    forKey: .packedPeerHashes, in: c,
+                    debugDescription: "\(hashes.count) peer hashes for \(resources.count) resources")
+            }
+            for i in resources.indices { resources[i].peerSHA256 = hashes[i] }
+        }
         self.init(
             masterPlaylist: try c.decode(String.self, forKey: .masterPlaylist),
             renditions: try c.decode([PlannedRendition].self, forKey: .renditions), resources: resources,
@@ -42,6 +54,7 @@ extension ResolvedPlan {
             manifestName: try c.decodeIfPresent(String.self, forKey: .manifestName),
             protection: try c.decodeIfPresent(TitleProtection.self, forKey: .protection))
         reach = try c.decodeIfPresent(AddressClass.self, forKey: .reach)
+        peer = try c.decodeIfPresent(PeerTitle.self, forKey: .peer)
     }
 
     public func encode(to encoder: Encoder) throws {
@@ -59,12 +72,18 @@ extension ResolvedPlan {
             }
             try c.encode(Data(ciphers.bytes), forKey: .packedCiphers)
         }
+        if resources.contains(where: { $0.peerSHA256 != nil }) {
+            var hashes = PackedWriter(count: resources.count)
+            for resource in resources { hashes.optional(resource.peerSHA256) }
+            try c.encode(Data(hashes.bytes), forKey: .packedPeerHashes)
+        }
         try c.encodeIfPresent(bytesEstimate, forKey: .bytesEstimate)
         try c.encode(keys, forKey: .keys)
         try c.encode(bookmarks, forKey: .bookmarks)
         try c.encodeIfPresent(manifestName, forKey: .manifestName)
         try c.encodeIfPresent(protection, forKey: .protection)
         try c.encodeIfPresent(reach, forKey: .reach)
+        try c.encodeIfPresent(peer, forKey: .peer)
     }
 }
 

@@ -19,6 +19,9 @@ public struct ResolvedPlan: Codable, Sendable, Equatable {
     /// The class of the source's address when the resolve found it (the task had no reach yet): stored with the
     /// title, so a source that later resolves elsewhere does not widen what its playlists may name.
     public var reach: AddressClass?
+    /// A plan taken from a peer box's manifest (`submit --from-peer`): the title's origin source and name there.
+    /// Its files carry the peer's SHA-256 (``PlannedResource/peerSHA256``).
+    public var peer: PeerTitle?
 
     public init(
         masterPlaylist: String, renditions: [PlannedRendition], resources: [PlannedResource], bytesEstimate: Int64?,
@@ -109,6 +112,9 @@ public struct PlannedResource: Codable, Sendable, Equatable {
     public var alternates: [String]?
     /// For a whole-segment ciphertext (`encrypted`): its key and IV, so the container can be checked decrypted.
     public var cipher: SegmentCipher?
+    /// In a plan from a peer box: the SHA-256 (hex) of the peer's verified copy, which the file is fetched from;
+    /// nil: the peer lacks it, the file comes from `url`.
+    public var peerSHA256: String?
 
     public init(
         kind: Kind, rendition: Int, url: String, rangeOffset: Int64?, rangeLength: Int64?,

@@ -93,6 +93,9 @@ public struct ResolveWork: Codable, Sendable, Equatable {
     /// A recording: live playlists are accepted, and the plan names the renditions only (their segments come
     /// with the reloads).
     public var live: Bool?
+    /// `url` is a peer box's `manifest.json` (`submit --from-peer`): the plan is that box's, each file with the
+    /// peer's SHA-256 (``PeerManifest/fillPlan``), and `selection` does not apply.
+    public var peer: Bool?
 
     public init(url: String, headers: [Header], selection: Selection) {
         self.url = url

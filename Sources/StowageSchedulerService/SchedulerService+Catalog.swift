@@ -137,7 +137,7 @@ extension SchedulerService {
         case .submit(let entry), .submitReplacement(let entry):
             let first = effect == .submit(entry)
             do {
-                let token = try submitTitle(entry.submitRequest(withID: first), reuse: false)
+                let token = try submitTitle(catalogRequest(entry, withID: first), reuse: false)
                 memory.catalog.added(
                     CatalogMember(
                         token: token, id: entry.id, url: entry.url, selection: entry.selection ?? Selection(),
@@ -227,5 +227,25 @@ extension SchedulerService {
             titles[member.token] = .init(state: title.state, error: error, suspendedReason: title.suspendedReason)
         }
         return memory.catalog.report(titles: titles, operatorIDs: try operatorIDs(), time: { iso8601($0) })
+    }
+
+    /// The submit for a catalogue entry: filled from its first source's peer (as `submit --from-peer`, its `url`
+    /// the origin's source) when this box holds that credential, `peers/<credential>.secret` under its home; else
+    /// from the origin, and the missing credential is logged.
+    func catalogRequest(_ entry: CatalogEntry, withID: Bool) -> SubmitRequest {
+        var request = entry.submitRequest(withID: withID)
+        guard let source = entry.sources?.first else { return request }
+        let file = options.home.root.appendingPathComponent("peers/\(source.credential).secret")
+        let secret = (try? String(contentsOf: file, encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard let secret, !secret.isEmpty else {
+            if memory.refusals.shouldLog("catalog-peer:\(entry.id)", now: clock.monotonic()) {
+                logger.warning(
+                    "no peer credential for a catalogue source; the title comes from its origin",
+                    metadata: ["id": "\(entry.id)", "peer": "\(source.peer)", "expected": "\(file.path)"])
+            }
+            return request
+        }
+        request.peer = PeerSource(url: source.peer, id: source.id ?? entry.id, secret: secret)
+        return request
     }
 }

@@ -211,8 +211,7 @@ extension SchedulerService {
 
     /// A new title (or, with `reuse`, the unfinished or completed title of the same URL).
     func submitTitle(_ submit: SubmitRequest, reuse: Bool = true) throws -> String {
-        // From a peer: the title's URL is the origin's source the peer's manifest names.
-        let submit = submit.peer != nil || submit.peerManifest != nil ? try fromPeer(submit) : submit
+        try checkPeer(submit)
         guard CatalogPriority.range.contains(submit.priority) else {
             throw TitleError(code: .refused, message: "priority \(submit.priority) is outside -1000000...1000000")
         }
@@ -298,15 +297,10 @@ extension SchedulerService {
         try store.insert(stored)
         try appendEvent(token: token, kind: "state", detail: "requested \(submit.url)")
         logger.info("title requested", metadata: ["token": "\(token)", "url": "\(submit.url)"])
-        // Outside its fill window it waits at once: not even its playlist is fetched. (A peer's title is planned
-        // from the manifest it came with first.)
-        if submit.peerManifest == nil, windowHolds(stored) { return try holdForWindow(token) }
+        // Outside its fill window it waits at once: not even its playlist (or a peer's manifest) is fetched.
+        if windowHolds(stored) { return try holdForWindow(token) }
         core.addTitle(token, priority: submit.priority, requestedAt: record.requestedAt)
-        if let manifest = submit.peerManifest {
-            try planFromPeer(token, manifest)  // (held by its window, if any, at the window timer's next pass)
-        } else {
-            core.enqueue(resolveItem(record))
-        }
+        core.enqueue(resolveItem(record))
         publish(token, kind: "state")
         return token
     }

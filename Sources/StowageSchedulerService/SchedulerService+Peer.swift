@@ -50,42 +50,98 @@ extension SchedulerService {
             entry: title.manifestName ?? "master.m3u8", plan: plan, files: files)
     }
 
-    /// A submit from a peer, checked (the peer's manifest is another box's word): its title's URL is the origin's
-    /// source the manifest names, its name the peer's unless one was given.
-    func fromPeer(_ submit: SubmitRequest) throws -> SubmitRequest {
-        guard let peer = submit.peer, let manifest = submit.peerManifest else {
-            throw TitleError(
-                code: .refused,
-                message: "a title from a peer needs the peer and its manifest: "
-                    + "stowctl submit --from-peer URL --peer-secret FILE ID")
-        }
-        if let problem = peer.problem ?? manifest.problem {
+    /// A submit from a peer, checked. Its `url` is the origin's source when the caller knows it (a catalogue
+    /// entry's `url`), else the peer's manifest URL (`stowctl submit --from-peer`); the title's resolve (a download
+    /// worker fetching that manifest, see ``peerResolveWork(_:)``) then makes it the source the manifest names.
+    func checkPeer(_ submit: SubmitRequest) throws {
+        guard let peer = submit.peer else { return }
+        if let problem = peer.problem {
             throw TitleError(code: .refused, message: "\(URLRedaction.redacted(peer.url)): \(problem)")
         }
         guard submit.record == nil else {
             throw TitleError(code: .refused, message: "a recording cannot be filled from a peer: record it here")
         }
-        if let allowed = options.allowedHosts, let reason = allowed.refusal(peer.url) {
+        if let reason = options.allowedHosts?.refusal(peer.url) {
             throw TitleError(code: .refused, message: reason + " (stowage-scheduler --allow-hosts)")
         }
-        var direct = submit
-        direct.url = manifest.source
-        direct.name = submit.name ?? manifest.name
-        return direct
     }
 
-    /// The peer's plan saved as the new title's (no resolve: the peer's offline playlists are the title's), every
-    /// file the peer holds verified to be taken from the peer. The license is this box's own, as for a download.
-    func planFromPeer(_ token: String, _ manifest: PeerManifest) throws {
-        try applyPlan(manifest.plan, token: token)
+    /// The resolve of a title from a peer not planned yet: the peer's manifest, fetched with the peer secret.
+    func peerResolveWork(_ title: TitleRecord) throws -> Work? {
+        guard let peer = try titlePeer(title.token) else { return nil }
+        var work = ResolveWork(url: peer.manifestURL, headers: [peer.authorization], selection: title.selection)
+        work.peer = true
+        return .resolve(work)
+    }
+
+    /// A resolve's plan for a title from a peer, before it is saved: the plan must be a peer's (its manifest's
+    /// source an http(s) URL this box may fetch), and the title takes that source as its URL and the peer's name
+    /// unless it has one. Answers the title as updated, or nil when it failed (`refused`).
+    func adoptPeerPlan(_ plan: ResolvedPlan, title: TitleRecord) throws -> TitleRecord? {
+        let manifest = URLRedaction.redacted(title.url)
+        guard let peer = plan.peer else {
+            try fail(title.token, TitleError(code: .refused, message: "\(manifest): the plan is not a peer's"))
+            return nil
+        }
+        guard let url = URL(string: peer.source), let scheme = url.scheme?.lowercased(),
+            ["http", "https"].contains(scheme), url.host != nil
+        else {
+            let message = "\(manifest): the manifest's source '\(peer.source.prefix(200))' is not an http(s) URL"
+            try fail(title.token, TitleError(code: .refused, message: message))
+            return nil
+        }
+        if let reason = options.allowedHosts?.refusal(peer.source) {
+            try fail(title.token, TitleError(code: .refused, message: reason + " (stowage-scheduler --allow-hosts)"))
+            return nil
+        }
+        if title.url != title.peer?.manifestURL, peer.source != title.url {
+            try fillFromOrigin(title, because: "the peer's copy is of \(URLRedaction.redacted(peer.source))")
+            return nil
+        }
+        var updated = title
+        updated.url = peer.source
+        updated.name = title.name ?? peer.name
+        try store.update(updated)
+        memory.caches.scopeChanged(title.token)
+        try appendEvent(token: title.token, kind: "peer", detail: "manifest of \(manifest): source \(peer.source)")
+        return updated
+    }
+
+    /// A resolve of a peer's manifest failed: true when the title is then resolved from its origin instead. Only
+    /// a title whose origin source is known (a catalogue entry's) does so, and only when the peer answered (it
+    /// lacks the title, refuses the secret, sent no manifest); a peer that cannot be reached is waited for.
+    func peerResolveFailed(_ failure: TaskFailure, token: String) throws -> Bool {
+        guard let title = try store.title(token), let peer = title.peer, !title.planned,
+            title.url != peer.manifestURL, !(failure.code == .network && failure.retryable)
+        else { return false }
+        try fillFromOrigin(title, because: failure.message)
+        return true
+    }
+
+    /// The title stops filling from its peer (its secret and all) and is resolved from its origin URL.
+    private func fillFromOrigin(_ title: TitleRecord, because reason: String) throws {
+        logger.warning(
+            "the peer cannot fill the title; resolving it from the origin",
+            metadata: ["token": "\(title.token)", "reason": "\(reason)"])
+        var direct = title
+        direct.peer = nil
+        direct.reach = nil
+        try store.update(direct)
+        memory.caches.forget(title.token)
+        try appendEvent(token: title.token, kind: "peer", detail: "from the origin: \(reason)")
+        core.enqueue(resolveItem(direct))
+    }
+
+    /// After a peer's plan is saved: every file the peer holds verified is taken from the peer (see ``PeerFill``).
+    func expectFromPeer(_ plan: ResolvedPlan, token: String) throws {
         var hashes: [Int: String] = [:]
-        for (position, file) in manifest.files.enumerated() {
-            if let sha256 = file.sha256 { hashes[position] = sha256 }
+        for (position, file) in plan.resources.enumerated() {
+            if let sha256 = file.peerSHA256 { hashes[position] = sha256 }
         }
         try store.expectFromPeer(token: token, hashes: hashes)
         try appendEvent(
             token: token, kind: "peer",
-            detail: "\(hashes.count) of \(manifest.files.count) files from the peer, the rest from the origin")
+            detail: "\(hashes.count) of \(plan.resources.count) files from the peer, the rest from the origin")
     }
 
     /// The peer box a title fills from (nil: none, or no such title), its secret unwrapped; cached per title.

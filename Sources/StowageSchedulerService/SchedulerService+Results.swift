@@ -55,9 +55,13 @@ extension SchedulerService {
 
     /// A resolve's plan: saved (with the poster) unless it cannot be downloaded; a license comes next.
     func applyPlan(_ plan: ResolvedPlan, token: String) throws {
-        guard let title = try store.title(token) else { return }
+        guard var title = try store.title(token) else { return }
         try rememberReach(token, title, plan.reach)
         if title.planned { return try applyRefresh(token, plan: plan) }
+        if title.peer != nil {
+            guard let adopted = try adoptPeerPlan(plan, title: try store.title(token) ?? title) else { return }
+            title = adopted
+        }
         guard !plan.resources.isEmpty || title.record != nil else {
             return try fail(
                 token,
@@ -85,6 +89,7 @@ extension SchedulerService {
         }
         let folderExisted = FileManager.default.fileExists(atPath: options.home.titleDirectory(token).path)
         try store.savePlan(token: token, plan: plan)
+        if title.peer != nil { try expectFromPeer(plan, token: token) }
         if !folderExisted { memory.pacing.startFresh(token) }
         try appendEvent(
             token: token, kind: "planned",
@@ -124,6 +129,7 @@ extension SchedulerService {
     /// for the network (connectivity) or fails.
     private func taskFailed(_ failure: TaskFailure, lease: Lease) throws {
         let token = lease.item.token
+        if lease.item.kind == .resolve, try peerResolveFailed(failure, token: token) { return }
         let n = memory.retries.failed(lease.item)
         if failure.retryable && n < options.maxAttempts {
             metrics.retried(failure.code)

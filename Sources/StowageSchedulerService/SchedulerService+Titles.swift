@@ -79,7 +79,9 @@ extension SchedulerService {
     }
 
     func resolveItem(_ title: TitleRecord) -> WorkItem {
-        WorkItem(token: title.token, kind: .resolve, host: URL(string: title.url)?.host)
+        // A title from a peer resolves the peer's manifest (its host) until it is planned.
+        let source = title.planned ? title.url : title.peer?.url ?? title.url
+        return WorkItem(token: title.token, kind: .resolve, host: URL(string: source)?.host)
     }
 
     func fetchItem(_ r: ResourceRecord) -> WorkItem {

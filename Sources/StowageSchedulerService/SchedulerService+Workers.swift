@@ -114,6 +114,8 @@ extension SchedulerService {
         guard let title = try store.title(item.token) else { return nil }
         let headers = title.headers
         switch item.kind {
+        case .resolve where title.peer != nil && !title.planned:
+            return try peerResolveWork(title)
         case .resolve:
             let selection = title.selection
             var work = ResolveWork(url: title.url, headers: headers, selection: selection)
@@ -191,7 +193,9 @@ extension SchedulerService {
     func rememberReach(_ token: String, _ title: TitleRecord, _ reach: AddressClass?) throws {
         guard let reach, title.reach == nil else { return }
         var updated = title
-        updated.reach = options.network.acceptedReach(reported: reach, source: title.url)
+        // The source the resolve reached: a peer's gateway for a title filled from one (as in ``fetchScope(_:)``).
+        let source = title.peer?.manifestURL ?? title.url
+        updated.reach = options.network.acceptedReach(reported: reach, source: source)
         try store.update(updated)
         memory.caches.scopeChanged(token)
     }

@@ -35,6 +35,8 @@ struct DownloadHandler: TaskHandler {
     private func perform(_ task: TaskAssignment, progress: @escaping @Sendable (Int64) -> Void) async -> Outcome {
         do {
             switch task.work {
+            case .resolve(let work) where work.peer == true:
+                return .resolved(try await PeerManifestResolver(fetcher: fetcher).resolve(work))
             case .resolve(let work):
                 return .resolved(try await PlaylistResolver(fetcher: fetcher).resolve(work))
             case .reload(let work):

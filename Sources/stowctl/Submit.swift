@@ -1,6 +1,5 @@
 import ArgumentParser
 import Foundation
-import StowageFetch
 import StowageProcess
 import StowageProtocol
 import StowageRuntime
@@ -32,6 +31,8 @@ struct Submit: AsyncParsableCommand {
             From another box: --from-peer http://box-a:8480 --peer-secret FILE ID makes title ID of that box's \
             gateway (FILE holds the secret of `stowctl devices add NAME --peer` there) from its files, each checked \
             against that box's SHA-256 as it streams in; a file it lacks or serves wrong comes from the origin. \
+            The title is queued at once: a download worker fetches that box's manifest, and a box that cannot be \
+            reached is waited for (suspended `network`) like an origin. \
             The license and keys are this box's own, from the title's license or key server. `status --json` \
             counts `filesFromPeer` and `filesFromOrigin`.
             """)
@@ -145,11 +146,12 @@ struct Submit: AsyncParsableCommand {
             request.record = RecordRequest(durationSeconds: duration.flatMap(parseDuration), from: from ?? .start)
         }
         if let fromPeer, let peerSecret {
+            // The peer's manifest is fetched by the title's resolve, in a download worker under the network
+            // policy: a peer that cannot be reached now is waited for like an origin, not a failed submit.
             let peer = try PeerSource(url: fromPeer, id: url, secret: Self.readSecret(peerSecret))
             if let problem = peer.problem { throw ValidationError(problem) }
             request.peer = peer
-            request.peerManifest = try await Self.manifest(of: peer)
-            request.url = request.peerManifest?.source ?? url
+            request.url = peer.manifestURL
         }
         let client = try connection.client()
         let token = try client.request(.submit(request))
@@ -177,27 +179,6 @@ extension Submit {
         } catch {
             throw Failure("cannot read the peer secret from \(path): \(error.localizedDescription)")
         }
-    }
-
-    private static func why(_ error: any Error) -> String { (error as? TaskFailure)?.message ?? "\(error)" }
-
-    /// The peer's manifest of the title, fetched with the peer secret (its own host only gets it).
-    static func manifest(of peer: PeerSource) async throws -> PeerManifest {
-        let text = try await withFetcher(source: peer.manifestURL) { fetcher in
-            do {
-                return try await fetcher.fetchText(peer.manifestURL, headers: [peer.authorization]).text
-            } catch {
-                throw Failure("\(peer.url): cannot get the manifest of \(peer.id): \(Self.why(error))")
-            }
-        }
-        let manifest: PeerManifest
-        do {
-            manifest = try JSONDecoder().decode(PeerManifest.self, from: Data(text.utf8))
-        } catch {
-            throw Failure("\(peer.url): the answer for \(peer.id) is not a title manifest (\(error))")
-        }
-        if let problem = manifest.problem { throw Failure("\(peer.url): \(problem)") }
-        return manifest
     }
 }
 

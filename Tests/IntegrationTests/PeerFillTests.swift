@@ -193,9 +193,9 @@ extension PeerFillTests {
         let secretFile = b.root.appendingPathComponent("peer.secret")
         try "\(try Self.addPeer(a, "box-b"))\n".write(to: secretFile, atomically: true, encoding: .utf8)
 
-        // B takes the manifest and its license, then A's gateway stops before B's first file.
+        // B's resolve takes the manifest (no license worker yet: no file is fetched), then A's gateway stops.
         try b.startScheduler()
-        try b.startWorker("license")
+        try b.startWorker("download")
         try b.startWorker("integrity")
         try b.waitUntil(timeout: 20, "two workers registered") { (try? b.workers().count) == 2 }
         let (submitted, said) = try b.stowctl([
@@ -203,8 +203,11 @@ extension PeerFillTests {
         ])
         #expect(submitted == 0, "\(said)")
         let token = String(try #require(said.split(separator: "\n").last))
+        try b.waitUntil(timeout: 30, "B's title planned from A's manifest") {
+            ((try? b.status(token))?.segmentsTotal ?? 0) > 0
+        }
         #expect(a.terminate("gateway") == 0)
-        try b.startWorker("download")
+        try b.startWorker("license")
         var waiting: TitleStatus?
         try b.waitUntil(timeout: 60, "B's title to wait for A's gateway") {
             waiting = try? b.status(token)
@@ -219,6 +222,122 @@ extension PeerFillTests {
         #expect(final.state == .completed, "\(String(describing: final.error))")
         #expect(final.filesFromPeer == final.segmentsTotal && final.filesFromOrigin == 0)
         #expect(b.log("scheduler").contains("host answers again"), "resumed by the probe")
+    }
+
+    /// A's gateway is down when B submits: the submit still queues the title (exit 0, the token), B's resolve of
+    /// A's manifest waits for A like for an origin (suspended `network`, nothing planned), and once A's gateway
+    /// answers on that address B plans from its manifest and completes with A's copy, byte for byte.
+    @Test func aPeerUnreachableAtSubmitIsAWaitNotAFailedSubmit() throws {
+        let a = try Harness(name: "peer-down-a")
+        let b = try Harness(name: "peer-down-b")
+        try a.makeSample(seconds: 8)
+        try a.startOrigin()
+        try a.startPipeline()
+        let (code, out) = try a.stowctl(["submit", a.originURL + "master.m3u8", "--id", "film", "--wait"])
+        #expect(code == 0, "\(out)")
+        let tokenA = String(try #require(out.split(separator: "\n").last))
+        let port = try Harness.freePort()
+        let secretFile = b.root.appendingPathComponent("peer.secret")
+        try "\(try Self.addPeer(a, "box-b"))\n".write(to: secretFile, atomically: true, encoding: .utf8)
+
+        try b.startPipeline()
+        let (submitted, said) = try b.stowctl([
+            "submit", "--from-peer", "http://127.0.0.1:\(port)", "--peer-secret", secretFile.path, "film",
+        ])
+        #expect(submitted == 0, "an unreachable peer is no failed submit: \(said)")
+        let token = String(try #require(said.split(separator: "\n").last))
+        // As for an origin during a resolve: the retries with backoff (0.5 s … 30 s, 8 attempts) take about a minute.
+        var waiting: TitleStatus?
+        try b.waitUntil(timeout: 100, "B's title to wait for A's gateway") {
+            waiting = try? b.status(token)
+            return waiting?.state == .suspended || waiting?.state == .failed
+        }
+        #expect(waiting?.state == .suspended, "\(String(describing: waiting?.error))")
+        #expect(waiting?.suspendedReason == .network)
+        #expect(waiting?.waitingFor == "127.0.0.1:\(port)")
+        #expect(waiting?.segmentsTotal == 0, "nothing planned without the manifest")
+
+        _ = try a.startGateway(address: "127.0.0.1", port: port)
+        let final = try b.waitForFinal(token, timeout: 60)
+        #expect(final.state == .completed, "\(String(describing: final.error))")
+        #expect(final.url == a.originURL + "master.m3u8", "the title's source is the origin's, from the manifest")
+        #expect(final.filesFromPeer == final.segmentsTotal && final.filesFromOrigin == 0)
+        let onA = try Self.files(a.home.appendingPathComponent("titles/\(tokenA)"))
+        let onB = try Self.files(b.home.appendingPathComponent("titles/\(token)"))
+        #expect(!onA.isEmpty && onB == onA, "B's copy is A's: \(onA.keys.sorted()) vs \(onB.keys.sorted())")
+    }
+}
+
+extension PeerFillTests {
+    /// The manifest is fetched under B's network policy, like any source: with A's network in `--deny-networks`, B's
+    /// title fails `refused` naming the address, before anything is planned.
+    @Test func thePeersManifestIsFetchedUnderTheNetworkPolicy() throws {
+        let a = try Harness(name: "peer-deny-a")
+        let b = try Harness(name: "peer-deny-b")
+        try a.makeSample(seconds: 4)
+        try a.startOrigin()
+        try a.startPipeline()
+        let (code, out) = try a.stowctl(["submit", a.originURL + "master.m3u8", "--id", "film", "--wait"])
+        #expect(code == 0, "\(out)")
+        let gateway = try a.startGateway(address: "127.0.0.1")
+        let secretFile = b.root.appendingPathComponent("peer.secret")
+        try "\(try Self.addPeer(a, "box-b"))\n".write(to: secretFile, atomically: true, encoding: .utf8)
+
+        try b.startPipeline(schedulerArguments: ["--deny-networks", "127.0.0.0/8"])
+        let (submitted, said) = try b.stowctl([
+            "submit", "--from-peer", gateway, "--peer-secret", secretFile.path, "film",
+        ])
+        #expect(submitted == 0, "\(said)")
+        let token = String(try #require(said.split(separator: "\n").last))
+        let final = try b.waitForFinal(token, timeout: 30)
+        #expect(final.state == .failed)
+        #expect(final.error?.code == .refused, "\(String(describing: final.error))")
+        #expect(final.segmentsTotal == 0, "nothing planned from a peer the policy forbids")
+        #expect(final.error?.message.contains("127.0.0.1") == true, "\(final.error?.message ?? "")")
+    }
+}
+
+extension PeerFillTests {
+    /// A catalogue entry with `sources` fills from the peer it names, with the secret B keeps under that credential's
+    /// name in its home (the catalogue holds none): every file from A, B's copy A's byte for byte.
+    @Test func aCatalogueEntryWithSourcesFillsFromThePeer() throws {
+        let a = try Harness(name: "peer-catalog-a")
+        let b = try Harness(name: "peer-catalog-b")
+        try a.makeSample(seconds: 6)
+        try a.startOrigin()
+        try a.startPipeline()
+        let (code, out) = try a.stowctl(["submit", a.originURL + "master.m3u8", "--id", "film", "--wait"])
+        #expect(code == 0, "\(out)")
+        let tokenA = String(try #require(out.split(separator: "\n").last))
+        let gateway = try a.startGateway(address: "127.0.0.1")
+        let peers = b.home.appendingPathComponent("peers")
+        try FileManager.default.createDirectory(at: peers, withIntermediateDirectories: true)
+        try "\(try Self.addPeer(a, "box-b"))\n".write(
+            to: peers.appendingPathComponent("box-a.secret"), atomically: true, encoding: .utf8)
+
+        try b.startPipeline()
+        let catalogue = b.root.appendingPathComponent("catalog.json")
+        try Data(
+            """
+            {"version": 1, "titles": [{"id": "film", "url": "\(a.originURL)master.m3u8",
+              "sources": [{"peer": "\(gateway)", "credential": "box-a"}]}]}
+            """.utf8
+        ).write(to: catalogue)
+        let (applied, said) = try b.stowctl(["catalog", "apply", catalogue.path])
+        #expect(applied == 0, "\(said)")
+        var token: String?
+        try b.waitUntil(timeout: 30, "the catalogue's title submitted") {
+            let listed = try? JSONDecoder().decode(
+                [TitleStatus].self, from: Data(b.stowctl(["list", "--json"]).1.utf8))
+            token = listed?.first { $0.id == "film" }?.token
+            return token != nil
+        }
+        let final = try b.waitForFinal(try #require(token), timeout: 60)
+        #expect(final.state == .completed, "\(String(describing: final.error))")
+        #expect(final.filesFromPeer == final.segmentsTotal && final.filesFromOrigin == 0)
+        let onA = try Self.files(a.home.appendingPathComponent("titles/\(tokenA)"))
+        let onB = try Self.files(b.home.appendingPathComponent("titles/\(final.token)"))
+        #expect(!onA.isEmpty && onB == onA)
     }
 }
 

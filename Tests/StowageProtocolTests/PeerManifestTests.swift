@@ -71,4 +71,20 @@ struct PeerManifestTests {
         #expect(PeerSource(url: "http://box-a", id: "..", secret: "s").problem != nil)
         #expect(PeerSource(url: "http://box-a", id: "x", secret: "").problem == "the peer secret is empty")
     }
+
+    @Test func theFillPlanCarriesThePeersHashesThroughThePackedPlan() throws {
+        var manifest = Self.manifest(paths: ["v0/seg1.ts", "v0/seg2.ts", "v0/seg3.ts"])
+        manifest.files[2].sha256 = Self.hash.uppercased()
+        let plan = manifest.fillPlan
+        #expect(plan.resources.map(\.peerSHA256) == [Self.hash, nil, Self.hash], "held files only, lowercased")
+        #expect(plan.peer == PeerTitle(source: "https://cdn.example/t/master.m3u8", name: "Movie"))
+        // The plan travels packed from the download worker to the scheduler: the hashes go with it.
+        let decoded = try JSONDecoder().decode(ResolvedPlan.self, from: JSONEncoder().encode(plan))
+        #expect(decoded == plan)
+        #expect(decoded.resources.map(\.peerSHA256) == [Self.hash, nil, Self.hash])
+        #expect(decoded.resources.map(\.cipher) == plan.resources.map(\.cipher))
+        // A resolve of an origin's playlist has neither.
+        let direct = try JSONDecoder().decode(ResolvedPlan.self, from: JSONEncoder().encode(manifest.plan))
+        #expect(direct.peer == nil && direct.resources.allSatisfy { $0.peerSHA256 == nil })
+    }
 }
