@@ -20,6 +20,13 @@ public struct CatalogBook: Codable, Sendable, Equatable {
 
     public init() {}
 
+    /// The titles the catalogue in force pins (`pinned: true`): the copy devices get for the id and one coming to
+    /// replace it, never a copy leaving the box.
+    public var pinnedTokens: Set<String> {
+        let ids = Set((catalog?.titles ?? []).filter { $0.pinned == true }.map(\.id))
+        return Set(members.filter { $0.role != .leaving && ids.contains($0.id) }.map(\.token))
+    }
+
     /// The version and digest in force, for ``CatalogGate``.
     public var inForce: (version: Int, digest: String)? {
         guard let catalog, let digest else { return nil }

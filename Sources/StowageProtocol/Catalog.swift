@@ -83,6 +83,8 @@ public struct CatalogEntry: Codable, Sendable, Equatable {
     public var window: String?
     /// ISO 8601: keep the title at least until then.
     public var keepUntil: String?
+    /// The `--quota` never evicts the title while the catalogue lists it so.
+    public var pinned: Bool?
 
     public init(id: String, url: String, name: String? = nil, selection: Selection? = nil) {
         self.id = id
@@ -94,7 +96,7 @@ public struct CatalogEntry: Codable, Sendable, Equatable {
     enum CodingKeys: String, CodingKey {
         case id, url, name, poster, selection, license
         case licenseURL = "licenseUrl"
-        case priority, window, keepUntil
+        case priority, window, keepUntil, pinned
     }
 
     /// Whether a copy downloaded for `other` is a copy of this entry (same source, same renditions).

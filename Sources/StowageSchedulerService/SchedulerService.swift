@@ -41,6 +41,10 @@ public final class SchedulerService {
         public var network = NetworkPolicy()
         /// The catalogue the box converges on (`--catalog` and its keys, interval and grace).
         public var catalog = CatalogOptions()
+        /// Bytes all titles together may hold (`--quota`; nil: no quota), and seconds after a play during which a
+        /// title is never evicted to make room (`--evict-protect`).
+        public var quota: Int64?
+        public var evictProtect: Double = 3_600
 
         /// Options with the defaults for what is not given.
         public init(home: StowageHome, binds: [String], limitOverrides: LimitSettings = LimitSettings()) {
@@ -98,6 +102,8 @@ public final class SchedulerService {
             lastSeen: (try? store.setting(Self.clockLastSeenSetting)).flatMap { $0.flatMap(Double.init) },
             tolerance: Self.clockTolerance)
         memory = SchedulerMemory(heartbeat: Double(WireProtocol.heartbeatMilliseconds) / 1000, clockEpoch: epoch)
+        memory.quota = options.quota.map { EvictionPolicy(quota: $0, protect: options.evictProtect) }
+        memory.plays.begin(now: clock.monotonic())  // plays are watched from the start (see PlayActivity)
         metrics = SchedulerMetrics(startedAt: clock.monotonic())
         let prefix = String(UInt64.random(in: 0...UInt64.max), radix: 36)
         core = SchedulerCore(idPrefix: prefix)
@@ -249,6 +255,7 @@ public final class SchedulerService {
                 scrub()
             case .disk:
                 resumeAfterDiskFull()
+                resumeAfterQuota()
                 giveUpWaiting(now: t)
             case .catalog:
                 takeCatalogArrivals()

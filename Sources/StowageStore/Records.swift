@@ -77,6 +77,11 @@ public struct TitleRecord: Codable, Sendable, Equatable, FetchableRecord, Persis
     /// `submit --from-peer`: the peer box whose gateway the title's files come from; its `secret` is kept wrapped
     /// under the master key (base64), never in the clear.
     public var peer: PeerSource?
+    /// When a device last played it (a play authorised or play time reported; wall clock): the quota evicts the
+    /// least recently played title first.
+    public var lastPlayedAt: Double?
+    /// `stowctl pin`: the quota never evicts it.
+    public var pinned: Bool = false
 
     /// A new title, not planned yet.
     public init(

@@ -212,6 +212,13 @@ enum Schema {
             // A peer box's credential (`devices add --peer`): manifests and files, no plays.
             try db.alter(table: "device") { t in t.add(column: "peer", .boolean).notNull().defaults(to: false) }
         }
+        migrator.registerMigration("v18-quota") { db in
+            // `--quota`: when a device last played each title (NULL: never) and whether the operator pinned it.
+            try db.alter(table: "title") { t in
+                t.add(column: "lastPlayedAt", .double)
+                t.add(column: "pinned", .boolean).notNull().defaults(to: false)
+            }
+        }
         return migrator
     }
 }

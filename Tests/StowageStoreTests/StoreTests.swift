@@ -33,7 +33,7 @@ struct StoreTests {
         "v11-title-order-index",
         "v12-dash", "v13-network-reach", "v14-operator-keys", "v15-segment-cipher",
         "v16-bundle-transfer",
-        "v17-peer-fill",
+        "v17-peer-fill", "v18-quota",
     ]
 
     @Test func migratesAndUsesWAL() throws {
