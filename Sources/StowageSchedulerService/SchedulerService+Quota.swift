@@ -94,7 +94,7 @@ extension SchedulerService {
         // Just after a start a play under way has not reported yet: then every title counts as played.
         let blind = !memory.plays.seesEveryPlay(now: now)
         let playing = memory.plays.playing(now: now)
-        let leaving = Set(memory.catalog.members.filter { $0.role == .leaving }.map(\.token))
+        let leaving = memory.catalog.leavingTokens
         return try store.titles().filter { $0.token != except && $0.state != .canceled }.map { title in
             let stored = progress[title.token]?.bytesVerified ?? 0
             let waits = title.state == .suspended && title.suspendedReason == .quota

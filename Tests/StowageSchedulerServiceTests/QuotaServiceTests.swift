@@ -135,4 +135,56 @@ import Testing
         #expect(try d.store.title(a) == nil)
         #expect(try d.state(b) == .completed)
     }
+
+    @Test func titlesTheCatalogueRemovedGoFirstAndItsPinnedOnesNever() throws {
+        let d = try ServiceDriver { $0.quota = 6_500 }  // three titles of 2,000 bytes
+        d.register("dl", .download)
+        d.register("lic", .license)
+        d.advance(PlayActivity.startupBlindness + 1)
+        try applyCatalogue(d, version: 1, ["a": true, "b": false, "x": false])
+        try completeEverything(d)
+        let token = { (id: String) in try d.store.title(externalID: id)?.token ?? "?" }
+        let (a, b, x) = (try token("a"), try token("b"), try token("x"))
+        #expect(try d.status(a).pinned == true && d.status(b).pinned == false)
+        try play(d, b)
+        d.advance(10)
+        try play(d, x)  // x was played after b, but it leaves the catalogue
+        d.advance(4_000)
+        try applyCatalogue(d, version: 2, ["a": true, "b": false])
+        #expect(try evictable(d) == [x, b])
+        let c = try submitted(d, "c")
+        #expect(try d.state(c) == .licensing)
+        #expect(try d.store.title(x) == nil)
+        #expect(try d.state(b) == .completed && d.state(a) == .completed)
+    }
+
+    /// Applies a catalogue of these ids (and whether each is pinned), each at `http://origin.test/<id>/`.
+    func applyCatalogue(_ d: ServiceDriver, version: Int, _ ids: [String: Bool]) throws {
+        let titles = ids.sorted { $0.key < $1.key }.map { id, pinned in
+            "{\"id\": \"\(id)\", \"url\": \"http://origin.test/\(id)/master.m3u8\", \"pinned\": \(pinned)}"
+        }
+        let document = "{\"version\": \(version), \"titles\": [\(titles.joined(separator: ", "))]}"
+        let reply = try d.request(.catalogApply(document: Data(document.utf8).base64EncodedString(), signature: nil))
+        guard case .catalog = reply else { throw DriverError("catalog apply answered \(reply)") }
+    }
+
+    /// Answers every resolve, license and fetch until nothing is sent (each plan of 2 files at the title's source).
+    func completeEverything(_ d: ServiceDriver) throws {
+        for _ in 0..<20 {
+            let downloads = try d.tasks(for: "dl")
+            let licenses = try d.tasks(for: "lic")
+            if downloads.isEmpty && licenses.isEmpty { return }
+            for task in downloads {
+                if case .resolve(let work) = task.work {
+                    let source = String(work.url.dropLast("master.m3u8".count))
+                    d.answer("dl", task, .resolved(ServiceDriver.plan(files: 2, source: source)))
+                } else {
+                    try d.fetchedAll("dl", task)
+                }
+            }
+            for task in licenses {
+                d.answer("lic", task, .licensed(LicenseGrant(terms: GrantedTerms(kind: .purchase, requestedAt: 0))))
+            }
+        }
+    }
 }
