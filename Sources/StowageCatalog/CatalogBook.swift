@@ -20,6 +20,20 @@ public struct CatalogBook: Codable, Sendable, Equatable {
 
     public init() {}
 
+    /// The titles leaving the box: no longer listed (deleted after `--catalog-grace`) or replaced by a new copy.
+    /// Under a `--quota` they are evicted first.
+    public var leavingTokens: Set<String> {
+        Set(members.filter { $0.role == .leaving || $0.removeAt != nil }.map(\.token))
+    }
+
+    /// The titles the catalogue in force pins (`pinned: true`): the copy devices get for the id and one coming to
+    /// replace it, never a copy leaving the box.
+    public var pinnedTokens: Set<String> {
+        let ids = Set((catalog?.titles ?? []).filter { $0.pinned == true }.map(\.id))
+        let leaving = leavingTokens
+        return Set(members.filter { !leaving.contains($0.token) && ids.contains($0.id) }.map(\.token))
+    }
+
     /// The version and digest in force, for ``CatalogGate``.
     public var inForce: (version: Int, digest: String)? {
         guard let catalog, let digest else { return nil }

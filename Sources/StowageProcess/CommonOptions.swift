@@ -20,3 +20,16 @@ public func parseDuration(_ text: String) -> Double? {
     }
     return Double(text).flatMap { $0 >= 0 && $0.isFinite ? $0 : nil }
 }
+
+/// A size as operators write it: bytes, or a number with `K`, `M`, `G` or `T` (powers of 1024; `500M`, `2G`,
+/// `1.5T`); nil if not one, so the caller can say which option was wrong.
+public func parseByteSize(_ text: String) -> Int64? {
+    let units: [Character: Double] = ["K": 1_024, "M": 1_048_576, "G": 1_073_741_824, "T": 1_099_511_627_776]
+    let trimmed = text.hasSuffix("B") || text.hasSuffix("b") ? String(text.dropLast()) : text
+    if let unit = trimmed.last.map({ Character($0.uppercased()) }), let factor = units[unit],
+        let n = Double(trimmed.dropLast()), n >= 0, n.isFinite, n * factor < 9e18
+    {
+        return Int64(n * factor)
+    }
+    return Int64(trimmed).flatMap { $0 >= 0 ? $0 : nil }
+}

@@ -97,6 +97,8 @@ public struct CatalogEntry: Codable, Sendable, Equatable {
     /// Peer boxes to fill from, the first is used: each file it holds verified comes from it (checked against its
     /// hash), the rest from `url`. A change of sources is no new copy.
     public var sources: [CatalogSource]?
+    /// The `--quota` never evicts the title while the catalogue lists it so.
+    public var pinned: Bool?
 
     public init(id: String, url: String, name: String? = nil, selection: Selection? = nil) {
         self.id = id
@@ -108,7 +110,7 @@ public struct CatalogEntry: Codable, Sendable, Equatable {
     enum CodingKeys: String, CodingKey {
         case id, url, name, poster, selection, license
         case licenseURL = "licenseUrl"
-        case priority, window, keepUntil, sources
+        case priority, window, keepUntil, sources, pinned
     }
 
     /// Whether a copy downloaded for `other` is a copy of this entry (same source, same renditions).

@@ -84,6 +84,10 @@ public enum ClientOperation: Codable, Sendable, Equatable {
     case catalogStatus
     /// A title's plan with each verified file's size and SHA-256, for a peer box (answers `.peerManifest`).
     case peerManifest(token: String)
+    /// Pin (`pinned` true) or unpin a title: the quota never evicts a pinned title (answers `.title`).
+    case pin(token: String, pinned: Bool)
+    /// The titles the quota would evict, first victim first (answers `.titles`; empty without `--quota`).
+    case evictable
 }
 
 /// The answer to `playable` and `play`.

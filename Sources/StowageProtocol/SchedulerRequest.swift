@@ -102,12 +102,18 @@ extension SchedulerRequest where Self == SchedulerCall<TitleStatus> {
         Self(.verify(token: token, repair: repair), ReplyPayload.title)
     }
     public static func lookup(id: String?, url: String?) -> Self { Self(.lookup(id: id, url: url), ReplyPayload.title) }
+    /// `pin` / `unpin`: answers the title as it is now.
+    public static func pin(token: String, pinned: Bool) -> Self {
+        Self(.pin(token: token, pinned: pinned), ReplyPayload.title)
+    }
 }
 
 extension SchedulerRequest where Self == SchedulerCall<[TitleStatus]> {
     public static func list(state: TitleState?, after: String? = nil, limit: Int? = nil) -> Self {
         Self(.list(state: state, after: after, limit: limit), ReplyPayload.titles)
     }
+    /// `list --evictable`: the titles the quota would evict, first victim first.
+    public static var evictable: Self { Self(.evictable, ReplyPayload.titles) }
 }
 
 extension SchedulerRequest where Self == SchedulerCall<String> {

@@ -7,13 +7,15 @@ public enum TitleState: String, Codable, Sendable, CaseIterable {
 }
 
 /// Why a title is `suspended`: the operator paused it, the disk is full (it resumes when space returns),
-/// an origin or license host cannot be reached (it resumes when a probe of that host succeeds), or its fill
-/// window is closed (it resumes when the window opens: `nextWindowAt`).
+/// an origin or license host cannot be reached (it resumes when a probe of that host succeeds), its fill
+/// window is closed (it resumes when the window opens: `nextWindowAt`), or the title does not fit the scheduler's
+/// `--quota` and nothing may be evicted for it (it resumes when room appears).
 public enum SuspendedReason: String, Codable, Sendable, CaseIterable {
     case paused
     case diskFull = "disk-full"
     case network
     case window
+    case quota
 }
 
 /// License terms as `status --json` shows them.
@@ -99,6 +101,10 @@ public struct TitleStatus: Codable, Sendable, Equatable {
     public var filesFromPeer: Int?
     /// Files verified that came from the origin (every file of a title not filled from a peer).
     public var filesFromOrigin: Int?
+    /// When a device last played it (ISO 8601; null: never): the quota evicts the least recently played first.
+    public var lastPlayedAt: String?
+    /// Pinned (`stowctl pin`, or `pinned: true` in the catalogue): the quota never evicts it.
+    public var pinned: Bool?
 
     public init(
         token: String, url: String, name: String?, state: TitleState, progress: Double,
@@ -157,6 +163,8 @@ public struct TitleStatus: Codable, Sendable, Equatable {
         try c.encode(id, forKey: .id)
         try c.encode(filesFromPeer, forKey: .filesFromPeer)
         try c.encode(filesFromOrigin, forKey: .filesFromOrigin)
+        try c.encode(lastPlayedAt, forKey: .lastPlayedAt)
+        try c.encode(pinned ?? false, forKey: .pinned)
     }
 }
 

@@ -38,6 +38,8 @@ public struct SchedulerMemory: Sendable {
     public var catalog = CatalogBook()
     /// Titles devices are playing (the catalogue deletes none of them).
     public var plays = PlayActivity()
+    /// The box's `--quota` and how titles are chosen to make room (nil: no quota).
+    public var quota: EvictionPolicy?
 
     /// `heartbeat`: seconds between heartbeats; subscribers live three of them.
     public init(heartbeat: Double, clockEpoch: ClockEpoch) {

@@ -87,6 +87,9 @@ extension SchedulerService {
                     message: "title \(token) is \(title.state.rawValue): only suspended or failed titles can be resumed"
                 )
             }
+            if title.suspendedReason == .quota, let reason = try quotaRefusal(token, need: title.bytesEstimate ?? 0) {
+                throw TitleError(code: .refused, message: "title \(token) waits for room under the quota: \(reason)")
+            }
             try resume(token)
             return .title(try status(of: store.title(token)!, progress: store.progress(token: token)))
         case .stop(let token):
@@ -118,6 +121,7 @@ extension SchedulerService {
                 throw TitleError(code: .refused, message: "played seconds out of range")
             }
             title.playedSeconds += seconds
+            title.lastPlayedAt = clock.now()
             try store.update(title)
             return .ok
         case .bookmarkAdd(let token, let position, let label):
@@ -192,6 +196,10 @@ extension SchedulerService {
             return .catalog(try catalogReport())
         case .peerManifest(let token):
             return .peerManifest(try peerManifest(token))
+        case .pin(let token, let pinned):
+            return .title(try pin(token, pinned))
+        case .evictable:
+            return .titles(try evictionOrder())
         }
     }
 
@@ -371,6 +379,8 @@ extension SchedulerService {
         let fromPeer = title.peer == nil ? 0 : try store.filesFromPeer(token: title.token)
         out.filesFromPeer = fromPeer
         out.filesFromOrigin = progress.verified - fromPeer
+        out.lastPlayedAt = iso8601(title.lastPlayedAt)
+        out.pinned = isPinned(title)
         return out
     }
 

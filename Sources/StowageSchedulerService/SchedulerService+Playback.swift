@@ -110,6 +110,7 @@ extension SchedulerService {
         guard verdict.playable else { return verdict }
         title.playCount += 1
         title.firstPlayedAt = title.firstPlayedAt ?? clock.now()
+        title.lastPlayedAt = clock.now()
         try store.update(title)
         try appendEvent(token: token, kind: "play", detail: "play \(title.playCount) authorised")
         return verdict

@@ -84,6 +84,8 @@ extension SchedulerService {
                     kind: .poster, rendition: 0, url: poster, rangeOffset: nil, rangeLength: nil,
                     localPath: "poster.\(ext)", container: .other, encrypted: false, duration: 0))
         }
+        // Under a quota the title evicts what the policy allows (before the disk check: that frees space too).
+        let overQuota = try quotaRefusal(token, need: plan.bytesEstimate ?? 0)
         if let refusal = try diskRefusal(token, need: plan.bytesEstimate ?? 0) {
             return try fail(token, TitleError(code: .diskFull, message: "\(title.url): \(refusal)"))
         }
@@ -94,6 +96,7 @@ extension SchedulerService {
         try appendEvent(
             token: token, kind: "planned",
             detail: "\(plan.resources.count) files in \(plan.renditions.count) playlists")
+        if let reason = overQuota { return try waitForQuota(token, reason: reason) }
         try handle(.planned, of: token)
         if try grantOperatorKeys(token) { return }
         core.enqueue(WorkItem(token: token, kind: .license))

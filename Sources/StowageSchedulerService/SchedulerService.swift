@@ -47,6 +47,10 @@ public final class SchedulerService {
         public var bandwidthSchedule: BandwidthSchedule?
         /// The box's time zone: windows and schedules are local times in it.
         public var timeZone = TimeZone.current
+        /// Bytes all titles together may hold (`--quota`; nil: no quota), and seconds after a play during which a
+        /// title is never evicted to make room (`--evict-protect`).
+        public var quota: Int64?
+        public var evictProtect: Double = 3_600
 
         /// Options with the defaults for what is not given.
         public init(home: StowageHome, binds: [String], limitOverrides: LimitSettings = LimitSettings()) {
@@ -106,6 +110,8 @@ public final class SchedulerService {
         memory = SchedulerMemory(heartbeat: Double(WireProtocol.heartbeatMilliseconds) / 1000, clockEpoch: epoch)
         memory.windows = FillWindows(box: options.fillWindow, timeZone: options.timeZone)
         memory.limits.schedule = options.bandwidthSchedule
+        memory.quota = options.quota.map { EvictionPolicy(quota: $0, protect: options.evictProtect) }
+        memory.plays.begin(now: clock.monotonic())  // plays are watched from the start (see PlayActivity)
         metrics = SchedulerMetrics(startedAt: clock.monotonic())
         let prefix = String(UInt64.random(in: 0...UInt64.max), radix: 36)
         core = SchedulerCore(idPrefix: prefix)
@@ -266,6 +272,7 @@ public final class SchedulerService {
                 scrub()
             case .disk:
                 resumeAfterDiskFull()
+                resumeAfterQuota()
                 giveUpWaiting(now: t)
             case .catalog:
                 takeCatalogArrivals()

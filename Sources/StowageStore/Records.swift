@@ -81,6 +81,11 @@ public struct TitleRecord: Codable, Sendable, Equatable, FetchableRecord, Persis
     public var fillWindow: String?
     /// `submit --now` (or a catalogue's `"urgent"`): fetched whatever the windows say.
     public var fetchNow: Bool = false
+    /// When a device last played it (a play authorised or play time reported; wall clock): the quota evicts the
+    /// least recently played title first.
+    public var lastPlayedAt: Double?
+    /// `stowctl pin`: the quota never evicts it.
+    public var pinned: Bool = false
 
     /// A new title, not planned yet.
     public init(

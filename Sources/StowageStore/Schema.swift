@@ -220,6 +220,13 @@ enum Schema {
                 t.add(column: "fetchNow", .boolean).notNull().defaults(to: false)
             }
         }
+        migrator.registerMigration("v19-quota") { db in
+            // `--quota`: when a device last played each title (NULL: never) and whether the operator pinned it.
+            try db.alter(table: "title") { t in
+                t.add(column: "lastPlayedAt", .double)
+                t.add(column: "pinned", .boolean).notNull().defaults(to: false)
+            }
+        }
         return migrator
     }
 }

@@ -96,6 +96,17 @@ struct SchedulerCommand: AsyncParsableCommand {
         name: .customLong("scrub-budget"),
         help: "Bytes per second the background scrub may read (default: no limit).")
     var scrubBudget: Int64?
+    @Option(
+        help: """
+            Bytes all titles together may hold: plain bytes or 500M, 2G, 1.5T (default: no quota). A title that \
+            does not fit evicts completed titles (removed from the catalogue first, then the least recently \
+            played; never a pinned one or one being played) or waits as suspended (quota).
+            """)
+    var quota: String?
+    @Option(
+        name: .customLong("evict-protect"),
+        help: "A title played within this long is never evicted for the quota (90s, 15m, 24h; default 1h).")
+    var evictProtect: String?
 
     @OptionGroup(title: "Catalogue")
     var catalog: CatalogFlags
@@ -128,6 +139,18 @@ struct SchedulerCommand: AsyncParsableCommand {
         options.scrubBytesPerSecond = scrubBudget ?? environmentOption("scrub-budget").flatMap { Int64($0) }
         options.catalog = try catalog.options(logger: logger)
         try fill.apply(to: &options)
+        if let text = quota ?? environmentOption("quota") {
+            guard let bytes = parseByteSize(text), bytes > 0 else {
+                throw ValidationError("--quota '\(text)' is not a size like 1073741824, 500M, 2G or 1.5T")
+            }
+            options.quota = bytes
+        }
+        if let text = evictProtect ?? environmentOption("evict-protect") {
+            guard let seconds = parseDuration(text) else {
+                throw ValidationError("--evict-protect '\(text)' is not a duration like 90s, 15m, 1h or 1d")
+            }
+            options.evictProtect = seconds
+        }
         if binds.contains(where: { $0.hasPrefix("tcp://") }) {
             let keyFile =
                 process.curveKey ?? environmentOption("curve-key")

@@ -21,12 +21,25 @@ struct List: ParsableCommand {
     @OptionGroup var connection: ConnectionOptions
     @Option(help: "Only titles in this state.")
     var state: TitleState?
+    @Flag(help: "The titles the scheduler's --quota would evict to make room, first victim first.")
+    var evictable = false
 
     /// Titles asked for per request: each page answers quickly however many titles the scheduler holds.
     static let pageSize = 1_000
 
+    func validate() throws {
+        if evictable, state != nil { throw ValidationError("--evictable and --state cannot be combined") }
+    }
+
     func run() throws {
         let client = try connection.client()
+        if evictable {
+            let order = try client.request(.evictable)
+            if connection.json { return printJSON(order) }
+            for (n, t) in order.enumerated() { print("\(n + 1). " + TitleFormatter.line(t)) }
+            if order.isEmpty { print("nothing evictable (no --quota, or every title pinned, played or unfinished)") }
+            return
+        }
         var after: String?
         var shown = 0
         let encoder = JSONEncoder()

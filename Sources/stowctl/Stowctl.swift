@@ -25,7 +25,7 @@ struct Stowctl: AsyncParsableCommand {
                 name: "Downloads",
                 subcommands: [
                     Submit.self, Status.self, List.self, Watch.self, Pause.self, Resume.self, Stop.self, Cancel.self,
-                    Delete.self, Verify.self,
+                    Delete.self, Verify.self, Pin.self, Unpin.self,
                 ]),
             CommandGroup(name: "Before downloading", subcommands: [Variants.self, Estimate.self]),
             CommandGroup(name: "Licenses", subcommands: [Preload.self, Renew.self, LicenseCommand.self]),

@@ -21,4 +21,17 @@ struct ProcessOptionsTests {
         #expect(parseDuration("-1s") == nil)
         #expect(parseDuration("soon") == nil)
     }
+
+    @Test func sizesTakeBytesOrABinaryUnit() {
+        #expect(parseByteSize("1048576") == 1_048_576)
+        #expect(parseByteSize("500M") == 500 << 20)
+        #expect(parseByteSize("2G") == 2 << 30)
+        #expect(parseByteSize("2g") == 2 << 30)
+        #expect(parseByteSize("1.5K") == 1_536)
+        #expect(parseByteSize("4KB") == 4_096)
+        #expect(parseByteSize("512B") == 512)
+        #expect(parseByteSize("-1M") == nil)
+        #expect(parseByteSize("lots") == nil)
+        #expect(parseByteSize("9000000T") == nil)
+    }
 }

@@ -35,6 +35,7 @@ struct StoreTests {
         "v16-bundle-transfer",
         "v17-peer-fill",
         "v18-fill-windows",
+        "v19-quota",
     ]
 
     @Test func migratesAndUsesWAL() throws {
