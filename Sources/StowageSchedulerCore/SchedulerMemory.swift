@@ -38,6 +38,8 @@ public struct SchedulerMemory: Sendable {
     public var catalog = CatalogBook()
     /// Titles devices are playing (the catalogue deletes none of them).
     public var plays = PlayActivity()
+    /// `--notify`: events out with the delivery task, receivers backed off.
+    public var notify = NotifyOutbox()
 
     /// `heartbeat`: seconds between heartbeats; subscribers live three of them.
     public init(heartbeat: Double, clockEpoch: ClockEpoch) {

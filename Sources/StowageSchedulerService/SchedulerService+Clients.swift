@@ -296,6 +296,7 @@ extension SchedulerService {
         stored.peer = try submit.peer.map { try wrapPeerSecret($0, token: token) }
         try store.insert(stored)
         try appendEvent(token: token, kind: "state", detail: "requested \(submit.url)")
+        try notify(token, .state, detail: "requested")
         logger.info("title requested", metadata: ["token": "\(token)", "url": "\(submit.url)"])
         // Outside its fill window it waits at once: not even its playlist (or a peer's manifest) is fetched.
         if windowHolds(stored) { return try holdForWindow(token) }

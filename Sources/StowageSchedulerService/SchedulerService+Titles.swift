@@ -163,9 +163,11 @@ extension SchedulerService {
                 var metadata: Logger.Metadata = ["token": "\(token)", "from": "\(from.rawValue)"]
                 if let error { metadata["error"] = "\(error.code.rawValue): \(error.message)" }
                 logger.info("title \(to.rawValue)", metadata: metadata)
+                try notify(token, .state, detail: "\(from.rawValue) -> \(to.rawValue)")
                 publish(token, kind: "state")
             case .waitsFor(let reason):
                 try appendEvent(token: token, kind: "state", detail: "suspended (\(reason.rawValue))")
+                try notify(token, .state, detail: "suspended (\(reason.rawValue))")
                 publish(token, kind: "state")
             }
         }

@@ -47,6 +47,8 @@ public final class SchedulerService {
         public var bandwidthSchedule: BandwidthSchedule?
         /// The box's time zone: windows and schedules are local times in it.
         public var timeZone = TimeZone.current
+        /// Where events go (`--notify` receivers, secret, expiry notice).
+        public var notify = NotifyOptions()
 
         /// Options with the defaults for what is not given.
         public init(home: StowageHome, binds: [String], limitOverrides: LimitSettings = LimitSettings()) {
@@ -273,6 +275,8 @@ public final class SchedulerService {
             case .window:
                 followFillWindows()
                 followBandwidthSchedule()
+            case .notify:
+                deliverNotifications()
             }
         }
         watchNetwork(now: t)

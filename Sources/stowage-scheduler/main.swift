@@ -101,6 +101,8 @@ struct SchedulerCommand: AsyncParsableCommand {
     var catalog: CatalogFlags
     @OptionGroup(title: "Fill windows")
     var fill: FillFlags
+    @OptionGroup(title: "Notifications")
+    var notify: NotifyFlags
 
     func run() async throws {
         process.bootstrapLogging()
@@ -128,6 +130,7 @@ struct SchedulerCommand: AsyncParsableCommand {
         options.scrubBytesPerSecond = scrubBudget ?? environmentOption("scrub-budget").flatMap { Int64($0) }
         options.catalog = try catalog.options(logger: logger)
         try fill.apply(to: &options)
+        options.notify = try notify.options(logger: logger)
         if binds.contains(where: { $0.hasPrefix("tcp://") }) {
             let keyFile =
                 process.curveKey ?? environmentOption("curve-key")

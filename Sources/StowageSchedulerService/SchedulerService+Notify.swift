@@ -1,0 +1,69 @@
+import Foundation
+import StowageProtocol
+import StowageSchedulerCore
+import StowageStore
+
+/// `--notify`: events are stored in the outbox in the transaction of what they report, then handed to the
+/// delivery task beside the loop (``NotifyDelivery``) as ``NotifyOutbox`` decides; a delivered one is deleted.
+extension SchedulerService {
+    /// Stores an event about title `token` for every receiver, with its status object as it is now.
+    func notify(_ token: String, _ kind: NotifyEvent.Kind, detail: String? = nil) throws {
+        guard !options.notify.receivers.isEmpty else { return }
+        var status: TitleStatus?
+        if let title = try store.title(token) {
+            status = try self.status(of: title, progress: store.progress(token: token))
+        }
+        try store.enqueueNotifications(
+            options.notify.records(kind: kind, subject: token, status: status, detail: detail, wallNow: clock.now()))
+    }
+
+    /// Stores an event about the box itself (the catalogue), ordered among the box's own events.
+    func notifyBox(_ kind: NotifyEvent.Kind, detail: String) throws {
+        guard !options.notify.receivers.isEmpty else { return }
+        try store.enqueueNotifications(
+            options.notify.records(kind: kind, subject: "", status: nil, detail: detail, wallNow: clock.now()))
+    }
+
+    /// Every half second: outcomes taken (delivered rows deleted, failed receivers backed off), the outbox bounded,
+    /// and the next events handed to the delivery task.
+    func deliverNotifications() {
+        guard let feed = options.notify.feed else { return }
+        let t = clock.monotonic()
+        var delivered: [Int64] = []
+        for outcome in feed.takeOutcomes() {
+            switch outcome {
+            case .delivered(let id, let receiver):
+                memory.notify.delivered(id, receiver: receiver, wallNow: clock.now())
+                delivered.append(id)
+            case .failed(let id, let receiver, let error):
+                let wait = memory.notify.failed(id, receiver: receiver, error: error, now: t)
+                logger.debug(
+                    "notification not delivered; retrying",
+                    metadata: ["receiver": "\(receiver)", "error": "\(error)", "retryIn": "\(Int(wait.rounded()))s"])
+            }
+        }
+        do {
+            try store.deleteNotifications(ids: delivered)
+            for (receiver, count) in try store.trimNotifications(perReceiver: options.notify.maxWaiting) {
+                logger.warning(
+                    "notification outbox full: oldest events dropped",
+                    metadata: ["receiver": "\(receiver)", "dropped": "\(count)", "kept": "\(options.notify.maxWaiting)"])
+            }
+            let rows = try store.waitingNotifications(perReceiver: 256)
+            let waiting = rows.compactMap { row in
+                row.id.map { NotifyWaiting(id: $0, receiver: row.receiver, subject: row.subject) }
+            }
+            let chosen = Set(memory.notify.next(waiting: waiting, now: t).map(\.id))
+            let secret = options.notify.secret
+            feed.hand(
+                rows.compactMap { row in
+                    guard let id = row.id, chosen.contains(id) else { return nil }
+                    return NotifyFeed.Parcel(
+                        id: id, receiver: row.receiver, body: row.body,
+                        signature: secret.map { NotifySignature.value(secret: $0, body: row.body) })
+                })
+        } catch {
+            logger.error("the notification outbox could not be read or updated", metadata: ["error": "\(error)"])
+        }
+    }
+}
