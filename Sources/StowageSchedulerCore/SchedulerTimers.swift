@@ -13,7 +13,8 @@ public struct SchedulerTimers: Sendable, Equatable {
     private var next: [Duty: Double] = [:]
 
     /// Every duty is due at the first tick.
-    public init(heartbeat: Double, disk: Double = 2, clock: Double = 10, catalog: Double = 2, window: Double = 1,
+    public init(
+        heartbeat: Double, disk: Double = 2, clock: Double = 10, catalog: Double = 2, window: Double = 1,
         notify: Double = 0.5
     ) {
         intervals = [

@@ -47,7 +47,9 @@ extension SchedulerService {
             for (receiver, count) in try store.trimNotifications(perReceiver: options.notify.maxWaiting) {
                 logger.warning(
                     "notification outbox full: oldest events dropped",
-                    metadata: ["receiver": "\(receiver)", "dropped": "\(count)", "kept": "\(options.notify.maxWaiting)"])
+                    metadata: [
+                        "receiver": "\(receiver)", "dropped": "\(count)", "kept": "\(options.notify.maxWaiting)",
+                    ])
             }
             let rows = try store.waitingNotifications(perReceiver: 256)
             let waiting = rows.compactMap { row in
