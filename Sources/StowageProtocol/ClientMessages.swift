@@ -82,6 +82,8 @@ public enum ClientOperation: Codable, Sendable, Equatable {
     case catalogApply(document: String, signature: String?)
     /// The catalogue in force and each entry's phase (answers `.catalog`).
     case catalogStatus
+    /// The `--notify` receivers and what waits for each (answers `.notify`).
+    case notifyStatus
     /// A title's plan with each verified file's size and SHA-256, for a peer box (answers `.peerManifest`).
     case peerManifest(token: String)
 }
@@ -234,6 +236,7 @@ public enum ReplyBody: Codable, Sendable, Equatable {
     case principal(DevicePrincipal)
     case ok
     case catalog(CatalogReport)
+    case notify(NotifyReport)
     case peerManifest(PeerManifest)
     case error(TitleError)
 }

@@ -190,6 +190,8 @@ extension SchedulerService {
             return .catalog(try applyCatalog(document: document, signature: signature))
         case .catalogStatus:
             return .catalog(try catalogReport())
+        case .notifyStatus:
+            return .notify(try notifyReport())
         case .peerManifest(let token):
             return .peerManifest(try peerManifest(token))
         }

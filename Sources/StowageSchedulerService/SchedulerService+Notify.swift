@@ -1,5 +1,6 @@
 import Foundation
 import StowageProtocol
+import StowageRuntime
 import StowageSchedulerCore
 import StowageStore
 
@@ -67,5 +68,23 @@ extension SchedulerService {
         } catch {
             logger.error("the notification outbox could not be read or updated", metadata: ["error": "\(error)"])
         }
+    }
+}
+
+extension SchedulerService {
+    /// `stowctl notify status`: per receiver what waits in the store, and what the delivery remembers of it.
+    func notifyReport() throws -> NotifyReport {
+        let backlog = try store.notificationBacklog()
+        let urls = options.notify.receivers + backlog.keys.sorted().filter { !options.notify.receivers.contains($0) }
+        let (wall, t) = (clock.now(), clock.monotonic())
+        return NotifyReport(
+            receivers: urls.map { url in
+                let state = memory.notify.receivers[url]
+                return NotifyReport.Receiver(
+                    url: url, waiting: backlog[url]?.count ?? 0, oldestWaitingAt: iso8601(backlog[url]?.oldest),
+                    failures: state?.failures ?? 0, lastError: state?.lastError,
+                    nextAttemptAt: state?.retryAt.flatMap { $0 > t ? iso8601(wall + $0 - t) : nil },
+                    lastDeliveredAt: iso8601(state?.lastDeliveredAt))
+            }, signed: options.notify.secret != nil)
     }
 }

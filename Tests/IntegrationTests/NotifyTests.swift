@@ -122,6 +122,18 @@ struct NotifyIntegrationTests {
         let second = String(try #require(out.split(separator: "\n").last))
         for token in [first, second] { #expect(try h.waitForFinal(token, timeout: 60).state == .completed) }
         #expect(try Self.waitingInOutbox(h) > 0, "events wait while the receiver is down")
+        // `notify status` shows what waits and why (an attempt fails once its 10 s deadline passes unanswered).
+        var report: [String: Any] = [:]
+        try h.waitUntil(timeout: 30, "notify status to show the receiver's last error") {
+            let (code, out) = try h.stowctl(["notify", "status", "--json"])
+            report =
+                (code == 0 ? try? JSONSerialization.jsonObject(with: Data(out.utf8)) as? [String: Any] : nil) ?? [:]
+            return ((report["receivers"] as? [[String: Any]])?.first?["lastError"] as? String) != nil
+        }
+        let receiver = (report["receivers"] as? [[String: Any]])?.first
+        #expect((receiver?["waiting"] as? Int ?? 0) > 0, "\(report)")
+        #expect(receiver?["nextAttemptAt"] as? String != nil, "\(report)")
+        #expect(report["signed"] as? Bool == true)
         // The receiver's deliberate absence: 15 s after the scheduler started (its backoff reaches 16 s then).
         let absence = 15 - Date().timeIntervalSince(started)
         if absence > 0 { Thread.sleep(forTimeInterval: absence) }

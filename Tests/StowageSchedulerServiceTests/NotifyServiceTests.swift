@@ -81,6 +81,27 @@ import Testing
         #expect(feed.takeParcels().map(\.id) == out.map(\.id))
     }
 
+    @Test func notifyStatusShowsWhatWaitsTheLastErrorAndTheNextAttempt() throws {
+        let feed = NotifyFeed()
+        let d = try Self.driver(feed: feed)
+        _ = try d.submit()
+        d.advance(0.5)
+        let out = try #require(feed.takeParcels().first)
+        feed.report(.failed(id: out.id, receiver: Self.receiver, error: "connection refused"))
+        d.advance(0.5)
+        let reply = try d.request(.notifyStatus)
+        guard case .notify(let report) = reply else { throw DriverError("notify status answered \(reply)") }
+        #expect(report.signed)
+        let receiver = try #require(report.receivers.first)
+        #expect(report.receivers.count == 1)
+        #expect(receiver.url == Self.receiver)
+        #expect(receiver.waiting == 1)
+        #expect(receiver.oldestWaitingAt != nil)
+        #expect(receiver.failures == 1)
+        #expect(receiver.lastError == "connection refused")
+        #expect(receiver.nextAttemptAt != nil)
+    }
+
     @Test func withoutASecretEventsGoUnsigned() throws {
         let feed = NotifyFeed()
         let d = try Self.driver(feed: feed, secret: nil)
