@@ -48,6 +48,8 @@ public struct NotifyOutbox: Sendable, Equatable {
     public private(set) var inFlight: Set<Int64> = []
     /// Per receiver URL.
     public private(set) var receivers: [String: Receiver] = [:]
+    /// Per title, the license end already announced as `license-expiring` (also kept in the store's settings).
+    public var expiryAnnounced: [String: Double] = [:]
     /// At most this many events out per receiver at once.
     public var maxInFlightPerReceiver: Int
     public var backoff: Backoff
@@ -80,6 +82,12 @@ public struct NotifyOutbox: Sendable, Equatable {
         }
         inFlight.formUnion(chosen.map(\.id))
         return chosen
+    }
+
+    /// Whether a license ending at `end` is to be announced now: it entered the `ahead` window, has not ended, and
+    /// this end was not announced before (a renewal that moves the end is a new term, announced again).
+    public static func expiryDue(end: Double, now: Double, ahead: Double, announced: Double?) -> Bool {
+        end > now && end - now <= ahead && announced != end
     }
 
     /// The receiver answered 2xx for event `id` (the loop deletes its row).

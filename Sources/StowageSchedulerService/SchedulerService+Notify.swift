@@ -1,4 +1,5 @@
 import Foundation
+import StowageLicensing
 import StowageProtocol
 import StowageRuntime
 import StowageSchedulerCore
@@ -86,5 +87,52 @@ extension SchedulerService {
                     nextAttemptAt: state?.retryAt.flatMap { $0 > t ? iso8601(wall + $0 - t) : nil },
                     lastDeliveredAt: iso8601(state?.lastDeliveredAt))
             }, signed: options.notify.secret != nil)
+    }
+}
+
+extension SchedulerService {
+    /// A catalogue applied or refused, for the receivers; the store failing here loses the event, not the catalogue.
+    func notifyCatalog(_ kind: NotifyEvent.Kind, detail: String) {
+        do { try notifyBox(kind, detail: detail) } catch {
+            logger.error("a catalogue notification could not be stored", metadata: ["error": "\(error)"])
+        }
+    }
+
+    /// A title evicted for space (`--quota`): stored with its status before its record goes, so receivers learn
+    /// which copy left. Called by the eviction where it removes a title.
+    func notifyEvicted(_ token: String, reason: String) throws {
+        try notify(token, .evicted, detail: reason)
+    }
+}
+
+extension SchedulerService {
+    /// Every 10 s: completed titles whose license ends within `--notify-expiry-ahead` are announced once per
+    /// license end (`license-expiring`); the end announced is kept in the settings, so a restart does not repeat it.
+    func announceExpiringLicenses() {
+        guard !options.notify.receivers.isEmpty, let titles = try? store.titles(state: .completed) else { return }
+        let now = clock.now()
+        for title in titles {
+            guard let t = terms(of: title), let end = LicensePolicy.effectiveExpiry(t, usage(of: title)) else {
+                continue
+            }
+            let key = "notify-expiring:\(title.token)"
+            let announced =
+                memory.notify.expiryAnnounced[title.token]
+                ?? (try? store.setting(key)).flatMap { $0.flatMap(Double.init) }
+            guard NotifyOutbox.expiryDue(end: end, now: now, ahead: options.notify.expiryAhead, announced: announced)
+            else {
+                memory.notify.expiryAnnounced[title.token] = announced
+                continue
+            }
+            do {
+                try store.batch {
+                    try? notify(title.token, .licenseExpiring, detail: "the license ends at \(iso8601(end) ?? "?")")
+                    try? store.setSetting(key, "\(end)")
+                }
+                memory.notify.expiryAnnounced[title.token] = end
+            } catch {
+                logger.error("a license-expiring notification could not be stored", metadata: ["error": "\(error)"])
+            }
+        }
     }
 }

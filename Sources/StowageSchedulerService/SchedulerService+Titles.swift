@@ -149,6 +149,7 @@ extension SchedulerService {
         }
         title.take(life)
         try store.update(title)
+        if case .badFilesFound(let error) = event { try notify(token, .verificationFailed, detail: error.message) }
         for effect in effects {
             switch effect {
             case .stopWork, .forget:

@@ -265,6 +265,7 @@ public final class SchedulerService {
             case .clock:
                 checkClock()
                 autoRenew()
+                announceExpiringLicenses()
                 scrub()
             case .disk:
                 resumeAfterDiskFull()

@@ -69,3 +69,15 @@ import Testing
         #expect(outbox.next(waiting: Array(waiting.dropFirst()), now: 0).map(\.id) == [3])
     }
 }
+
+@Suite struct NotifyExpiryTests {
+    @Test func aLicenseIsDueOnceItEntersTheWindowAndOncePerEnd() {
+        #expect(!NotifyOutbox.expiryDue(end: 10_000, now: 0, ahead: 3_600, announced: nil))
+        #expect(NotifyOutbox.expiryDue(end: 3_600, now: 0, ahead: 3_600, announced: nil))
+        #expect(!NotifyOutbox.expiryDue(end: 3_600, now: 0, ahead: 3_600, announced: 3_600))
+        // Renewed: a new end is a new term.
+        #expect(NotifyOutbox.expiryDue(end: 3_000, now: 0, ahead: 3_600, announced: 3_600))
+        // Already ended: nothing to announce ahead of it.
+        #expect(!NotifyOutbox.expiryDue(end: 3_600, now: 3_600, ahead: 3_600, announced: nil))
+    }
+}
