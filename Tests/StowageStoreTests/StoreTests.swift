@@ -35,6 +35,7 @@ struct StoreTests {
         "v16-bundle-transfer",
         "v17-peer-fill",
         "v18-fill-windows",
+        "v20-notify-outbox",
     ]
 
     @Test func migratesAndUsesWAL() throws {
