@@ -82,7 +82,8 @@ public enum AccessPolicy {
             return true
         case .submit, .cancel, .workers, .pause, .resume, .delete, .stop, .limits, .renew, .bookmarkAdd,
             .bookmarkRemove, .verify, .gc, .stats, .deviceAdd, .devices, .deviceRevoke, .deviceSign,
-            .catalogApply, .catalogStatus, .boxKey, .exportTitle, .importBundle, .bundleJob, .pin, .evictable:
+            .catalogApply, .catalogStatus, .notifyStatus, .boxKey, .exportTitle, .importBundle, .bundleJob, .pin,
+            .evictable:
             return false
         }
     }

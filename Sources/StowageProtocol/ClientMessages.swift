@@ -82,6 +82,8 @@ public enum ClientOperation: Codable, Sendable, Equatable {
     case catalogApply(document: String, signature: String?)
     /// The catalogue in force and each entry's phase (answers `.catalog`).
     case catalogStatus
+    /// The `--notify` receivers and what waits for each (answers `.notify`).
+    case notifyStatus
     /// A title's plan with each verified file's size and SHA-256, for a peer box (answers `.peerManifest`).
     case peerManifest(token: String)
     /// Pin (`pinned` true) or unpin a title: the quota never evicts a pinned title (answers `.title`).
@@ -238,6 +240,7 @@ public enum ReplyBody: Codable, Sendable, Equatable {
     case principal(DevicePrincipal)
     case ok
     case catalog(CatalogReport)
+    case notify(NotifyReport)
     case peerManifest(PeerManifest)
     case error(TitleError)
 }

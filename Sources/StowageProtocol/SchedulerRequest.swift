@@ -81,6 +81,7 @@ enum ReplyPayload {
         if case .principal(let v) = body { v } else { nil }
     }
     static func catalog(_ body: ReplyBody) -> CatalogReport? { if case .catalog(let v) = body { v } else { nil } }
+    static func notify(_ body: ReplyBody) -> NotifyReport? { if case .notify(let v) = body { v } else { nil } }
     static func ok(_ body: ReplyBody) -> Void? { if case .ok = body { () } else { nil } }
     static func peerManifest(_ body: ReplyBody) -> PeerManifest? {
         if case .peerManifest(let v) = body { v } else { nil }
@@ -222,6 +223,11 @@ extension SchedulerRequest where Self == SchedulerCall<CatalogReport> {
             ReplyPayload.catalog)
     }
     public static var catalogStatus: Self { Self(.catalogStatus, ReplyPayload.catalog) }
+}
+
+extension SchedulerRequest where Self == SchedulerCall<NotifyReport> {
+    /// The `--notify` receivers and what waits for each.
+    public static var notifyStatus: Self { Self(.notifyStatus, ReplyPayload.notify) }
 }
 
 extension SchedulerRequest where Self == SchedulerCall<PeerManifest> {

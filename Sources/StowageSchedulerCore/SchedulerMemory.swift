@@ -40,6 +40,8 @@ public struct SchedulerMemory: Sendable {
     public var plays = PlayActivity()
     /// The box's `--quota` and how titles are chosen to make room (nil: no quota).
     public var quota: EvictionPolicy?
+    /// `--notify`: events out with the delivery task, receivers backed off.
+    public var notify = NotifyOutbox()
 
     /// `heartbeat`: seconds between heartbeats; subscribers live three of them.
     public init(heartbeat: Double, clockEpoch: ClockEpoch) {

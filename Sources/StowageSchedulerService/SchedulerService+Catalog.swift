@@ -64,6 +64,9 @@ extension SchedulerService {
                         "catalogue accepted unsigned: no --catalog-key is given", metadata: ["source": "\(source)"])
                 }
                 memory.catalog.accepted(catalog, digest: digest, source: source, now: clock.now())
+                notifyCatalog(
+                    .catalogApplied,
+                    detail: "version \(catalog.version), \(catalog.titles.count) titles, from \(source)")
                 logger.info(
                     "catalogue applied",
                     metadata: [
@@ -80,6 +83,10 @@ extension SchedulerService {
 
     private func refuseCatalog(_ refusal: CatalogRefusal, source: String) {
         if refusal.code != .unreachable { options.catalog.feed?.noteRefused() }
+        // Announced once per refusal, not at every poll that meets it again.
+        if memory.catalog.lastError != refusal {
+            notifyCatalog(.catalogRefused, detail: "\(refusal.code.rawValue): \(refusal.message) (from \(source))")
+        }
         memory.catalog.refused(refusal, now: clock.now())
         try? saveCatalog()
         let inForce = memory.catalog.catalog.map { "version \($0.version) stays in force" } ?? "none is in force"

@@ -194,6 +194,8 @@ extension SchedulerService {
             return .catalog(try applyCatalog(document: document, signature: signature))
         case .catalogStatus:
             return .catalog(try catalogReport())
+        case .notifyStatus:
+            return .notify(try notifyReport())
         case .peerManifest(let token):
             return .peerManifest(try peerManifest(token))
         case .pin(let token, let pinned):
@@ -304,6 +306,7 @@ extension SchedulerService {
         stored.peer = try submit.peer.map { try wrapPeerSecret($0, token: token) }
         try store.insert(stored)
         try appendEvent(token: token, kind: "state", detail: "requested \(submit.url)")
+        try notify(token, .state, detail: "requested")
         logger.info("title requested", metadata: ["token": "\(token)", "url": "\(submit.url)"])
         // Outside its fill window it waits at once: not even its playlist (or a peer's manifest) is fetched.
         if windowHolds(stored) { return try holdForWindow(token) }

@@ -55,6 +55,7 @@ extension SchedulerService {
         logger.warning(
             "evicted to make room under the quota",
             metadata: ["token": "\(victim)", "name": "\(name)", "for": "\(token)"])
+        try notifyEvicted(victim, reason: "to make room under the quota for \(token)")
         try delete(victim)
         try appendEvent(token: token, kind: "evicted", detail: "evicted \(victim)\(name) to make room under the quota")
     }

@@ -149,6 +149,7 @@ extension SchedulerService {
         }
         title.take(life)
         try store.update(title)
+        if case .badFilesFound(let error) = event { try notify(token, .verificationFailed, detail: error.message) }
         for effect in effects {
             switch effect {
             case .stopWork, .forget:
@@ -157,15 +158,16 @@ extension SchedulerService {
                 try? FileManager.default.removeItem(at: options.home.titleDirectory(token))
                 try store.resetResources(token: token)
             case .moved(let from, let to, let error):
-                try appendEvent(
-                    token: token, kind: "state",
-                    detail: "\(from.rawValue) -> \(to.rawValue)" + (error.map { ": \($0.message)" } ?? ""))
+                let move = "\(from.rawValue) -> \(to.rawValue)" + (error.map { ": \($0.message)" } ?? "")
+                try appendEvent(token: token, kind: "state", detail: move)
                 var metadata: Logger.Metadata = ["token": "\(token)", "from": "\(from.rawValue)"]
                 if let error { metadata["error"] = "\(error.code.rawValue): \(error.message)" }
                 logger.info("title \(to.rawValue)", metadata: metadata)
+                try notify(token, .state, detail: move)
                 publish(token, kind: "state")
             case .waitsFor(let reason):
                 try appendEvent(token: token, kind: "state", detail: "suspended (\(reason.rawValue))")
+                try notify(token, .state, detail: "suspended (\(reason.rawValue))")
                 publish(token, kind: "state")
             }
         }

@@ -51,6 +51,8 @@ public final class SchedulerService {
         /// title is never evicted to make room (`--evict-protect`).
         public var quota: Int64?
         public var evictProtect: Double = 3_600
+        /// Where events go (`--notify` receivers, secret, expiry notice).
+        public var notify = NotifyOptions()
 
         /// Options with the defaults for what is not given.
         public init(home: StowageHome, binds: [String], limitOverrides: LimitSettings = LimitSettings()) {
@@ -269,6 +271,7 @@ public final class SchedulerService {
             case .clock:
                 checkClock()
                 autoRenew()
+                announceExpiringLicenses()
                 scrub()
             case .disk:
                 resumeAfterDiskFull()
@@ -280,6 +283,8 @@ public final class SchedulerService {
             case .window:
                 followFillWindows()
                 followBandwidthSchedule()
+            case .notify:
+                deliverNotifications()
             }
         }
         watchNetwork(now: t)

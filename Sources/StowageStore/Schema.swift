@@ -227,6 +227,21 @@ enum Schema {
                 t.add(column: "pinned", .boolean).notNull().defaults(to: false)
             }
         }
+        migrator.registerMigration("v20-notify-outbox") { db in
+            // `--notify`: events waiting for each receiver, written in the transaction of what they report and
+            // deleted once the receiver took them (docs/notifications.md). `subject` orders them: a title's token,
+            // or "" for the box's own events (the catalogue).
+            try db.create(table: "notifyOutbox") { t in
+                t.autoIncrementedPrimaryKey("id")
+                t.column("eventID", .text).notNull()
+                t.column("receiver", .text).notNull()
+                t.column("subject", .text).notNull()
+                t.column("kind", .text).notNull()
+                t.column("body", .blob).notNull()
+                t.column("createdAt", .double).notNull()
+            }
+            try db.create(index: "notifyOutbox_receiver", on: "notifyOutbox", columns: ["receiver", "id"])
+        }
         return migrator
     }
 }

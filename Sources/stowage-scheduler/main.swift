@@ -112,6 +112,8 @@ struct SchedulerCommand: AsyncParsableCommand {
     var catalog: CatalogFlags
     @OptionGroup(title: "Fill windows")
     var fill: FillFlags
+    @OptionGroup(title: "Notifications")
+    var notify: NotifyFlags
 
     func run() async throws {
         process.bootstrapLogging()
@@ -151,6 +153,7 @@ struct SchedulerCommand: AsyncParsableCommand {
             }
             options.evictProtect = seconds
         }
+        options.notify = try notify.options(logger: logger)
         if binds.contains(where: { $0.hasPrefix("tcp://") }) {
             let keyFile =
                 process.curveKey ?? environmentOption("curve-key")

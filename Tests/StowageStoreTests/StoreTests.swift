@@ -36,6 +36,7 @@ struct StoreTests {
         "v17-peer-fill",
         "v18-fill-windows",
         "v19-quota",
+        "v20-notify-outbox",
     ]
 
     @Test func migratesAndUsesWAL() throws {

@@ -1,0 +1,162 @@
+import Crypto
+import Foundation
+import StowageProtocol
+import StowageTestSupport
+import Testing
+
+/// `--notify` against the real processes: a receiver (a small Python HTTP server that records each request's
+/// headers and body, and checks nothing) is down while titles move, then comes up; every event arrives (each id at
+/// least once), in lifecycle order per title, signed with the secret. Again with the scheduler killed (-9) while
+/// events wait.
+@Suite("Notifications", .serialized)
+struct NotifyIntegrationTests {
+    static let secret = "notify-test-secret"
+
+    /// Records every POST as one JSON line `{"headers": {...}, "body": "..."}` and answers 204.
+    static let receiverScript = """
+        import http.server, json, sys, threading
+        port, out = int(sys.argv[1]), sys.argv[2]
+        lock = threading.Lock()
+        class H(http.server.BaseHTTPRequestHandler):
+            def do_POST(self):
+                body = self.rfile.read(int(self.headers.get('Content-Length', 0)))
+                with lock, open(out, 'a') as f:
+                    f.write(json.dumps({'headers': dict(self.headers), 'body': body.decode()}) + '\\n')
+                self.send_response(204)
+                self.end_headers()
+            def log_message(self, *a):
+                pass
+        http.server.ThreadingHTTPServer(('127.0.0.1', port), H).serve_forever()
+        """
+
+    /// One request the receiver recorded.
+    struct Received {
+        var signature: String?
+        var body: String
+        var event: [String: Any]
+        var id: String { event["id"] as? String ?? "" }
+        var token: String? { event["token"] as? String }
+        var detail: String { event["detail"] as? String ?? "" }
+    }
+
+    static func received(_ file: URL) -> [Received] {
+        let text = (try? String(contentsOf: file, encoding: .utf8)) ?? ""
+        return text.split(separator: "\n").compactMap { line in
+            guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+                let body = object["body"] as? String, let headers = object["headers"] as? [String: String],
+                let event = try? JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: Any]
+            else { return nil }
+            let signature = headers.first { $0.key.lowercased() == "x-stowage-signature" }?.value
+            return Received(signature: signature, body: body, event: event)
+        }
+    }
+
+    /// A title's state moves as the store recorded them (its `event` table, read with sqlite3), with the first,
+    /// `requested URL`, as the notification words it: `requested`.
+    static func moves(_ h: Harness, _ token: String) throws -> [String] {
+        let store = h.home.appendingPathComponent("stowage.sqlite").path
+        let (_, rows) = try TestMedia.shOutput(
+            "sqlite3 '\(store)' \"SELECT detail FROM event WHERE token = '\(token)' AND kind = 'state' ORDER BY id\"",
+            in: h.root)
+        return rows.split(separator: "\n").map { $0.hasPrefix("requested http") ? "requested" : String($0) }
+    }
+
+    static func waitingInOutbox(_ h: Harness) throws -> Int {
+        let store = h.home.appendingPathComponent("stowage.sqlite").path
+        let (_, rows) = try TestMedia.shOutput("sqlite3 '\(store)' 'SELECT COUNT(*) FROM notifyOutbox'", in: h.root)
+        return Int(rows.trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1
+    }
+
+    /// Starts the receiver on `port`, recording into `file`.
+    static func startReceiver(_ h: Harness, port: Int, file: URL) throws {
+        let script = h.root.appendingPathComponent("receiver.py")
+        try receiverScript.write(to: script, atomically: true, encoding: .utf8)
+        try h.spawn("receiver", "/usr/bin/python3", [script.path, "\(port)", file.path])
+    }
+
+    /// Every title's moves arrived, each id at least once, in order per title, each signed over its exact body.
+    static func checkArrivals(_ h: Harness, _ file: URL, tokens: [String]) throws {
+        var expected: [String: [String]] = [:]
+        for token in tokens { expected[token] = try moves(h, token) }
+        let total = expected.values.map(\.count).reduce(0, +)
+        try h.waitUntil(timeout: 40, "\(total) distinct events at the receiver") {
+            Set(received(file).map(\.id)).count >= total
+        }
+        let all = received(file)
+        let key = SymmetricKey(data: Data(secret.utf8))
+        for r in all {
+            let mac = HMAC<SHA256>.authenticationCode(for: Data(r.body.utf8), using: key)
+            let hex = mac.map { String(format: "%02x", $0) }.joined()
+            #expect(r.signature == "sha256=" + hex, "signature of \(r.id)")
+        }
+        var seen: Set<String> = []
+        let firsts = all.filter { seen.insert($0.id).inserted }
+        #expect(firsts.count == total, "distinct ids: \(firsts.map(\.detail))")
+        for token in tokens {
+            let arrived = firsts.filter { $0.token == token }
+            #expect(arrived.map(\.detail) == expected[token], "order of \(token)")
+            #expect(arrived.allSatisfy { $0.event["kind"] as? String == "state" })
+            let last = arrived.last?.event["status"] as? [String: Any]
+            #expect(last?["state"] as? String == "completed")
+        }
+        try h.waitUntil(timeout: 10, "the outbox emptied") { try waitingInOutbox(h) == 0 }
+    }
+
+    static func schedulerArguments(_ h: Harness, port: Int) throws -> [String] {
+        let secretFile = h.root.appendingPathComponent("notify.secret")
+        try (secret + "\n").write(to: secretFile, atomically: true, encoding: .utf8)
+        return ["--notify", "http://127.0.0.1:\(port)/hook", "--notify-secret", secretFile.path]
+    }
+
+    @Test func eventsWaitForAReceiverThatIsDownThenArriveInOrderAndSigned() throws {
+        let h = try Harness(name: "notify-down")
+        try h.makeSample(seconds: 4)
+        try h.startOrigin()
+        let other = try h.startOrigin(named: "other")
+        let port = try Harness.freePort()
+        let started = Date()
+        try h.startPipeline(schedulerArguments: try Self.schedulerArguments(h, port: port))
+        let first = try h.submit("master.m3u8", ["--bitrate", "1000000"])
+        let (code, out) = try h.stowctl(["submit", other.url + "master.m3u8", "--bitrate", "1000000"])
+        #expect(code == 0)
+        let second = String(try #require(out.split(separator: "\n").last))
+        for token in [first, second] { #expect(try h.waitForFinal(token, timeout: 60).state == .completed) }
+        #expect(try Self.waitingInOutbox(h) > 0, "events wait while the receiver is down")
+        // `notify status` shows what waits and why (an attempt fails once its 10 s deadline passes unanswered).
+        var report: [String: Any] = [:]
+        try h.waitUntil(timeout: 30, "notify status to show the receiver's last error") {
+            let (code, out) = try h.stowctl(["notify", "status", "--json"])
+            report =
+                (code == 0 ? try? JSONSerialization.jsonObject(with: Data(out.utf8)) as? [String: Any] : nil) ?? [:]
+            return ((report["receivers"] as? [[String: Any]])?.first?["lastError"] as? String) != nil
+        }
+        let receiver = (report["receivers"] as? [[String: Any]])?.first
+        #expect((receiver?["waiting"] as? Int ?? 0) > 0, "\(report)")
+        #expect(receiver?["nextAttemptAt"] as? String != nil, "\(report)")
+        #expect(report["signed"] as? Bool == true)
+        // The receiver's deliberate absence: 15 s after the scheduler started (its backoff reaches 16 s then).
+        let absence = 15 - Date().timeIntervalSince(started)
+        if absence > 0 { Thread.sleep(forTimeInterval: absence) }
+        let file = h.root.appendingPathComponent("received.jsonl")
+        try Self.startReceiver(h, port: port, file: file)
+        try Self.checkArrivals(h, file, tokens: [first, second])
+    }
+
+    @Test func eventsWaitingWhenTheSchedulerIsKilledArriveAfterItsRestart() throws {
+        let h = try Harness(name: "notify-kill")
+        try h.makeSample(seconds: 4)
+        try h.startOrigin()
+        let port = try Harness.freePort()
+        let arguments = try Self.schedulerArguments(h, port: port)
+        try h.startPipeline(schedulerArguments: arguments)
+        let token = try h.submit("master.m3u8", ["--bitrate", "1000000"])
+        #expect(try h.waitForFinal(token, timeout: 60).state == .completed)
+        let waiting = try Self.waitingInOutbox(h)
+        #expect(waiting > 0, "events wait while the receiver is down")
+        h.kill9("scheduler")
+        let file = h.root.appendingPathComponent("received.jsonl")
+        try Self.startReceiver(h, port: port, file: file)
+        try h.startScheduler(arguments)
+        try Self.checkArrivals(h, file, tokens: [token])
+    }
+}
