@@ -216,7 +216,7 @@ struct FrameCodecTests {
             // the box-to-box issue's
             "filesFromPeer", "filesFromOrigin",
             // the box-runs-itself issue's
-            "nextWindowAt",
+            "nextWindowAt", "lastPlayedAt", "pinned",
         ]
         #expect(Set(object.keys) == Set(keys))
     }

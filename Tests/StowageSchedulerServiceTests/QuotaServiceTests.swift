@@ -1,6 +1,7 @@
 import Foundation
 import StowageProtocol
 import StowageSchedulerCore
+import StowageSchedulerService
 import Testing
 
 /// `--quota` through the service: titles of 2 files (2,000 bytes each once verified) under a quota that holds two,
@@ -9,10 +10,14 @@ import Testing
     /// Holds two titles of 2,000 bytes, not three.
     static let quota: Int64 = 4_500
 
-    func driver(protect: Double = 600) throws -> ServiceDriver {
+    func driver(protect: Double = 600, notify feed: NotifyFeed? = nil) throws -> ServiceDriver {
         let d = try ServiceDriver {
             $0.quota = Self.quota
             $0.evictProtect = protect
+            if let feed {
+                $0.notify.receivers = [NotifyServiceTests.receiver]
+                $0.notify.feed = feed
+            }
         }
         d.register("dl", .download)
         d.register("lic", .license)
@@ -48,7 +53,7 @@ import Testing
     }
 
     @Test func theThirdTitleEvictsTheLeastRecentlyPlayedOne() throws {
-        let d = try driver()
+        let d = try driver(notify: NotifyFeed())
         let a = try completed(d, "a")
         let b = try completed(d, "b")
         try play(d, b)
@@ -64,6 +69,9 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: d.home.appendingPathComponent("titles/\(b)").path))
         #expect(try d.state(a) == .completed)
         #expect(try d.store.events(token: c).contains { $0.kind == "evicted" && $0.detail.contains(b) })
+        // `--notify` receivers hear of it, with the evicted title's last status.
+        let evicted = try NotifyServiceTests.events(d.store).filter { $0.kind == .evicted }
+        #expect(evicted.map(\.token) == [b] && evicted.first?.status?.state == .completed)
     }
 
     @Test func aPinnedTitleIsNeverEvicted() throws {
