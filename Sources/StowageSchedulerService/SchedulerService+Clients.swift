@@ -43,7 +43,7 @@ extension SchedulerService {
         case .cancel(let token):
             guard let title = try store.title(token) else { throw unknownTitle(token) }
             if !title.state.isFinal || title.state == .completed { try cancel(token) }
-            return .title(try status(of: store.title(token)!, progress: store.progress(token: token)))
+            return .title(try currentStatus(token))
         case .workers:
             let t = clock.monotonic()
             return .workers(
@@ -78,7 +78,7 @@ extension SchedulerService {
             }
             // A title waiting for the network or for space is paused too: it then waits for `resume` only.
             if title.state != .suspended || title.suspendedReason != .paused { try pause(token) }
-            return .title(try status(of: store.title(token)!, progress: store.progress(token: token)))
+            return .title(try currentStatus(token))
         case .resume(let token):
             guard let title = try store.title(token) else { throw unknownTitle(token) }
             guard [.suspended, .failed].contains(title.state) else {
@@ -91,7 +91,7 @@ extension SchedulerService {
                 throw TitleError(code: .refused, message: "title \(token) waits for room under the quota: \(reason)")
             }
             try resume(token)
-            return .title(try status(of: store.title(token)!, progress: store.progress(token: token)))
+            return .title(try currentStatus(token))
         case .stop(let token):
             guard let title = try store.title(token) else { throw unknownTitle(token) }
             guard isRecording(title), !title.state.isFinal else {
@@ -102,7 +102,7 @@ extension SchedulerService {
                         + ": only a recording in progress can be stopped")
             }
             try endRecording(token, reason: "stopped by the operator")
-            return .title(try status(of: store.title(token)!, progress: store.progress(token: token)))
+            return .title(try currentStatus(token))
         case .delete(let token):
             guard try store.title(token) != nil else { throw unknownTitle(token) }
             try delete(token)
@@ -112,7 +112,7 @@ extension SchedulerService {
             return .limits(limitsInForce())
         case .renew(let token, let terms, let licenseURL):
             try renew(token, terms: terms, licenseURL: licenseURL)
-            return .title(try status(of: store.title(token)!, progress: store.progress(token: token)))
+            return .title(try currentStatus(token))
         case .license(let token):
             return .license(try licenseReport(token))
         case .played(let token, let seconds):
@@ -150,7 +150,7 @@ extension SchedulerService {
             return .bookmarks(try bookmarks(token))
         case .verify(let token, let repair):
             try startVerify(token, repair: repair)
-            return .title(try status(of: store.title(token)!, progress: store.progress(token: token)))
+            return .title(try currentStatus(token))
         case .gc:
             return .removed(try collectGarbage())
         case .stats:
@@ -327,81 +327,6 @@ extension SchedulerService {
         let n = UInt64.random(in: 0...UInt64.max)
         let hex = String(n, radix: 16)
         return String(repeating: "0", count: 16 - hex.count) + hex
-    }
-
-    /// The contract's status object for a title.
-    func status(of title: TitleRecord, progress: Store.Progress) throws -> TitleStatus {
-        let live = memory.progress.inFlight(title.token) { core.leases[$0] != nil }
-        let done = progress.bytesVerified + live
-        let expected: Int64? = title.state == .completed ? progress.bytesVerified : title.bytesEstimate
-        var fraction = progress.total > 0 ? Double(progress.verified) / Double(progress.total) : 0
-        if title.state == .completed { fraction = 1 }
-        let license = licenseStatus(title)
-        let local = title.localPlaylist.map { options.home.titleDirectory(title.token).appendingPathComponent($0).path }
-        // Only a completed title is worth checking (status and list must stay cheap for many titles).
-        let notPlayable: NotPlayableReason?
-        switch title.state {
-        case .completed:
-            let verdict = try? playability(title, thorough: false, startingPlay: true)
-            notPlayable =
-                verdict?.playable == true
-                ? nil : verdict?.notPlayable ?? NotPlayableReason(.filesMissing, "the offline copy cannot be read")
-        default:
-            notPlayable = NotPlayableReason.ended(title.state) ?? .notDownloaded
-        }
-        let playable = notPlayable == nil
-        let error = title.errorCode.map {
-            TitleError(code: ErrorCode(rawValue: $0) ?? .internal, message: title.errorMessage ?? "")
-        }
-        var out = TitleStatus(
-            token: title.token, url: title.url, name: title.name, state: title.state, progress: fraction,
-            bytesDownloaded: done, bytesExpected: expected, segmentsDone: progress.verified,
-            segmentsTotal: progress.total, requestedAt: iso8601(title.requestedAt),
-            startedAt: iso8601(title.startedAt), endedAt: iso8601(title.endedAt), license: license,
-            localPlaylist: local, playableOffline: playable, error: error)
-        if title.state == .suspended {
-            out.suspendedReason = title.suspendedReason
-            out.suspendedSince = iso8601(title.suspendedAt)
-            if out.suspendedReason == .window {
-                let next = memory.windows.nextOpening(
-                    window: title.fillWindow, after: Date(timeIntervalSince1970: clock.now()))
-                out.nextWindowAt = iso8601(next?.timeIntervalSince1970)
-            }
-            if out.suspendedReason == .network, let host = title.waitingHost {
-                out.waitingFor = host
-                out.nextProbeAt = iso8601(nextProbe(of: host))
-            }
-        }
-        if title.state == .requested, core.waitingForSlot.contains(title.token) {
-            out.queuePosition = core.slotQueue().firstIndex(of: title.token).map { $0 + 1 }
-        }
-        recordingStatus(title, into: &out)
-        out.id = title.externalID
-        out.protection = protection(of: title)
-        out.notPlayableReason = notPlayable
-        let fromPeer = title.peer == nil ? 0 : try store.filesFromPeer(token: title.token)
-        out.filesFromPeer = fromPeer
-        out.filesFromOrigin = progress.verified - fromPeer
-        out.lastPlayedAt = iso8601(title.lastPlayedAt)
-        out.pinned = isPinned(title)
-        return out
-    }
-
-    /// Sends an event about a title to its subscribers (or to `only`).
-    func publish(_ token: String, kind: String, to only: [[UInt8]]? = nil) {
-        let targets = only ?? memory.progress.subscribers.targets(for: token)
-        guard !targets.isEmpty, let title = try? store.title(token), let progress = try? store.progress(token: token),
-            let status = try? status(of: title, progress: progress)
-        else { return }
-        let frames = FrameCodec.encode(.event, TitleEvent(kind: kind, status: status))
-        for identity in targets where !send(identity, frames) { memory.progress.subscribers.remove(identity) }
-    }
-
-    /// Progress events, at most four a second per title.
-    func publishProgress(_ token: String, throttled: Bool) {
-        let t = clock.monotonic()
-        guard memory.progress.shouldPublish(token, throttled: throttled, now: t) else { return }
-        publish(token, kind: "progress")
     }
 }
 

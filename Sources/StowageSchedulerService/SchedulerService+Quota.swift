@@ -63,14 +63,17 @@ extension SchedulerService {
     /// `pin` / `unpin`: a pinned title is never evicted; an unpinned one may be, so waiting titles are looked at.
     func pin(_ token: String, _ pinned: Bool) throws -> TitleStatus {
         guard var title = try store.title(token) else { throw unknownTitle(token) }
-        if title.pinned != pinned {
+        let changed = title.pinned != pinned
+        if changed {
             title.pinned = pinned
             try store.update(title)
             try appendEvent(token: token, kind: pinned ? "pinned" : "unpinned", detail: "by the operator")
             logger.info(pinned ? "title pinned" : "title unpinned", metadata: ["token": "\(token)"])
-            if !pinned { resumeAfterQuota() }
         }
-        return try status(of: store.title(token)!, progress: store.progress(token: token))
+        // The answer is the title as unpinned: a title waiting for room may evict this very one just after.
+        let answer = try status(of: title, progress: store.progress(token: token))
+        if changed && !pinned { resumeAfterQuota() }
+        return answer
     }
 
     /// `list --evictable`: the titles the quota would evict, first victim first (none without a quota).

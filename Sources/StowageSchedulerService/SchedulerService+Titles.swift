@@ -366,7 +366,8 @@ extension SchedulerService {
         try handle(.resumed(to: next), of: token)
         if held { return try suspend(token, reason: .window, waitingHost: nil, error: nil) }  // (a failed title)
         core.addTitle(token, priority: title.priority, requestedAt: title.requestedAt)
-        try queueWork(for: try store.title(token)!)
+        guard let resumed = try store.title(token) else { return }
+        try queueWork(for: resumed)
     }
 
     /// Delete: files and record are removed.
