@@ -162,12 +162,17 @@ extension SchedulerService {
 
     /// The offline plan as stored: what a bundle carries so another box holds the same title.
     func storedPlan(_ title: TitleRecord) throws -> ResolvedPlan {
+        try storedPlan(title, resources: store.resources(token: title.token))
+    }
+
+    /// The offline plan as stored, over the title's resource rows already read (in the store's order).
+    func storedPlan(_ title: TitleRecord, resources records: [ResourceRecord]) throws -> ResolvedPlan {
         let renditions = try store.renditions(token: title.token).map {
             PlannedRendition(
                 kind: $0.kind, sourceURL: $0.sourceURL, localPath: $0.localPath, playlist: $0.playlist,
                 language: $0.language)
         }
-        let resources = try store.resources(token: title.token).map { r in
+        let resources = records.map { r in
             var planned = PlannedResource(
                 kind: r.kind, rendition: r.rendition, url: r.url, rangeOffset: r.rangeOffset,
                 rangeLength: r.rangeLength, localPath: r.localPath, container: r.container, encrypted: r.encrypted,

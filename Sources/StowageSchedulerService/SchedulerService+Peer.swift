@@ -20,31 +20,14 @@ extension SchedulerService {
                     + "there is nothing to fill from")
         }
         let token = title.token
-        let renditions = try store.renditions(token: token).map {
-            PlannedRendition(
-                kind: $0.kind, sourceURL: $0.sourceURL, localPath: $0.localPath, playlist: $0.playlist,
-                language: $0.language)
-        }
-        let keys = try store.keys(token: token).map {
-            PlannedKey(uri: $0.uri, method: $0.method, keyFormat: $0.keyFormat, keyID: $0.keyID)
-        }
-        let bookmarks = try store.bookmarks(token: token).filter { $0.kind == .index }.map {
-            Bookmark(position: $0.position, label: $0.label, kind: $0.kind)
-        }
-        let files = try store.resources(token: token).map { r in
-            var planned = PlannedResource(
-                kind: r.kind, rendition: r.rendition, url: r.url, rangeOffset: r.rangeOffset,
-                rangeLength: r.rangeLength, localPath: r.localPath, container: r.container, encrypted: r.encrypted,
-                duration: r.duration)
-            planned.alternates = r.alternates
-            planned.cipher = r.cipher
+        let records = try store.resources(token: token)
+        var plan = try storedPlan(title, resources: records)
+        plan.reach = nil  // how far this box's fetches of it reach is this box's own
+        let files = zip(plan.resources, records).map { planned, r in
             let held = r.state == .verified && r.sha256 != nil
             return PeerFile(planned: planned, size: held ? r.bytes : nil, sha256: held ? r.sha256 : nil)
         }
-        let plan = ResolvedPlan(
-            masterPlaylist: title.masterPlaylist ?? "", renditions: renditions, resources: [],
-            bytesEstimate: title.bytesEstimate, keys: keys, bookmarks: bookmarks, manifestName: title.manifestName,
-            protection: title.protection)
+        plan.resources = []
         return PeerManifest(
             token: token, id: title.externalID, name: title.name, source: title.url,
             entry: title.manifestName ?? "master.m3u8", plan: plan, files: files)
