@@ -84,7 +84,7 @@ public final class Authenticator: Sendable {
             guard parts.count == 2, parts[0].lowercased() == "bearer" else {
                 throw GatewayError.unauthorized("use Authorization: Bearer SECRET")
             }
-            let secret = parts[1].trimmingCharacters(in: .whitespaces)
+            let secret = Self.trimmed(parts[1])
             return Identity(principal: try await check(secret: secret, from: address))
         }
         if let signed = try SignedQuery.parse(request.uri.query, now: wallClock()) {
@@ -231,5 +231,14 @@ public final class Authenticator: Sendable {
         var difference: UInt8 = 0
         for i in a.indices { difference |= a[i] ^ b[i] }
         return difference == 0
+    }
+
+    /// `text` without leading and trailing spaces and tabs (Foundation's trimming bridges to `NSString`, and every
+    /// request carries a credential).
+    static func trimmed(_ text: Substring) -> String {
+        var text = text
+        while let first = text.first, first == " " || first == "\t" { text = text.dropFirst() }
+        while let last = text.last, last == " " || last == "\t" { text = text.dropLast() }
+        return String(text)
     }
 }

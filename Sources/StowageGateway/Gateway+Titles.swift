@@ -18,13 +18,15 @@ extension Gateway {
         guard request.method == .get || request.method == .head else {
             throw GatewayError(.methodNotAllowed, .refused, "only GET and HEAD (POST for clearkey)")
         }
-        guard let key = String(rawKey).removingPercentEncoding, !key.isEmpty, TitlePath.relative(rawPath: key) == key
+        let rawKeyText = String(rawKey)
+        guard let key = rawKey.utf8.contains(UInt8(ascii: "%")) ? rawKeyText.removingPercentEncoding : rawKeyText,
+            !key.isEmpty, TitlePath.relative(rawPath: key) == key
         else { throw GatewayError.notFound("no title \(rawKey)") }
         let status = try await titles.title(key)
         let token = status.token
         let prefix = "/titles/\(rawKey)/"
-        let query = identity.signedQuery.map { "?" + $0 } ?? ""
         if remainder.isEmpty {
+            let query = identity.signedQuery.map { "?" + $0 } ?? ""
             return Self.redirect(prefix + entryPlaylist(status) + query, status: .found)
         }
         if remainder == Self.peerManifestName { return try await peerManifest(token, identity: identity) }
@@ -37,28 +39,23 @@ extension Gateway {
         guard let relative = TitlePath.relative(rawPath: remainder), !relative.isEmpty else {
             throw GatewayError(.badRequest, .refused, "that path leaves the title's folder")
         }
-        let directory = configuration.titlesRoot.appendingPathComponent(token)
-        let kind = Self.kind(of: relative)
-        if kind != nil, let reason = await plays?.refusal(token) { throw GatewayError(.forbidden, .license, reason) }
-        if let plays, var kind {
+        let directory = titlesRootPath + "/" + token
+        var streaming: StreamingSource?, meter: PlayMeter?
+        if let plays, let kind = Self.kind(of: relative) {
             // A title still downloading: its playlists come with the play's plan, so the play counts at once.
-            if kind == .playlist, await plays.streamingSource(token) == nil,
-                TitlePath.resolve(relative, in: directory).map({ FileManager.default.fileExists(atPath: $0.path) })
-                    != true
-            {
-                kind = .media
-            }
-            try await plays.admit(identity.principal, token: token, kind: kind, now: clock())
+            let onDisk =
+                kind != .playlist
+                || TitlePath.resolvePath(relative, inRoot: directory).map(FileManager.default.fileExists) == true
+            (streaming, meter) = try await plays.open(
+                identity.principal, token: token, kind: kind, onDisk: onDisk, directory: directory, now: clock())
+        } else if let plays {
+            streaming = await plays.streamingSource(token)
         }
-        let files = TitleFileServer(
-            root: directory, streaming: await plays?.streamingSource(token), zeroCopy: zeroCopy, playlists: playlists)
+        let files = TitleFileServer(rootPath: directory, streaming: streaming, zeroCopy: zeroCopy, playlists: playlists)
         let rewriter = PlaylistRewriter(prefix: prefix, query: identity.signedQuery)
         switch await files.serve(relative, request: request, context: context, rewriter: rewriter) {
         case .response(let response, let served):
-            if let served, kind != nil, let plays {
-                await plays.served(
-                    token: token, directory: directory, relative: served.relative, sent: served.sent, size: served.size)
-            }
+            if let served, let meter { meter.served("/" + served.relative, sent: served.sent, size: served.size) }
             return response
         case .failure(let status, let code, let message):
             throw GatewayError(status, code, message)
@@ -71,8 +68,9 @@ extension Gateway {
         guard let key = rawKey.removingPercentEncoding, !key.isEmpty else { throw GatewayError.notFound("no title") }
         guard !identity.principal.isPeer else { throw Self.peerRefusal("Clear Key licenses") }
         let token = try await titles.title(key).token
-        if let reason = await plays.refusal(token) { throw GatewayError(.forbidden, .license, reason) }
-        try await plays.admit(identity.principal, token: token, kind: .media, now: clock())
+        _ = try await plays.open(
+            identity.principal, token: token, kind: .media, onDisk: true, directory: titlesRootPath + "/" + token,
+            now: clock())
         let verdict = try await backend.playable(token: token)
         let body = try? await request.body.collect(upTo: 64 * 1024)
         let backend = self.backend
@@ -88,8 +86,9 @@ extension Gateway {
         guard let index = Int(remainder.dropFirst("keys/".count)), index >= 0 else {
             throw GatewayError.notFound("no such key")
         }
-        if let reason = await plays.refusal(token) { throw GatewayError(.forbidden, .license, reason) }
-        try await plays.admit(identity.principal, token: token, kind: .media, now: clock())
+        _ = try await plays.open(
+            identity.principal, token: token, kind: .media, onDisk: true, directory: titlesRootPath + "/" + token,
+            now: clock())
         let key = try await backend.key(token: token, index: index)
         var headers = HTTPFields()
         headers[.contentType] = "application/octet-stream"
@@ -118,10 +117,10 @@ extension Gateway {
 
     /// How a file counts for plays: playlists open sessions, media count, posters and pictures neither.
     static func kind(of relative: String) -> PlaybackSessions.Kind? {
-        let lower = relative.lowercased()
-        if lower.hasSuffix(".m3u8") || lower.hasSuffix(".mpd") { return .playlist }
-        let name = lower.split(separator: "/").last.map(String.init) ?? lower
-        if name.hasPrefix("poster.") || [".jpg", ".jpeg", ".png", ".webp"].contains(where: name.hasSuffix) {
+        if ContentTypes.isPlaylist(relative) { return .playlist }
+        if ContentTypes.fileName(relative).lowercased().hasPrefix("poster.")
+            || ["jpg", "jpeg", "png", "webp"].contains(ContentTypes.fileExtension(relative))
+        {
             return nil
         }
         return .media

@@ -48,6 +48,8 @@ public final class Gateway: Sendable {
     public static let maxBodyBytes = 4096
 
     let configuration: Configuration
+    /// `configuration.titlesRoot` as a path: a title's folder is `<titlesRootPath>/<token>`.
+    let titlesRootPath: String
     let backend: any GatewayBackend
     let authenticator: Authenticator
     let plays: PlayState
@@ -69,6 +71,8 @@ public final class Gateway: Sendable {
         sourceFetcher: (@Sendable () -> any PlaySourceFetcher)? = nil
     ) {
         self.configuration = configuration
+        let root = configuration.titlesRoot.path
+        titlesRootPath = root.count > 1 && root.hasSuffix("/") ? String(root.dropLast()) : root
         self.backend = backend
         self.logger = logger
         self.clock = clock

@@ -65,6 +65,25 @@ actor PlayState {
         }
     }
 
+    /// What a request of a title's file needs of the play state, in one call (one hop to this actor a request):
+    /// refuses a title whose license ended (403 `license`), records the request in the device's session —
+    /// counting the play at its first media (``admit(_:token:kind:now:)``) — and gives the title's streaming
+    /// source and its meter (media served is metered there, off this actor). A playlist not `onDisk` of a title
+    /// with no streaming source yet counts as media: its plan comes with the play's authorisation.
+    func open(
+        _ principal: Principal, token: String, kind: PlaybackSessions.Kind, onDisk: Bool, directory: String,
+        now: Double
+    ) async throws -> (streaming: StreamingSource?, meter: PlayMeter) {
+        if let reason = refused[token] { throw GatewayError(.forbidden, .license, reason) }
+        let counted = kind == .playlist && streaming[token] == nil && !onDisk ? .media : kind
+        try await admit(principal, token: token, kind: counted, now: now)
+        let meter =
+            meters[token]
+            ?? PlayMeter(directory: URL(fileURLWithPath: directory), playlists: streaming[token]?.playlists)
+        meters[token] = meter
+        return (streaming[token], meter)
+    }
+
     /// A play was authorised: the title is no longer refused; a title still downloading streams the rest.
     private func played(token: String, _ authorization: PlayAuthorization) {
         refused[token] = nil
@@ -90,15 +109,6 @@ actor PlayState {
 
     /// Why a title's files are refused (its license expired), or nil.
     func refusal(_ token: String) -> String? { refused[token] }
-
-    /// Meters `sent` bytes of a file of `size` served from a title.
-    func served(token: String, directory: URL, relative: String, sent: Int, size: Int) {
-        let meter =
-            meters[token]
-            ?? PlayMeter(directory: directory, playlists: streaming[token]?.playlists)
-        meters[token] = meter
-        meter.served("/" + relative, sent: sent, size: size)
-    }
 
     /// Reports the media seconds served per title (`played`), then refuses the titles whose license ended for plays
     /// under way (expired, play time used up; plays used up stop only new plays, at `playOn`).

@@ -19,15 +19,27 @@ public enum ContentTypes {
     }
 
     /// The media type for a path, from its last extension.
-    public static func forPath(_ path: String) -> String {
-        let name = path.split(separator: "/").last.map(String.init) ?? path
-        guard let dot = name.lastIndex(of: ".") else { return forExtension("") }
-        return forExtension(String(name[name.index(after: dot)...]))
-    }
+    public static func forPath(_ path: String) -> String { forExtension(fileExtension(path)) }
 
     /// Whether a path names a playlist or manifest (rewritten when served under a prefix or with a query).
     public static func isPlaylist(_ path: String) -> Bool {
-        let lower = path.lowercased()
-        return lower.hasSuffix(".m3u8") || lower.hasSuffix(".mpd")
+        let ext = fileExtension(path)
+        return ext == "m3u8" || ext == "mpd"
+    }
+
+    /// The last part of a path (`video/seg1.ts` → `seg1.ts`).
+    public static func fileName(_ path: String) -> Substring {
+        guard let slash = path.utf8.lastIndex(of: UInt8(ascii: "/")) else { return path[...] }
+        return path[path.utf8.index(after: slash)...]
+    }
+
+    /// The file name's last extension, lowercased (`a/B.TS` → `ts`; none → empty). Byte scans: it runs for
+    /// every file served.
+    public static func fileExtension(_ path: String) -> String {
+        let name = fileName(path)
+        guard let dot = name.utf8.lastIndex(of: UInt8(ascii: ".")) else { return "" }
+        let ext = name[name.utf8.index(after: dot)...]
+        return ext.utf8.contains(where: { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") })
+            ? ext.lowercased() : String(ext)
     }
 }

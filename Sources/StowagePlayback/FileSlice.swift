@@ -45,7 +45,7 @@ public struct FileSlice: Sendable, Equatable {
         let parts = fieldValue.split(separator: " ", maxSplits: 3)
         guard parts.count == 4, let offset = Int(parts[0]), let length = Int(parts[1]), let size = Int(parts[2]),
             offset >= 0, length > 0, offset + length <= size,
-            let path = parts[3].contains("%") ? parts[3].removingPercentEncoding : String(parts[3])
+            let path = parts[3].utf8.contains(UInt8(ascii: "%")) ? parts[3].removingPercentEncoding : String(parts[3])
         else { return nil }
         self.init(path: path, offset: offset, length: length, size: size)
     }

@@ -20,8 +20,10 @@ public struct TitleFileServer: Sendable {
         case failure(HTTPResponse.Status, ErrorCode, String)
     }
 
+    /// The title directory's path.
+    public let rootPath: String
     /// The title directory.
-    public let root: URL
+    public var root: URL { URL(fileURLWithPath: rootPath) }
     /// Serves what is not on disk yet (a title still downloading), when set.
     public let streaming: StreamingSource?
     /// Files on disk go out as a ``FileSlice`` for the connection to `sendfile` (only where a channel handler
@@ -36,7 +38,14 @@ public struct TitleFileServer: Sendable {
     public init(
         root: URL, streaming: StreamingSource? = nil, zeroCopy: Bool = false, playlists: PlaylistCache? = nil
     ) {
-        self.root = root
+        self.init(rootPath: root.path, streaming: streaming, zeroCopy: zeroCopy, playlists: playlists)
+    }
+
+    /// ``init(root:streaming:zeroCopy:playlists:)`` with the directory as a path (no `URL` per request).
+    public init(
+        rootPath: String, streaming: StreamingSource? = nil, zeroCopy: Bool = false, playlists: PlaylistCache? = nil
+    ) {
+        self.rootPath = rootPath
         self.streaming = streaming
         self.zeroCopy = zeroCopy
         self.playlists = playlists
@@ -51,24 +60,24 @@ public struct TitleFileServer: Sendable {
         guard request.method == .get || request.method == .head else {
             return .failure(.methodNotAllowed, .refused, "only GET and HEAD")
         }
-        guard let url = TitlePath.resolve(relative, in: root) else {
+        guard let path = TitlePath.resolvePath(relative, inRoot: rootPath) else {
             return .failure(.notFound, .notFound, "not found")
         }
-        let stat = FileStat.of(url.path)
+        let stat = FileStat.of(path)
         if let stat, !stat.isDirectory {
             let size = stat.size, modified = stat.modifiedDate
             if ContentTypes.isPlaylist(relative) {
                 let read = {
-                    Self.rewritten(relative, data: try Data(contentsOf: url), rewriter: rewriter)
+                    Self.rewritten(relative, data: try Data(contentsOf: URL(fileURLWithPath: path)), rewriter: rewriter)
                 }
                 guard
-                    let data = try? playlists?.playlist(path: url.path, stat: stat, rewriter: rewriter, make: read)
+                    let data = try? playlists?.playlist(path: path, stat: stat, rewriter: rewriter, make: read)
                         ?? read()
                 else { return .failure(.notFound, .notFound, "not found") }
                 return serveData(
                     relative, data: data, modified: modified, request: request, rewriter: rewriter, rewritten: true)
             }
-            return await serveFile(relative, path: url.path, size: size, modified: modified, request: request, context)
+            return await serveFile(relative, path: path, size: size, modified: modified, request: request, context)
         }
         guard let streaming, stat?.isDirectory != true else { return .failure(.notFound, .notFound, "not found") }
         switch await streaming.provide(relative) {

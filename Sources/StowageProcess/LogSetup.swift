@@ -18,9 +18,7 @@ public enum LogSetup {
             already = true
             LoggingSystem.bootstrap { label in
                 if json { return JSONLogHandler(label: label, logLevel: parsed) }
-                var handler = StreamLogHandler.standardError(label: label)
-                handler.logLevel = parsed
-                return handler
+                return TextLogHandler(label: label, logLevel: parsed)
             }
         }
     }

@@ -58,12 +58,47 @@ public enum TitlePath {
     /// ``Use/served`` rule refuses. The query is ignored and empty parts are dropped; the result may be empty
     /// (the root itself).
     public static func relative(rawPath: String) -> String? {
-        let path = rawPath.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
-        let lower = path.lowercased()
-        guard !lower.contains("%2f"), !lower.contains("%5c"), !lower.contains("%00") else { return nil }
-        guard let decoded = String(path).removingPercentEncoding else { return nil }
-        let relative = decoded.split(separator: "/", omittingEmptySubsequences: true).joined(separator: "/")
+        var path = Substring(rawPath)
+        if let query = path.utf8.firstIndex(of: UInt8(ascii: "?")) { path = path[..<query] }
+        // It runs for every request a gateway serves: byte scans, and the decoding only when there is any.
+        var decoded = String(path)
+        if path.utf8.contains(UInt8(ascii: "%")) {
+            guard !hasEncodedSeparator(path.utf8), let plain = decoded.removingPercentEncoding else { return nil }
+            decoded = plain
+        }
+        let relative =
+            hasEmptyPart(decoded.utf8)
+            ? decoded.split(separator: "/", omittingEmptySubsequences: true).joined(separator: "/") : decoded
         guard relative.isEmpty || isSafe(relative, for: .served) else { return nil }
         return relative
+    }
+
+    /// Whether `bytes` hold `%2F`, `%5C` or `%00` (any case): a separator or NUL smuggled past the split.
+    private static func hasEncodedSeparator(_ bytes: Substring.UTF8View) -> Bool {
+        var previous: (UInt8, UInt8) = (0, 0)
+        for byte in bytes {
+            defer { previous = (previous.1, byte) }
+            guard previous.0 == UInt8(ascii: "%") else { continue }
+            switch (previous.1, byte | 0x20) {
+            case (UInt8(ascii: "2"), UInt8(ascii: "f")), (UInt8(ascii: "5"), UInt8(ascii: "c")),
+                (UInt8(ascii: "0"), UInt8(ascii: "0")):
+                return true
+            default: continue
+            }
+        }
+        return false
+    }
+
+    /// Whether a path starts or ends with `/` or holds `//`: parts to drop.
+    private static func hasEmptyPart(_ bytes: String.UTF8View) -> Bool {
+        let slash = UInt8(ascii: "/")
+        guard let first = bytes.first, let last = bytes.last else { return false }
+        if first == slash || last == slash { return true }
+        var previous: UInt8 = 0
+        for byte in bytes {
+            if byte == slash && previous == slash { return true }
+            previous = byte
+        }
+        return false
     }
 }
