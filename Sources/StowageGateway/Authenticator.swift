@@ -80,11 +80,9 @@ public final class Authenticator: Sendable {
     /// the address is throttled.
     public func identify(_ request: Request, from address: String) async throws -> Identity {
         if let authorization = request.headers[.authorization] {
-            let parts = authorization.split(separator: " ", maxSplits: 1)
-            guard parts.count == 2, parts[0].lowercased() == "bearer" else {
+            guard let secret = Self.bearerSecret(authorization) else {
                 throw GatewayError.unauthorized("use Authorization: Bearer SECRET")
             }
-            let secret = Self.trimmed(parts[1])
             return Identity(principal: try await check(secret: secret, from: address))
         }
         if let signed = try SignedQuery.parse(request.uri.query, now: wallClock()) {
@@ -154,8 +152,7 @@ public final class Authenticator: Sendable {
             try refuseIfThrottled(address)
             return .admin
         }
-        let key = "s:" + Data(digest).base64EncodedString()
-        return try await checked(key, .secret(secret), from: address)
+        return try await checked(Self.secretKey(digest), .secret(secret), from: address)
     }
 
     private func check(_ credential: DeviceCredential, from address: String?) async throws -> Principal {
@@ -173,11 +170,7 @@ public final class Authenticator: Sendable {
     private func checked(_ key: String, _ credential: DeviceCredential, from address: String?) async throws
         -> Principal
     {
-        let backend = self.backend
-        let check: @Sendable () async throws -> Principal = {
-            let principal = try await backend.authenticate(credential)
-            return principal.peer == true ? .peer(principal.device) : .device(principal.device)
-        }
+        let check = checker(credential)
         // Known good: served from the cache (which refreshes it ahead of its end), not throttled.
         if case .good? = cache.lookup(key), let principal = try? await cache.principal(key, check: check) {
             return principal
@@ -189,6 +182,47 @@ public final class Authenticator: Sendable {
             if let address { _ = throttle.withLock { $0.failed(address, now: clock()) } }
             throw error
         }
+    }
+
+    /// The scheduler's check of `credential`, for the cache.
+    private func checker(_ credential: DeviceCredential) -> @Sendable () async throws -> Principal {
+        let backend = self.backend
+        return {
+            let principal = try await backend.authenticate(credential)
+            return principal.peer == true ? .peer(principal.device) : .device(principal.device)
+        }
+    }
+
+    /// The device or peer an `Authorization: Bearer SECRET` value names when the cache holds it as good (fresh);
+    /// nil otherwise, and for the admin's secret (its throttle rule wants ``identify(_:from:)``). Never waits: the
+    /// title hot path asks it on an event loop.
+    func knownBearer(_ authorization: String) -> Principal? {
+        guard let secret = Self.bearerSecret(authorization), !secret.isEmpty else { return nil }
+        let digest = Array(SHA256.hash(data: Data(secret.utf8)))
+        if let adminDigest, Self.constantTimeEqual(digest, adminDigest) { return nil }
+        return cache.knownGood(Self.secretKey(digest), check: checker(.secret(secret)))
+    }
+
+    /// The secret of an `Authorization: Bearer SECRET` value (nil: another scheme or none).
+    static func bearerSecret(_ authorization: String) -> String? {
+        let scheme = "bearer ".utf8
+        guard authorization.utf8.count > scheme.count,
+            zip(authorization.utf8, scheme).allSatisfy({ $0 | 0x20 == $1 })
+        else { return nil }
+        return trimmed(Substring(authorization.utf8.dropFirst(scheme.count)))
+    }
+
+    /// The cache key of a secret: `s:` and its SHA-256 in hex (the cache never holds secrets).
+    private static func secretKey(_ digest: [UInt8]) -> String {
+        let digits = Array("0123456789abcdef".utf8)
+        return "s:"
+            + String(unsafeUninitializedCapacity: digest.count * 2) { buffer in
+                for (i, byte) in digest.enumerated() {
+                    buffer[2 * i] = digits[Int(byte >> 4)]
+                    buffer[2 * i + 1] = digits[Int(byte & 0xf)]
+                }
+                return digest.count * 2
+            }
     }
 
     /// Throws 429 (with `Retry-After`) while `address` must wait; nil: not throttled.

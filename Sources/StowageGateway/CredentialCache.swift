@@ -45,6 +45,17 @@ final class CredentialCache: Sendable {
         return entry.answer
     }
 
+    /// The principal of a fresh good answer for `key`, refreshed in the background past half its life like
+    /// ``principal(_:check:)``; nil when there is none (the caller takes the full path). Never waits.
+    func knownGood(_ key: String, check: @escaping @Sendable () async throws -> Principal) -> Principal? {
+        let now = clock()
+        guard let entry = entries.withLock({ $0[key] }), fresh(entry, now: now),
+            case .good(let principal) = entry.answer
+        else { return nil }
+        if now - entry.at > goodSeconds / 2 { _ = ask(key, check) }
+        return principal
+    }
+
     /// The principal under `key`: kept, or asked with `check` (once for all who ask at the same time) and kept.
     /// A refusal (`unauthorized` or `not-found`) is thrown as `unauthorized`; other failures (the scheduler not
     /// answering) are not kept. A good answer past half its life is refreshed in the background.

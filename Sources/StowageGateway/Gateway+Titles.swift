@@ -49,7 +49,7 @@ extension Gateway {
             (streaming, meter) = try await plays.open(
                 identity.principal, token: token, kind: kind, onDisk: onDisk, directory: directory, now: clock())
         } else if let plays {
-            streaming = await plays.streamingSource(token)
+            streaming = plays.streamingSource(token)
         }
         let files = TitleFileServer(rootPath: directory, streaming: streaming, zeroCopy: zeroCopy, playlists: playlists)
         let rewriter = PlaylistRewriter(prefix: prefix, query: identity.signedQuery)

@@ -18,7 +18,8 @@ public struct ListenOptions: Sendable {
     public var idleTimeoutSeconds: Int64
     /// Seconds a client may leave a response unread (the send buffer full, no byte taken) before it is cut off.
     public var stallTimeoutSeconds: Int64
-    /// Title files over plain HTTP go out with `sendfile` (``FileRegionWriter``); false, or TLS: read into buffers.
+    /// Title files over plain HTTP go out with `sendfile` (``FileRegionWriter``), a play's segments answered on
+    /// the event loop (``TitleHotPath``); false, or TLS: read into buffers, every request through the router.
     public var zeroCopy: Bool
 
     public init(
@@ -72,8 +73,10 @@ extension Gateway {
         listen: ListenOptions, onRunning: @escaping @Sendable (Int) async -> Void
     ) throws -> Application<RouterResponder<GatewayRequestContext>> {
         let stall = TimeAmount.seconds(listen.stallTimeoutSeconds), sendsFiles = listen.sendsFiles
+        // Over plain HTTP title files go out with sendfile, and a play's segments skip the router (TitleHotPath).
         let handlers: @Sendable () -> [any RemovableChannelHandler] = {
-            [StallTimeoutHandler(timeout: stall)] + (sendsFiles ? [FileRegionWriterInstaller()] : [])
+            [StallTimeoutHandler(timeout: stall)]
+                + (sendsFiles ? [FileRegionWriterInstaller(), TitleHotPathInstaller(gateway: self)] : [])
         }
         let http1 = HTTPServerBuilder.http1(
             configuration: .init(

@@ -2,16 +2,27 @@ import Foundation
 import Logging
 import StowagePlayback
 import StowageProtocol
+import Synchronization
 
 /// The gateway's playback state: the sessions (``PlaybackSessions``), each session's play authorisation,
 /// the meters of media served, the streaming sources of titles still downloading, and the titles refused
 /// because their license expired.
-actor PlayState {
-    private var sessions: PlaybackSessions
-    private var authorizations: [Int: Task<PlayAuthorization, any Error>] = [:]
-    private var meters: [String: PlayMeter] = [:]
-    private var streaming: [String: StreamingSource] = [:]
-    private var refused: [String: String] = [:]
+///
+/// A lock, not an actor: a segment of a play already authorised is admitted without waiting
+/// (``admitCounted(_:token:now:)``, the title hot path on an event loop); only a play's first media waits, for
+/// the scheduler's `playOn`, outside the lock.
+final class PlayState: Sendable {
+    private struct State {
+        var sessions: PlaybackSessions
+        var authorizations: [Int: Task<PlayAuthorization, any Error>] = [:]
+        /// Sessions whose play came back authorised and playable.
+        var authorized: Set<Int> = []
+        var meters: [String: PlayMeter] = [:]
+        var streaming: [String: StreamingSource] = [:]
+        var refused: [String: String] = [:]
+    }
+
+    private let state: Mutex<State>
     private let backend: any GatewayBackend
     private let sourceFetcher: (@Sendable () -> any PlaySourceFetcher)?
     private let logger: Logger
@@ -25,39 +36,51 @@ actor PlayState {
         self.backend = backend
         self.sourceFetcher = sourceFetcher
         self.logger = logger
-        sessions = PlaybackSessions(idleLimit: idleLimit)
+        state = Mutex(State(sessions: PlaybackSessions(idleLimit: idleLimit)))
     }
 
     /// Records a request and, for the first media of a session, authorises and counts the play
     /// (`playOn`). Throws `license` (403) when the title may not be played.
     func admit(_ principal: Principal, token: String, kind: PlaybackSessions.Kind, now: Double) async throws {
         let device = principal.name
-        switch sessions.record(device: device, token: token, kind: kind, now: now) {
+        let backend = self.backend
+        let deviceName: String? = principal.isAdmin ? nil : device
+        // Recorded and, for a new play, its authorisation started in one step: a second request of the session
+        // finds the authorisation to wait for.
+        let (decision, task) = state.withLock { state in
+            let decision = state.sessions.record(device: device, token: token, kind: kind, now: now)
+            switch decision {
+            case .serve:
+                return (decision, nil as Task<PlayAuthorization, any Error>?)
+            case .countPlay(let session):
+                let task = Task { try await backend.playOn(token: token, device: deviceName) }
+                state.authorizations[session] = task
+                if state.authorizations.count > 1024 { Self.forgetEnded(&state) }
+                return (decision, task)
+            case .counted(let session):
+                return (decision, state.authorizations[session])
+            }
+        }
+        switch decision {
         case .serve:
             return
         case .countPlay(let session):
-            let backend = self.backend
-            let deviceName: String? = principal.isAdmin ? nil : device
-            let task = Task { try await backend.playOn(token: token, device: deviceName) }
-            authorizations[session] = task
-            if authorizations.count > 1024 {
-                let live = sessions.sessionIDs
-                authorizations = authorizations.filter { live.contains($0.key) }
-            }
             do {
-                let authorization = try await task.value
+                let authorization = try await task!.value
                 guard authorization.playable else {
                     throw GatewayError(.forbidden, .license, authorization.reason ?? "not playable")
                 }
-                played(token: token, authorization)
+                played(token: token, session: session, authorization)
                 logger.info("play", metadata: ["token": "\(token)", "device": "\(device)"])
             } catch {
-                sessions.uncount(device: device, token: token, session: session)
-                authorizations[session] = nil
+                state.withLock { state in
+                    state.sessions.uncount(device: device, token: token, session: session)
+                    state.authorizations[session] = nil
+                }
                 throw error
             }
-        case .counted(let session):
-            guard let task = authorizations[session] else { return }
+        case .counted:
+            guard let task else { return }
             let authorization = try await task.value
             guard authorization.playable else {
                 throw GatewayError(.forbidden, .license, authorization.reason ?? "not playable")
@@ -65,55 +88,90 @@ actor PlayState {
         }
     }
 
-    /// What a request of a title's file needs of the play state, in one call (one hop to this actor a request):
+    /// What a request of a title's file needs of the play state, in one call:
     /// refuses a title whose license ended (403 `license`), records the request in the device's session —
     /// counting the play at its first media (``admit(_:token:kind:now:)``) — and gives the title's streaming
-    /// source and its meter (media served is metered there, off this actor). A playlist not `onDisk` of a title
-    /// with no streaming source yet counts as media: its plan comes with the play's authorisation.
+    /// source and its meter. A playlist not `onDisk` of a title with no streaming source yet counts as media:
+    /// its plan comes with the play's authorisation.
     func open(
         _ principal: Principal, token: String, kind: PlaybackSessions.Kind, onDisk: Bool, directory: String,
         now: Double
     ) async throws -> (streaming: StreamingSource?, meter: PlayMeter) {
-        if let reason = refused[token] { throw GatewayError(.forbidden, .license, reason) }
-        let counted = kind == .playlist && streaming[token] == nil && !onDisk ? .media : kind
+        let counted = try state.withLock { state in
+            if let reason = state.refused[token] { throw GatewayError(.forbidden, .license, reason) }
+            return kind == .playlist && state.streaming[token] == nil && !onDisk ? .media : kind
+        }
         try await admit(principal, token: token, kind: counted, now: now)
-        let meter =
-            meters[token]
-            ?? PlayMeter(directory: URL(fileURLWithPath: directory), playlists: streaming[token]?.playlists)
-        meters[token] = meter
-        return (streaming[token], meter)
+        return state.withLock { state in
+            let meter =
+                state.meters[token]
+                ?? PlayMeter(directory: URL(fileURLWithPath: directory), playlists: state.streaming[token]?.playlists)
+            state.meters[token] = meter
+            return (state.streaming[token], meter)
+        }
+    }
+
+    /// A media request of a play already counted and authorised, recorded at once: the title's meter, or nil
+    /// when the request must take ``open(_:token:kind:onDisk:directory:now:)`` (a session's first media, an
+    /// authorisation under way, a title refused, streaming or not metered yet). Never waits.
+    func admitCounted(_ principal: Principal, token: String, now: Double) -> PlayMeter? {
+        state.withLock { state in
+            guard state.refused[token] == nil, state.streaming[token] == nil, let meter = state.meters[token],
+                state.sessions.isPlaying(device: principal.name, token: token, now: now),
+                case .counted(let session) = state.sessions.record(
+                    device: principal.name, token: token, kind: .media, now: now),
+                state.authorized.contains(session)
+            else { return nil }
+            return meter
+        }
     }
 
     /// A play was authorised: the title is no longer refused; a title still downloading streams the rest.
-    private func played(token: String, _ authorization: PlayAuthorization) {
-        refused[token] = nil
-        if let plan = authorization.streaming, let directory = authorization.directory {
-            if streaming[token] == nil, let sourceFetcher {
-                streaming[token] = StreamingSource(
-                    directory: URL(fileURLWithPath: directory), plan: plan, fetcher: sourceFetcher())
-                meters[token] = nil
+    private func played(token: String, session: Int, _ authorization: PlayAuthorization) {
+        let stopped: StreamingSource? = state.withLock { state in
+            state.refused[token] = nil
+            state.authorized.insert(session)
+            if let plan = authorization.streaming, let directory = authorization.directory {
+                if state.streaming[token] == nil, let sourceFetcher {
+                    state.streaming[token] = StreamingSource(
+                        directory: URL(fileURLWithPath: directory), plan: plan, fetcher: sourceFetcher())
+                    state.meters[token] = nil
+                }
+            } else if let source = state.streaming.removeValue(forKey: token) {
+                state.meters[token] = nil
+                return source
             }
-        } else if let source = streaming.removeValue(forKey: token) {
-            meters[token] = nil
-            Task { await source.shutdown() }
+            return nil
         }
+        if let stopped { Task { await stopped.shutdown() } }
+    }
+
+    /// Keeps the authorisations of the sessions still remembered.
+    private static func forgetEnded(_ state: inout State) {
+        let live = state.sessions.sessionIDs
+        state.authorizations = state.authorizations.filter { live.contains($0.key) }
+        state.authorized = state.authorized.filter { live.contains($0) }
     }
 
     /// Whether `device` plays `token` now (its session's play was counted and is playable).
     func isPlaying(_ principal: Principal, token: String, now: Double) -> Bool {
-        sessions.isPlaying(device: principal.name, token: token, now: now)
+        state.withLock { $0.sessions.isPlaying(device: principal.name, token: token, now: now) }
     }
 
     /// The streaming source of a title still downloading, if a play of it set one up.
-    func streamingSource(_ token: String) -> StreamingSource? { streaming[token] }
+    func streamingSource(_ token: String) -> StreamingSource? { state.withLock { $0.streaming[token] } }
 
     /// Why a title's files are refused (its license expired), or nil.
-    func refusal(_ token: String) -> String? { refused[token] }
+    func refusal(_ token: String) -> String? { state.withLock { $0.refused[token] } }
 
     /// Reports the media seconds served per title (`played`), then refuses the titles whose license ended for plays
     /// under way (expired, play time used up; plays used up stop only new plays, at `playOn`).
     func report(now: Double) async {
-        sessions.prune(now: now)
+        let meters = state.withLock { state in
+            state.sessions.prune(now: now)
+            if state.authorized.count > state.sessions.count { Self.forgetEnded(&state) }
+            return state.meters
+        }
         for (token, meter) in meters {
             let seconds = meter.drain()
             guard seconds > 0 else { continue }
@@ -122,7 +180,7 @@ actor PlayState {
                 if let license = try await backend.license(token: token).license,
                     license.endsPlaysUnderWay(now: Date())
                 {
-                    refused[token] = "the license no longer allows playing"
+                    state.withLock { $0.refused[token] = "the license no longer allows playing" }
                 }
             } catch {
                 logger.warning("play-time report failed", metadata: ["token": "\(token)", "error": "\(error)"])
@@ -132,7 +190,10 @@ actor PlayState {
 
     /// Closes the streaming sources' origin connections.
     func shutdown() async {
-        for source in streaming.values { await source.shutdown() }
-        streaming = [:]
+        let sources = state.withLock { state in
+            defer { state.streaming = [:] }
+            return Array(state.streaming.values)
+        }
+        for source in sources { await source.shutdown() }
     }
 }

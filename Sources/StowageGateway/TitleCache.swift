@@ -36,6 +36,15 @@ final class TitleCache: Sendable {
         return try await ask(key).value
     }
 
+    /// The title named `key` when a fresh answer is kept (looked up again in the background past half its life);
+    /// nil otherwise. Never waits: the title hot path asks it on an event loop.
+    func known(_ key: String) -> TitleStatus? {
+        let now = clock()
+        guard let hit = entries.withLock({ $0[key] }), now - hit.at <= ttl else { return nil }
+        if now - hit.at > ttl / 2 { _ = ask(key) }
+        return hit.status
+    }
+
     /// The one lookup of `key` under way, started when there is none.
     private func ask(_ key: String) -> Task<TitleStatus, any Error> {
         asking.withLock { asking in

@@ -190,7 +190,8 @@ public struct TitleFileServer: Sendable {
         return RangeRequest.parse(header, size: size)
     }
 
-    private static func headers(_ relative: String, size: Int, modified: Date, dynamic: Bool) -> HTTPFields {
+    /// The fields of a file's answer: type, ranges accepted, validators (and `no-store` for a `dynamic` one).
+    public static func headers(_ relative: String, size: Int, modified: Date, dynamic: Bool) -> HTTPFields {
         var headers = HTTPFields()
         headers[.contentType] = ContentTypes.forPath(relative)
         if dynamic { headers[.cacheControl] = "no-store" }

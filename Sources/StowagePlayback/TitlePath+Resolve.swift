@@ -35,11 +35,14 @@ extension TitlePath {
 
     /// Whether every part of `relative` exists under `prefix` and none is a symbolic link.
     private static func noLinks(_ relative: String, under prefix: String) -> Bool {
-        var current = prefix, info = stat()
-        for part in relative.split(separator: "/") {
-            if current.last != "/" { current += "/" }
-            current += part
-            guard lstat(current, &info) == 0, info.st_mode & S_IFMT != S_IFLNK else { return false }
+        // Each part's path is `prefix + relative` cut at a slash after the prefix, or at its end.
+        var path = Array((prefix + relative).utf8CString)
+        var info = stat()
+        for end in prefix.utf8.count..<path.count where path[end] == 0x2F || path[end] == 0 {
+            let kept = path[end]
+            path[end] = 0
+            defer { path[end] = kept }
+            guard lstat(path, &info) == 0, info.st_mode & S_IFMT != S_IFLNK else { return false }
         }
         return true
     }

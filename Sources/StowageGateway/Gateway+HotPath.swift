@@ -1,0 +1,50 @@
+import Foundation
+import HTTPTypes
+import StowagePlayback
+import StowageProtocol
+
+extension Gateway {
+    /// A title file answered on the event loop that read the request (``TitleHotPath``): the head to write,
+    /// with the ``FileSlice`` the connection sends with `sendfile`.
+    struct HotAnswer: Sendable {
+        var head: HTTPResponse
+    }
+
+    /// The answer to a player's plain request for a segment of a play already under way, made from what the
+    /// gateway already knows, or nil: the request goes to the router, which answers everything (and this too).
+    ///
+    /// Every request for a title file takes the router's path through Hummingbird, Swift concurrency and the
+    /// middleware, which cost the gateway half the throughput nginx reaches on the same files
+    /// (Benchmarks/README.md). The bulk of a play is its segments, each asking nothing new: the same credential,
+    /// title and authorised session as the one before. Those are answered here, by the same rules: a bearer
+    /// credential the cache holds good (``Authenticator/knownBearer(_:)``), a title it holds
+    /// (``TitleCache/known(_:)``), the path check (``TitlePath``), a session whose play was counted and
+    /// authorised (``PlayState/admitCounted(_:token:now:)``), the file's fields (``TitleFileServer``) and the
+    /// security headers. Anything else — a first segment, a range, HEAD, a playlist, a key, a signed URL, a
+    /// cookie, CORS, a peer, the admin, a miss in any cache, a file not on disk — returns nil.
+    func hotAnswer(_ request: HTTPRequest) -> HotAnswer? {
+        guard request.method == .get, let path = request.path, path.hasPrefix("/titles/"),
+            !path.utf8.contains(UInt8(ascii: "?")), request.headerFields[.range] == nil,
+            request.headerFields[.origin] == nil, let authorization = request.headerFields[.authorization],
+            let principal = authenticator.knownBearer(authorization), !principal.isPeer
+        else { return nil }
+        let rest = path.utf8.dropFirst("/titles/".utf8.count)
+        guard let slash = rest.firstIndex(of: UInt8(ascii: "/")) else { return nil }
+        let key = String(Substring(rest[..<slash])), remainder = String(Substring(rest[rest.index(after: slash)...]))
+        guard !key.isEmpty, !key.utf8.contains(UInt8(ascii: "%")), !remainder.hasPrefix("keys/"),
+            let relative = TitlePath.relative(rawPath: remainder), !relative.isEmpty,
+            Self.kind(of: relative) == .media, let title = titles.known(key)
+        else { return nil }
+        let directory = titlesRootPath + "/" + title.token
+        guard let file = TitlePath.resolvePath(relative, inRoot: directory), let stat = FileStat.of(file),
+            !stat.isDirectory, stat.size > 0,
+            let meter = plays.admitCounted(principal, token: title.token, now: clock())
+        else { return nil }
+        var fields = TitleFileServer.headers(relative, size: stat.size, modified: stat.modifiedDate, dynamic: false)
+        fields[.contentLength] = "\(stat.size)"
+        fields[FileSlice.header] = FileSlice(path: file, offset: 0, length: stat.size, size: stat.size).fieldValue
+        SecurityHeaders.apply(to: &fields)
+        meter.served("/" + relative, sent: stat.size, size: stat.size)
+        return HotAnswer(head: HTTPResponse(status: .ok, headerFields: fields))
+    }
+}
