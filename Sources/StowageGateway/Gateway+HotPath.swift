@@ -10,6 +10,9 @@ extension Gateway {
         var head: HTTPResponse
     }
 
+    /// The `Server` field of every answer.
+    static let serverName = "stowage-gateway"
+
     /// The answer to a player's plain request for a segment of a play already under way, made from what the
     /// gateway already knows, or nil: the request goes to the router, which answers everything (and this too).
     ///
@@ -44,6 +47,9 @@ extension Gateway {
         fields[.contentLength] = "\(stat.size)"
         fields[FileSlice.header] = FileSlice(path: file, offset: 0, length: stat.size, size: stat.size).fieldValue
         SecurityHeaders.apply(to: &fields)
+        // What Hummingbird adds to the router's answers.
+        fields[.date] = HTTPDate.format(Date())
+        fields[.server] = Self.serverName
         meter.served("/" + relative, sent: stat.size, size: stat.size)
         return HotAnswer(head: HTTPResponse(status: .ok, headerFields: fields))
     }

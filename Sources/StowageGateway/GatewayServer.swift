@@ -91,7 +91,7 @@ extension Gateway {
         }
         return Application(
             router: router(zeroCopy: listen.sendsFiles), server: server,
-            configuration: .init(address: .hostname(listen.host, port: listen.port), serverName: "stowage-gateway"),
+            configuration: .init(address: .hostname(listen.host, port: listen.port), serverName: Gateway.serverName),
             onServerRunning: { channel in await onRunning(channel.localAddress?.port ?? listen.port) },
             logger: logger)
     }

@@ -70,6 +70,28 @@ struct TitleHotPathTests {
         #expect(backend.plays.withLock { $0 } == 1, "never a play")
     }
 
+    @Test func theHotAnswerCarriesTheRoutersFieldsAndTheFile() async throws {
+        let (gateway, _, root) = try await Self.playing()
+        defer { try? FileManager.default.removeItem(at: root) }
+        let app = try gateway.application(listen: ListenOptions(host: "127.0.0.1", port: 0)) { _ in }
+        let bytes = try Data(contentsOf: root.appendingPathComponent("tok/video/0001.ts"))
+        try await app.test(.live) { client in
+            let auth: HTTPFields = [.authorization: "Bearer good"]
+            // HEAD takes the router; the GET after it is answered on the connection.
+            let routed = try await client.execute(uri: Self.segment, method: .head, headers: auth) { $0.headers }
+            #expect(gateway.hotAnswer(Self.request()) != nil)
+            let hot = try await client.execute(uri: Self.segment, method: .get, headers: auth) { response in
+                #expect(response.status == .ok)
+                #expect(Data(buffer: response.body) == bytes)
+                return response.headers
+            }
+            #expect(Set(routed.map(\.name)) == Set(hot.map(\.name)), "the same fields")
+            for field in routed where field.name != .date {
+                #expect(hot[field.name] == field.value, "\(field.name)")
+            }
+        }
+    }
+
     @Test func aNewPlayOrAFileGoneGoesBackToTheRouter() async throws {
         let clock = ManualClock()
         let (gateway, backend, root) = try await Self.playing(clock: clock)
