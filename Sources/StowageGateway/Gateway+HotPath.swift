@@ -22,13 +22,14 @@ extension Gateway {
     /// title and authorised session as the one before. Those are answered here, by the same rules: a bearer
     /// credential the cache holds good (``Authenticator/knownBearer(_:)``), a title it holds
     /// (``TitleCache/known(_:)``), the path check (``TitlePath``), a session whose play was counted and
-    /// authorised (``PlayState/admitCounted(_:token:now:)``), the file's fields (``TitleFileServer``) and the
-    /// security headers. Anything else — a first segment, a range, HEAD, a playlist, a key, a signed URL, a
-    /// cookie, CORS, a peer, the admin, a miss in any cache, a file not on disk — returns nil.
+    /// authorised (``PlayState/admitCounted(_:token:now:)``), the file's fields and its one byte range
+    /// (``TitleFileServer``) and the security headers. Anything else — a first segment, an unsatisfiable range, HEAD,
+    /// a playlist, a key, a signed URL, a cookie, CORS, a peer, the admin, a miss in any cache, a file not on disk —
+    /// returns nil.
     func hotAnswer(_ request: HTTPRequest) -> HotAnswer? {
         guard request.method == .get, let path = request.path, path.hasPrefix("/titles/"),
-            !path.utf8.contains(UInt8(ascii: "?")), request.headerFields[.range] == nil,
-            request.headerFields[.origin] == nil, let authorization = request.headerFields[.authorization],
+            !path.utf8.contains(UInt8(ascii: "?")), request.headerFields[.origin] == nil,
+            let authorization = request.headerFields[.authorization],
             let principal = authenticator.knownBearer(authorization), !principal.isPeer
         else { return nil }
         let rest = path.utf8.dropFirst("/titles/".utf8.count)
@@ -40,17 +41,29 @@ extension Gateway {
         else { return nil }
         let directory = titlesRootPath + "/" + title.token
         guard let file = TitlePath.resolvePath(relative, inRoot: directory), let stat = FileStat.of(file),
-            !stat.isDirectory, stat.size > 0,
-            let meter = plays.admitCounted(principal, token: title.token, now: clock())
+            !stat.isDirectory, stat.size > 0
         else { return nil }
-        var fields = TitleFileServer.headers(relative, size: stat.size, modified: stat.modifiedDate, dynamic: false)
-        fields[.contentLength] = "\(stat.size)"
-        fields[FileSlice.header] = FileSlice(path: file, offset: 0, length: stat.size, size: stat.size).fieldValue
+        let size = stat.size, modified = stat.modifiedDate
+        var fields = TitleFileServer.headers(relative, size: size, modified: modified, dynamic: false)
+        let status: HTTPResponse.Status, bytes: ClosedRange<Int>
+        switch TitleFileServer.range(request.headerFields, size: size, modified: modified, dynamic: false) {
+        case .whole:
+            (status, bytes) = (.ok, 0...(size - 1))
+        case .partial(let range):
+            (status, bytes) = (.partialContent, range)
+            fields[.contentRange] = "bytes \(range.lowerBound)-\(range.upperBound)/\(size)"
+        case .unsatisfiable:
+            return nil
+        }
+        guard let meter = plays.admitCounted(principal, token: title.token, now: clock()) else { return nil }
+        fields[.contentLength] = "\(bytes.count)"
+        fields[FileSlice.header] =
+            FileSlice(path: file, offset: bytes.lowerBound, length: bytes.count, size: size).fieldValue
         SecurityHeaders.apply(to: &fields)
         // What Hummingbird adds to the router's answers.
         fields[.date] = HTTPDate.format(Date())
         fields[.server] = Self.serverName
-        meter.served("/" + relative, sent: stat.size, size: stat.size)
-        return HotAnswer(head: HTTPResponse(status: .ok, headerFields: fields))
+        meter.served("/" + relative, sent: bytes.count, size: size)
+        return HotAnswer(head: HTTPResponse(status: status, headerFields: fields))
     }
 }

@@ -181,8 +181,13 @@ public struct TitleFileServer: Sendable {
     /// The range to answer: `If-Range` applies the range only while its validator still matches; playlists
     /// rewritten per request are always whole.
     private static func range(_ request: Request, size: Int, modified: Date, dynamic: Bool) -> RangeRequest {
-        guard !dynamic, let header = request.headers[.range] else { return .whole }
-        if let ifRange = request.headers[.ifRange], ifRange != etag(size: size, modified: modified),
+        range(request.headers, size: size, modified: modified, dynamic: dynamic)
+    }
+
+    /// ``range(_:size:modified:dynamic:)`` from a request's fields.
+    public static func range(_ fields: HTTPFields, size: Int, modified: Date, dynamic: Bool) -> RangeRequest {
+        guard !dynamic, let header = fields[.range] else { return .whole }
+        if let ifRange = fields[.ifRange], ifRange != etag(size: size, modified: modified),
             ifRange != HTTPDate.format(modified)
         {
             return .whole

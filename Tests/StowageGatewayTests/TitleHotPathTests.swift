@@ -57,7 +57,13 @@ struct TitleHotPathTests {
         #expect(slice.path.hasSuffix("/tok/video/0001.ts") && slice.offset == 0 && slice.length == 1000)
         // Everything else takes the router.
         #expect(gateway.hotAnswer(Self.request(method: .head)) == nil)
-        #expect(gateway.hotAnswer(Self.request(Self.segment, [.range: "bytes=0-9"])) == nil)
+        let ranged = try #require(gateway.hotAnswer(Self.request(Self.segment, [.range: "bytes=10-19"])))
+        #expect(ranged.head.status == .partialContent)
+        #expect(ranged.head.headerFields[.contentRange] == "bytes 10-19/1000")
+        #expect(ranged.head.headerFields[.contentLength] == "10")
+        #expect(gateway.hotAnswer(Self.request(Self.segment, [.range: "bytes=5000-"])) == nil, "416: the router")
+        let stale: HTTPFields = [.range: "bytes=10-19", .ifRange: "\"1-1\""]
+        #expect(gateway.hotAnswer(Self.request(Self.segment, stale))?.head.status == .ok, "If-Range stale: whole")
         #expect(gateway.hotAnswer(Self.request(Self.segment, [.origin: "http://tv.lan"])) == nil)
         #expect(gateway.hotAnswer(Self.request(Self.segment + "?dev=tv")) == nil)
         #expect(gateway.hotAnswer(Self.request("/titles/tok/video/index.m3u8")) == nil, "playlists")
@@ -88,6 +94,24 @@ struct TitleHotPathTests {
             #expect(Set(routed.map(\.name)) == Set(hot.map(\.name)), "the same fields")
             for field in routed where field.name != .date {
                 #expect(hot[field.name] == field.value, "\(field.name)")
+            }
+            // A range: the router's answer (an Origin, not a listed one, sends the request there) and the hot one.
+            var range = auth
+            range[.range] = "bytes=100-355"
+            var routedRange = range
+            routedRange[.origin] = "http://elsewhere.lan"
+            var answers: [HTTPFields] = []
+            for fields in [routedRange, range] {
+                answers.append(
+                    try await client.execute(uri: Self.segment, method: .get, headers: fields) { response in
+                        #expect(response.status == .partialContent)
+                        #expect(Data(buffer: response.body) == bytes[100...355])
+                        return response.headers
+                    })
+            }
+            #expect(Set(answers[0].map(\.name)) == Set(answers[1].map(\.name)))
+            for field in answers[0] where field.name != .date {
+                #expect(answers[1][field.name] == field.value, "\(field.name)")
             }
         }
     }
