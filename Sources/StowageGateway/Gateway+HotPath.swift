@@ -16,8 +16,8 @@ extension Gateway {
     /// The answer to a player's plain request for a segment of a play already under way, made from what the
     /// gateway already knows, or nil: the request goes to the router, which answers everything (and this too).
     ///
-    /// Every request for a title file takes the router's path through Hummingbird, Swift concurrency and the
-    /// middleware, which cost the gateway half the throughput nginx reaches on the same files
+    /// The router's path through Hummingbird, Swift concurrency and the middleware costs as much per request as
+    /// all the gateway's own rules, and held it under half of what nginx serves from the same files
     /// (Benchmarks/README.md). The bulk of a play is its segments, each asking nothing new: the same credential,
     /// title and authorised session as the one before. Those are answered here, by the same rules: a bearer
     /// credential the cache holds good (``Authenticator/knownBearer(_:)``), a title it holds

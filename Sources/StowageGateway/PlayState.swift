@@ -47,26 +47,25 @@ final class PlayState: Sendable {
         let deviceName: String? = principal.isAdmin ? nil : device
         // Recorded and, for a new play, its authorisation started in one step: a second request of the session
         // finds the authorisation to wait for.
-        let (decision, task) = state.withLock { state in
-            let decision = state.sessions.record(device: device, token: token, kind: kind, now: now)
-            switch decision {
+        let step: Step = state.withLock { state in
+            switch state.sessions.record(device: device, token: token, kind: kind, now: now) {
             case .serve:
-                return (decision, nil as Task<PlayAuthorization, any Error>?)
+                return .serve
             case .countPlay(let session):
                 let task = Task { try await backend.playOn(token: token, device: deviceName) }
                 state.authorizations[session] = task
                 if state.authorizations.count > 1024 { Self.forgetEnded(&state) }
-                return (decision, task)
+                return .count(session, task)
             case .counted(let session):
-                return (decision, state.authorizations[session])
+                return .wait(state.authorizations[session])
             }
         }
-        switch decision {
-        case .serve:
+        switch step {
+        case .serve, .wait(nil):
             return
-        case .countPlay(let session):
+        case .count(let session, let task):
             do {
-                let authorization = try await task!.value
+                let authorization = try await task.value
                 guard authorization.playable else {
                     throw GatewayError(.forbidden, .license, authorization.reason ?? "not playable")
                 }
@@ -79,13 +78,20 @@ final class PlayState: Sendable {
                 }
                 throw error
             }
-        case .counted:
-            guard let task else { return }
+        case .wait(let task?):
             let authorization = try await task.value
             guard authorization.playable else {
                 throw GatewayError(.forbidden, .license, authorization.reason ?? "not playable")
             }
         }
+    }
+
+    /// What ``admit(_:token:kind:now:)`` does after recording: nothing, count a play (its authorisation
+    /// started), or wait for the play's authorisation under way (nil: none kept).
+    private enum Step {
+        case serve
+        case count(Int, Task<PlayAuthorization, any Error>)
+        case wait(Task<PlayAuthorization, any Error>?)
     }
 
     /// What a request of a title's file needs of the play state, in one call:
