@@ -32,9 +32,8 @@ extension Gateway {
             let authorization = request.headerFields[.authorization],
             let principal = authenticator.knownBearer(authorization), !principal.isPeer
         else { return nil }
-        let rest = path.utf8.dropFirst("/titles/".utf8.count)
-        guard let slash = rest.firstIndex(of: UInt8(ascii: "/")) else { return nil }
-        let key = String(Substring(rest[..<slash])), remainder = String(Substring(rest[rest.index(after: slash)...]))
+        let (rawKey, remainder) = Self.titleParts(path)
+        let key = String(rawKey)
         guard !key.isEmpty, !key.utf8.contains(UInt8(ascii: "%")), !remainder.hasPrefix("keys/"),
             let relative = TitlePath.relative(rawPath: remainder), !relative.isEmpty,
             Self.kind(of: relative) == .media, let title = titles.known(key)

@@ -9,9 +9,7 @@ extension Gateway {
     func title(
         _ request: Request, identity: Identity, context: some RequestContext, zeroCopy: Bool = false
     ) async throws -> Response {
-        let rest = request.uri.path.dropFirst("/titles/".count)
-        let rawKey = rest.prefix(while: { $0 != "/" })
-        let remainder = String(rest.dropFirst(rawKey.count).dropFirst())
+        let (rawKey, remainder) = Self.titleParts(request.uri.path)
         if request.method == .post, remainder == "clearkey" {
             return try await clearKeyLicense(request, rawKey: String(rawKey), identity: identity)
         }
@@ -105,6 +103,13 @@ extension Gateway {
                 "manifest.json is for peer boxes only (a credential from `stowctl devices add NAME --peer`)")
         }
         return Self.json(try await backend.peerManifest(token: token))
+    }
+
+    /// The raw key and what follows its slash (empty when nothing does) of a `/titles/<key>/<remainder>` path.
+    static func titleParts(_ path: String) -> (rawKey: Substring, remainder: String) {
+        let rest = path.dropFirst("/titles/".count)
+        guard let slash = rest.utf8.firstIndex(of: UInt8(ascii: "/")) else { return (rest, "") }
+        return (rest[..<slash], String(rest[rest.index(after: slash)...]))
     }
 
     /// The file name of a title's manifest for peers.

@@ -159,16 +159,8 @@ final class PlayState: Sendable {
         state.authorized = state.authorized.filter { live.contains($0) }
     }
 
-    /// Whether `device` plays `token` now (its session's play was counted and is playable).
-    func isPlaying(_ principal: Principal, token: String, now: Double) -> Bool {
-        state.withLock { $0.sessions.isPlaying(device: principal.name, token: token, now: now) }
-    }
-
     /// The streaming source of a title still downloading, if a play of it set one up.
     func streamingSource(_ token: String) -> StreamingSource? { state.withLock { $0.streaming[token] } }
-
-    /// Why a title's files are refused (its license expired), or nil.
-    func refusal(_ token: String) -> String? { state.withLock { $0.refused[token] } }
 
     /// Reports the media seconds served per title (`played`), then refuses the titles whose license ended for plays
     /// under way (expired, play time used up; plays used up stop only new plays, at `playOn`).

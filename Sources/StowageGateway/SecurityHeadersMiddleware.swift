@@ -5,10 +5,6 @@ import Hummingbird
 /// (the library page's script and style are served at `/app.js` and `/app.css`), never framed, no MIME
 /// sniffing, no referrer sent to other sites.
 struct SecurityHeadersMiddleware<Context: RequestContext>: RouterMiddleware {
-    static var contentSecurityPolicy: String { SecurityHeaders.contentSecurityPolicy }
-
-    static var headers: HTTPFields { SecurityHeaders.fields }
-
     func handle(
         _ request: Request, context: Context, next: (Request, Context) async throws -> Response
     ) async throws -> Response {
