@@ -51,3 +51,42 @@ int stowage_link_unnamed_via_proc(int fd, const char *path) {
 }
 
 int stowage_forbid_inspection(void) { return prctl(PR_SET_DUMPABLE, 0, 0, 0, 0); }
+
+#include <signal.h>
+#include <string.h>
+
+static int crash_journal_fd = -1;
+static const int crash_signals[] = {SIGILL, SIGTRAP, SIGABRT, SIGSEGV, SIGBUS, SIGFPE};
+static struct sigaction crash_previous[sizeof(crash_signals) / sizeof(crash_signals[0])];
+
+static int crash_handlers_installed = 0;
+
+static void crash_journal_handler(int sig) {
+    if (crash_journal_fd >= 0) {
+        ssize_t ignored = pwrite(crash_journal_fd, "!", 1, 0);
+        (void)ignored;
+    }
+    for (unsigned i = 0; i < sizeof(crash_signals) / sizeof(crash_signals[0]); i++) {
+        if (crash_signals[i] == sig) sigaction(sig, &crash_previous[i], NULL);
+    }
+    raise(sig);
+}
+
+int stowage_crash_journal_install(int fd) {
+    crash_journal_fd = fd;
+    if (crash_handlers_installed) return 0;
+    crash_handlers_installed = 1;
+    for (unsigned i = 0; i < sizeof(crash_signals) / sizeof(crash_signals[0]); i++) {
+        struct sigaction action;
+        memset(&action, 0, sizeof(action));
+        action.sa_handler = crash_journal_handler;
+        sigemptyset(&action.sa_mask);
+        action.sa_flags = SA_NODEFER | SA_RESETHAND;
+        if (sigaction(crash_signals[i], &action, &crash_previous[i]) != 0) return -1;
+    }
+    return 0;
+}
+
+void stowage_crash_journal_release(int fd) {
+    if (crash_journal_fd == fd) crash_journal_fd = -1;
+}

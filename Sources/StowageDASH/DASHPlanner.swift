@@ -142,12 +142,11 @@ public enum DASHPlanner {
 
     /// Bandwidth × duration over every chosen Representation, bytes.
     static func estimateBytes(inputs: [Input], mpd: MPD) -> Int64 {
-        var total = 0.0
-        for input in inputs {
-            let set = mpd.periods[input.period].adaptationSets[input.track.adaptationSet]
-            let bandwidth = Double(set.representations[input.track.representation].bandwidth)
-            total += bandwidth / 8 * input.segments.duration
-        }
-        return Int64(total.rounded())
+        OutsideNumbers.sum(
+            inputs.map { input in
+                let set = mpd.periods[input.period].adaptationSets[input.track.adaptationSet]
+                let bandwidth = set.representations[input.track.representation].bandwidth
+                return OutsideNumbers.estimate(bitsPerSecond: bandwidth, seconds: input.segments.duration)
+            })
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import StowageProtocol
 
 /// Builds an `MPD` from its XML: Periods, AdaptationSets and Representations with inheritance applied
 /// (attributes, BaseURLs, SegmentTemplate / SegmentBase / SegmentList, ContentProtection).
@@ -40,7 +41,7 @@ enum MPDParser {
             codecs = node.attribute("codecs") ?? parent?.codecs
             width = try node.int("width") ?? parent?.width
             height = try node.int("height") ?? parent?.height
-            bandwidth = try node.int("bandwidth") ?? parent?.bandwidth
+            bandwidth = try node.int("bandwidth", in: OutsideNumbers.bitsPerSecond("bandwidth")) ?? parent?.bandwidth
             frameRate = node.attribute("frameRate") ?? parent?.frameRate
         }
     }

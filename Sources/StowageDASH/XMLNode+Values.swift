@@ -1,3 +1,5 @@
+import StowageProtocol
+
 /// Typed attribute readers: each error names the element and the attribute.
 extension XMLNode {
     /// A non-negative integer attribute (nil when absent).
@@ -16,6 +18,14 @@ extension XMLNode {
             throw DASHError.invalid(name, attribute, text, "a non-negative integer")
         }
         return value
+    }
+
+    /// An integer attribute within the range of a number from outside (nil when absent): a bit rate, a size.
+    func int(_ attribute: String, in field: OutsideNumber<Int>) throws(DASHError) -> Int? {
+        guard let text = self.attribute(attribute) else { return nil }
+        do { return try field.parse(text.trimmingWhitespace) } catch {
+            throw DASHError.invalid(name, attribute, text, "a whole number in \(error.allowed)")
+        }
     }
 
     /// A signed integer attribute (nil when absent).

@@ -1,3 +1,5 @@
+import StowageProtocol
+
 /// A master (multivariant) playlist (RFC 8216 §4.3.4).
 public struct MasterPlaylist: Sendable {
     /// One `EXT-X-STREAM-INF` and its URI.
@@ -12,7 +14,9 @@ public struct MasterPlaylist: Sendable {
         public var resolution: (width: Int, height: Int)? {
             guard let r = attributes["RESOLUTION"] else { return nil }
             let parts = r.lowercased().split(separator: "x")
-            guard parts.count == 2, let w = Int(parts[0]), let h = Int(parts[1]) else { return nil }
+            guard parts.count == 2, let w = Int(parts[0]), let h = Int(parts[1]), Selection.height.range.contains(w),
+                Selection.height.range.contains(h)
+            else { return nil }
             return (w, h)
         }
         public var audioGroup: String? { attributes["AUDIO"] }
@@ -80,9 +84,8 @@ public struct MasterPlaylist: Sendable {
                 switch name {
                 case "#EXT-X-STREAM-INF":
                     let a = try attrs()
-                    guard a.integer("BANDWIDTH") != nil else {
-                        throw fail("#EXT-X-STREAM-INF has no numeric BANDWIDTH")
-                    }
+                    guard a["BANDWIDTH"] != nil else { throw fail("#EXT-X-STREAM-INF has no numeric BANDWIDTH") }
+                    try Self.checkBitRates(a, tag: String(name), fail: fail)
                     pending = (a, number)
                 case "#EXT-X-MEDIA":
                     let a = try attrs()
@@ -97,6 +100,7 @@ public struct MasterPlaylist: Sendable {
                 case "#EXT-X-I-FRAME-STREAM-INF":
                     // One without a URI names nothing to keep: dropped, as every I-frame stream is by default.
                     let a = try attrs()
+                    try Self.checkBitRates(a, tag: String(name), fail: fail)
                     if let uri = a["URI"] { iFrameStreams.append(IFrameStream(attributes: a, uri: uri, line: number)) }
                 case "#EXT-X-VERSION", "#EXT-X-INDEPENDENT-SEGMENTS", "#EXT-X-START", "#EXT-X-SESSION-DATA":
                     passThroughTags.append(String(line))
@@ -119,6 +123,16 @@ public struct MasterPlaylist: Sendable {
         }
         guard !variants.isEmpty else {
             throw PlaylistError(.malformed, url: url, line: nil, "master playlist has no #EXT-X-STREAM-INF variants")
+        }
+    }
+
+    /// `BANDWIDTH` and `AVERAGE-BANDWIDTH` within ``OutsideNumbers/bitsPerSecond(_:)``: an estimate is made from them.
+    private static func checkBitRates(
+        _ a: AttributeList, tag: String, fail: (String) -> PlaylistError
+    ) throws(PlaylistError) {
+        for field in ["BANDWIDTH", "AVERAGE-BANDWIDTH"] {
+            guard let text = a[field] else { continue }
+            do { _ = try OutsideNumbers.bitsPerSecond(field).parse(text) } catch { throw fail("\(tag): \(error)") }
         }
     }
 }

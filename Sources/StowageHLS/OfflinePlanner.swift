@@ -47,8 +47,9 @@ public struct OfflinePlanner: Sendable {
         var estimate: Int64?
         if let master, let choice {
             text = planner.masterText(master: master, choice: choice, inputs: inputs)
-            let bps = Int64(choice.variant.averageBandwidth ?? choice.variant.bandwidth)
-            estimate = live ? nil : Int64((Double(bps) / 8 * inputs[0].playlist.totalDuration).rounded())
+            let bps = choice.variant.averageBandwidth ?? choice.variant.bandwidth
+            estimate =
+                live ? nil : OutsideNumbers.estimate(bitsPerSecond: bps, seconds: inputs[0].playlist.totalDuration)
         } else {
             text = ""
         }

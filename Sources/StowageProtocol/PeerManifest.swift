@@ -74,7 +74,11 @@ public struct PeerManifest: Codable, Sendable, Equatable {
                 return "playlist path '\(rendition.localPath.prefix(200))' leaves the title's folder"
             }
         }
+        if let problem = plan.numberProblem { return "\(problem)" }
         for file in files {
+            if let size = file.size, !(0...OutsideNumbers.maxBytes).contains(size) {
+                return "\(OutsideNumbers.bytes("files[].size").error("\(size)"))"
+            }
             guard TitlePath.isSafe(file.planned.localPath, for: .served) else {
                 return "file path '\(file.planned.localPath.prefix(200))' leaves the title's folder"
             }

@@ -55,6 +55,10 @@ extension ResolvedPlan {
             protection: try c.decodeIfPresent(TitleProtection.self, forKey: .protection))
         reach = try c.decodeIfPresent(AddressClass.self, forKey: .reach)
         peer = try c.decodeIfPresent(PeerTitle.self, forKey: .peer)
+        if let problem = numberProblem {
+            throw DecodingError.dataCorrupted(
+                DecodingError.Context(codingPath: c.codingPath, debugDescription: "\(problem)"))
+        }
     }
 
     public func encode(to encoder: Encoder) throws {

@@ -1,3 +1,5 @@
+import StowageProtocol
+
 /// Decides whether a title fits on disk, counting space already promised to titles still downloading.
 public struct DiskLedger: Sendable {
     /// Bytes always left free.
@@ -15,13 +17,14 @@ public struct DiskLedger: Sendable {
             self.estimate = estimate
             self.stored = stored
         }
-        var outstanding: Int64 { max(0, estimate - stored) }
+        var outstanding: Int64 { max(0, estimate.saturatingSubtracting(stored)) }
     }
 
     /// nil when `need` fits; otherwise why not, with the figures a person needs to act.
     public func refusal(need: Int64, free: Int64, others: [Reservation]) -> String? {
-        let promised = others.reduce(Int64(0)) { $0 + $1.outstanding }
-        guard need + promised + cushion > free else { return nil }
+        // Estimates come from playlists and peers: the sums saturate rather than trap on a hostile one.
+        let promised = OutsideNumbers.sum(others.map(\.outstanding))
+        guard OutsideNumbers.sum([need, promised, cushion]) > free else { return nil }
         let downloading = others.filter { $0.outstanding > 0 }.count
         return "needs about \(Self.describe(need)) but only \(Self.describe(free)) is free, "
             + "\(Self.describe(promised)) of it promised to \(downloading) title(s) still downloading, "

@@ -1,3 +1,5 @@
+import StowageProtocol
+
 /// Which titles make room for a new one under the box's `--quota`: a pure decision, so the order an operator
 /// sees (`stowctl list --evictable`) and the titles the scheduler deletes are the same list.
 ///
@@ -76,8 +78,10 @@ public struct EvictionPolicy: Sendable, Equatable {
 
     /// Admitting a title of `need` bytes beside `holdings` (every other title holding bytes) at `now`.
     public func admit(need: Int64, holdings: [Holding], now: Double) -> Verdict {
-        let used = holdings.reduce(Int64(0)) { $0 + max(0, $1.bytes) }
-        if used + need <= quota { return .fits }
+        // Sizes come from playlists, peers and bundles: sums saturate rather than trap on a hostile one.
+        let used = OutsideNumbers.sum(holdings.map(\.bytes))
+        let need = max(0, need)
+        if used.saturatingAdding(need) <= quota { return .fits }
         guard need <= quota else {
             return .wait(
                 message: "needs about \(DiskLedger.describe(need)) but the quota is \(DiskLedger.describe(quota)): "
@@ -85,11 +89,11 @@ public struct EvictionPolicy: Sendable, Equatable {
         }
         var freed = Int64(0)
         var victims: [String] = []
-        for holding in order(holdings, now: now) where used - freed + need > quota {
-            freed += max(0, holding.bytes)
+        for holding in order(holdings, now: now) where (used - freed).saturatingAdding(need) > quota {
+            freed = min(used, freed.saturatingAdding(max(0, holding.bytes)))
             victims.append(holding.token)
         }
-        if used - freed + need <= quota { return .evict(victims) }
+        if (used - freed).saturatingAdding(need) <= quota { return .evict(victims) }
         let held = holdings.count - order(holdings, now: now).count
         return .wait(
             message: "needs about \(DiskLedger.describe(need)); \(DiskLedger.describe(used)) of the "

@@ -222,6 +222,7 @@ extension SchedulerService {
     /// A new title (or, with `reuse`, the unfinished or completed title of the same URL).
     func submitTitle(_ submit: SubmitRequest, reuse: Bool = true) throws -> String {
         try checkPeer(submit)
+        if let problem = submit.numberProblem { throw TitleError(code: .refused, message: "\(problem)") }
         guard CatalogPriority.range.contains(submit.priority) else {
             throw TitleError(code: .refused, message: "priority \(submit.priority) is outside -1000000...1000000")
         }

@@ -53,6 +53,7 @@ extension SchedulerService {
             }
             memory.progress.finished(lease.item.token, task: lease.taskID)
             notePace(of: lease)
+            journal.handling(lease.item.token, "the result of its \(lease.item.kind) task")
             try apply(result.outcome, of: lease, sent: memory.pacing.takeBatch(lease.taskID))
         default:
             break
@@ -69,7 +70,9 @@ extension SchedulerService {
 
     /// Hands out work and sends it.
     func dispatch(now t: Double) {
+        defer { journal.idle() }
         for lease in core.assign(now: t) {
+            journal.handling(lease.item.token, "its \(lease.item.kind) task for a worker")
             do {
                 if lease.item.kind.needsTitleSlot, core.waitingForSlot.contains(lease.item.token) {
                     try tookSlot(lease.item.token)

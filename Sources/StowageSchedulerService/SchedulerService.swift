@@ -80,6 +80,8 @@ public final class SchedulerService {
     let endpoint: SchedulerEndpoint
     let shutdown: ShutdownSignal
     let metrics: SchedulerMetrics
+    /// Which title is being handled, for a trap not to recur at every start (``CrashJournal``).
+    let journal: CrashJournal
 
     func noteDropped() { metrics.droppedMessage() }
 
@@ -99,6 +101,7 @@ public final class SchedulerService {
         try options.home.prepare()
         let store = try store ?? Store(path: options.home.storePath)
         self.store = store
+        journal = try CrashJournal(path: options.home.runDirectory.appendingPathComponent("scheduler.journal").path)
         // It holds the master key: no other process of its user (a worker) may read its
         if stowage_forbid_inspection() != 0 {
             logger.warning("could not make the scheduler undumpable (prctl PR_SET_DUMPABLE)")
@@ -157,6 +160,7 @@ public final class SchedulerService {
         }
         checkClock()
         removeStaleStaging()
+        try failAfterCrash()
         try recover()
         loadCatalog()
     }
@@ -171,6 +175,7 @@ public final class SchedulerService {
                     receive(message.frames, userID: message.userID)
                     handled += 1
                 }
+                journal.idle()
             }
             for frames in endpoint.held { sendNow(frames) }
         } catch {

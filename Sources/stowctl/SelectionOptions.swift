@@ -24,6 +24,7 @@ struct SelectionOptions: ParsableArguments {
         }
         if let bitrate, bitrate <= 0 { throw ValidationError("--bitrate must be positive") }
         if let maxHeight, maxHeight <= 0 { throw ValidationError("--max-height must be positive") }
+        do { try selection.checkNumbers() } catch { throw ValidationError("--\(error)") }
     }
 
     var selection: Selection {

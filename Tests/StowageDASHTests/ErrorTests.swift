@@ -21,6 +21,17 @@ struct ErrorTests {
         #expect(error?.description.hasPrefix("MPD Representation@bandwidth:") == true)
     }
 
+    @Test func aBandwidthNoStreamHasIsNamed() {
+        for huge in ["9000000000000000000", "6148914690666666667", "99999999999999999999"] {
+            let text = Fixtures.templateNoTimeline.replacingOccurrences(
+                of: " bandwidth=\"500000\"", with: " bandwidth=\"\(huge)\"")
+            let error = error(text)
+            #expect(error?.code == .invalidAttribute, "\(huge)")
+            #expect(error?.element == "Representation" && error?.attribute == "bandwidth", "\(huge)")
+            #expect(error?.message.contains("1000000000000 bit/s") == true, "\(error?.message ?? "no error")")
+        }
+    }
+
     @Test func dynamicMPDsAreRefused() {
         let error = error(
             Fixtures.templateNoTimeline.replacingOccurrences(of: "type=\"static\"", with: "type=\"dynamic\""))

@@ -79,3 +79,43 @@ struct EvictionPolicyTests {
         #expect(message.contains("--quota"))
     }
 }
+
+/// Sizes from playlists, peers and bundles reach these sums: a hostile one is a refusal or a wait, never a trap.
+@Suite("Ledger and quota with hostile sizes")
+struct HostileSizeTests {
+    @Test func theDiskLedgerHoldsAtTheLargestSizes() {
+        let ledger = DiskLedger(cushion: 1 << 20)
+        let others = [
+            DiskLedger.Reservation(estimate: .max, stored: 0), DiskLedger.Reservation(estimate: .max, stored: -5),
+            DiskLedger.Reservation(estimate: .min, stored: .max),
+        ]
+        #expect(ledger.refusal(need: .max, free: 1 << 40, others: others)?.contains("needs about") == true)
+        #expect(ledger.refusal(need: 1_000, free: 1 << 40, others: []) == nil)
+    }
+
+    @Test func theQuotaHoldsAtTheLargestSizes() {
+        let policy = EvictionPolicy(quota: 1 << 30, protect: 0)
+        let holdings = [
+            EvictionPolicy.Holding(token: "a", bytes: .max, evictable: true, completedAt: 1),
+            EvictionPolicy.Holding(token: "b", bytes: .max, evictable: true, completedAt: 2),
+        ]
+        #expect(policy.admit(need: 1_000, holdings: holdings, now: 10) == .evict(["a"]), "one such title frees it all")
+        guard case .wait = policy.admit(need: .max, holdings: holdings, now: 10) else {
+            Issue.record("a title larger than the quota waits")
+            return
+        }
+        guard
+            case .wait = policy.admit(
+                need: 1_000,
+                holdings: holdings.map {
+                    var h = $0
+                    h.pinned = true
+                    return h
+                },
+                now: 10)
+        else {
+            Issue.record("pinned titles of the largest size: it waits")
+            return
+        }
+    }
+}

@@ -35,4 +35,14 @@ int stowage_link_unnamed_via_proc(int fd, const char *path);
 /// the same user). The process itself keeps its own /proc/self. Returns 0, or -1 with errno set.
 int stowage_forbid_inspection(void);
 
+/// Installs handlers for the signals a Swift trap or a memory fault raises (SIGILL, SIGTRAP, SIGABRT, SIGSEGV,
+/// SIGBUS, SIGFPE): each writes the byte '!' at offset 0 of `fd` (a crash journal, see CrashJournal.swift), puts
+/// back the handler that was there before (the runtime's backtracer, or the default) and raises the signal again,
+/// so the process dies of it as before. Async-signal-safe. The handlers are installed once per process; a later call
+/// only changes the file (-1: none). Returns 0, or -1 with errno set.
+int stowage_crash_journal_install(int fd);
+
+/// The crash handlers stop writing to `fd` if it is the file they write to (a journal being closed).
+void stowage_crash_journal_release(int fd);
+
 #endif
