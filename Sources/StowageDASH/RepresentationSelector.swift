@@ -102,7 +102,7 @@ public enum RepresentationSelector {
             $0.element.contentType == .audio && !$0.element.isTrickMode
         }
         guard !sets.isEmpty else { return ([], false) }
-        let budget = selection.bitrate.map { $0 - videoBandwidth }
+        let budget = selection.bitrate.map { max($0, 0) - videoBandwidth }  // both within 0…1 Tbit/s
         func track(_ s: Int, _ set: AdaptationSet) -> Track? {
             let candidates = set.representations.enumerated().map {
                 (

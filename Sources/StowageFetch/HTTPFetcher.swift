@@ -147,7 +147,8 @@ public final class HTTPFetcher: Sendable {
         _ url: String, headers: [Header], offset: Int64? = nil, length: Int64? = nil,
         limit: Int = 256 << 20
     ) async throws(TaskFailure) -> Data {
-        let range = offset.map { o in o...(length.map { o + $0 - 1 } ?? Int64.max) }
+        if let length, length <= 0 { return Data() }
+        let range = offset.map { o in o...(length.map { o.saturatingAdding($0 - 1) } ?? Int64.max) }
         let req = try request(url, headers: headers, range: range)
         do {
             let (response, _) = try await perform(req, timeout: .seconds(60))

@@ -122,7 +122,9 @@ extension HTTPFetcher {
                 throw TaskFailure(code: .httpStatus, message: "\(work.url) \(why)", retryable: resumeFrom > 0)
             }
             let validator = response.headers.first(name: "ETag") ?? response.headers.first(name: "Last-Modified")
-            contentLength = response.headers.first(name: "Content-Length").flatMap { Int64($0) }.map { $0 + resumeFrom }
+            contentLength = response.headers.first(name: "Content-Length").flatMap {
+                try? OutsideNumbers.bytes("Content-Length").parse($0)
+            }.map { $0.saturatingAdding(resumeFrom) }
             // The resume record is worth two file operations only for files big enough to be worth resuming;
             // a small file without one is simply fetched again.
             if resumeFrom == 0 && (contentLength ?? Int64.max) > Self.resumableBytes {
@@ -206,7 +208,10 @@ extension HTTPFetcher {
     /// The bytes of `work` to ask for when `resumeFrom` of them are already stored (nil: the whole file).
     static func byteRange(of work: FetchWork, from resumeFrom: Int64) -> ClosedRange<Int64>? {
         let base = work.rangeOffset ?? 0
-        if let length = work.rangeLength { return (base + resumeFrom)...(base + max(length, 1) - 1) }
+        if let length = work.rangeLength {
+            let first = base.saturatingAdding(resumeFrom)
+            return first...max(first, base.saturatingAdding(max(length, 1) - 1))
+        }
         return resumeFrom > 0 ? resumeFrom...Int64.max : nil
     }
 }

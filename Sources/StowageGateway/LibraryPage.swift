@@ -80,7 +80,9 @@ enum LibraryPage {
         var parts = [license.kind.rawValue]
         if let expires = license.expiresAt { parts.append("until \(expires)") }
         if let plays = license.playsRemaining { parts.append("\(plays) plays left") }
-        if let time = license.playTimeRemainingSeconds { parts.append("\(Int(time)) s of play left") }
+        if let time = license.playTimeRemainingSeconds {
+            parts.append("\(Int(min(max(time, 0), 1e12))) s of play left")
+        }
         if license.expired { parts.append("expired") }
         return parts.joined(separator: ", ")
     }

@@ -1,3 +1,5 @@
+import StowageProtocol
+
 /// A media playlist (RFC 8216 §4.3.3/§4.3.2), with the line of every element kept for offline rewriting.
 public struct MediaPlaylist: Sendable {
     /// `EXT-X-KEY` state in force for a segment.
@@ -208,8 +210,8 @@ public struct MediaPlaylist: Sendable {
                 range = r
             }
             if let r = range {
-                guard r.offset <= Int64.max - r.length else {
-                    throw fail("#EXT-X-BYTERANGE ends beyond the largest file offset")
+                guard r.offset <= OutsideNumbers.maxBytes - r.length else {
+                    throw fail("#EXT-X-BYTERANGE ends beyond the largest file offset (\(OutsideNumbers.maxBytes))")
                 }
                 lastRangeEnd[uri] = r.offset + r.length
             } else {

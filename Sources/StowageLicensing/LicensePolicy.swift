@@ -14,7 +14,7 @@ public enum LicensePolicy {
     }
 
     public static func playsRemaining(_ terms: LicenseTerms, _ usage: LicenseUsage) -> Int? {
-        terms.playCountLimit.map { max(0, $0 - usage.playCount) }
+        terms.playCountLimit.map { max(0, $0.subtractingReportingOverflow(usage.playCount).partialValue) }
     }
 
     public static func playTimeRemaining(_ terms: LicenseTerms, _ usage: LicenseUsage) -> Double? {
@@ -49,9 +49,8 @@ public enum LicensePolicy {
             if let playEnd = terms.playDurationSeconds.flatMap({ d in usage.firstPlayedAt.map { $0 + d } }),
                 playEnd <= now
             {
-                return .init(
-                    .licenseExpired,
-                    "the play duration ended (\(Int(terms.playDurationSeconds ?? 0)) s after the first play)")
+                let seconds = Int(exactly: (terms.playDurationSeconds ?? 0).rounded()) ?? 0
+                return .init(.licenseExpired, "the play duration ended (\(seconds) s after the first play)")
             }
             return .init(.licenseExpired, "the rental expired")
         }

@@ -1,4 +1,5 @@
 import Foundation
+import StowageProtocol
 import StowageRuntime
 
 /// An integer option: the flag, else `STOWAGE_<NAME>`, else the default.
@@ -12,13 +13,16 @@ public func writePidFile(_ path: String?) {
     try? "\(getpid())\n".write(toFile: path, atomically: true, encoding: .utf8)
 }
 
-/// A duration as operators write it: `90s`, `15m`, `24h`, `30d`, or a bare number of seconds; nil if not one.
+/// A duration as operators write it: `90s`, `15m`, `24h`, `30d`, or a bare number of seconds, up to 100 years; nil
+/// if not one.
 public func parseDuration(_ text: String) -> Double? {
     let units: [Character: Double] = ["s": 1, "m": 60, "h": 3600, "d": 86_400]
-    if let unit = text.last, let factor = units[unit], let n = Double(text.dropLast()), n >= 0, n.isFinite {
+    // At most 100 years: a sleep of 1e300 s traps (`Duration.seconds`), and no interval needs more.
+    let range = 0...OutsideNumbers.maxSeconds
+    if let unit = text.last, let factor = units[unit], let n = Double(text.dropLast()), range.contains(n * factor) {
         return n * factor
     }
-    return Double(text).flatMap { $0 >= 0 && $0.isFinite ? $0 : nil }
+    return Double(text).flatMap { range.contains($0) ? $0 : nil }
 }
 
 /// A size as operators write it: bytes, or a number with `K`, `M`, `G` or `T` (powers of 1024; `500M`, `2G`,
@@ -31,5 +35,5 @@ public func parseByteSize(_ text: String) -> Int64? {
     {
         return Int64(n * factor)
     }
-    return Int64(trimmed).flatMap { $0 >= 0 ? $0 : nil }
+    return Int64(trimmed).flatMap { $0 >= 0 ? $0 : nil }  // the callers' ranges (LimitSettings) bound the rest
 }

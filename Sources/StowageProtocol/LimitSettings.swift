@@ -70,8 +70,12 @@ public struct LimitSettings: Codable, Sendable, Equatable {
         for (name, value) in counts {
             if let value, value < 1 || value > 10_000 { return "--\(name) must be between 1 and 10000 (got \(value))" }
         }
-        if let bandwidth, bandwidth < 0 { return "--bandwidth must be 0 (none) or a positive number of bytes/s" }
-        if let diskCushion, diskCushion < 0 { return "--disk-cushion must be 0 or a positive number of bytes" }
+        if let bandwidth, !(0...OutsideNumbers.maxBytes).contains(bandwidth) {
+            return "--bandwidth must be 0 (none) or a positive number of bytes/s up to \(OutsideNumbers.maxBytes)"
+        }
+        if let diskCushion, !(0...OutsideNumbers.maxBytes).contains(diskCushion) {
+            return "--disk-cushion must be 0 or a positive number of bytes up to \(OutsideNumbers.maxBytes)"
+        }
         return nil
     }
 }

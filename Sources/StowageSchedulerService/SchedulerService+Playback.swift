@@ -108,7 +108,7 @@ extension SchedulerService {
         guard var title = try store.title(token) else { throw unknownTitle(token) }
         let verdict = try withServingDetails(playability(title, startingPlay: true, streaming: true), of: title)
         guard verdict.playable else { return verdict }
-        title.playCount += 1
+        title.playCount = max(title.playCount, title.playCount &+ 1)  // a count imported at Int.max stays there
         title.firstPlayedAt = title.firstPlayedAt ?? clock.now()
         title.lastPlayedAt = clock.now()
         try store.update(title)

@@ -253,7 +253,9 @@ extension SchedulerService {
     func freeBytes() -> Int64? {
         var info = statvfs()
         guard statvfs(options.home.titlesRoot.path, &info) == 0 else { return nil }
-        return Int64(info.f_bavail) * Int64(info.f_frsize)
+        let (bytes, overflow) = Int64(clamping: info.f_bavail).multipliedReportingOverflow(
+            by: Int64(clamping: info.f_frsize))
+        return overflow ? .max : bytes
     }
 
     /// Titles suspended because the disk was full carry on once there is room again: the cushion plus
@@ -265,8 +267,11 @@ extension SchedulerService {
             !waiting.isEmpty, let free = freeBytes(), let progress = try? store.progressByTitle()
         else { return }
         for title in waiting {
-            let outstanding = max(0, (title.bytesEstimate ?? 0) - (progress[title.token]?.bytesVerified ?? 0))
-            guard free >= memory.limits.diskCushion + min(8 << 20, max(1 << 20, outstanding)) else { continue }
+            let outstanding = max(
+                0, (title.bytesEstimate ?? 0).saturatingSubtracting(progress[title.token]?.bytesVerified ?? 0))
+            guard free >= memory.limits.diskCushion.saturatingAdding(min(8 << 20, max(1 << 20, outstanding))) else {
+                continue
+            }
             logger.info("space is back: resuming", metadata: ["token": "\(title.token)", "free": "\(free)"])
             try? resume(title.token)
         }

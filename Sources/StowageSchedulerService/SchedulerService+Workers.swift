@@ -37,6 +37,7 @@ extension SchedulerService {
                 return
             }
             let p = try FrameCodec.body(TaskProgress.self, from: envelope)
+            if let problem = p.numberProblem { throw ProtocolError(.badBody, "\(problem)") }
             guard let lease = core.leases[p.taskID], lease.worker == id else { return }
             memory.progress.progress(lease.item.token, task: p.taskID, bytes: p.bytes)
             publishProgress(lease.item.token, throttled: true)
@@ -47,6 +48,7 @@ extension SchedulerService {
                 return
             }
             let result = try FrameCodec.body(TaskResult.self, from: envelope)
+            if let problem = result.numberProblem { throw ProtocolError(.badBody, "\(problem)") }
             guard let lease = core.complete(taskID: result.taskID, from: id) else {
                 logger.info("ignored stale result", metadata: ["task": "\(result.taskID)", "worker": "\(id)"])
                 return

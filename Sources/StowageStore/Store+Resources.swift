@@ -82,15 +82,17 @@ extension Store {
     }
 
     /// Bytes still to download for titles in `states`: each title's estimate less its verified bytes (never
-    /// below zero), summed in one query (no title is decoded: `stats` answers at once with 100,000 titles).
+    /// below zero), summed in one query (no title is decoded: `stats` answers at once with 100,000 titles). Sums are
+    /// `TOTAL`s held to 9e18: SQLite's `SUM` fails the query on an integer overflow, and sizes come from outside.
     public func bytesRemaining(states: [TitleState]) throws -> Int64 {
         try db.read { db in
             let marks = states.map { _ in "?" }.joined(separator: ",")
             let sql = """
-                SELECT COALESCE(SUM(MAX(0, COALESCE(t.bytesEstimate, 0) - COALESCE(v.bytes, 0))), 0)
+                SELECT CAST(
+                    MIN(TOTAL(MAX(0, COALESCE(t.bytesEstimate, 0) - COALESCE(v.bytes, 0))), 9.0e18) AS INTEGER)
                 FROM title t LEFT JOIN (
-                    SELECT token, SUM(COALESCE(bytes, 0)) AS bytes FROM resource WHERE state = 'verified'
-                    GROUP BY token) v ON v.token = t.token
+                    SELECT token, CAST(MIN(TOTAL(COALESCE(bytes, 0)), 9.0e18) AS INTEGER) AS bytes
+                    FROM resource WHERE state = 'verified' GROUP BY token) v ON v.token = t.token
                 WHERE t.state IN (\(marks))
                 """
             return try Int64.fetchOne(db, sql: sql, arguments: StatementArguments(states.map(\.rawValue))) ?? 0
@@ -105,7 +107,8 @@ extension Store {
                 sql: """
                     SELECT token, SUM(CASE WHEN state = 'gap' THEN 0 ELSE 1 END) AS total,
                            SUM(CASE WHEN state = 'verified' THEN 1 ELSE 0 END) AS verified,
-                           SUM(CASE WHEN state = 'verified' THEN COALESCE(bytes, 0) ELSE 0 END) AS bytes
+                           CAST(MIN(TOTAL(CASE WHEN state = 'verified' THEN COALESCE(bytes, 0) ELSE 0 END),
+                               9.0e18) AS INTEGER) AS bytes
                     FROM resource GROUP BY token
                     """)
             var result: [String: Progress] = [:]
@@ -126,7 +129,8 @@ extension Store {
                 sql: """
                     SELECT SUM(CASE WHEN state = 'gap' THEN 0 ELSE 1 END) AS total,
                            SUM(CASE WHEN state = 'verified' THEN 1 ELSE 0 END) AS verified,
-                           SUM(CASE WHEN state = 'verified' THEN COALESCE(bytes, 0) ELSE 0 END) AS bytes
+                           CAST(MIN(TOTAL(CASE WHEN state = 'verified' THEN COALESCE(bytes, 0) ELSE 0 END),
+                               9.0e18) AS INTEGER) AS bytes
                     FROM resource WHERE token = ?
                     """, arguments: [token])
             return Progress(

@@ -25,8 +25,15 @@ struct DownloadHandler: TaskHandler {
             }
         }
         let outcome = await HTTPFetcher.$scope.withValue(scope) { await perform(task, progress: progress) }
-        if case .resolved(var plan) = outcome, let found {
-            plan.reach = found
+        if case .resolved(var plan) = outcome, case .resolve(let work) = task.work {
+            // A plan whose numbers the scheduler would refuse to read fails here, naming the field, rather than
+            // being dropped there and resolved again without end.
+            if let problem = plan.numberProblem {
+                return .failed(
+                    TaskFailure(
+                        code: .playlist, message: "\(URLRedaction.redacted(work.url)): \(problem)", retryable: false))
+            }
+            if let found { plan.reach = found }
             return .resolved(plan)
         }
         return outcome

@@ -107,7 +107,7 @@ struct BundleProgress {
     func line(_ job: BundleJob, rate: Double, width: Int = 24) -> String {
         let fraction =
             job.state == .done ? 1 : job.bytesTotal > 0 ? min(1, Double(job.bytesDone) / Double(job.bytesTotal)) : 0
-        let filled = Int((fraction * Double(width)).rounded(.down))
+        let filled = Int(TitleFormatter.whole(min(max(fraction, 0), 1) * Double(width)))
         let bar = String(repeating: "#", count: filled) + String(repeating: ".", count: width - filled)
         let eta =
             job.state == .done
@@ -115,8 +115,8 @@ struct BundleProgress {
             : rate > 0 && job.bytesTotal > job.bytesDone
                 ? TitleFormatter.duration(Double(job.bytesTotal - job.bytesDone) / rate) : "--:--"
         return "\(job.kind.rawValue.padding(toLength: 7, withPad: " ", startingAt: 0)) [\(bar)] "
-            + String(format: "%3d%%", Int((fraction * 100).rounded(.down)))
+            + String(format: "%3d%%", Int(TitleFormatter.whole(min(max(fraction, 0), 1) * 100)))
             + "  \(TitleFormatter.bytes(job.bytesDone)) / \(TitleFormatter.bytes(job.bytesTotal))  "
-            + "\(TitleFormatter.bytes(Int64(rate)))/s  ETA \(eta)  \(job.state.rawValue)"
+            + "\(TitleFormatter.bytes(TitleFormatter.whole(rate)))/s  ETA \(eta)  \(job.state.rawValue)"
     }
 }

@@ -56,9 +56,9 @@ struct Estimate: AsyncParsableCommand {
                 var total: Int64 = 0
                 for r in plan.resources {
                     if let length = r.rangeLength {
-                        total += length
+                        total = total.saturatingAdding(length)
                     } else {
-                        total += try await fetcher.contentLength(r.url, headers: work.headers)
+                        total = total.saturatingAdding(try await fetcher.contentLength(r.url, headers: work.headers))
                     }
                 }
                 bytes = total

@@ -56,9 +56,11 @@ struct LicenseCommand: ParsableCommand {
         print("kind:             \(l.kind.rawValue)")
         print("requested:        \(l.requestedAt ?? "-")")
         print("expires:          \(l.expiresAt ?? "never")\(l.expired ? " (EXPIRED)" : "")")
-        if let d = l.playDurationSeconds { print("play duration:    \(Int(d)) s after the first play") }
+        if let d = l.playDurationSeconds {
+            print("play duration:    \(TitleFormatter.whole(d)) s after the first play")
+        }
         if let p = l.playsRemaining { print("plays remaining:  \(p)") }
-        if let t = l.playTimeRemainingSeconds { print("play time left:   \(Int(t)) s") }
+        if let t = l.playTimeRemainingSeconds { print("play time left:   \(TitleFormatter.whole(t)) s") }
         if r.forceExpired { print("forced expiry:    yes") }
         if r.renewalSuggested { print("renewal:          suggested by the server") }
         if r.renewing { print("renewal:          in progress") }

@@ -22,7 +22,7 @@ struct Stats: ParsableCommand {
         print("queued:      \(pairs(s.queued))   leases out: \(s.leases)")
         print("workers:     \(pairs(s.workers))")
         print(
-            "throughput:  \(TitleFormatter.bytes(Int64(s.bytesPerSecond)))/s   "
+            "throughput:  \(TitleFormatter.bytes(TitleFormatter.whole(s.bytesPerSecond)))/s   "
                 + "verified since start: \(TitleFormatter.bytes(s.verifiedBytes))")
         let eta = s.etaSeconds.map(TitleFormatter.duration) ?? "--:--"
         print("remaining:   \(TitleFormatter.bytes(s.bytesRemaining))   ETA \(eta)")

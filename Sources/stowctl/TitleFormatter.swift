@@ -15,8 +15,14 @@ enum TitleFormatter {
         return unit == 0 ? "\(n) B" : String(format: "%.1f %@", value, units[unit])
     }
 
+    /// A number a server sent (a rate, a count of seconds) as a whole number for display: held to ±9e18, NaN as 0,
+    /// so no answer can trap the conversion.
+    static func whole(_ value: Double) -> Int64 {
+        value.isNaN ? 0 : Int64(min(max(value, -9e18), 9e18).rounded(.towardZero))
+    }
+
     static func duration(_ seconds: Double) -> String {
-        guard seconds.isFinite, seconds >= 0 else { return "--:--" }
+        guard seconds.isFinite, seconds >= 0, seconds < 1e12 else { return "--:--" }
         let s = Int(seconds.rounded())
         return s >= 3600
             ? String(format: "%d:%02d:%02d", s / 3600, s / 60 % 60, s % 60)
@@ -25,9 +31,9 @@ enum TitleFormatter {
 
     /// `name  [#####.....]  45%  12.3 MB / 40.0 MB  2.1 MB/s  ETA 0:13  downloading`
     static func bar(_ s: TitleStatus, rate: Double, width: Int = 24) -> String {
-        let filled = Int((s.progress * Double(width)).rounded(.down))
+        let filled = Int(whole(min(max(s.progress, 0), 1) * Double(width)))
         let bar = String(repeating: "#", count: filled) + String(repeating: ".", count: max(0, width - filled))
-        let percent = String(format: "%3d%%", Int((s.progress * 100).rounded(.down)))
+        let percent = String(format: "%3d%%", Int(whole(min(max(s.progress, 0), 1) * 100)))
         var eta = "--:--"
         if rate > 0, let expected = s.bytesExpected, expected > s.bytesDownloaded {
             eta = duration(Double(expected - s.bytesDownloaded) / rate)
@@ -37,21 +43,21 @@ enum TitleFormatter {
         let label = (s.name ?? s.token).prefix(20).padding(toLength: 20, withPad: " ", startingAt: 0)
         var line =
             "\(label) [\(bar)] \(percent)  \(bytes(s.bytesDownloaded)) / \(bytes(s.bytesExpected))  "
-            + "\(bytes(Int64(rate)))/s  ETA \(eta)  \(s.state.rawValue)"
+            + "\(bytes(whole(rate)))/s  ETA \(eta)  \(s.state.rawValue)"
         if let e = s.error { line += "  [\(e.code.rawValue)] \(e.message)" }
         return line
     }
 
     /// The aggregate of several titles: bytes, combined rate, ETA of the whole set.
     static func total(_ all: [TitleStatus], rate: Double) -> String {
-        let done = all.reduce(Int64(0)) { $0 + $1.bytesDownloaded }
-        let expected = all.reduce(Int64(0)) { $0 + max($1.bytesExpected ?? 0, $1.bytesDownloaded) }
+        let done = OutsideNumbers.sum(all.map(\.bytesDownloaded))
+        let expected = OutsideNumbers.sum(all.map { max($0.bytesExpected ?? 0, $0.bytesDownloaded) })
         let finished = all.filter { $0.state.isFinal }.count
         let eta =
             rate > 0 && expected > done
             ? duration(Double(expected - done) / rate) : (finished == all.count ? "0:00" : "--:--")
         return "TOTAL \(finished)/\(all.count) ended  \(bytes(done)) / \(bytes(expected))  "
-            + "\(bytes(Int64(rate)))/s  ETA \(eta)"
+            + "\(bytes(whole(rate)))/s  ETA \(eta)"
     }
 
     static func line(_ s: TitleStatus) -> String {

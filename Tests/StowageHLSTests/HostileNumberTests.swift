@@ -50,3 +50,20 @@ struct HostileNumberTests {
         #expect(plan.bytesEstimate == OutsideNumbers.maxBytes)
     }
 }
+
+/// Byte ranges no file has: refused where read, so no request for them is ever built.
+@Suite("Hostile byte ranges")
+struct HostileByteRangeTests {
+    func media(_ range: String) throws -> MediaPlaylist {
+        try MediaPlaylist(
+            text: "#EXTM3U\n#EXT-X-TARGETDURATION:2\n#EXTINF:2,\n#EXT-X-BYTERANGE:\(range)\na.ts\n#EXT-X-ENDLIST\n",
+            url: "http://origin.test/v/index.m3u8")
+    }
+
+    @Test func aRangeOfNoBytesOrPastAnyDiskIsRefused() throws {
+        #expect(try media("1000@0").segments[0].byteRange?.length == 1_000)
+        for range in ["0@0", "0@9223372036854775807", "2@9223372036854775807", "1125899906842625@0", "-1@0"] {
+            #expect(throws: PlaylistError.self, "\(range)") { try media(range) }
+        }
+    }
+}

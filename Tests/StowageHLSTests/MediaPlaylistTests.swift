@@ -73,7 +73,7 @@ struct MediaPlaylistTests {
         let text = """
             #EXTM3U
             #EXTINF:2,
-            #EXT-X-BYTERANGE:9223372036854775807@0
+            #EXT-X-BYTERANGE:1125899906842624@0
             a.mp4
             #EXTINF:2,
             #EXT-X-BYTERANGE:10

@@ -113,7 +113,7 @@ import Testing
         title.suspendedReason = .diskFull
         title.errorCode = nil
         try d.store.update(title)
-        _ = try d.request(.limits(LimitsInfo(diskCushion: 1 << 60)))  // no disk has room for this cushion
+        _ = try d.request(.limits(LimitsInfo(diskCushion: 1 << 50)))  // no disk here has room for this cushion
         try d.restart()
         d.register("dl", .download)
         d.tick()  // the first pass runs every duty: the disk check finds no room
