@@ -238,6 +238,13 @@ let package = Package(
             path: "Tests/Fuzz/FuzzPlaylist"),
         .executableTarget(
             name: "stowage-fuzz-frames", dependencies: ["StowageProtocol", "FuzzReplay"], path: "Tests/Fuzz/FuzzFrames"),
+        .executableTarget(
+            name: "stowage-fuzz-mpd", dependencies: ["StowageDASH", "StowageProtocol", "FuzzReplay"],
+            path: "Tests/Fuzz/FuzzMPD"),
+        .executableTarget(
+            name: "stowage-fuzz-documents",
+            dependencies: ["StowageBundle", "StowageLicensing", "StowageProtocol", "FuzzReplay"],
+            path: "Tests/Fuzz/FuzzDocuments"),
 
         // MARK: tests
         // What test targets share: the process harness, origins, the gateway, origin snapshots, a seeded generator.

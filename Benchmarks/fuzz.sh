@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Runs each libFuzzer target (playlist parsers + planner, ZeroMQ frame codec + message bodies) for a fixed
+# Runs each libFuzzer target (HLS playlists + planner, ZeroMQ frames + message bodies, MPDs + sidx + planner,
+# peer manifests, bundles, catalogues, license terms, plans, data: URIs) for a fixed
 # budget and prints executions, corpus size and crashes. Not part of CI's default run.
 #
 #   Benchmarks/fuzz.sh [SECONDS_PER_TARGET]     (default 60; or STOWAGE_FUZZ_SECONDS)
@@ -15,7 +16,7 @@ FLAGS=(-c release --scratch-path "$SCRATCH" -Xswiftc -sanitize=fuzzer,address -X
 status=0
 mkdir -p "$SCRATCH"
 report=()
-for target in playlist frames; do
+for target in playlist frames mpd documents; do
   product="stowage-fuzz-$target"
   echo "==> building $product with -sanitize=fuzzer,address" >&2
   swift build "${FLAGS[@]}" --product "$product" >&2

@@ -1,7 +1,7 @@
 import StowageProtocol
 
-// Terms and usage arrive from license servers, bundles and the store: decoded through the initialisers, with every
-// number held to a range the license rules can compute with (a play count past `Int.max - 1`, a duration of 1e300 s
+// Terms and usage arrive from license servers, bundles and the store: decoded through the initialisers, which hold
+// every number to a range the license rules can compute with (a play count past `Int.max - 1`, a duration of 1e300 s
 // or a date of -inf once trapped a scheduler at each `list`). A limit out of range means what an absurd one would:
 // the largest allowed.
 
@@ -33,9 +33,9 @@ extension LicenseUsage {
     public init(from decoder: Decoder) throws {
         let c = try decoder.container(keyedBy: DecodingKeys.self)
         self.init(
-            playCount: max(0, LicenseRanges.count(try c.decode(Int.self, forKey: .playCount)) ?? 0),
-            firstPlayedAt: LicenseRanges.date(try c.decodeIfPresent(Double.self, forKey: .firstPlayedAt)),
-            playedSeconds: max(0, LicenseRanges.seconds(try c.decode(Double.self, forKey: .playedSeconds)) ?? 0))
+            playCount: try c.decode(Int.self, forKey: .playCount),
+            firstPlayedAt: try c.decodeIfPresent(Double.self, forKey: .firstPlayedAt),
+            playedSeconds: try c.decode(Double.self, forKey: .playedSeconds))
     }
 }
 

@@ -23,12 +23,13 @@ public struct LicenseTerms: Codable, Sendable, Equatable {
         playCountLimit: Int? = nil, playTimeLimitSeconds: Double? = nil, forceExpired: Bool = false,
         renewalSuggested: Bool = false
     ) {
+        // Held to ranges the rules compute with (``LicenseRanges``): the numbers come from license servers and bundles.
         self.kind = kind
-        self.requestedAt = requestedAt
-        self.expiresAt = expiresAt
-        self.playDurationSeconds = playDurationSeconds.flatMap { $0 > 0 ? $0 : nil }
-        self.playCountLimit = playCountLimit.flatMap { $0 > 0 ? $0 : nil }
-        self.playTimeLimitSeconds = playTimeLimitSeconds.flatMap { $0 > 0 ? $0 : nil }
+        self.requestedAt = LicenseRanges.date(requestedAt) ?? 0
+        self.expiresAt = LicenseRanges.date(expiresAt)
+        self.playDurationSeconds = LicenseRanges.seconds(playDurationSeconds).flatMap { $0 > 0 ? $0 : nil }
+        self.playCountLimit = LicenseRanges.count(playCountLimit).flatMap { $0 > 0 ? $0 : nil }
+        self.playTimeLimitSeconds = LicenseRanges.seconds(playTimeLimitSeconds).flatMap { $0 > 0 ? $0 : nil }
         self.forceExpired = forceExpired
         self.renewalSuggested = renewalSuggested
     }
@@ -44,8 +45,8 @@ public struct LicenseUsage: Codable, Sendable, Equatable {
     public var playedSeconds: Double
 
     public init(playCount: Int = 0, firstPlayedAt: Double? = nil, playedSeconds: Double = 0) {
-        self.playCount = playCount
-        self.firstPlayedAt = firstPlayedAt
-        self.playedSeconds = playedSeconds
+        self.playCount = max(0, LicenseRanges.count(playCount) ?? 0)
+        self.firstPlayedAt = LicenseRanges.date(firstPlayedAt)
+        self.playedSeconds = max(0, LicenseRanges.seconds(playedSeconds) ?? 0)
     }
 }

@@ -29,7 +29,7 @@ struct FuzzRegressionTests {
         return try runCapturingStreams(p)
     }
 
-    @Test(arguments: ["playlist", "frames"])
+    @Test(arguments: ["playlist", "frames", "mpd", "documents"])
     func replayWithoutACrash(_ target: String) throws {
         let directories = ["Corpus/\(target)", "Regressions/\(target)"].map { Self.fuzz.appendingPathComponent($0) }
         let expected = try directories.map { try Self.inputs($0).count }.reduce(0, +)
