@@ -116,14 +116,29 @@ public struct SchedulerCore: Sendable {
 
     /// Declares silent workers dead and takes back leases past their deadline.
     public mutating func expire(now: Double) -> (dead: [String], requeued: [WorkItem]) {
+        let expiry = expireReporting(now: now)
+        return (expiry.dead, expiry.requeued)
+    }
+
+    /// What ``expireReporting(now:)`` did: the workers declared dead, every item queued again, and of those the
+    /// items that were leased to a worker that died (``CrashSuspects`` counts them).
+    public struct Expiry: Sendable {
+        public var dead: [String] = []
+        public var requeued: [WorkItem] = []
+        public var lostWithWorkers: [WorkItem] = []
+    }
+
+    /// ``expire(now:)``, telling apart the items whose worker died from those whose lease ran out.
+    public mutating func expireReporting(now: Double) -> Expiry {
         lastNow = max(lastNow, now)
-        let dead = workers.values.filter { now - $0.lastSeen > workerTimeout }.map(\.id).sorted()
-        var requeued: [WorkItem] = []
-        for id in dead { requeued += removeWorker(id) }
+        var expiry = Expiry()
+        expiry.dead = workers.values.filter { now - $0.lastSeen > workerTimeout }.map(\.id).sorted()
+        for id in expiry.dead { expiry.lostWithWorkers += removeWorker(id) }
+        expiry.requeued = expiry.lostWithWorkers
         for lease in leases.values.sorted(by: { $0.taskID < $1.taskID }) where lease.deadline < now {
-            requeued += revoke(lease.taskID)
+            expiry.requeued += revoke(lease.taskID)
         }
-        return (dead, requeued)
+        return expiry
     }
 
     /// Takes a lease back; its items go back to the front of the queue, in their order.

@@ -42,6 +42,8 @@ public struct SchedulerMemory: Sendable {
     public var quota: EvictionPolicy?
     /// `--notify`: events out with the delivery task, receivers backed off.
     public var notify = NotifyOutbox()
+    /// Work that keeps dying with its workers (a title whose input traps them).
+    public var crashSuspects = CrashSuspects()
 
     /// `heartbeat`: seconds between heartbeats; subscribers live three of them.
     public init(heartbeat: Double, clockEpoch: ClockEpoch) {
@@ -61,5 +63,6 @@ public struct SchedulerMemory: Sendable {
         pacing.forget(token)
         progress.forget(token)
         caches.forget(token)
+        crashSuspects.forget(token)
     }
 }

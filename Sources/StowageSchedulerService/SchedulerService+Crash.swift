@@ -1,5 +1,6 @@
 import Foundation
 import StowageProtocol
+import StowageSchedulerCore
 
 extension SchedulerService {
     /// A title whose handling crashed the previous run (``CrashJournal``) is failed before any work is handed out,
@@ -25,6 +26,23 @@ extension SchedulerService {
             try appendEvent(token: crash.token, kind: "crash", detail: error.message)
         } else {
             try fail(crash.token, error)
+        }
+    }
+
+    /// Titles whose work died with ``CrashSuspects/threshold`` workers in a row are failed with the reason: the next
+    /// worker would die of the same input.
+    func failCrashSuspects(_ items: [WorkItem]) {
+        for item in items {
+            let kind = item.kind.workerKind.rawValue
+            let error = TitleError(
+                code: .internal,
+                message: "\(CrashSuspects.threshold) \(kind) workers died while handling its \(item.kind) task "
+                    + "(its input likely crashes them: their logs say where); the title was failed so that the other "
+                    + "titles go on; delete it, or resume it once the cause is fixed")
+            logger.error("failing a title whose task keeps killing workers", metadata: ["item": "\(item)"])
+            do { try fail(item.token, error) } catch {
+                logger.error("could not fail the title", metadata: ["item": "\(item)", "error": "\(error)"])
+            }
         }
     }
 }

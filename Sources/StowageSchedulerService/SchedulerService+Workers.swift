@@ -54,6 +54,7 @@ extension SchedulerService {
                 return
             }
             memory.progress.finished(lease.item.token, task: lease.taskID)
+            memory.crashSuspects.completed(lease.item)
             notePace(of: lease)
             journal.handling(lease.item.token, "the result of its \(lease.item.kind) task")
             try apply(result.outcome, of: lease, sent: memory.pacing.takeBatch(lease.taskID))

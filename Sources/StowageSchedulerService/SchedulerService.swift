@@ -258,11 +258,14 @@ public final class SchedulerService {
     /// among them, before new work goes out), the network watch, recordings' reloads and new work out.
     package func tick() {
         let t = clock.monotonic()
-        let (dead, requeued) = core.expire(now: t)
-        for id in dead {
+        let expiry = core.expireReporting(now: t)
+        for id in expiry.dead {
             logger.warning("worker declared dead; its leases go back to the queue", metadata: ["worker": "\(id)"])
         }
-        if !requeued.isEmpty { logger.info("re-issuing work", metadata: ["items": "\(requeued.count)"]) }
+        if !expiry.requeued.isEmpty {
+            logger.info("re-issuing work", metadata: ["items": "\(expiry.requeued.count)"])
+        }
+        failCrashSuspects(memory.crashSuspects.lost(expiry.lostWithWorkers))
         if !memory.retries.isEmpty {
             for item in memory.retries.due(now: t) { core.enqueue(item) }
         }

@@ -57,3 +57,57 @@ import Testing
         #expect(CrashJournal.crash(in: Array(("!" + String(repeating: "a", count: 65) + "\tx").utf8)) == nil)
     }
 }
+
+/// A title whose input kills every worker that takes its task is failed after a few deaths, and the others go on.
+@Suite struct CrashSuspectServiceTests {
+    /// `dl-N` takes the title's resolve task and dies (stops answering until declared dead).
+    static func dies(_ d: ServiceDriver, _ n: Int) throws -> TaskAssignment {
+        d.register("dl-\(n)", .download)
+        let task = try d.task(for: "dl-\(n)")
+        d.silence("dl-\(n)")
+        d.advance(Double(WireProtocol.heartbeatMilliseconds * WireProtocol.liveness) / 1000 + 1)
+        return task
+    }
+
+    @Test func aTaskThatKillsThreeWorkersFailsItsTitle() throws {
+        let d = try ServiceDriver()
+        let token = try d.submit()
+        for n in 1..<CrashSuspects.threshold {
+            guard case .resolve = try Self.dies(d, n).work else { throw DriverError("not the resolve task") }
+            #expect(try d.state(token) == .requested, "after \(n) deaths the title still waits for a worker")
+        }
+        _ = try Self.dies(d, CrashSuspects.threshold)
+        let status = try d.status(token)
+        #expect(status.state == .failed && status.error?.code == .internal, "\(status.state)")
+        #expect(status.error?.message.contains("3 download workers died while handling its resolve task") == true)
+        // The next title is handed to the next worker.
+        let other = try d.submit("http://origin.test/other/master.m3u8")
+        d.register("dl-next", .download)
+        #expect(try d.task(for: "dl-next").token == other)
+    }
+
+    @Test func workersDyingWhileFetchingFailNothing() throws {
+        let d = try ServiceDriver()
+        let token = try d.licensedTitle(files: 1)
+        d.silence("dl")
+        d.advance(Double(WireProtocol.heartbeatMilliseconds * WireProtocol.liveness) / 1000 + 1)
+        for n in 1...CrashSuspects.threshold + 1 {
+            d.register("dl-\(n)", .download)
+            let tasks = try d.tasks(for: "dl-\(n)")
+            #expect(!tasks.isEmpty, "the fetch is handed out again")
+            d.silence("dl-\(n)")
+            d.advance(Double(WireProtocol.heartbeatMilliseconds * WireProtocol.liveness) / 1000 + 1)
+        }
+        #expect(try d.state(token) != .failed)
+    }
+
+    @Test func theCountIsOfDeathsInARow() {
+        var suspects = CrashSuspects()
+        let item = WorkItem(token: "t", kind: .resolve)
+        #expect(suspects.lost([item]).isEmpty && suspects.lost([item]).isEmpty)
+        suspects.completed(item)
+        #expect(suspects.lost([item]).isEmpty && suspects.lost([item]).isEmpty)
+        #expect(suspects.lost([item]) == [item])
+        #expect(suspects.lost([WorkItem(token: "t", kind: .fetch(resource: 1))]).isEmpty)
+    }
+}
