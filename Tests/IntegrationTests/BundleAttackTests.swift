@@ -135,7 +135,11 @@ struct BundleAttackTests {
         try refused(b, longName, ["title.displayName is at most 500 characters"])
         let tokenClash = try forger.forge(plain, "token-clash") { m in try m.set(["title", "token"], to: "1001") }
         try refused(b, tokenClash, ["title.token"])
-        #expect(try b.status("1001").token == ownToken, "1001 is still B's own title")
+        // `status 1001` names a token: none here is 1001; the title with id 1001 is still B's own.
+        #expect(try b.stowctl(["status", "1001"]).0 == 1, "no title took the token 1001")
+        let (_, list) = try b.stowctl(["list", "--json"])
+        let titles = try JSONDecoder().decode([TitleStatus].self, from: Data(list.utf8))
+        #expect(titles.filter { $0.id == "1001" }.map(\.token) == [ownToken], "1001 is still B's own title")
         // A 300 MB bundle.json is refused on its size, without being read (a sparse file: no bytes to read).
         let big = try forger.forge(plain, "big") { _ in }
         let handle = try FileHandle(forWritingTo: big.appendingPathComponent("bundle.json"))
