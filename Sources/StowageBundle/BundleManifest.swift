@@ -129,7 +129,8 @@ public struct BundleManifest: Codable, Sendable, Equatable {
 
     /// An export id or token as this box makes them: lowercase hex, 16 to 64 digits.
     static func isPlainID(_ text: String) -> Bool {
-        (16...64).contains(text.utf8.count) && text.utf8.allSatisfy { (48...57).contains($0) || (97...102).contains($0) }
+        (16...64).contains(text.utf8.count)
+            && text.utf8.allSatisfy { (48...57).contains($0) || (97...102).contains($0) }
     }
 
     /// What the sealed keys are bound to (their AEAD associated data, see ``WrappedKeys``): the SHA-256 of the

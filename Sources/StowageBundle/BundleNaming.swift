@@ -65,8 +65,7 @@ public enum BundleNaming {
                 }
                 let folder = folders[resource.rendition] + "/"
                 guard path.hasPrefix(folder), isFileName(path.dropFirst(folder.count)) else {
-                    return refuse(
-                        "plan.resources[\(i)].localPath", path, "is not a file name in its rendition's folder \(folder)")
+                    return refuse("plan.resources[\(i)].localPath", path, "is not a file name in \(folder)")
                 }
             }
             named.insert(path)

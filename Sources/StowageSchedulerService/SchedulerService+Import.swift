@@ -110,7 +110,6 @@ extension SchedulerService {
         }
     }
 
-
     /// The content keys the bundle carries for this box, wrapped under this box's master key by plan index; keys
     /// sealed for another box (or none at all) leave the title waiting for a license acquired online, said in the
     /// note. Keys for this box that do not open refuse the import.

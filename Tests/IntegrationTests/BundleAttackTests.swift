@@ -21,9 +21,12 @@ struct BundleAttackTests {
         let answer = try b.stowctlStreams(["import", dir.path] + extra)
         #expect(answer.status == 1, "\(dir.lastPathComponent) is refused", sourceLocation: sourceLocation)
         for word in words {
-            #expect(answer.stderr.contains(word), "\(dir.lastPathComponent): \(answer.stderr)", sourceLocation: sourceLocation)
+            #expect(
+                answer.stderr.contains(word), "\(dir.lastPathComponent): \(answer.stderr)",
+                sourceLocation: sourceLocation)
         }
-        #expect(b.isRunning("scheduler"), "the scheduler outlives \(dir.lastPathComponent)", sourceLocation: sourceLocation)
+        #expect(
+            b.isRunning("scheduler"), "the scheduler outlives \(dir.lastPathComponent)", sourceLocation: sourceLocation)
         guard b.isRunning("scheduler") else { return }
         let after = try suite.snapshot(b)
         #expect(

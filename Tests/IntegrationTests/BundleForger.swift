@@ -70,7 +70,9 @@ extension Dictionary where Key == String, Value == Any {
         var node: Any? = self
         for part in path {
             if let key = part as? String { node = (node as? [String: Any])?[key] }
-            if let index = part as? Int { node = (node as? [Any]).flatMap { $0.indices.contains(index) ? $0[index] : nil } }
+            if let index = part as? Int {
+                node = (node as? [Any]).flatMap { $0.indices.contains(index) ? $0[index] : nil }
+            }
         }
         return node
     }

@@ -65,7 +65,8 @@ struct BundleFolderTests {
         let (bundle, _) = try exported()
         try FileManager.default.removeItem(at: bundle.root.appendingPathComponent("video/index.m3u8"))
         #expect(
-            try refused(bundle) == BundleProblem(.missing, file: "video/index.m3u8", try refused(bundle)?.message ?? ""))
+            try refused(bundle) == BundleProblem(.missing, file: "video/index.m3u8", try refused(bundle)?.message ?? "")
+        )
         let (other, _) = try exported()
         try Data("x".utf8).write(to: other.root.appendingPathComponent("video/evil.ts"))
         #expect(try refused(other)?.file == "video/evil.ts")
@@ -99,7 +100,8 @@ struct BundleFolderTests {
         try handle.close()
         let started = ContinuousClock.now
         let problem = try refused(bundle)
-        #expect(problem?.code == .limit && problem?.file == "bundle.json" && problem?.message.contains("64 MiB") == true)
+        #expect(
+            problem?.code == .limit && problem?.file == "bundle.json" && problem?.message.contains("64 MiB") == true)
         #expect(ContinuousClock.now - started < .seconds(1), "refused on its size, not read")
     }
 

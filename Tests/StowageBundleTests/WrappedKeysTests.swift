@@ -38,7 +38,9 @@ struct WrappedKeysTests {
 
     @Test func aKeyMovedToAnotherTitleOrNameDoesNotOpen() throws {
         let wrapped = try WrappedKeys.seal(keys, token: token, binding: binding, for: receiver.publicKey)
-        #expect(throws: BundleProblem.self) { try wrapped.open(with: receiver, token: "0123456789abcdee", binding: binding) }
+        #expect(throws: BundleProblem.self) {
+            try wrapped.open(with: receiver, token: "0123456789abcdee", binding: binding)
+        }
         var swapped = wrapped
         swapped.entries[0].name = "1"
         #expect(throws: BundleProblem.self) { try swapped.open(with: receiver, token: token, binding: binding) }
