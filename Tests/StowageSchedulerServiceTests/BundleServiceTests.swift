@@ -120,4 +120,62 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: stale.path))
         #expect(try b.state(tokenB) == .completed)
     }
+
+    /// Exports A's completed title with `change` made to it first; answers the bundle folder and A's box key
+    /// (A's home, which holds the folder, lives as long as `a`).
+    func exported(_ a: ServiceDriver, _ change: (inout TitleRecord) -> Void) throws -> (folder: String, key: String) {
+        let token = try completedTitle(a, recorded: true)
+        var title = try #require(try a.store.title(token))
+        change(&title)
+        try a.store.update(title)
+        let folder = a.home.appendingPathComponent("bundle").path
+        let exported = try ended(a, try job(try a.request(.exportTitle(.init(token: token, directory: folder)))))
+        #expect(exported.state == .done, "\(exported)")
+        guard case .boxKey(let key) = try a.request(.boxKey) else { throw DriverError("no box key") }
+        return (folder, key)
+    }
+
+    @Test func theReachIsThisBoxsAndAnIdOfTheCatalogueIsNotTaken() throws {
+        let a = try ServiceDriver()
+        let (folder, key) = try exported(a) {
+            $0.externalID = "a"
+            $0.reach = .loopback  // A's word: B derives its own from the source URL
+        }
+        let b = try ServiceDriver()
+        // B's catalogue lists "a"; the operator deleted the title it made, and the next pass has not run yet.
+        let document = Array(
+            #"{"version": 1, "titles": [{"id": "a", "url": "http://origin.test/a/master.m3u8"}]}"#.utf8)
+        _ = try b.request(.catalogApply(document: Data(document).base64EncodedString(), signature: nil))
+        b.tick()  // the periodic duties' first pass; the manual clock then holds the next catalogue pass off
+        let member = try #require(try b.store.title(externalID: "a"))
+        _ = try b.request(.delete(token: member.token))
+        #expect(try b.store.title(externalID: "a") == nil)
+        let refused = try ended(b, try job(try b.request(.importBundle(.init(directory: folder, trusted: [key])))))
+        #expect(refused.state == .failed && refused.problem?.code == "taken", "\(refused)")
+        #expect(refused.error?.code == .refused && refused.error?.message.contains("catalogue") == true)
+        #expect(try b.store.titles().allSatisfy { $0.externalID != "a" }, "nothing of the bundle stays")
+
+        // Without the catalogue entry the same bundle comes in, its reach left for this box to derive.
+        let c = try ServiceDriver()
+        let imported = try ended(c, try job(try c.request(.importBundle(.init(directory: folder, trusted: [key])))))
+        let token = try #require(imported.token)
+        let title = try #require(try c.store.title(token))
+        #expect(title.externalID == "a" && title.reach == nil, "\(title)")
+    }
+
+    @Test func submitKeepsToTheSameRuleForIdsAndNames() throws {
+        let d = try ServiceDriver()
+        for (id, name) in [
+            ("..", nil), ("a\u{0}b", nil), (nil, "two\nlines"), (nil, String(repeating: "n", count: 501)),
+        ] {
+            var submit = SubmitRequest(
+                url: "http://origin.test/x/master.m3u8", name: name, priority: 0, headers: [], selection: Selection())
+            submit.id = id
+            guard case .error(let error) = try d.request(.submit(submit)) else {
+                throw DriverError(
+                    "submit took id \(String(describing: id)) name \(String(describing: name?.prefix(9)))")
+            }
+            #expect(error.code == .refused && error.message.hasPrefix(id == nil ? "--name" : "--id"), "\(error)")
+        }
+    }
 }
