@@ -68,10 +68,6 @@ extension SchedulerService {
             var failure: (any Error)?
             try inOneTransaction {
                 do {
-                    if manifest.moved, let exportID = manifest.exportID {
-                        try store.rememberImport(
-                            exportID: exportID, token: token, fromBox: manifest.box.id, at: clock.now())
-                    }
                     try store.insert(record)
                     try store.savePlan(token: token, plan: plan)
                     try store.markImported(
@@ -85,6 +81,13 @@ extension SchedulerService {
                         detail: "imported from box \(manifest.box.id) (bundle of \(manifest.title.token))"
                             + (note.map { ": \($0)" } ?? ""))
                     try handle(.allVerified, of: token)
+                    // Last: the batch commits even when a step fails (the title is deleted in its place), so a
+                    // --move bundle is only remembered once nothing else can fail; a second import racing this
+                    // one fails here on the export id.
+                    if manifest.moved, let exportID = manifest.exportID {
+                        try store.rememberImport(
+                            exportID: exportID, token: token, fromBox: manifest.box.id, at: clock.now())
+                    }
                 } catch {
                     failure = error
                     try? store.delete(token: token)
