@@ -37,11 +37,14 @@ bundle() {
   until "$BIN/stowctl" stats >/dev/null 2>&1; do sleep 0.05; done
   import_idle=$(hwm_mb "${PIDS[0]}")
   t0=$(now)
-  "$BIN/stowctl" import "$dir" --trust "$W/box-a.pub" >/dev/null 2>&1 || { echo "import failed; logs in $b" >&2; exit 1; }
+  # The importing box gives the title a token of its own (docs/bundles.md): the last line of stdout.
+  local imported
+  imported=$("$BIN/stowctl" import "$dir" --trust "$W/box-a.pub" 2>/dev/null | tail -n 1) \
+    || { echo "import failed; logs in $b" >&2; exit 1; }
   t1=$(now)
   import_s=$(echo "$t1 - $t0" | bc)
   import_hwm=$(hwm_mb "${PIDS[0]}")
-  local state; state=$("$BIN/stowctl" status "$token" --json | grep -o '"state" *: *"[a-z]*"' | grep -o '[a-z]*"$' | tr -d '"')
+  local state; state=$("$BIN/stowctl" status "$imported" --json | grep -o '"state" *: *"[a-z]*"' | grep -o '[a-z]*"$' | tr -d '"')
   stop_pipeline
   say "$(printf '%-44s %8s %10s %16s' step seconds 'MB/s' 'scheduler peak')"
   say "$(printf '%-44s %8.2f %10.1f %13s MB' "export ($((bytes / 1048576)) MiB, signed, hashed as read)" "$export_s" \

@@ -58,19 +58,32 @@ public struct BundleFolder: Sendable {
     /// Verifies the bundle and copies it into `staging` (created; must not exist). Returns the manifest once every
     /// file is in `staging` with the bytes the manifest says. On any problem `staging` is removed and the problem
     /// names the file — nothing of the bundle stays.
+    ///
+    /// Before anything large is read: `bundle.json`'s size on the file system (``BundleLimits``), then its
+    /// signature and signer, then the plan's local paths (``BundleNaming``) and the listed sizes' total, which
+    /// `total` is told once it is known (the job's bar).
     public func stage(
-        into staging: URL, trusted: Set<BoxPublicKey>, trustAny: Bool, progress: (Int) -> Void = { _ in }
+        into staging: URL, trusted: Set<BoxPublicKey>, trustAny: Bool, total: (Int64) -> Void = { _ in },
+        progress: (Int) -> Void = { _ in }
     ) throws(BundleProblem) -> BundleManifest {
         let manifestURL = root.appendingPathComponent(BundleLayout.manifestName)
-        guard let bytes = FileManager.default.contents(atPath: manifestURL.path) else {
-            throw BundleProblem(.missing, file: BundleLayout.manifestName, "is not in \(root.path)")
+        let attributes = try? FileManager.default.attributesOfItem(atPath: manifestURL.path)
+        guard let attributes, (attributes[.type] as? FileAttributeType) == .typeRegular else {
+            throw BundleProblem(.missing, file: BundleLayout.manifestName, "is not a file in \(root.path)")
         }
-        let signature = FileManager.default.contents(
-            atPath: root.appendingPathComponent(BundleLayout.signatureName).path
-        )
-        .map { String(decoding: $0, as: UTF8.self) }
+        let size = (attributes[.size] as? NSNumber)?.int64Value ?? 0
+        if let problem = BundleLimits.manifestProblem(size: size) { throw problem }
+        guard let bytes = FileManager.default.contents(atPath: manifestURL.path) else {
+            throw BundleProblem(.io, file: BundleLayout.manifestName, "cannot be read in \(root.path)")
+        }
+        // Read once, then checked on what was read: a file grown since the size check is refused all the same.
+        if let problem = BundleLimits.manifestProblem(size: Int64(bytes.count)) { throw problem }
+        let signature = Self.smallFile(root.appendingPathComponent(BundleLayout.signatureName))
+            .map { String(decoding: $0, as: UTF8.self) }
         let manifest = try BundleSignature.verify(
             manifestBytes: bytes, signatureText: signature, trusted: trusted, trustAny: trustAny)
+        total(try BundleLimits.total(manifest.files))
+        if let problem = BundleNaming.problem(manifest) { throw problem }
         if let problem = BundleCheck.listing(manifest, found: try scan()) { throw problem }
         do {
             try FileManager.default.createDirectory(at: staging, withIntermediateDirectories: false)
@@ -97,5 +110,12 @@ public struct BundleFolder: Sendable {
             throw error
         }
         return manifest
+    }
+
+    /// `bundle.sig` is one line of base64 (88 characters): anything past 4 KiB is not one, and is not read whole.
+    static func smallFile(_ url: URL) -> Data? {
+        guard let handle = try? FileHandle(forReadingFrom: url) else { return nil }
+        defer { try? handle.close() }
+        return (try? handle.read(upToCount: 4096)) ?? Data()
     }
 }

@@ -1,3 +1,4 @@
+@preconcurrency import Crypto
 import Foundation
 import StowageLicensing
 import StowageProtocol
@@ -8,7 +9,11 @@ import StowageProtocol
 /// bytes of this file (see ``BundleSignature``), so nothing in it can change on the way.
 public struct BundleManifest: Codable, Sendable, Equatable {
     /// The format this box writes; an importer refuses a newer one rather than guess at fields it does not know.
-    public static let currentFormat = 1
+    /// Format 2 added `exportID` and bound the sealed keys to the terms (``keyBinding()``).
+    public static let currentFormat = 2
+    /// The oldest format this box reads. Format 1 is refused: its sealed keys are bound to the token and the key's
+    /// name only, so terms rewritten and re-signed with any key (`--trust-any`) would still open them.
+    public static let oldestFormat = 2
 
     public var format: Int
     /// The exporting box: its id and public keys (the signature is checked against `box.signingKey`).
@@ -29,6 +34,10 @@ public struct BundleManifest: Codable, Sendable, Equatable {
     public var keys: WrappedKeys?
     /// `--move`: the exporting box gave up its license, so the importing box holds the only playable copy.
     public var moved: Bool
+    /// This export's id (16 random hex digits, fresh per export): a `--move` bundle is taken in once per box (the
+    /// importing box remembers it), and the sealed keys are bound to it. Optional only so that an older format
+    /// decodes far enough to be refused by name.
+    public var exportID: String?
 
     /// The title as the exporting box knew it.
     public struct Title: Codable, Sendable, Equatable {
@@ -64,7 +73,8 @@ public struct BundleManifest: Codable, Sendable, Equatable {
     public init(
         box: BoxPublicKey, exportedAt: Double, title: Title, plan: ResolvedPlan, files: [File],
         terms: LicenseTerms? = nil, usage: LicenseUsage? = nil, protection: TitleProtection? = nil,
-        keys: WrappedKeys? = nil, moved: Bool = false, format: Int = BundleManifest.currentFormat
+        keys: WrappedKeys? = nil, moved: Bool = false, exportID: String? = nil,
+        format: Int = BundleManifest.currentFormat
     ) {
         self.format = format
         self.box = box
@@ -77,6 +87,7 @@ public struct BundleManifest: Codable, Sendable, Equatable {
         self.protection = protection
         self.keys = keys
         self.moved = moved
+        self.exportID = exportID
     }
 
     /// The bytes written as `bundle.json`: sorted keys, so the same manifest always signs the same bytes.
@@ -99,6 +110,45 @@ public struct BundleManifest: Codable, Sendable, Equatable {
                 .malformed, file: BundleLayout.manifestName,
                 "is format \(manifest.format); this box reads up to \(currentFormat): update Stowage")
         }
+        guard manifest.format >= oldestFormat else {
+            throw BundleProblem(
+                .malformed, file: BundleLayout.manifestName,
+                "is format \(manifest.format), whose keys are not bound to its terms; this box reads format "
+                    + "\(oldestFormat) and later: export the title again with a current Stowage")
+        }
+        guard let id = manifest.exportID, isPlainID(id) else {
+            throw BundleProblem(
+                .malformed, file: BundleLayout.manifestName, "has no exportID of 16 to 64 lowercase hex digits")
+        }
+        guard isPlainID(manifest.title.token) else {
+            throw BundleProblem(
+                .malformed, file: BundleLayout.manifestName, "names a title.token that is not 16 to 64 hex digits")
+        }
         return manifest
+    }
+
+    /// An export id or token as this box makes them: lowercase hex, 16 to 64 digits.
+    static func isPlainID(_ text: String) -> Bool {
+        (16...64).contains(text.utf8.count)
+            && text.utf8.allSatisfy { (48...57).contains($0) || (97...102).contains($0) }
+    }
+
+    /// What the sealed keys are bound to (their AEAD associated data, see ``WrappedKeys``): the SHA-256 of the
+    /// export id, the exporting token, the terms, the plays so far and `moved`, encoded with sorted keys. Terms
+    /// rewritten (a rental made a purchase), plays reset or the bundle re-signed as another export leave keys that
+    /// do not open. Computed from the decoded values on both sides, so it never depends on the file's spacing.
+    public func keyBinding() -> Data {
+        struct Bound: Encodable {
+            var exportID: String?
+            var token: String
+            var terms: LicenseTerms?
+            var usage: LicenseUsage?
+            var moved: Bool
+        }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        let bound = Bound(exportID: exportID, token: title.token, terms: terms, usage: usage, moved: moved)
+        let bytes = (try? encoder.encode(bound)) ?? Data()
+        return Data(SHA256.hash(data: bytes))
     }
 }

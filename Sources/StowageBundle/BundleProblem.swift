@@ -20,6 +20,16 @@ public struct BundleProblem: Error, Equatable, Sendable, CustomStringConvertible
         case keys
         /// Reading the bundle or writing the copy failed.
         case io
+        /// `bundle.json` is larger than this box reads, or the sizes it lists add up past what a title may be
+        /// (``BundleLimits``): refused before anything large is read or added.
+        case limit
+        /// A local path in the plan that this box would not name (``BundleNaming``): it could write outside the
+        /// title's folder, or over another title's files, when the offline playlists are written.
+        case path
+        /// The title's id is already held here (by a title, or by an entry of the catalogue in force).
+        case taken
+        /// A `--move` bundle this box has already taken in: a moved license is used once.
+        case replayed
     }
 
     public let code: Code

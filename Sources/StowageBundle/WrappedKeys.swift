@@ -3,8 +3,10 @@ import Foundation
 
 /// A title's content keys sealed for one box: X25519 between a fresh key of this bundle and the receiving box's
 /// agreement key, HKDF-SHA256 over the shared secret (salt: both public keys; info: the format), then AES-256-GCM
-/// per content key with its title and name as associated data. Only the box holding the matching private key
-/// opens them; a key moved to another name or title does not open. Without `--for-box` a bundle has none.
+/// per content key with its title, its name and the manifest's binding (``BundleManifest/keyBinding()``: the
+/// export id, terms, plays so far and `moved`) as associated data. Only the box holding the matching private key
+/// opens them; a key moved to another name or title, or under rewritten terms (re-signed with any key), does not
+/// open. Without `--for-box` a bundle has none.
 public struct WrappedKeys: Codable, Sendable, Equatable {
     /// The id of the box the keys are for.
     public var forBox: String
@@ -19,12 +21,13 @@ public struct WrappedKeys: Codable, Sendable, Equatable {
         public var sealed: String
     }
 
-    static let info = Data("stowage-bundle-keys-v1".utf8)
+    static let info = Data("stowage-bundle-keys-v2".utf8)
 
-    /// Seals `keys` (name → key bytes) of title `token` for `recipient`.
-    public static func seal(_ keys: [(name: String, key: [UInt8])], token: String, for recipient: BoxPublicKey)
-        throws(BundleProblem) -> WrappedKeys
-    {
+    /// Seals `keys` (name → key bytes) of title `token` for `recipient`, bound to `binding` (the manifest's
+    /// ``BundleManifest/keyBinding()``).
+    public static func seal(
+        _ keys: [(name: String, key: [UInt8])], token: String, binding: Data, for recipient: BoxPublicKey
+    ) throws(BundleProblem) -> WrappedKeys {
         guard let theirs = recipient.agreement else {
             throw BundleProblem(.malformed, file: "--for-box", "names an agreement key that is not one")
         }
@@ -33,7 +36,8 @@ public struct WrappedKeys: Codable, Sendable, Equatable {
             let secret = try ephemeral.sharedSecretFromKeyAgreement(with: theirs)
             let wrapping = derive(secret, ephemeral: ephemeral.publicKey, recipient: theirs)
             let entries = try keys.map { name, key in
-                let box = try AES.GCM.seal(Data(key), using: wrapping, authenticating: aad(token: token, name: name))
+                let box = try AES.GCM.seal(
+                    Data(key), using: wrapping, authenticating: aad(token: token, name: name, binding: binding))
                 guard let combined = box.combined else { throw BundleProblem(.keys, file: name, "sealed to nothing") }
                 return Entry(name: name, sealed: combined.base64EncodedString())
             }
@@ -47,10 +51,11 @@ public struct WrappedKeys: Codable, Sendable, Equatable {
         }
     }
 
-    /// Opens every key with this box's identity. Keys for another box are refused by id before any crypto, and a
-    /// key that does not open names itself.
-    public func open(with identity: BoxIdentity, token: String) throws(BundleProblem) -> [(name: String, key: [UInt8])]
-    {
+    /// Opens every key with this box's identity, under the manifest's `binding`. Keys for another box are refused by
+    /// id before any crypto, and a key that does not open names itself.
+    public func open(with identity: BoxIdentity, token: String, binding: Data) throws(BundleProblem) -> [(
+        name: String, key: [UInt8]
+    )] {
         let mine = identity.publicKey
         guard forBox == mine.id else {
             throw BundleProblem(
@@ -66,9 +71,11 @@ public struct WrappedKeys: Codable, Sendable, Equatable {
         for entry in entries {
             guard let data = Data(base64Encoded: entry.sealed), let box = try? AES.GCM.SealedBox(combined: data),
                 let key = try? AES.GCM.open(
-                    box, using: wrapping, authenticating: Self.aad(token: token, name: entry.name))
+                    box, using: wrapping, authenticating: Self.aad(token: token, name: entry.name, binding: binding))
             else {
-                throw BundleProblem(.keys, file: BundleLayout.manifestName, "content key \(entry.name) does not open")
+                throw BundleProblem(
+                    .keys, file: BundleLayout.manifestName,
+                    "content key \(entry.name.prefix(100)) does not open: sealed for other terms, export or title")
             }
             opened.append((entry.name, Array(key)))
         }
@@ -84,5 +91,8 @@ public struct WrappedKeys: Codable, Sendable, Equatable {
             outputByteCount: 32)
     }
 
-    static func aad(token: String, name: String) -> Data { Data("\(token)/\(name)".utf8) }
+    /// `<token>/<name>`, a zero byte, then the 32-byte binding.
+    static func aad(token: String, name: String, binding: Data) -> Data {
+        Data("\(token)/\(name)".utf8) + Data([0]) + binding
+    }
 }

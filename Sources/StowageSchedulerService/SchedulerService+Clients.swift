@@ -226,14 +226,9 @@ extension SchedulerService {
         guard CatalogPriority.range.contains(submit.priority) else {
             throw TitleError(code: .refused, message: "priority \(submit.priority) is outside -1000000...1000000")
         }
-        guard let url = URL(string: submit.url), let scheme = url.scheme?.lowercased(),
-            ["http", "https"].contains(scheme), url.host != nil
-        else {
-            throw TitleError(
-                code: .refused, message: "'\(submit.url.prefix(200))' is not an http(s) URL of an HLS playlist")
-        }
+        if let why = sourceURLRefusal(submit.url) { throw TitleError(code: .refused, message: why) }
         if let allowed = options.allowedHosts {
-            for url in [submit.url, submit.posterURL, submit.licenseURL].compactMap({ $0 }) {
+            for url in [submit.posterURL, submit.licenseURL].compactMap({ $0 }) {
                 if let reason = allowed.refusal(url) {
                     throw TitleError(code: .refused, message: reason + " (stowage-scheduler --allow-hosts)")
                 }
@@ -288,10 +283,11 @@ extension SchedulerService {
             }
             stored.headerHosts = hosts.map { $0.lowercased() }
         }
+        if let name = submit.name, let why = TitleLabels.nameProblem(name) {
+            throw TitleError(code: .refused, message: "--name \(why)")
+        }
         if let id = submit.id {
-            guard !id.isEmpty, id.count <= 200, !id.contains(where: { $0.isNewline || $0 == "/" }) else {
-                throw TitleError(code: .refused, message: "--id is 1 to 200 characters, without '/' or line breaks")
-            }
+            if let why = TitleLabels.idProblem(id) { throw TitleError(code: .refused, message: "--id \(why)") }
             if let other = try store.title(externalID: id) {
                 throw TitleError(
                     code: .refused, message: "id '\(id)' is already title \(other.token) (`stowctl delete` it first)")

@@ -43,7 +43,9 @@ extension SchedulerService {
             box: box.publicKey, exportedAt: clock.now(),
             title: .init(id: title.externalID, token: title.token, sourceURL: title.url, displayName: title.name),
             plan: try storedPlan(title), files: [], terms: title.licenseTerms, usage: usage(of: title),
-            protection: title.protection, keys: try sealedKeys(title, for: recipient), moved: request.move)
+            protection: title.protection, moved: request.move, exportID: Self.newToken())
+        // Sealed under the manifest's binding: its export id, terms, plays so far and `moved`.
+        manifest.keys = try sealedKeys(title, for: recipient, binding: manifest.keyBinding())
         if request.move {
             // Given up before the first byte is copied: a play meanwhile would be a play the bundle does not carry.
             title.transferredTo = recipient?.id ?? ""
@@ -148,8 +150,9 @@ extension SchedulerService {
         return (sources, bytes, hashes)
     }
 
-    /// The title's content keys sealed for `recipient` (by plan index); nil without a recipient or keys.
-    private func sealedKeys(_ title: TitleRecord, for recipient: BoxPublicKey?) throws -> WrappedKeys? {
+    /// The title's content keys sealed for `recipient` (by plan index) under the manifest's `binding`; nil without
+    /// a recipient or keys.
+    private func sealedKeys(_ title: TitleRecord, for recipient: BoxPublicKey?, binding: Data) throws -> WrappedKeys? {
         guard let recipient else { return nil }
         let stored = try store.keys(token: title.token)
         guard !stored.isEmpty else { return nil }
@@ -161,7 +164,7 @@ extension SchedulerService {
             }
             keys.append(("\(record.position)", try vault.unwrap(wrapped, token: title.token, index: record.position)))
         }
-        do { return try WrappedKeys.seal(keys, token: title.token, for: recipient) } catch {
+        do { return try WrappedKeys.seal(keys, token: title.token, binding: binding, for: recipient) } catch {
             throw Self.titleError(Self.bundleProblem(error, file: "--for-box"))
         }
     }
@@ -188,7 +191,7 @@ extension SchedulerService {
         let code: ErrorCode
         switch problem.code {
         case .missing, .extra, .size, .hash: code = .integrity
-        case .signature, .untrusted, .malformed, .keys: code = .refused
+        case .signature, .untrusted, .malformed, .keys, .limit, .path, .taken, .replayed: code = .refused
         case .io: code = .io
         }
         return TitleError(code: code, message: problem.description)

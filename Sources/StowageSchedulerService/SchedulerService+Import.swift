@@ -33,15 +33,13 @@ extension SchedulerService {
         let staging = options.home.titlesRoot.appendingPathComponent(BundleJobs.stagingName(job.id))
         let (id, jobs, trustAny) = (job.id, bundleJobs, request.trustAny)
         Thread.detachNewThread {
-            // The total for the bar only: nothing of the manifest is believed before its signature verifies.
-            if let bytes = FileManager.default.contents(atPath: root.appendingPathComponent("bundle.json").path),
-                let manifest = try? BundleManifest.decode(bytes)
-            {
-                jobs.update(id) { $0.bytesTotal = manifest.files.reduce(0) { $0 + $1.size } }
-            }
             do {
+                // The bar's total comes from the stage once the signature verified and the sizes added up within
+                // the limits: nothing of the manifest is believed before.
                 let manifest = try BundleFolder(root: root).stage(
-                    into: staging, trusted: trusted, trustAny: trustAny, progress: { jobs.progress(id, bytes: $0) })
+                    into: staging, trusted: trusted, trustAny: trustAny,
+                    total: { total in jobs.update(id) { $0.bytesTotal = total } },
+                    progress: { jobs.progress(id, bytes: $0) })
                 jobs.post(.staged(id: id, manifest: manifest, staging: staging))
             } catch {
                 jobs.post(.failed(id: id, Self.bundleProblem(error, file: BundleLayout.manifestName)))
@@ -55,19 +53,23 @@ extension SchedulerService {
     /// one store transaction that ends `completed` through the lifecycle. Any failure removes the folder and the
     /// transaction writes nothing.
     func registerImport(_ id: String, manifest: BundleManifest, staging: URL) {
-        let token = importToken(manifest.title.token)
+        // Always a token of this box's own: the bundle's token names nothing here (it may be another title's
+        // token or id on this box, or a path), so it is never used as one.
+        let token = Self.newToken()
         let dir = options.home.titleDirectory(token)
         var note: String?
         do {
+            try checkImportable(manifest)
             let (wrapped, keyNote) = try importedKeys(manifest, token: token)
             note = keyNote
             let record = importedRecord(manifest, token: token)
+            let plan = importedPlan(manifest.plan)
             try FileManager.default.moveItem(at: staging, to: dir)
             var failure: (any Error)?
             try inOneTransaction {
                 do {
                     try store.insert(record)
-                    try store.savePlan(token: token, plan: manifest.plan)
+                    try store.savePlan(token: token, plan: plan)
                     try store.markImported(
                         token: token,
                         files: Dictionary(
@@ -79,6 +81,13 @@ extension SchedulerService {
                         detail: "imported from box \(manifest.box.id) (bundle of \(manifest.title.token))"
                             + (note.map { ": \($0)" } ?? ""))
                     try handle(.allVerified, of: token)
+                    // Last: the batch commits even when a step fails (the title is deleted in its place), so a
+                    // --move bundle is only remembered once nothing else can fail; a second import racing this
+                    // one fails here on the export id.
+                    if manifest.moved, let exportID = manifest.exportID {
+                        try store.rememberImport(
+                            exportID: exportID, token: token, fromBox: manifest.box.id, at: clock.now())
+                    }
                 } catch {
                     failure = error
                     try? store.delete(token: token)
@@ -104,15 +113,6 @@ extension SchedulerService {
         }
     }
 
-    /// The exporting box's token when it is free here and a plain folder name, else a new one.
-    private func importToken(_ exported: String) -> String {
-        let plain = !exported.isEmpty && exported.count <= 64 && exported.allSatisfy { $0.isHexDigit && $0.isASCII }
-        guard plain, (try? store.title(exported)) == nil,
-            !FileManager.default.fileExists(atPath: options.home.titleDirectory(exported).path)
-        else { return Self.newToken() }
-        return exported.lowercased() == exported ? exported : Self.newToken()
-    }
-
     /// The content keys the bundle carries for this box, wrapped under this box's master key by plan index; keys
     /// sealed for another box (or none at all) leave the title waiting for a license acquired online, said in the
     /// note. Keys for this box that do not open refuse the import.
@@ -126,7 +126,7 @@ extension SchedulerService {
             return ([:], "the bundle's content keys are for box \(sealed.forBox), not this box: `stowctl renew` online")
         }
         var wrapped: [Int: Data] = [:]
-        for (name, key) in try sealed.open(with: box, token: manifest.title.token) {
+        for (name, key) in try sealed.open(with: box, token: manifest.title.token, binding: manifest.keyBinding()) {
             guard let index = Int(name), planned.indices.contains(index),
                 key.count == PlannedKey.keyLength(method: planned[index].method)
             else {
@@ -146,13 +146,13 @@ extension SchedulerService {
             token: token, url: manifest.title.sourceURL, name: manifest.title.displayName, state: .requested,
             priority: 0, selection: Selection(), headers: [], requestedAt: now)
         record.startedAt = now
-        if let id = manifest.title.id, (try? store.title(externalID: id)) == nil { record.externalID = id }
+        record.externalID = manifest.title.id  // checked free by ``checkImportable(_:)``
         record.licenseTerms = manifest.terms
         record.licenseEpoch = memory.clockEpoch.epoch
         record.playCount = manifest.usage?.playCount ?? 0
         record.firstPlayedAt = manifest.usage?.firstPlayedAt
         record.playedSeconds = manifest.usage?.playedSeconds ?? 0
-        record.reach = manifest.plan.reach
+        record.reach = nil  // re-derived from the source URL under this box's policy, as for a submit
         record.allowDeviceDRM = manifest.plan.protection?.deviceOnly ?? false
         let master = manifest.plan.masterPlaylist
         record.localPlaylist =

@@ -242,6 +242,16 @@ enum Schema {
             }
             try db.create(index: "notifyOutbox_receiver", on: "notifyOutbox", columns: ["receiver", "id"])
         }
+        migrator.registerMigration("v21-bundle-imports") { db in
+            // `stowctl import` of a `--move` bundle: its export id, kept after the title is deleted, so the one
+            // license a move carries is taken in once per box (docs/bundles.md).
+            try db.create(table: "bundleImport") { t in
+                t.primaryKey("exportID", .text)
+                t.column("token", .text).notNull()
+                t.column("fromBox", .text).notNull()
+                t.column("importedAt", .double).notNull()
+            }
+        }
         return migrator
     }
 }

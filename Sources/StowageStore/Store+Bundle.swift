@@ -36,4 +36,21 @@ extension Store {
             }
         }
     }
+
+    /// The token a `--move` bundle of export `exportID` was taken in as on this box, or nil if never.
+    public func importedExport(_ exportID: String) throws -> String? {
+        try db.read { db in
+            try String.fetchOne(db, sql: "SELECT token FROM bundleImport WHERE exportID = ?", arguments: [exportID])
+        }
+    }
+
+    /// Remembers that export `exportID` (a `--move` bundle from box `fromBox`) was taken in as `token`; a second
+    /// one of the same id fails on the primary key, so two imports racing cannot both take it.
+    public func rememberImport(exportID: String, token: String, fromBox: String, at time: Double) throws {
+        try db.write { db in
+            try db.execute(
+                sql: "INSERT INTO bundleImport (exportID, token, fromBox, importedAt) VALUES (?, ?, ?, ?)",
+                arguments: [exportID, token, fromBox, time])
+        }
+    }
 }

@@ -44,12 +44,16 @@ struct Import: AsyncParsableCommand {
         discussion: """
             The signer must be trusted (--trust FILE with its `stowctl box key` output, or --trust-any). A damaged, \
             missing or extra file refuses the import naming the file; nothing of a refused bundle stays. The \
-            title's token is printed last.
+            title gets a new token of this box's own, printed last. A bundle decides no path, reach, id or token \
+            here, and a --move bundle is taken in once (docs/bundles.md).
             """)
     @OptionGroup var connection: ConnectionOptions
     @Argument(help: "The bundle folder.") var directory: String
     @Option(help: "A public key file of a box whose bundles are trusted (repeatable).") var trust: [String] = []
-    @Flag(name: .customLong("trust-any"), help: "Accept any signer whose signature verifies.") var trustAny = false
+    @Flag(
+        name: .customLong("trust-any"),
+        help: "Accept any signer whose signature verifies (its terms and plays are then anyone's word).")
+    var trustAny = false
 
     func run() async throws {
         let keys = try trust.map { path -> String in

@@ -8,13 +8,13 @@ struct BundleCheckTests {
     let box = BoxIdentity()
     let files = [
         BundleManifest.File(path: "master.m3u8", size: 3, sha256: Fixtures.hex(Data("abc".utf8))),
-        BundleManifest.File(path: "v0/seg0.ts", size: 2, sha256: Fixtures.hex(Data("xy".utf8))),
+        BundleManifest.File(path: "video/seg-000000.ts", size: 2, sha256: Fixtures.hex(Data("xy".utf8))),
     ]
 
     var found: [BundleCheck.Found] {
         [
             .init(path: "master.m3u8", size: 3, sha256: Fixtures.hex(Data("abc".utf8))),
-            .init(path: "v0/seg0.ts", size: 2, sha256: Fixtures.hex(Data("xy".utf8))),
+            .init(path: "video/seg-000000.ts", size: 2, sha256: Fixtures.hex(Data("xy".utf8))),
         ]
     }
 
@@ -25,7 +25,7 @@ struct BundleCheckTests {
     @Test func theFirstProblemNamesTheFile() {
         let manifest = Fixtures.manifest(box: box, files: files)
         #expect(BundleCheck.check(manifest, found: [found[0]])?.code == .missing)
-        #expect(BundleCheck.check(manifest, found: [found[0]])?.file == "v0/seg0.ts")
+        #expect(BundleCheck.check(manifest, found: [found[0]])?.file == "video/seg-000000.ts")
         let extra = BundleCheck.check(manifest, found: found + [.init(path: "v0/zz.ts", size: 1, sha256: "00")])
         #expect(extra == BundleProblem(.extra, file: "v0/zz.ts", extra?.message ?? ""))
         var resized = found
@@ -34,8 +34,8 @@ struct BundleCheckTests {
         var flipped = found
         flipped[1].sha256 = Fixtures.hex(Data("xz".utf8))
         let hash = BundleCheck.check(manifest, found: flipped)
-        #expect(hash?.code == .hash && hash?.file == "v0/seg0.ts")
-        #expect(hash?.description.hasPrefix("v0/seg0.ts: has SHA-256") == true)
+        #expect(hash?.code == .hash && hash?.file == "video/seg-000000.ts")
+        #expect(hash?.description.hasPrefix("video/seg-000000.ts: has SHA-256") == true)
     }
 
     @Test func aManifestNamingAPathOutsideTheBundleIsRefused() {

@@ -38,8 +38,27 @@ struct BundleManifestTests {
         let manifest = try bundle.write(
             files: title.files, identity: box, makeManifest: { Fixtures.manifest(box: box, files: $0) })
         try FileManager.default.createSymbolicLink(
-            atPath: bundle.root.appendingPathComponent("v0/link.ts").path, withDestinationPath: "/etc/passwd")
+            atPath: bundle.root.appendingPathComponent("video/link.ts").path, withDestinationPath: "/etc/passwd")
         let problem = BundleCheck.listing(manifest, found: try bundle.scan())
-        #expect(problem?.code == .extra && problem?.file == "v0/link.ts")
+        #expect(problem?.code == .extra && problem?.file == "video/link.ts")
+    }
+
+    @Test func formatOneIsRefusedByNameAndAnExportIDIsRequired() throws {
+        var manifest = Fixtures.manifest(box: box, files: [])
+        manifest.format = 1
+        manifest.exportID = nil
+        let old = try manifest.encoded()
+        do {
+            _ = try BundleManifest.decode(old)
+            Issue.record("a format 1 bundle was read")
+        } catch {
+            #expect(error.code == .malformed && error.message.contains("format 1"))
+            #expect(error.message.contains("export the title again"))
+        }
+        manifest.format = BundleManifest.currentFormat
+        #expect(throws: BundleProblem.self) { try BundleManifest.decode(try manifest.encoded()) }
+        manifest.exportID = "feedfacecafebeef"
+        manifest.title.token = "../1001"
+        #expect(throws: BundleProblem.self) { try BundleManifest.decode(try manifest.encoded()) }
     }
 }

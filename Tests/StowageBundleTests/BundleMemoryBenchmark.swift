@@ -30,7 +30,8 @@ struct BundleMemoryBenchmark {
         let bundle = BundleFolder(root: folder.appendingPathComponent("bundle"))
         var start = Date()
         _ = try bundle.write(
-            files: [(source, "v0/seg.ts")], identity: box, makeManifest: { Fixtures.manifest(box: box, files: $0) })
+            files: [(source, "video/seg-000000.ts")], identity: box,
+            makeManifest: { Fixtures.manifest(box: box, files: $0) })
         let exportSeconds = Date().timeIntervalSince(start)
         start = Date()
         _ = try bundle.stage(

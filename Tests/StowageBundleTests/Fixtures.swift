@@ -7,15 +7,30 @@ import StowageProtocol
 
 /// A small manifest and bundle folders in a temporary directory, shared by the bundle suites.
 enum Fixtures {
-    static let plan = ResolvedPlan(
-        masterPlaylist: "#EXTM3U\n", renditions: [], resources: [], bytesEstimate: 10)
+    /// The exporting box's token of the fixtures' title (a token as boxes make them: 16 hex digits).
+    static let token = "0123456789abcdef"
 
-    static func manifest(box: BoxIdentity, files: [BundleManifest.File], keys: WrappedKeys? = nil) -> BundleManifest {
+    /// A plan named as the planner names it: one rendition `video/index.m3u8`, one segment in its folder.
+    static let plan = ResolvedPlan(
+        masterPlaylist: "#EXTM3U\n",
+        renditions: [
+            PlannedRendition(
+                kind: .video, sourceURL: "http://origin/film/v.m3u8", localPath: "video/index.m3u8", playlist: "")
+        ],
+        resources: [
+            PlannedResource(
+                kind: .segment, rendition: 0, url: "http://origin/film/0.ts", rangeOffset: nil, rangeLength: nil,
+                localPath: "video/seg-000000.ts", container: .mpegTS, encrypted: false, duration: 4)
+        ], bytesEstimate: 10)
+
+    static func manifest(
+        box: BoxIdentity, files: [BundleManifest.File], keys: WrappedKeys? = nil, plan: ResolvedPlan = plan
+    ) -> BundleManifest {
         BundleManifest(
             box: box.publicKey, exportedAt: 1_700_000_000,
-            title: .init(id: "film-1", token: "tok1", sourceURL: "http://origin/film/master.m3u8"), plan: plan,
+            title: .init(id: "film-1", token: token, sourceURL: "http://origin/film/master.m3u8"), plan: plan,
             files: files, terms: LicenseTerms(kind: .rental, requestedAt: 1_700_000_000, expiresAt: 1_800_000_000),
-            usage: LicenseUsage(playCount: 2), keys: keys)
+            usage: LicenseUsage(playCount: 2), keys: keys, exportID: "feedfacecafebeef")
     }
 
     static func hex(_ data: Data) -> String { SHA256.hash(data: data).map { String(format: "%02x", $0) }.joined() }
@@ -30,9 +45,9 @@ enum Fixtures {
     static func titleFiles() throws -> (folder: URL, files: [(source: URL, path: String)]) {
         let folder = try temporaryFolder()
         let contents: [(String, Data)] = [
-            ("master.m3u8", Data("#EXTM3U\n#EXT-X-STREAM-INF:BANDWIDTH=1\nv0/index.m3u8\n".utf8)),
-            ("v0/index.m3u8", Data("#EXTM3U\n#EXTINF:1,\nseg0.ts\n".utf8)),
-            ("v0/seg0.ts", Data((0..<(3 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 7) })),
+            ("master.m3u8", Data("#EXTM3U\n#EXT-X-STREAM-INF:BANDWIDTH=1\nvideo/index.m3u8\n".utf8)),
+            ("video/index.m3u8", Data("#EXTM3U\n#EXTINF:1,\nseg-000000.ts\n".utf8)),
+            ("video/seg-000000.ts", Data((0..<(3 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 7) })),
         ]
         var files: [(source: URL, path: String)] = []
         for (path, data) in contents {

@@ -28,13 +28,16 @@ import Testing
     /// A completed title of two segments whose files are on disk; with `recorded`, the store holds their real
     /// hashes (as a download would), else the fake ones the driver's fetches reported.
     func completedTitle(_ d: ServiceDriver, recorded: Bool) throws -> String {
-        let token = try d.licensedTitle(files: 2)
+        let token = try d.licensedTitle(plan: ServiceDriver.namedPlan(files: 2))
         try d.fetchEverything("dl")
         #expect(try d.state(token) == .completed)
         let dir = d.home.appendingPathComponent("titles/\(token)")
         for resource in try d.store.resources(token: token) {
             let bytes = Data("segment \(resource.localPath) of \(token)".utf8)
-            try bytes.write(to: dir.appendingPathComponent(resource.localPath))
+            let url = dir.appendingPathComponent(resource.localPath)
+            try FileManager.default.createDirectory(
+                at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try bytes.write(to: url)
             guard recorded, let id = resource.id else { continue }
             let hash = SHA256.hash(data: bytes).map { String(format: "%02x", $0) }.joined()
             try d.store.markVerified(id: id, bytes: Int64(bytes.count), contentLength: nil, sha256: hash)
@@ -51,8 +54,8 @@ import Testing
         // Given up at once, before a byte is copied.
         #expect(try d.status(token).notPlayableReason?.code == .transferred)
         let end = try ended(d, started)
-        #expect(end.state == .failed && end.problem == BundleJob.Problem(code: "hash", file: "seg0.ts"))
-        #expect(end.error?.code == .integrity && end.error?.message.contains("seg0.ts") == true)
+        #expect(end.state == .failed && end.problem == BundleJob.Problem(code: "hash", file: "video/seg-000000.ts"))
+        #expect(end.error?.code == .integrity && end.error?.message.contains("video/seg-000000.ts") == true)
         #expect(try d.status(token).notPlayableReason == nil, "the failed export gave the license back")
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder).isEmpty, "nothing half-written stays")
     }
@@ -95,24 +98,84 @@ import Testing
 
         let b = try ServiceDriver()
         let imported = try ended(b, try job(try b.request(.importBundle(.init(directory: folder, trusted: [keyA])))))
-        #expect(imported.state == .done && imported.token == token, "\(imported)")
-        #expect(try b.state(token) == .completed)
-        #expect(try b.moves(token) == ["requested -> completed"])
-        let here = try b.store.resources(token: token)
+        // Always a token of B's own: the bundle's names nothing here.
+        let tokenB = try #require(imported.token)
+        #expect(imported.state == .done && tokenB != token, "\(imported)")
+        #expect(try b.state(tokenB) == .completed)
+        #expect(try b.moves(tokenB) == ["requested -> completed"])
+        let here = try b.store.resources(token: tokenB)
         #expect(here.map(\.sha256) == (try a.store.resources(token: token)).map(\.sha256))
         #expect(here.allSatisfy { $0.state == .verified })
-        #expect(try b.status(token).playableOffline)
-        // The same bundle again: the token is taken here, so the copy gets a new one.
+        #expect(try b.status(tokenB).playableOffline)
+        // The same bundle again (not a --move): another copy, another token.
         let again = try ended(b, try job(try b.request(.importBundle(.init(directory: folder, trustAny: true)))))
-        #expect(again.state == .done && again.token != token && again.token != nil)
+        #expect(again.state == .done && again.token != tokenB && again.token != nil)
         // Nothing staged stays under titles/.
         let names = try FileManager.default.contentsOfDirectory(atPath: b.home.appendingPathComponent("titles").path)
-        #expect(names.sorted() == [token, again.token ?? ""].sorted())
+        #expect(names.sorted() == [tokenB, again.token ?? ""].sorted())
         // A staging folder an interrupted import left behind goes at the next start.
         let stale = b.home.appendingPathComponent("titles/.import-0123456789abcdef")
         try FileManager.default.createDirectory(at: stale, withIntermediateDirectories: false)
         try b.restart()
         #expect(!FileManager.default.fileExists(atPath: stale.path))
-        #expect(try b.state(token) == .completed)
+        #expect(try b.state(tokenB) == .completed)
+    }
+
+    /// Exports A's completed title with `change` made to it first; answers the bundle folder and A's box key
+    /// (A's home, which holds the folder, lives as long as `a`).
+    func exported(_ a: ServiceDriver, _ change: (inout TitleRecord) -> Void) throws -> (folder: String, key: String) {
+        let token = try completedTitle(a, recorded: true)
+        var title = try #require(try a.store.title(token))
+        change(&title)
+        try a.store.update(title)
+        let folder = a.home.appendingPathComponent("bundle").path
+        let exported = try ended(a, try job(try a.request(.exportTitle(.init(token: token, directory: folder)))))
+        #expect(exported.state == .done, "\(exported)")
+        guard case .boxKey(let key) = try a.request(.boxKey) else { throw DriverError("no box key") }
+        return (folder, key)
+    }
+
+    @Test func theReachIsThisBoxsAndAnIdOfTheCatalogueIsNotTaken() throws {
+        let a = try ServiceDriver()
+        let (folder, key) = try exported(a) {
+            $0.externalID = "a"
+            $0.reach = .loopback  // A's word: B derives its own from the source URL
+        }
+        let b = try ServiceDriver()
+        // B's catalogue lists "a"; the operator deleted the title it made, and the next pass has not run yet.
+        let document = Array(
+            #"{"version": 1, "titles": [{"id": "a", "url": "http://origin.test/a/master.m3u8"}]}"#.utf8)
+        _ = try b.request(.catalogApply(document: Data(document).base64EncodedString(), signature: nil))
+        b.tick()  // the periodic duties' first pass; the manual clock then holds the next catalogue pass off
+        let member = try #require(try b.store.title(externalID: "a"))
+        _ = try b.request(.delete(token: member.token))
+        #expect(try b.store.title(externalID: "a") == nil)
+        let refused = try ended(b, try job(try b.request(.importBundle(.init(directory: folder, trusted: [key])))))
+        #expect(refused.state == .failed && refused.problem?.code == "taken", "\(refused)")
+        #expect(refused.error?.code == .refused && refused.error?.message.contains("catalogue") == true)
+        #expect(try b.store.titles().allSatisfy { $0.externalID != "a" }, "nothing of the bundle stays")
+
+        // Without the catalogue entry the same bundle comes in, its reach left for this box to derive.
+        let c = try ServiceDriver()
+        let imported = try ended(c, try job(try c.request(.importBundle(.init(directory: folder, trusted: [key])))))
+        let token = try #require(imported.token)
+        let title = try #require(try c.store.title(token))
+        #expect(title.externalID == "a" && title.reach == nil, "\(title)")
+    }
+
+    @Test func submitKeepsToTheSameRuleForIdsAndNames() throws {
+        let d = try ServiceDriver()
+        for (id, name) in [
+            ("..", nil), ("a\u{0}b", nil), (nil, "two\nlines"), (nil, String(repeating: "n", count: 501)),
+        ] {
+            var submit = SubmitRequest(
+                url: "http://origin.test/x/master.m3u8", name: name, priority: 0, headers: [], selection: Selection())
+            submit.id = id
+            guard case .error(let error) = try d.request(.submit(submit)) else {
+                throw DriverError(
+                    "submit took id \(String(describing: id)) name \(String(describing: name?.prefix(9)))")
+            }
+            #expect(error.code == .refused && error.message.hasPrefix(id == nil ? "--name" : "--id"), "\(error)")
+        }
     }
 }

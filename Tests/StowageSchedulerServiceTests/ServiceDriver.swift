@@ -211,15 +211,26 @@ final class ServiceDriver {
             bytesEstimate: Int64(files) * 1_000)
     }
 
+    /// A plan of `files` segments named as the HLS planner names them (`video/index.m3u8`,
+    /// `video/seg-000000.ts` …): what a bundle import holds a plan to.
+    static func namedPlan(files: Int, source: String = "http://origin.test/show/") -> ResolvedPlan {
+        var plan = plan(files: files, source: source)
+        plan.renditions[0].localPath = "video/index.m3u8"
+        for i in plan.resources.indices { plan.resources[i].localPath = String(format: "video/seg-%06d.ts", i) }
+        plan.renditions[0].playlist = plan.renditions[0].playlist.replacingOccurrences(of: "seg", with: "seg-00000")
+        return plan
+    }
+
     /// Submits a title and walks it through resolve and license with workers `dl` and `lic`: it is then
-    /// queued for its fetches.
+    /// queued for its fetches. `plan` replaces ``plan(files:source:)``.
     func licensedTitle(
-        files: Int = 3, terms: GrantedTerms? = nil, source: String = "http://origin.test/show/"
+        files: Int = 3, terms: GrantedTerms? = nil, source: String = "http://origin.test/show/",
+        plan: ResolvedPlan? = nil
     ) throws -> String {
         register("dl", .download)
         register("lic", .license)
         let token = try submit(source + "master.m3u8")
-        answer("dl", try task(for: "dl"), .resolved(Self.plan(files: files, source: source)))
+        answer("dl", try task(for: "dl"), .resolved(plan ?? Self.plan(files: files, source: source)))
         let license = try task(for: "lic")
         answer(
             "lic", license,

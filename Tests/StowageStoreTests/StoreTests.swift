@@ -37,6 +37,7 @@ struct StoreTests {
         "v18-fill-windows",
         "v19-quota",
         "v20-notify-outbox",
+        "v21-bundle-imports",
     ]
 
     @Test func migratesAndUsesWAL() throws {
