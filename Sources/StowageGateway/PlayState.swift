@@ -188,8 +188,9 @@ final class PlayState: Sendable {
     }
 
     /// Stops the plays under way of every title that can no longer be played, and lets plays of a title refused
-    /// earlier start again once it can: asks the scheduler (`playable`) about each title a session is playing or
-    /// that is refused, all at once. Run twice a second (``PlayReporter``), so a title moved away (`stowctl
+    /// earlier start again once it can: asks the scheduler for the status of each title a session is playing or
+    /// that is refused, all at once (`status`, not `playable`: that one looks at every file of the title, and a
+    /// file gone is answered 404 anyway). Run twice a second (``PlayReporter``), so a title moved away (`stowctl
     /// export --move`), whose license expired or was revoked, or whose files or keys went, is refused within a
     /// second on both paths (the hot path admits only titles not refused, ``admitCounted(_:token:now:)``).
     /// A deleted title's sessions end (its files are gone; a new play is refused by `playOn`). Plays used up
@@ -205,13 +206,13 @@ final class PlayState: Sendable {
     private func check(_ token: String) async {
         let reason: String?
         do {
-            let verdict = try await backend.playable(token: token)
-            if verdict.playable {
+            let status = try await backend.status(token: token)
+            if status.playableOffline {
                 state.withLock { _ = $0.refused.removeValue(forKey: token) }
                 return
             }
-            if let code = verdict.notPlayable?.code, [.downloading, .licenseUsedUp].contains(code) { return }
-            reason = verdict.notPlayable?.message ?? verdict.reason ?? "the title can no longer be played"
+            if let code = status.notPlayableReason?.code, [.downloading, .licenseUsedUp].contains(code) { return }
+            reason = status.notPlayableReason?.message ?? "the title can no longer be played"
         } catch let error as GatewayError where error.code == .notFound {
             reason = nil
         } catch {

@@ -14,9 +14,9 @@ final class FakeBackend: GatewayBackend {
     let plays = Mutex(0)
     let authentications = Mutex(0)
     let status: TitleStatus
-    /// Why `playable` and `playOn` refuse the title (nil: playable), as the scheduler would say it.
+    /// Why `status`, `playable` and `playOn` say the title cannot be played (nil: playable), as the scheduler would.
     let unplayable = Mutex<NotPlayableReason?>(nil)
-    /// The title was deleted: `playable` and `playOn` answer `not-found`.
+    /// The title was deleted: `status`, `playable` and `playOn` answer `not-found`.
     let deleted = Mutex(false)
 
     /// `playable` false: the title cannot be played offline (for `/resolve`'s fallback).
@@ -62,7 +62,14 @@ final class FakeBackend: GatewayBackend {
         return s
     }
     func status(token: String) async throws -> TitleStatus {
-        guard token == "tok" else { throw GatewayError(TitleError(code: .notFound, message: "no title")) }
+        guard token == "tok", !deleted.withLock({ $0 }) else {
+            throw GatewayError(TitleError(code: .notFound, message: "no title"))
+        }
+        var status = self.status
+        if let reason = unplayable.withLock({ $0 }) {
+            status.playableOffline = false
+            status.notPlayableReason = reason
+        }
         return status
     }
     func list() async throws -> [TitleStatus] { [status] }
