@@ -21,11 +21,12 @@ extension Gateway {
     /// (Benchmarks/README.md). The bulk of a play is its segments, each asking nothing new: the same credential,
     /// title and authorised session as the one before. Those are answered here, by the same rules: a bearer
     /// credential the cache holds good (``Authenticator/knownBearer(_:)``), a title it holds
-    /// (``TitleCache/known(_:)``), the path check (``TitlePath``), a session whose play was counted and
-    /// authorised (``PlayState/admitCounted(_:token:now:)``), the file's fields and its one byte range
+    /// (``TitleCache/known(_:)``), what may be served (``TitlePath/served(_:inRoot:)``: a regular file with one
+    /// link, no symbolic link on the way), a session whose play was counted and authorised and whose title is
+    /// still playable (``PlayState/admitCounted(_:token:now:)``), the file's fields and its one byte range
     /// (``TitleFileServer``) and the security headers. Anything else — a first segment, an unsatisfiable range, HEAD,
-    /// a playlist, a key, a signed URL, a cookie, CORS, a peer, the admin, a miss in any cache, a file not on disk —
-    /// returns nil.
+    /// a playlist, a key, a signed URL, a cookie, CORS, a peer, the admin, a miss in any cache, a file not on disk
+    /// or refused — returns nil.
     func hotAnswer(_ request: HTTPRequest) -> HotAnswer? {
         guard request.method == .get, let path = request.path, path.hasPrefix("/titles/"),
             !path.utf8.contains(UInt8(ascii: "?")), request.headerFields[.origin] == nil,
@@ -39,9 +40,9 @@ extension Gateway {
             Self.kind(of: relative) == .media, let title = titles.known(key)
         else { return nil }
         let directory = titlesRootPath + "/" + title.token
-        guard let file = TitlePath.resolvePath(relative, inRoot: directory), let stat = FileStat.of(file),
-            !stat.isDirectory, stat.size > 0
-        else { return nil }
+        guard case .file(let file, let stat) = TitlePath.served(relative, inRoot: directory), stat.size > 0 else {
+            return nil
+        }
         let size = stat.size, modified = stat.modifiedDate
         var fields = TitleFileServer.headers(relative, size: size, modified: modified, dynamic: false)
         let status: HTTPResponse.Status, bytes: ClosedRange<Int>

@@ -46,8 +46,7 @@ extension Gateway {
             try await self.manage(request, identity: try Self.who(context))
         }
         router.get("/events") { _, context in
-            _ = try Self.who(context)
-            return self.events()
+            try self.events(try Self.who(context), gone: context.clientGone)
         }
         for path in ["/titles/{key}", "/titles/{key}/**"] {
             for method in [HTTPRequest.Method.get, .head, .post] {

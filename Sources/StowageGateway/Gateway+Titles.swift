@@ -40,10 +40,10 @@ extension Gateway {
         let directory = titlesRootPath + "/" + token
         var streaming: StreamingSource?, meter: PlayMeter?
         if let plays, let kind = Self.kind(of: relative) {
-            // A title still downloading: its playlists come with the play's plan, so the play counts at once.
-            let onDisk =
-                kind != .playlist
-                || TitlePath.resolvePath(relative, inRoot: directory).map(FileManager.default.fileExists) == true
+            // A title still downloading: its playlists come with the play's plan, so the play counts at once. (A
+            // name refused counts nothing: it is answered 404.)
+            var onDisk = true
+            if kind == .playlist, case .missing = TitlePath.served(relative, inRoot: directory) { onDisk = false }
             (streaming, meter) = try await plays.open(
                 identity.principal, token: token, kind: kind, onDisk: onDisk, directory: directory, now: clock())
         } else if let plays {

@@ -54,6 +54,8 @@ public final class Gateway: Sendable {
     let authenticator: Authenticator
     let plays: PlayState
     let titles: TitleCache
+    /// The `/events` streams each credential holds.
+    let eventStreams = EventStreamPlaces()
     /// Playlists as served, per file version and rewriter (title prefix, signed query).
     let playlists = PlaylistCache()
     let clock: @Sendable () -> Double

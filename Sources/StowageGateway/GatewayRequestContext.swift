@@ -8,6 +8,13 @@ public protocol GatewayContext: RequestContext {
     var clientAddress: String { get }
     /// Set by the credential middleware before any route that needs a credential runs.
     var identity: Identity? { get set }
+    /// Completes when the client has gone (nil: no connection, as in the router's tests): a response that may
+    /// never end by itself (`/events`) ends then.
+    var clientGone: EventLoopFuture<Void>? { get }
+}
+
+extension GatewayContext {
+    public var clientGone: EventLoopFuture<Void>? { nil }
 }
 
 /// The gateway's request context: the client's address comes from the connection itself (never from a
@@ -16,12 +23,17 @@ public struct GatewayRequestContext: GatewayContext {
     public var coreContext: CoreRequestContextStorage
     public let clientAddress: String
     public var identity: Identity?
+    private let channel: any Channel
 
     public init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
         clientAddress = source.channel.remoteAddress?.ipAddress ?? "unknown"
         identity = nil
+        channel = source.channel
     }
+
+    /// Looked up only when asked (``ConnectionEndWatcher``): one hop to the connection's event loop.
+    public var clientGone: EventLoopFuture<Void>? { ConnectionEndWatcher.ended(channel) }
 
     /// The largest request body decoded (`/login`'s form).
     public var maxUploadSize: Int { Gateway.maxBodyBytes }

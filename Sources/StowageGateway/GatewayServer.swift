@@ -75,7 +75,7 @@ extension Gateway {
         let stall = TimeAmount.seconds(listen.stallTimeoutSeconds), sendsFiles = listen.sendsFiles
         // Over plain HTTP title files go out with sendfile, and a play's segments skip the router (TitleHotPath).
         let handlers: @Sendable () -> [any RemovableChannelHandler] = {
-            [StallTimeoutHandler(timeout: stall)]
+            [StallTimeoutHandler(timeout: stall), ConnectionEndWatcher()]
                 + (sendsFiles ? [FileRegionWriterInstaller(), TitleHotPathInstaller(gateway: self)] : [])
         }
         let http1 = HTTPServerBuilder.http1(
@@ -96,19 +96,25 @@ extension Gateway {
             logger: logger)
     }
 
-    /// Reports the media seconds served every second (`played`) and checks the license of what was played.
+    /// Stops the plays of titles that can no longer be played (twice a second), reports the media seconds served
+    /// every second (`played`) and checks the license of what was played.
     public var playReporter: some Service { PlayReporter(plays: plays, clock: clock) }
 }
 
-/// The once-a-second play-time report, as a service; one last report at shutdown.
+/// The plays' upkeep, as a service: twice a second the plays of titles no longer playable are stopped
+/// (``PlayState/stopUnplayable(now:)``, so within a second), every second the play time is reported; one last
+/// report at shutdown.
 struct PlayReporter: Service {
     let plays: PlayState
     let clock: @Sendable () -> Double
 
     func run() async throws {
+        var reportDue = false
         while !Task.isShuttingDownGracefully && !Task.isCancelled {
-            try? await Task.sleep(for: .seconds(1))
-            await plays.report(now: clock())
+            try? await Task.sleep(for: .milliseconds(500))
+            await plays.stopUnplayable(now: clock())
+            if reportDue { await plays.report(now: clock()) }
+            reportDue.toggle()
         }
         await plays.report(now: clock())
         await plays.shutdown()

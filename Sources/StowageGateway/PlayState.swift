@@ -6,7 +6,8 @@ import Synchronization
 
 /// The gateway's playback state: the sessions (``PlaybackSessions``), each session's play authorisation,
 /// the meters of media served, the streaming sources of titles still downloading, and the titles refused
-/// because their license expired.
+/// because they can no longer be played (moved away, license ended, files or keys gone:
+/// ``stopUnplayable(now:)``).
 ///
 /// A lock, not an actor: a segment of a play already authorised is admitted without waiting
 /// (``admitCounted(_:token:now:)``, the title hot path on an event loop); only a play's first media waits, for
@@ -184,6 +185,46 @@ final class PlayState: Sendable {
                 logger.warning("play-time report failed", metadata: ["token": "\(token)", "error": "\(error)"])
             }
         }
+    }
+
+    /// Stops the plays under way of every title that can no longer be played, and lets plays of a title refused
+    /// earlier start again once it can: asks the scheduler for the status of each title a session is playing or
+    /// that is refused, all at once (`status`, not `playable`: that one looks at every file of the title, and a
+    /// file gone is answered 404 anyway). Run twice a second (``PlayReporter``), so a title moved away (`stowctl
+    /// export --move`), whose license expired or was revoked, or whose files or keys went, is refused within a
+    /// second on both paths (the hot path admits only titles not refused, ``admitCounted(_:token:now:)``).
+    /// A deleted title's sessions end (its files are gone; a new play is refused by `playOn`). Plays used up
+    /// stop only new plays, and a title still downloading may be played while streaming: neither stops here.
+    func stopUnplayable(now: Double) async {
+        let tokens = state.withLock { $0.sessions.playing(now: now).union($0.refused.keys) }
+        await withTaskGroup(of: Void.self) { group in
+            for token in tokens { group.addTask { await self.check(token) } }
+        }
+    }
+
+    /// One title of ``stopUnplayable(now:)``.
+    private func check(_ token: String) async {
+        let reason: String?
+        do {
+            let status = try await backend.status(token: token)
+            if status.playableOffline {
+                state.withLock { _ = $0.refused.removeValue(forKey: token) }
+                return
+            }
+            if let code = status.notPlayableReason?.code, [.downloading, .licenseUsedUp].contains(code) { return }
+            reason = status.notPlayableReason?.message ?? "the title can no longer be played"
+        } catch let error as GatewayError where error.code == .notFound {
+            reason = nil
+        } catch {
+            logger.warning("playable check failed", metadata: ["token": "\(token)", "error": "\(error)"])
+            return
+        }
+        let first = state.withLock { state in
+            state.sessions.end(token: token)
+            defer { state.refused[token] = reason }
+            return reason != nil && state.refused[token] == nil
+        }
+        if first { logger.info("plays stopped", metadata: ["token": "\(token)", "reason": "\(reason ?? "")"]) }
     }
 
     /// Closes the streaming sources' origin connections.

@@ -78,6 +78,17 @@ public struct PlaybackSessions: Sendable {
         return session.counted && now - session.lastSeen <= idleLimit
     }
 
+    /// The titles with a play under way at `now`: a session whose play was counted, not idle.
+    public func playing(now: Double) -> Set<String> {
+        Set(sessions.filter { $0.value.counted && now - $0.value.lastSeen <= idleLimit }.map(\.key.token))
+    }
+
+    /// Ends every session of `token` (the title can no longer be played): a later request opens a new session,
+    /// whose play counts and is authorised again.
+    public mutating func end(token: String) {
+        sessions = sessions.filter { $0.key.token != token }
+    }
+
     /// Forgets sessions idle for longer than `idleLimit` (memory only; the rule does not depend on it).
     public mutating func prune(now: Double) {
         sessions = sessions.filter { now - $0.value.lastSeen <= idleLimit }

@@ -1,7 +1,8 @@
 import Foundation
 
-/// What one `stat(2)` says of a path: the playback servers' only question to the file system before serving a
-/// file (Foundation's `fileExists` plus `attributesOfItem` cost several calls and allocations per request).
+/// What one `lstat(2)` says of a served file (``TitlePath/served(_:inRoot:)``): the playback servers' only question
+/// to the file system before serving a file (Foundation's `fileExists` plus `attributesOfItem` cost several calls
+/// and allocations per request).
 public struct FileStat: Sendable, Equatable {
     public var isDirectory: Bool
     public var size: Int
@@ -14,11 +15,9 @@ public struct FileStat: Sendable, Equatable {
         self.modified = modified
     }
 
-    /// The path's status, following symbolic links; nil when it does not exist or cannot be read.
-    public static func of(_ path: String) -> FileStat? {
-        var info = stat()
-        guard stat(path, &info) == 0 else { return nil }
-        return FileStat(
+    /// What `stat(2)` or `lstat(2)` filled in.
+    init(_ info: stat) {
+        self.init(
             isDirectory: (info.st_mode & S_IFMT) == S_IFDIR, size: Int(info.st_size),
             modified: Int(info.st_mtim.tv_sec))
     }

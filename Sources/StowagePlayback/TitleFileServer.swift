@@ -60,11 +60,10 @@ public struct TitleFileServer: Sendable {
         guard request.method == .get || request.method == .head else {
             return .failure(.methodNotAllowed, .refused, "only GET and HEAD")
         }
-        guard let path = TitlePath.resolvePath(relative, inRoot: rootPath) else {
+        switch TitlePath.served(relative, inRoot: rootPath) {
+        case .refused:
             return .failure(.notFound, .notFound, "not found")
-        }
-        let stat = FileStat.of(path)
-        if let stat, !stat.isDirectory {
+        case .file(let path, let stat):
             let size = stat.size, modified = stat.modifiedDate
             if ContentTypes.isPlaylist(relative) {
                 let read = {
@@ -78,8 +77,10 @@ public struct TitleFileServer: Sendable {
                     relative, data: data, modified: modified, request: request, rewriter: rewriter, rewritten: true)
             }
             return await serveFile(relative, path: path, size: size, modified: modified, request: request, context)
+        case .missing:
+            break
         }
-        guard let streaming, stat?.isDirectory != true else { return .failure(.notFound, .notFound, "not found") }
+        guard let streaming else { return .failure(.notFound, .notFound, "not found") }
         switch await streaming.provide(relative) {
         case nil: return .failure(.notFound, .notFound, "not found")
         case .failed(let reason): return .failure(.badGateway, .network, reason)

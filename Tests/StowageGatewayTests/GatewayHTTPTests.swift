@@ -14,14 +14,29 @@ final class FakeBackend: GatewayBackend {
     let plays = Mutex(0)
     let authentications = Mutex(0)
     let status: TitleStatus
+    /// Why `status`, `playable` and `playOn` say the title cannot be played (nil: playable), as the scheduler would.
+    let unplayable = Mutex<NotPlayableReason?>(nil)
+    /// The title was deleted: `status`, `playable` and `playOn` answer `not-found`.
+    let deleted = Mutex(false)
 
     /// `playable` false: the title cannot be played offline (for `/resolve`'s fallback).
-    init(playable: Bool = true) {
+    init(playable: Bool = true, localPlaylist: String = "tok/master.m3u8", error: TitleError? = nil) {
         status = TitleStatus(
             token: "tok", url: "https://cdn.example/movie/master.m3u8", name: "Movie", state: .completed,
             progress: 1, bytesDownloaded: 1, bytesExpected: 1, segmentsDone: 1, segmentsTotal: 1, requestedAt: nil,
-            startedAt: nil, endedAt: nil, license: nil, localPlaylist: "tok/master.m3u8", playableOffline: playable,
-            error: nil)
+            startedAt: nil, endedAt: nil, license: nil, localPlaylist: localPlaylist, playableOffline: playable,
+            error: error)
+    }
+
+    /// The scheduler's verdict on the title now.
+    private func verdict() throws -> PlayAuthorization {
+        if deleted.withLock({ $0 }) { throw GatewayError(TitleError(code: .notFound, message: "no title")) }
+        guard let reason = unplayable.withLock({ $0 }) else {
+            return PlayAuthorization(playable: true, reason: nil, directory: nil, entryPlaylist: "master.m3u8")
+        }
+        var refusal = PlayAuthorization(playable: false, reason: reason.message, directory: nil, entryPlaylist: nil)
+        refusal.notPlayable = reason
+        return refusal
     }
 
     func authenticate(_ credential: DeviceCredential) async throws -> DevicePrincipal {
@@ -47,16 +62,22 @@ final class FakeBackend: GatewayBackend {
         return s
     }
     func status(token: String) async throws -> TitleStatus {
-        guard token == "tok" else { throw GatewayError(TitleError(code: .notFound, message: "no title")) }
+        guard token == "tok", !deleted.withLock({ $0 }) else {
+            throw GatewayError(TitleError(code: .notFound, message: "no title"))
+        }
+        var status = self.status
+        if let reason = unplayable.withLock({ $0 }) {
+            status.playableOffline = false
+            status.notPlayableReason = reason
+        }
         return status
     }
     func list() async throws -> [TitleStatus] { [status] }
-    func playable(token: String) async throws -> PlayAuthorization {
-        PlayAuthorization(playable: true, reason: nil, directory: nil, entryPlaylist: "master.m3u8")
-    }
+    func playable(token: String) async throws -> PlayAuthorization { try verdict() }
     func playOn(token: String, device: String?) async throws -> PlayAuthorization {
-        plays.withLock { $0 += 1 }
-        return PlayAuthorization(playable: true, reason: nil, directory: nil, entryPlaylist: "master.m3u8")
+        let verdict = try verdict()
+        if verdict.playable { plays.withLock { $0 += 1 } }
+        return verdict
     }
     func key(token: String, index: Int) async throws -> [UInt8] { Array(repeating: UInt8(index), count: 16) }
     func played(token: String, seconds: Double) async throws {}

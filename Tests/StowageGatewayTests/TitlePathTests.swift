@@ -26,36 +26,83 @@ struct TitlePathTests {
         #expect(TitlePath.relative(rawPath: "%E2%82%AC.ts?%2F") == "€.ts", "the query is not looked at")
     }
 
-    @Test func resolvedFilesStayInside() throws {
+    /// A title folder with `video/s.ts` (one link) and a folder outside it holding `x`.
+    static func folders() throws -> (root: URL, outside: URL) {
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("tp-\(UUID().uuidString)")
         let outside = FileManager.default.temporaryDirectory.appendingPathComponent("tp-out-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            at: root.appendingPathComponent("video"), withIntermediateDirectories: true)
         try FileManager.default.createDirectory(at: outside, withIntermediateDirectories: true)
+        try Data("s".utf8).write(to: root.appendingPathComponent("video/s.ts"))
+        try Data("x".utf8).write(to: outside.appendingPathComponent("x"))
+        return (root, outside)
+    }
+
+    static func isFile(_ served: TitlePath.Served) -> Bool {
+        if case .file = served { return true }
+        return false
+    }
+
+    @Test func onlyRegularFilesWithOneLinkAndNoSymbolicLinkAreServed() throws {
+        let (root, outside) = try Self.folders()
         defer {
             try? FileManager.default.removeItem(at: root)
             try? FileManager.default.removeItem(at: outside)
         }
-        try FileManager.default.createSymbolicLink(
-            at: root.appendingPathComponent("escape"), withDestinationURL: outside)
-        #expect(TitlePath.resolve("master.m3u8", in: root) != nil)
-        #expect(TitlePath.resolve("escape/x", in: root) == nil, "a symbolic link out of the folder is refused")
-        #expect(TitlePath.resolve("../x", in: root) == nil)
-        #expect(TitlePath.resolve("", in: root) == nil)
-        // The file behind the link exists: refused all the same.
-        try Data("x".utf8).write(to: outside.appendingPathComponent("x"))
-        #expect(TitlePath.resolve("escape/x", in: root) == nil, "an existing file out of the folder is refused")
-        // A link that stays inside is followed; a root that is itself a link is its target.
-        try FileManager.default.createDirectory(
-            at: root.appendingPathComponent("video"), withIntermediateDirectories: true)
-        try Data("s".utf8).write(to: root.appendingPathComponent("video/s.ts"))
-        try FileManager.default.createSymbolicLink(
+        let fm = FileManager.default
+        #expect(Self.isFile(TitlePath.served("video/s.ts", inRoot: root.path)))
+        #expect(Self.isFile(TitlePath.served("video/s.ts", inRoot: root.path + "/")))
+        #expect(TitlePath.served("../x", inRoot: root.path) == .refused)
+        #expect(TitlePath.served("", inRoot: root.path) == .refused)
+        #expect(TitlePath.served("video", inRoot: root.path) == .refused, "a folder")
+        #expect(TitlePath.served("video/later.ts", inRoot: root.path) == .missing(path: root.path + "/video/later.ts"))
+        #expect(TitlePath.served("nothing/later.ts", inRoot: root.path + "-none") != .refused, "no folder yet")
+        // Symbolic links, out of the folder or inside it, to a file or to a folder: never followed.
+        try fm.createSymbolicLink(at: root.appendingPathComponent("escape"), withDestinationURL: outside)
+        try fm.createSymbolicLink(
             at: root.appendingPathComponent("alias"), withDestinationURL: root.appendingPathComponent("video"))
-        #expect(TitlePath.resolve("alias/s.ts", in: root)?.lastPathComponent == "s.ts")
-        #expect(TitlePath.resolve("video/s.ts", in: root)?.path.hasSuffix("/video/s.ts") == true)
-        let linkedRoot = outside.appendingPathComponent("root-link")
-        try FileManager.default.createSymbolicLink(at: linkedRoot, withDestinationURL: root)
-        #expect(TitlePath.resolve("video/s.ts", in: linkedRoot) != nil)
-        #expect(TitlePath.resolve("escape/x", in: linkedRoot) == nil)
+        try fm.createSymbolicLink(
+            at: root.appendingPathComponent("video/t.ts"), withDestinationURL: root.appendingPathComponent("video/s.ts")
+        )
+        for name in ["escape/x", "escape/later.ts", "alias/s.ts", "video/t.ts"] {
+            #expect(TitlePath.served(name, inRoot: root.path) == .refused, "\(name)")
+        }
+        // A hard link: the planted second name and the file's own name alike.
+        try fm.linkItem(at: outside.appendingPathComponent("x"), to: root.appendingPathComponent("video/x.ts"))
+        #expect(TitlePath.served("video/x.ts", inRoot: root.path) == .refused, "a hard link to a file outside")
+        try fm.linkItem(at: root.appendingPathComponent("video/s.ts"), to: outside.appendingPathComponent("s-copy"))
+        #expect(TitlePath.served("video/s.ts", inRoot: root.path) == .refused, "a file with a second name")
+        try fm.removeItem(at: outside.appendingPathComponent("s-copy"))
+        #expect(Self.isFile(TitlePath.served("video/s.ts", inRoot: root.path)), "one link again")
+        // Not a regular file.
+        #expect(mkfifo(root.appendingPathComponent("video/pipe.ts").path, 0o600) == 0)
+        #expect(TitlePath.served("video/pipe.ts", inRoot: root.path) == .refused, "a FIFO")
+    }
+
+    @Test func aTitleFolderThatIsALinkIsRefusedAtOnceAndServedAgainAtOnce() throws {
+        let (root, outside) = try Self.folders()
+        let aside = root.deletingLastPathComponent().appendingPathComponent(root.lastPathComponent + "-aside")
+        defer {
+            for folder in [root, outside, aside] { try? FileManager.default.removeItem(at: folder) }
+        }
+        let fm = FileManager.default
+        #expect(Self.isFile(TitlePath.served("video/s.ts", inRoot: root.path)))
+        // Swapped for a link to a folder with the same names: refused at once, a name not there yet too.
+        try fm.moveItem(at: root, to: aside)
+        try fm.createDirectory(at: outside.appendingPathComponent("video"), withIntermediateDirectories: true)
+        try Data("o".utf8).write(to: outside.appendingPathComponent("video/s.ts"))
+        try fm.createSymbolicLink(at: root, withDestinationURL: outside)
+        #expect(TitlePath.served("video/s.ts", inRoot: root.path) == .refused)
+        #expect(TitlePath.served("video/later.ts", inRoot: root.path) == .refused)
+        // The reverse: the real folder back in place is served at once, from itself.
+        try fm.removeItem(at: root)
+        try fm.moveItem(at: aside, to: root)
+        guard case .file(let path, let stat) = TitlePath.served("video/s.ts", inRoot: root.path) else {
+            Issue.record("the real folder is served again")
+            return
+        }
+        #expect(path == root.path + "/video/s.ts" && stat.size == 1)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == Data("s".utf8))
     }
 
     @Test func fileNamesAndExtensions() {
