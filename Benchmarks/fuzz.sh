@@ -10,6 +10,7 @@
 # with the fix. Exit status 1 if any target crashed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+export SWIFT_BACKTRACE=enable=no  # the backtracer reads the stack in ways AddressSanitizer reports
 BUDGET="${1:-${STOWAGE_FUZZ_SECONDS:-60}}"
 SCRATCH=.build-fuzz
 FLAGS=(-c release --scratch-path "$SCRATCH" -Xswiftc -sanitize=fuzzer,address -Xswiftc -DFUZZING)

@@ -17,7 +17,11 @@ public struct PlaylistLines {
             }
             result.append(line)
         }
-        guard let first = result.first(where: { !$0.allSatisfy(\.isWhitespace) }), first.hasPrefix("#EXTM3U") else {
+        // The header is a line of its own (RFC 8216 §4.3.1.1): "#EXTM3U<anything>" would be taken for a header here
+        // and for an unknown tag by the writers of offline playlists, which would then leave it out.
+        guard let first = result.first(where: { !$0.allSatisfy(\.isWhitespace) }), first.hasPrefix("#EXTM3U"),
+            first.dropFirst(7).allSatisfy(\.isWhitespace)
+        else {
             throw PlaylistError(.malformed, url: url, line: 1, "missing #EXTM3U header: not an HLS playlist")
         }
         lines = result
