@@ -232,7 +232,7 @@ struct HLSCompletenessTests {
     @Test func refusesATitleThatDoesNotFitOnDisk() throws {
         let h = try run(
             "disk", { try TestMedia.fmp4(into: $0, singleFile: false) },
-            schedulerArguments: ["--disk-cushion", "\(Int64(1) << 60)"])
+            schedulerArguments: ["--disk-cushion", "\(OutsideNumbers.maxBytes)"])
         let (code, out) = try h.stowctl(["submit", h.originURL + "index.m3u8", "--wait"])
         #expect(code == 1)
         let token = try #require(out.split(separator: "\n").last.map(String.init))
