@@ -138,7 +138,8 @@ struct HLSCompletenessTests {
     /// An encrypted title: same bytes as the origin, keys only in the store (wrapped), and the same frames
     /// (video and audio) through `stowctl play` with the origin stopped.
     func checkEncrypted(
-        _ h: Harness, keyFiles: [String], expectedKeyTags: Int, reference: String = "index.m3u8"
+        _ h: Harness, keyFiles: [String], expectedKeyTags: Int, reference: String = "index.m3u8",
+        inlineKey: Bool = false
     ) throws {
         let status = try submitAndWait(h, "index.m3u8", [])
         let local = URL(fileURLWithPath: try #require(status.localPlaylist))
@@ -154,7 +155,7 @@ struct HLSCompletenessTests {
         for keyFile in keyFiles {
             let key = try Data(contentsOf: h.media.appendingPathComponent(keyFile))
             #expect(key.count == 16)
-            try expectKeyNotAtRest(h, Array(key), title: status.token, keyFile)
+            try expectKeyNotAtRest(h, Array(key), title: status.token, keyFile, inlineInStore: inlineKey)
         }
         try checkPlaysOffline(h, status.token, PlayedStream.videoAndAudio(of: reference))
     }
@@ -172,7 +173,7 @@ struct HLSCompletenessTests {
         }
         let playlist = try String(contentsOf: h.media.appendingPathComponent("index.m3u8"), encoding: .utf8)
         #expect(playlist.contains("URI=\"data:"), "\(playlist)")
-        try checkEncrypted(h, keyFiles: ["key.bin"], expectedKeyTags: 1, reference: "fetched.m3u8")
+        try checkEncrypted(h, keyFiles: ["key.bin"], expectedKeyTags: 1, reference: "fetched.m3u8", inlineKey: true)
         #expect(h.originRequests(containing: "key.bin") == 0, "a data: key is not fetched")
         let key = try Data(contentsOf: h.media.appendingPathComponent("key.bin"))
         let json = try h.stowctl(["list", "--json"]).1
