@@ -91,6 +91,7 @@ struct ClearKeyDASHTests {
         for args in [["status", status.token, "--json"], ["list", "--json"]] {
             #expect(!(try h.stowctl(args).1.contains(Self.hex(Self.key))), "the key never shows")
         }
+        try expectKeyNotAtRest(h, Self.key, title: status.token, "the Clear Key key")
 
         #expect(h.terminate("origin") == 0)
         let entry = try h.startPlay(status.token)

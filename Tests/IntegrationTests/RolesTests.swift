@@ -40,6 +40,8 @@ struct RolesTests {
             let (code, _, error) = try h.stowctlStreams(refused + gateway)
             #expect(code == 1 && error.contains("forbidden"), "\(refused): \(error)")
         }
+        try expectBundlesAndCataloguesAreOperatorsOnly(h, token: token, refused: [gateway, worker])
+
         // The gateway's key reads titles; an operator's adds the device.
         #expect(try h.stowctl(["status", token, "--json"] + gateway).0 == 0)
         let (addedByAdmin, secretOut) = try h.stowctl(["devices", "add", "tv"] + admin)
@@ -67,6 +69,55 @@ struct RolesTests {
         ).map { String(format: "%02x", $0) }.joined()
         #expect(try h.httpStatus(base + path + "?dev=tv&exp=\(expires)&sig=\(forged)") == 401)
         #expect(h.isRunning("scheduler") && h.isRunning("gateway"))
+        // The catalogue the other keys could not apply is a good one: an operator's key applies it.
+        let (applied, appliedOut) = try h.stowctl(["catalog", "apply", catalogue(h).path] + admin)
+        #expect(applied == 0, "\(appliedOut)")
+        #expect(try catalogueVersion(h) == 1)
+    }
+
+    /// Neither the gateway's key (it faces the venue's devices) nor a worker's may export a title (a bundle can
+    /// carry its content keys to another box), import a bundle or apply a catalogue (both change the library):
+    /// each is answered `forbidden` naming the key, and nothing is written, taken in or applied. An operator's
+    /// export of the same title succeeds, so the bundle the others could not import is a real one.
+    func expectBundlesAndCataloguesAreOperatorsOnly(_ h: Harness, token: String, refused keys: [[String]]) throws {
+        let denied = h.root.appendingPathComponent("denied-bundle")
+        let bundle = h.root.appendingPathComponent("bundle")
+        let catalogue = try catalogue(h)
+        #expect(try h.stowctl(["export", token, bundle.path]).0 == 0, "an operator (ipc) exports the title")
+        #expect(FileManager.default.fileExists(atPath: bundle.appendingPathComponent("bundle.json").path))
+        for key in keys {
+            let name = try #require(key.firstIndex(of: "--curve-key").map { key[$0 + 1] })
+            for (operation, arguments) in [
+                ("exportTitle", ["export", token, denied.path]),
+                ("importBundle", ["import", bundle.path, "--trust-any"]),
+                ("catalogApply", ["catalog", "apply", catalogue.path]),
+            ] {
+                // Refused itself, by the operation's name (the gateway's) or as a request at all (a worker's): not
+                // a later step such as following the job.
+                let (code, _, error) = try h.stowctlStreams(arguments + key)
+                #expect(
+                    code == 1 && error.contains("forbidden")
+                        && (error.contains("may not ask for \(operation)") || error.contains("may not send REQUEST")),
+                    "\(name) asking for \(operation): \(error)")
+            }
+        }
+        let written = (try? FileManager.default.contentsOfDirectory(atPath: denied.path)) ?? []
+        #expect(written.isEmpty, "no bundle was written: \(written)")
+        #expect(try h.stowctl(["list", "--json"]).1.components(separatedBy: "\"token\"").count == 2, "one title")
+        #expect(try catalogueVersion(h) == nil, "no catalogue was applied")
+    }
+
+    /// An unsigned empty catalogue (the scheduler has no `--catalog-key`), version 1.
+    func catalogue(_ h: Harness) throws -> URL {
+        let file = h.root.appendingPathComponent("catalog.json")
+        try Data("{\"version\": 1, \"titles\": []}".utf8).write(to: file)
+        return file
+    }
+
+    func catalogueVersion(_ h: Harness) throws -> Int? {
+        let (code, out) = try h.stowctl(["catalog", "status", "--json"])
+        guard code == 0 else { throw HarnessError("catalog status exited \(code): \(out)") }
+        return try JSONDecoder().decode(CatalogReport.self, from: Data(out.utf8)).version
     }
 
     /// The scheduler holds the master key next to workers that run as the same user (systemd units): it is not

@@ -70,10 +70,7 @@ struct ShakaPackagerDASHTests {
         for args in [["status", token, "--json"], ["status", token], ["list", "--json"]] {
             #expect(!(try h.stowctl(args).1.contains(Self.key)), "the key never shows in \(args[0])")
         }
-        for log in try FileManager.default.contentsOfDirectory(atPath: h.root.path) where log.hasSuffix(".log") {
-            let text = try String(contentsOf: h.root.appendingPathComponent(log), encoding: .utf8)
-            #expect(!text.contains(Self.key), "the key never shows in \(log)")
-        }
+        try expectKeyNotAtRest(h, ClearKeyDASHTests.key, title: token, "the --key key")
 
         #expect(h.terminate("origin") == 0)
         try Self.playsLikeTheInput(

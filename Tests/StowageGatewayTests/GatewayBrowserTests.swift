@@ -117,9 +117,27 @@ struct GatewayBrowserTests {
                 uri: "/titles/tok/clearkey", method: .post, headers: [.cookie: cookie, .origin: "http://localhost"],
                 body: body
             ) { response in
-                #expect(response.status != .forbidden || !String(buffer: response.body).contains("CSRF"))
+                #expect(response.status == .ok, "\(response.status): \(String(buffer: response.body))")
+                #expect(response.headers[.contentType] == "application/json")
+                let answer = try JSONDecoder().decode(ClearKeyAnswer.self, from: Data(buffer: response.body))
+                // The key of the kid's index (16 bytes of 7), base64url: what FakeBackend's `key` releases.
+                let expected = Data(repeating: UInt8(FakeBackend.clearKeyIndex), count: 16).base64EncodedString()
+                    .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+                    .replacingOccurrences(of: "=", with: "")
+                #expect(answer.keys.map(\.kid) == ["AAAAAAAAAAAAAAAAAAAAAA"] && answer.keys.map(\.k) == [expected])
+                #expect(answer.keys.allSatisfy { $0.kty == "oct" })
             }
         }
+    }
+
+    /// A W3C Clear Key license answer: `{"keys": [{"kty", "kid", "k"}], "type"}`.
+    struct ClearKeyAnswer: Decodable {
+        struct Key: Decodable {
+            var kty: String
+            var kid: String
+            var k: String
+        }
+        var keys: [Key]
     }
 
     @Test func aLoginFormFromAnotherOriginIsRefused() async throws {

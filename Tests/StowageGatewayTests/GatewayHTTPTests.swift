@@ -9,7 +9,7 @@ import Testing
 @testable import StowageGateway
 
 /// A scheduler stand-in: one title `tok` (id `movie`), device secret `good` for device `tv`, peer secret `peer` for
-/// the peer box `box-b`; it counts the credential checks and the plays it is asked for.
+/// the peer box `box-b`, one Clear Key key; it counts the credential checks and the plays it is asked for.
 final class FakeBackend: GatewayBackend {
     let plays = Mutex(0)
     let authentications = Mutex(0)
@@ -18,6 +18,10 @@ final class FakeBackend: GatewayBackend {
     let unplayable = Mutex<NotPlayableReason?>(nil)
     /// The title was deleted: `status`, `playable` and `playOn` answer `not-found`.
     let deleted = Mutex(false)
+
+    /// The title's one Clear Key key ID (16 zero bytes) and its key index: `key` answers index N with 16 bytes N.
+    static let clearKeyID = String(repeating: "0", count: 32)
+    static let clearKeyIndex = 7
 
     /// `playable` false: the title cannot be played offline (for `/resolve`'s fallback).
     init(playable: Bool = true, localPlaylist: String = "tok/master.m3u8", error: TitleError? = nil) {
@@ -32,7 +36,9 @@ final class FakeBackend: GatewayBackend {
     private func verdict() throws -> PlayAuthorization {
         if deleted.withLock({ $0 }) { throw GatewayError(TitleError(code: .notFound, message: "no title")) }
         guard let reason = unplayable.withLock({ $0 }) else {
-            return PlayAuthorization(playable: true, reason: nil, directory: nil, entryPlaylist: "master.m3u8")
+            var verdict = PlayAuthorization(playable: true, reason: nil, directory: nil, entryPlaylist: "master.m3u8")
+            verdict.clearKeyIDs = [Self.clearKeyID: Self.clearKeyIndex]
+            return verdict
         }
         var refusal = PlayAuthorization(playable: false, reason: reason.message, directory: nil, entryPlaylist: nil)
         refusal.notPlayable = reason
