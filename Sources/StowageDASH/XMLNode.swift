@@ -35,6 +35,11 @@ struct XMLNode: Sendable, Equatable {
         if data.range(of: Data("<!ENTITY".utf8)) != nil {
             throw DASHError(.malformed, "XML entity declarations are not accepted in an MPD")
         }
+        // Foundation's XMLParser traps on a name that is not UTF-8 (`tim\u{E5}scale` as one Latin-1 byte, found by
+        // fuzzing): the bytes are checked before it sees them.
+        guard String(bytes: data, encoding: .utf8) != nil else {
+            throw DASHError(.malformed, "the MPD is not UTF-8 text")
+        }
         let builder = TreeBuilder(maxElements: maxElements)
         let parser = XMLParser(data: data)
         parser.shouldProcessNamespaces = false

@@ -203,6 +203,9 @@ public struct OfflinePlanner: Sendable {
                 continue  // not a segment's URI line (cannot happen: every URI line is a segment)
             } else if !line.hasPrefix("#") || OfflineTags.mayCopy(line) {
                 out.append(String(line))
+            } else if line.hasPrefix("#EXTINF:") {
+                // A segment's duration stays; a title that names a file or a URL does not (found by fuzzing).
+                out.append(String(line.prefix { $0 != "," }) + ",")
             }
         }
         while out.last?.isEmpty == true { out.removeLast() }

@@ -101,3 +101,16 @@ struct ErrorTests {
         #expect(error(both)?.code == .malformed)
     }
 }
+
+/// Found by fuzzing: Foundation's XMLParser traps on a name that is not UTF-8, so such an MPD is refused first.
+@Suite("DASH bytes")
+struct MPDBytesTests {
+    @Test func anMPDThatIsNotUTF8IsRefused() {
+        var bytes = Array(Fixtures.templateNoTimeline.utf8)
+        let at = bytes.firstIndex(of: UInt8(ascii: "t"))!
+        bytes.insert(0xE5, at: at + 1)
+        let error = Fixtures.error { _ = try MPD(data: Data(bytes), url: Fixtures.url) }
+        #expect(
+            error?.code == .malformed && error?.message.contains("not UTF-8") == true, "\(String(describing: error))")
+    }
+}

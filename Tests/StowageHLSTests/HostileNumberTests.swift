@@ -67,3 +67,17 @@ struct HostileByteRangeTests {
         }
     }
 }
+
+/// Found by fuzzing: a segment whose `EXTINF` title names a file kept its duration but lost its tag offline.
+@Suite("Offline EXTINF titles")
+struct OfflineTitleTests {
+    @Test func aTitleThatNamesAFileIsDroppedAndTheDurationKept() throws {
+        let text = "#EXTM3U\n#EXT-X-TARGETDURATION:2\n#EXTINF:2.000,URI=\"http://elsewhere/x\"\na.ts\n#EXT-X-ENDLIST\n"
+        let media = try MediaPlaylist(text: text, url: "http://origin.test/v/index.m3u8")
+        let plan = try OfflinePlanner.plan(
+            master: nil, choice: nil, inputs: [.init(kind: .video, playlist: media, rendition: nil)])
+        let offline = plan.renditions[0].playlist
+        #expect(offline.contains("#EXTINF:2.000,\n") && !offline.contains("elsewhere"), "\(offline)")
+        #expect(try MediaPlaylist(text: offline, url: "http://127.0.0.1:9/video/index.m3u8").segments.count == 1)
+    }
+}
