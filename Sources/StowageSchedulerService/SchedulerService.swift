@@ -53,6 +53,10 @@ public final class SchedulerService {
         public var evictProtect: Double = 3_600
         /// Where events go (`--notify` receivers, secret, expiry notice).
         public var notify = NotifyOptions()
+        /// How slow a peer's, the catalogue's or a receiver's answer may be (`--min-body-rate`,
+        /// `--body-rate-window`); `total` is a peer file's, the catalogue and notifications take their own.
+        public var answerPace = BodyLimits(
+            minRate: BodyLimits.defaultMinRate, window: BodyLimits.defaultWindow, total: BodyLimits.peerFileTotal)
 
         /// Options with the defaults for what is not given.
         public init(home: StowageHome, binds: [String], limitOverrides: LimitSettings = LimitSettings()) {
