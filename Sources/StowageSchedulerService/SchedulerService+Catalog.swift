@@ -104,8 +104,9 @@ extension SchedulerService {
     static let catalogSlice = 0.2
 
     /// One convergence pass: the reconciler's effects carried out (for at most ``catalogSlice`` seconds; the next
-    /// pass goes on), the book stored when it changed.
+    /// loop turn goes on, ``SchedulerMemory/catalogUnfinished``), the book stored when it changed.
     func reconcileCatalog() {
+        memory.catalogUnfinished = false
         guard memory.catalog.catalog != nil || !memory.catalog.members.isEmpty else { return }
         let before = memory.catalog
         let started = clock.monotonic()
@@ -114,9 +115,13 @@ extension SchedulerService {
             memory.catalog.keepOnly(tokens: Set(facts.states.keys))
             var current = facts
             current.members = memory.catalog.members
-            for effect in CatalogReconciler.reconcile(current) {
+            let effects = CatalogReconciler.reconcile(current)
+            for (done, effect) in effects.enumerated() {
                 try carryOut(effect)
-                if clock.monotonic() - started >= Self.catalogSlice { break }
+                if done + 1 < effects.count, clock.monotonic() - started >= Self.catalogSlice {
+                    memory.catalogUnfinished = true
+                    break
+                }
             }
             if memory.catalog != before { try saveCatalog() }
         } catch {

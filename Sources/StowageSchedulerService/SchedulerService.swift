@@ -265,6 +265,7 @@ public final class SchedulerService {
         if !memory.retries.isEmpty {
             for item in memory.retries.due(now: t) { core.enqueue(item) }
         }
+        var catalogPassed = false
         for duty in memory.timers.due(now: t) {
             switch duty {
             case .heartbeat:
@@ -284,6 +285,7 @@ public final class SchedulerService {
             case .catalog:
                 takeCatalogArrivals()
                 reconcileCatalog()
+                catalogPassed = true
             case .window:
                 followFillWindows()
                 followBandwidthSchedule()
@@ -291,6 +293,8 @@ public final class SchedulerService {
                 deliverNotifications()
             }
         }
+        // A large catalogue goes on slice by slice, a loop turn (and the requests that came) between two.
+        if memory.catalogUnfinished, !catalogPassed { reconcileCatalog() }
         watchNetwork(now: t)
         finishBundleJobs()
         queueDueReloads(now: t)

@@ -56,7 +56,8 @@ struct CatalogLimitTests {
         let error = #expect(throws: CatalogRefusal.self) {
             try gate.admit(document(version: "9223372036854775807"), signature: nil, inForce: (5, "x"))
         }
-        #expect(error?.code == .badVersion && error?.message.contains("'version'") == true, "\(String(describing: error))")
+        #expect(
+            error?.code == .badVersion && error?.message.contains("'version'") == true, "\(String(describing: error))")
         #expect(throws: CatalogRefusal.self) {
             try gate.admit(document(version: "\((1 << 53) + 1)"), signature: nil, inForce: nil)
         }

@@ -69,8 +69,9 @@ import Testing
         #expect(outbox.next(waiting: waiting, now: 0).isEmpty)
         outbox.failed(1, receiver: Self.a, error: "cut", now: 0)
         outbox.delivered(3, receiver: Self.b, wallNow: 0)
-        #expect(outbox.next(waiting: [Self.row(1, "t1"), Self.row(2, "t2"), Self.row(4, "t2", Self.b)], now: 0)
-            .map(\.id) == [4], "a waits out its backoff; b goes on")
+        #expect(
+            outbox.next(waiting: [Self.row(1, "t1"), Self.row(2, "t2"), Self.row(4, "t2", Self.b)], now: 0)
+                .map(\.id) == [4], "a waits out its backoff; b goes on")
     }
 
     @Test func aReceiverHasAtMostItsCapOut() {

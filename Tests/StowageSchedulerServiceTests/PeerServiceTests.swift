@@ -107,7 +107,8 @@ extension PeerServiceTests {
         let peers = driver.home.appendingPathComponent("peers")
         try FileManager.default.createDirectory(at: peers, withIntermediateDirectories: true)
         try "s3cret\n".write(to: peers.appendingPathComponent("box-a.secret"), atomically: true, encoding: .utf8)
-        try "http://box-a.test:8480\n".write(to: peers.appendingPathComponent("box-a.url"), atomically: true, encoding: .utf8)
+        try "http://box-a.test:8480\n".write(
+            to: peers.appendingPathComponent("box-a.url"), atomically: true, encoding: .utf8)
         driver.register("dl", .download)
         let reply = try driver.request(
             .catalogApply(document: Data(Self.catalogue(credential: "box-a")).base64EncodedString(), signature: nil))
