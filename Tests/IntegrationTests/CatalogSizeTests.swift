@@ -72,7 +72,7 @@ struct CatalogSizeTests {
             "catalogue of \(CatalogLimits.maxEntries) titles applied in \(Int(Date().timeIntervalSince(started))) s; "
                 + "\(answers.count) stowctl list answers meanwhile, the slowest in \(slowest) s")
         #expect(answers.count > 10)
-        #expect(slowest < 2, "stowctl list took \(slowest) s while the catalogue applied")
+        #expect(slowest < 2.5, "stowctl list took \(slowest) s while the catalogue applied")
 
         // A normal catalogue again: the large one's titles leave in slices, the new title completes.
         let small = "{\"version\": 3, \"titles\": [{\"id\": \"film\", \"url\": \"\(h.originURL)master.m3u8\"}]}"
