@@ -12,7 +12,7 @@ struct SlowPartyTests {
     /// `python3 party.py PORT MODE OUT [ARG]`: records every request as a JSON line in OUT; MODE `hold` answers the
     /// first ARG POSTs with a head promising 100 bytes and then nothing, the rest 204; `redirect` answers 307 to ARG;
     /// `record` answers 204; `serve` answers GETs with the files of the folder ARG, one byte a second while a file
-    /// `drip` is in that folder.
+    /// `drip` is in that folder (a `manifest.json` always at once).
     static let partyScript = """
         import http.server, json, os, sys, threading, time
         port, mode, out = int(sys.argv[1]), sys.argv[2], sys.argv[3]
@@ -57,7 +57,7 @@ struct SlowPartyTests {
                 self.send_response(200)
                 self.send_header('Content-Length', str(len(data)))
                 self.end_headers()
-                if os.path.exists(os.path.join(arg, 'drip')):
+                if os.path.exists(os.path.join(arg, 'drip')) and not path.endswith('manifest.json'):
                     for b in data:
                         self.wfile.write(bytes([b]))
                         self.wfile.flush()
@@ -66,21 +66,24 @@ struct SlowPartyTests {
                     self.wfile.write(data)
             def log_message(self, *a):
                 pass
-        http.server.ThreadingHTTPServer(('127.0.0.1', port), H).serve_forever()
+        http.server.ThreadingHTTPServer((os.environ.get('PARTY_HOST', '127.0.0.1'), port), H).serve_forever()
         """
 
     static let pace = ["--min-body-rate", "1000", "--body-rate-window", "2s"]
 
-    /// Starts a party named `name` on a free port; answers its base URL and the file it records into.
-    static func startParty(_ h: Harness, _ name: String, mode: String, arg: String = "") throws -> (String, URL) {
+    /// Starts a party named `name` on a free port of `host`; answers its base URL and the file it records into.
+    static func startParty(_ h: Harness, _ name: String, mode: String, arg: String = "", host: String = "127.0.0.1")
+        throws -> (String, URL)
+    {
         let script = h.root.appendingPathComponent("party.py")
         if !FileManager.default.fileExists(atPath: script.path) {
             try partyScript.write(to: script, atomically: true, encoding: .utf8)
         }
         let port = try Harness.freePort()
         let out = h.root.appendingPathComponent("\(name).jsonl")
-        try h.spawn(name, "/usr/bin/python3", [script.path, "\(port)", mode, out.path, arg])
-        let url = "http://127.0.0.1:\(port)"
+        try h.spawn(
+            name, "/usr/bin/python3", [script.path, "\(port)", mode, out.path, arg], environment: ["PARTY_HOST": host])
+        let url = "http://\(host):\(port)"
         try h.waitUntil(timeout: 10, "\(name) to listen") { (try? h.httpStatus(url + "/ready")) != nil }
         return (url, out)
     }
@@ -173,5 +176,54 @@ struct SlowPartyTests {
         }
         #expect(try h.waitForFinal(try #require(token), timeout: 90).state == .completed)
         #expect(h.terminate("scheduler") == 0)
+    }
+
+    /// A peer box that drips its files (its manifest at once, then one byte a second per file) to box B filling two
+    /// titles from it: each file is cut within a window and retried, the peer holds at most half of B's download
+    /// worker, and a title from an origin completes beside them.
+    @Test func aPeerThatDripsHoldsHalfAWorkerAtMostAndAnOriginTitleCompletesBeside() throws {
+        let a = try Harness(name: "slow-peer-a")
+        let b = try Harness(name: "slow-peer-b")
+        try a.makeSample(seconds: 6)
+        try a.startOrigin()
+        try a.startPipeline()
+        let (code, out) = try a.stowctl(["submit", a.originURL + "master.m3u8", "--id", "film", "--wait"])
+        #expect(code == 0, "\(out)")
+        let tokenA = String(try #require(out.split(separator: "\n").last))
+        let gateway = try a.startGateway(address: "127.0.0.1")
+        let secret = try PeerFillTests.addPeer(a, "box-b")
+        // The dripping peer: A's manifest and A's files, served by a party that drips every file.
+        let folder = b.root.appendingPathComponent("peer")
+        for id in ["one", "two"] {
+            let titles = folder.appendingPathComponent("titles")
+            try FileManager.default.createDirectory(at: titles, withIntermediateDirectories: true)
+            try FileManager.default.copyItem(
+                at: a.home.appendingPathComponent("titles/\(tokenA)"), to: titles.appendingPathComponent(id))
+            let manifest = try PeerFillTests.manifest(gateway: gateway, id: "film", secret: secret, in: a)
+            try JSONEncoder().encode(manifest).write(to: titles.appendingPathComponent("\(id)/manifest.json"))
+        }
+        try Data().write(to: folder.appendingPathComponent("drip"))
+        // On another loopback address than the origin's: the scheduler counts connections per host name.
+        let (peer, _) = try Self.startParty(b, "peer", mode: "serve", arg: folder.path, host: "127.0.0.2")
+        let secretFile = b.root.appendingPathComponent("peer.secret")
+        try "\(secret)\n".write(to: secretFile, atomically: true, encoding: .utf8)
+
+        try b.startPipeline(schedulerArguments: ["--titles", "3"] + Self.pace)
+        for id in ["one", "two"] {
+            let (submitted, said) = try b.stowctl(["submit", "--from-peer", peer, "--peer-secret", secretFile.path, id])
+            #expect(submitted == 0, "\(said)")
+        }
+        try b.waitUntil(timeout: 30, "the download worker to cut a dripping file") {
+            b.log("download").contains("answer cut for its pace")
+        }
+        // Another URL than the peers' source (the same URL would be the same title).
+        let other = try a.startOrigin(named: "other")
+        let (submitted, said) = try b.stowctl(["submit", other.url + "master.m3u8", "--id", "beside"])
+        #expect(submitted == 0, "\(said)")
+        let token = String(try #require(said.split(separator: "\n").last))
+        let final = try b.waitForFinal(token, timeout: 90)
+        #expect(final.state == .completed, "the origin's title beside the drips: \(final)")
+        #expect(b.isRunning("scheduler") && b.isRunning("download"))
+        #expect(b.terminate("scheduler") == 0)
     }
 }
