@@ -204,7 +204,7 @@ struct SlowPartyTests {
         }
         try Data().write(to: folder.appendingPathComponent("drip"))
         // On another loopback address than the origin's: the scheduler counts connections per host name.
-        let (peer, _) = try Self.startParty(b, "peer", mode: "serve", arg: folder.path, host: "127.0.0.2")
+        let (peer, peerLog) = try Self.startParty(b, "peer", mode: "serve", arg: folder.path, host: "127.0.0.2")
         let secretFile = b.root.appendingPathComponent("peer.secret")
         try "\(secret)\n".write(to: secretFile, atomically: true, encoding: .utf8)
 
@@ -213,8 +213,8 @@ struct SlowPartyTests {
             let (submitted, said) = try b.stowctl(["submit", "--from-peer", peer, "--peer-secret", secretFile.path, id])
             #expect(submitted == 0, "\(said)")
         }
-        try b.waitUntil(timeout: 30, "the download worker to cut a dripping file") {
-            b.log("download").contains("answer cut for its pace")
+        try b.waitUntil(timeout: 30, "the peer's files being fetched (dripping)") {
+            Self.lines(peerLog).filter { ($0["path"] as? String)?.hasSuffix(".ts") == true }.count >= 4
         }
         // Another URL than the peers' source (the same URL would be the same title).
         let other = try a.startOrigin(named: "other")
@@ -223,6 +223,7 @@ struct SlowPartyTests {
         let token = String(try #require(said.split(separator: "\n").last))
         let final = try b.waitForFinal(token, timeout: 90)
         #expect(final.state == .completed, "the origin's title beside the drips: \(final)")
+        #expect(b.log("download").contains("answer cut for its pace"), "the drips were cut")
         #expect(b.isRunning("scheduler") && b.isRunning("download"))
         #expect(b.terminate("scheduler") == 0)
     }
