@@ -19,9 +19,10 @@ extension CatalogBook {
         -> CatalogReport
     {
         var entries: [CatalogEntryStatus] = []
+        let index = CatalogMemberIndex(members)
         for entry in catalog?.titles ?? [] {
-            let current = members.first { $0.id == entry.id && $0.role == .current }
-            let incoming = members.first { $0.id == entry.id && $0.role == .incoming && $0.removeAt == nil }
+            let current = index.current[entry.id]
+            let incoming = index.incoming[entry.id]
             guard let current else {
                 let phase: CatalogEntryStatus.Phase =
                     operatorIDs.contains(entry.id) ? .heldByOperator : .downloading

@@ -3,8 +3,9 @@ import Foundation
 import StowageProtocol
 
 /// Whether a catalogue that arrived may replace the one in force: the one rule for every source (a URL, a
-/// file, `stowctl catalog apply`). Refused whole when unsigned while keys are configured, badly signed,
-/// malformed, or not newer; the box then keeps the last good one.
+/// file, `stowctl catalog apply`). Refused whole when too large (``CatalogLimits``), unsigned while keys are
+/// configured, badly signed, malformed, too many titles, not newer or its version out of bounds; the box then keeps
+/// the last good one.
 public struct CatalogGate: Sendable {
     /// The keys a signature must match; none: an unsigned catalogue is accepted (a local file, logged).
     /// (Kept raw: swift-crypto's key type is not `Sendable`.)
@@ -34,6 +35,10 @@ public struct CatalogGate: Sendable {
     public func admit(_ bytes: Data, signature: Data?, inForce: (version: Int, digest: String)?) throws(CatalogRefusal)
         -> Verdict
     {
+        guard bytes.count <= CatalogLimits.maxBytes else {
+            throw CatalogRefusal(
+                .tooLarge, "the catalogue is \(bytes.count) bytes; at most \(CatalogLimits.maxBytes) are accepted")
+        }
         if !keys.isEmpty {
             guard let signature else {
                 throw CatalogRefusal(
@@ -51,6 +56,9 @@ public struct CatalogGate: Sendable {
         let digest = SHA256.hash(data: bytes).map { String(format: "%02x", $0) }.joined()
         if let inForce, inForce.digest == digest { return .unchanged }
         let catalog = try Catalog.decode(bytes)
+        if let problem = CatalogLimits.versionProblem(catalog.version, after: inForce?.version) {
+            throw CatalogRefusal(.badVersion, "field 'version': \(problem)")
+        }
         if let inForce, catalog.version <= inForce.version {
             throw CatalogRefusal(
                 .olderVersion,

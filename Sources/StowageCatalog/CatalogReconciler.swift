@@ -61,9 +61,10 @@ public enum CatalogReconciler {
         let listed = Set(catalog.titles.map(\.id))
         let active = facts.members.filter { $0.removeAt == nil }
         var kept = Set<String>()
+        let index = CatalogMemberIndex(facts.members)
         for entry in catalog.titles {
-            let current = facts.members.first { $0.id == entry.id && $0.role == .current }
-            let incoming = active.first { $0.id == entry.id && $0.role == .incoming }
+            let current = index.current[entry.id]
+            let incoming = index.incoming[entry.id]
             guard let current else {
                 if !facts.operatorIDs.contains(entry.id) { effects.append(.submit(entry)) }
                 continue

@@ -39,7 +39,9 @@ extension HTTPFetcher {
         // Plain-HTTP items go over one connection of their own (a new one if the origin closes it); when the
         // origin cannot be reached that way, the rest go through the general client. Not under a bandwidth cap:
         // a body held back longer than the connection's read timeout would end it.
-        var origin = rateLimiter.isUnlimited ? batch.items.first.flatMap { Origin(of: $0.url) } : nil
+        // Nor from a peer box, whose answers are watched for their pace (``BodyWatch``) through the general client.
+        let paced = batch.items.first.map { Self.scope.limits(for: $0.url) != nil } ?? false
+        var origin = rateLimiter.isUnlimited && !paced ? batch.items.first.flatMap { Origin(of: $0.url) } : nil
         while results.count < batch.items.count, !stop, !Task.isCancelled {
             if let reachable = origin {
                 do {

@@ -44,8 +44,8 @@ extension HTTPFetcher {
 
     /// Executes a request and follows redirects by hand (at most ``maxRedirects``), checking every hop's
     /// scheme, host and address and refusing loops, so no redirect can lead outside what the task may fetch.
-    /// Headers go on to another host only as the scope allows (credentials never; without a title, at least
-    /// `Authorization` and `Cookie` are dropped). Returns the final response and its URL.
+    /// Headers go on to another host only as the scope allows (credentials never: `Authorization` and `Cookie`
+    /// are dropped at any change of origin). Returns the final response and its URL.
     package func perform(_ request: HTTPClientRequest, timeout: TimeAmount) async throws -> (HTTPClientResponse, String)
     {
         var current = request
@@ -78,7 +78,9 @@ extension HTTPFetcher {
                         "\(URLRedaction.redacted(request.url).prefix(200)): more than \(Self.maxRedirects) redirects",
                     retryable: false)
             }
-            if URL(string: next)?.host != URL(string: current.url)?.host {
+            // Credentials stay with the origin (scheme, host and port) they were sent to: another port is another
+            // program, and https to http would show them to the network.
+            if !URLOrigin.same(next, current.url) {
                 current.headers.remove(name: "Authorization")
                 current.headers.remove(name: "Cookie")
                 if !Self.scope.trusts(next) {

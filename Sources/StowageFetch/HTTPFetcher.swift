@@ -187,6 +187,17 @@ public final class HTTPFetcher: Sendable {
     public func fetchBytes(_ url: String, headers: [Header], range: ClosedRange<Int64>? = nil)
         async throws(TaskFailure) -> (bytes: [UInt8], finalURL: String)
     {
+        if let limits = Self.scope.limits(for: url) {
+            return try await paced(limits, url: url) { watch throws(TaskFailure) in
+                try await self.fetchBytes(url, headers: headers, range: range, watch: watch)
+            }
+        }
+        return try await fetchBytes(url, headers: headers, range: range, watch: nil)
+    }
+
+    private func fetchBytes(_ url: String, headers: [Header], range: ClosedRange<Int64>?, watch: BodyWatch?)
+        async throws(TaskFailure) -> (bytes: [UInt8], finalURL: String)
+    {
         let req = try request(url, headers: headers, range: range)
         do {
             let (response, finalURL) = try await perform(req, timeout: .seconds(60))
@@ -198,8 +209,19 @@ public final class HTTPFetcher: Sendable {
                 }
                 throw Self.failure(status: response.status, url: url, headers: response.headers)
             }
-            let body = try await response.body.collect(upTo: Self.maxPlaylistBytes)
-            var bytes = [UInt8](body.readableBytesView)
+            var bytes: [UInt8]
+            if let watch {
+                bytes = []
+                for try await buffer in response.body {
+                    watch.count(buffer.readableBytes)
+                    guard bytes.count + buffer.readableBytes <= Self.maxPlaylistBytes else {
+                        throw NIOTooManyBytesError(maxBytes: Self.maxPlaylistBytes)
+                    }
+                    bytes += buffer.readableBytesView
+                }
+            } else {
+                bytes = [UInt8](try await response.body.collect(upTo: Self.maxPlaylistBytes).readableBytesView)
+            }
             if let range, response.status.code == 200 {
                 // The server ignored the Range header and sent the whole file: keep the part asked for.
                 let lower = Int(clamping: range.lowerBound)

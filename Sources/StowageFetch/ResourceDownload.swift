@@ -41,8 +41,18 @@ extension HTTPFetcher {
             var attempt = work
             attempt.url = url
             do {
+                if let limits = Self.scope.limits(for: url) {
+                    // A peer's answer, watched for its pace: through the general client, which a cut closes.
+                    let work = attempt
+                    return try await paced(limits, url: url) { watch throws(TaskFailure) in
+                        try await self.downloadFrom(
+                            work, taskID: taskID, titlesRoot: titlesRoot, durable: durable, via: nil, watch: watch,
+                            progress)
+                    }
+                }
                 return try await downloadFrom(
-                    attempt, taskID: taskID, titlesRoot: titlesRoot, durable: durable, via: connection, progress)
+                    attempt, taskID: taskID, titlesRoot: titlesRoot, durable: durable, via: connection, watch: nil,
+                    progress)
             } catch {
                 guard error.isSourceFailure, !Task.isCancelled else { throw error }
                 first = first ?? error
@@ -53,7 +63,7 @@ extension HTTPFetcher {
 
     private func downloadFrom(
         _ work: FetchWork, taskID: String, titlesRoot: URL, durable: Bool, via connection: OriginConnection?,
-        _ progress: @escaping @Sendable (Int64) -> Void
+        watch: BodyWatch?, _ progress: @escaping @Sendable (Int64) -> Void
     ) async throws(TaskFailure) -> FetchReport {
         guard let destination = TitlePath.file(work.path, under: titlesRoot, for: .stored) else {
             throw TaskFailure(
@@ -135,6 +145,7 @@ extension HTTPFetcher {
             var lastReport = written
             while let buffer = try await response.next() {
                 try Task.checkCancellation()
+                watch?.count(buffer.readableBytes)
                 buffer.withUnsafeReadableBytes { check.feed($0) }
                 var rest = buffer
                 while rest.readableBytes > 0 {

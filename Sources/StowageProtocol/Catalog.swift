@@ -20,6 +20,11 @@ public struct Catalog: Codable, Sendable, Equatable {
         do { catalog = try JSONDecoder().decode(Catalog.self, from: bytes) } catch {
             throw CatalogRefusal(.malformed, "the catalogue is not valid catalogue JSON: \(Self.describe(error))")
         }
+        guard catalog.titles.count <= CatalogLimits.maxEntries else {
+            throw CatalogRefusal(
+                .tooLarge,
+                "the catalogue lists \(catalog.titles.count) titles; at most \(CatalogLimits.maxEntries) are accepted")
+        }
         var seen = Set<String>()
         for entry in catalog.titles {
             guard !entry.id.isEmpty, entry.id.count <= 200, !entry.id.contains(where: { $0.isNewline || $0 == "/" })
@@ -174,6 +179,10 @@ public struct CatalogRefusal: Error, Codable, Sendable, Equatable, CustomStringC
         case olderVersion = "older-version"
         /// It could not be fetched or read.
         case unreachable
+        /// Past ``CatalogLimits/maxBytes`` or ``CatalogLimits/maxEntries``.
+        case tooLarge = "too-large"
+        /// Its `version` is past the ceiling, or jumps too far above the one in force (``CatalogLimits``).
+        case badVersion = "bad-version"
     }
 
     public var code: Code

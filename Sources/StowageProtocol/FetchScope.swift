@@ -17,6 +17,9 @@ public struct FetchScope: Codable, Sendable, Equatable {
     public var source: String?
     /// More hosts that get the submitted headers (`submit --header-host`).
     public var headerHosts: [String]
+    /// How slow an answer from `source`'s origin may be (set when that is a peer box's gateway: another box's
+    /// pace is not this box's origin's; nil: the client's timeouts only).
+    public var sourceLimits: BodyLimits?
 
     public init(
         allowedHosts: HostAllowList? = nil, network: NetworkPolicy = NetworkPolicy(), reach: AddressClass? = nil,
@@ -27,6 +30,12 @@ public struct FetchScope: Codable, Sendable, Equatable {
         self.reach = reach
         self.source = source
         self.headerHosts = headerHosts
+    }
+
+    /// The limits on an answer from `url`: ``sourceLimits`` when `url` has `source`'s origin.
+    public func limits(for url: String) -> BodyLimits? {
+        guard let sourceLimits, let source, URLOrigin.same(source, url) else { return nil }
+        return sourceLimits
     }
 
     /// Headers that say nothing secret about the requester, sent to every host (some CDNs want them).

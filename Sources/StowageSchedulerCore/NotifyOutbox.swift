@@ -50,11 +50,12 @@ public struct NotifyOutbox: Sendable, Equatable {
     public private(set) var receivers: [String: Receiver] = [:]
     /// Per title, the license end already announced as `license-expiring` (also kept in the store's settings).
     public var expiryAnnounced: [String: Double] = [:]
-    /// At most this many events out per receiver at once.
+    /// At most this many events out per receiver at once: one, so a receiver that holds its answers holds one
+    /// delivery slot (and the delivery task's time bound frees it), never the delivery of every other event.
     public var maxInFlightPerReceiver: Int
     public var backoff: Backoff
 
-    public init(maxInFlightPerReceiver: Int = 8, backoff: Backoff = .notify) {
+    public init(maxInFlightPerReceiver: Int = 1, backoff: Backoff = .notify) {
         self.maxInFlightPerReceiver = maxInFlightPerReceiver
         self.backoff = backoff
     }

@@ -29,6 +29,14 @@ public struct SchedulerCore: Sendable {
     /// The limits in force (live-changeable).
     public var limits: Limits
 
+    /// Hosts of peer boxes' gateways titles fill from (`submit --from-peer`, catalogue `sources`): each gets at
+    /// most ``peerShare(capacity:)`` of a worker's tasks at once.
+    public var peerHosts: Set<String> = []
+
+    /// A peer box's share of one worker's task slots: half (at least one). A peer that drips its answers holds
+    /// these until each is cut for its pace, never the slots the worker's other hosts need.
+    public static func peerShare(capacity: Int) -> Int { max(1, capacity / 2) }
+
     /// Work waiting for a worker, per kind (`resolve`, `license`, `fetch`, `verify`), across titles.
     public var queueDepths: [String: Int] {
         var out: [String: Int] = [:]
@@ -272,6 +280,7 @@ public struct SchedulerCore: Sendable {
                     let kind = item.kind.workerKind
                     guard let worker = pickWorker(kind, &free) else { break }
                     guard hostAllows(item.host, now: now) else { break }
+                    if let host = item.host, peerHosts.contains(host), !peerShareAllows(host, worker) { break }
                     let process = workers[worker].map { "\($0.info.host)/\($0.info.pid)" } ?? worker
                     if let host = item.host,
                         !connections.allows(host: host, process: process, limit: limits.perHost, now: now)
@@ -325,6 +334,13 @@ public struct SchedulerCore: Sendable {
     }
 
     /// The least-loaded live worker of a kind with room.
+    /// `worker` holds fewer than its ``peerShare(capacity:)`` of tasks for peer host `host`.
+    private func peerShareAllows(_ host: String, _ worker: String) -> Bool {
+        guard let w = workers[worker] else { return true }
+        let held = w.leases.reduce(0) { $0 + (leases[$1]?.item.host == host ? 1 : 0) }
+        return held < Self.peerShare(capacity: w.info.capacity)
+    }
+
     private func pickWorker(_ kind: WorkerKind, _ free: inout [WorkerKind: [String]]) -> String? {
         guard let ids = free[kind], !ids.isEmpty else { return nil }
         return ids.min { (workers[$0]?.leases.count ?? 0, $0) < (workers[$1]?.leases.count ?? 0, $1) }

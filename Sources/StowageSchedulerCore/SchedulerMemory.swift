@@ -36,6 +36,8 @@ public struct SchedulerMemory: Sendable {
     public var clockEpoch: ClockEpoch
     /// The catalogue in force and the titles it added (persisted whole by the service).
     public var catalog = CatalogBook()
+    /// The last catalogue pass stopped at the end of its slice with effects left: the next loop turn goes on.
+    public var catalogUnfinished = false
     /// Titles devices are playing (the catalogue deletes none of them).
     public var plays = PlayActivity()
     /// The box's `--quota` and how titles are chosen to make room (nil: no quota).

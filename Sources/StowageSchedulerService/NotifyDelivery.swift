@@ -6,21 +6,35 @@ import StowageProtocol
 
 /// POSTs the notifications the loop hands over through ``NotifyFeed`` and reports each outcome back. It runs in the
 /// scheduler process beside the poll loop, like the catalogue fetcher, so a receiver that is slow or down never
-/// holds the loop; which event goes when (order per title, backoff) is the loop's decision, not this task's.
+/// holds the loop; which event goes when (order per title, one out per receiver, backoff) is the loop's decision,
+/// not this task's.
+///
+/// Every POST ends: its answer, head and body, is read under `limits` (``BodyWatch``), so a receiver that answers
+/// its head and then nothing is cut and the event retried with backoff, not held for ever. Redirects are never
+/// followed: a signed event (and the URL's query) goes to the URL the operator named and nowhere else, and a 3xx
+/// is a failed delivery whose error says so.
 public struct NotifyDelivery: Sendable {
     public let feed: NotifyFeed
     public let logger: Logger
-    /// Seconds one POST may take before it counts as failed.
+    /// The pace and the total time one POST may take.
+    public let limits: BodyLimits
+    /// Seconds to wait for the answer's head.
     public var timeout: Int64 = 10
 
-    public init(feed: NotifyFeed, logger: Logger) {
+    public init(feed: NotifyFeed, logger: Logger, limits: BodyLimits) {
         self.feed = feed
         self.logger = logger
+        self.limits = limits
+    }
+
+    /// The client's settings: no redirect is followed.
+    static var configuration: HTTPClient.Configuration {
+        HTTPClient.Configuration(redirectConfiguration: .disallow)
     }
 
     /// Delivers until the task is canceled; each parcel on a child task of its own.
     public func run() async {
-        let client = HTTPClient(eventLoopGroupProvider: .singleton)
+        let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: Self.configuration)
         await withDiscardingTaskGroup { group in
             while !Task.isCancelled {
                 for parcel in feed.takeParcels() {
@@ -40,14 +54,30 @@ public struct NotifyDelivery: Sendable {
         request.headers.add(name: "User-Agent", value: "stowage-scheduler")
         if let signature = parcel.signature { request.headers.add(name: NotifySignature.header, value: signature) }
         request.body = .bytes(ByteBuffer(bytes: parcel.body))
+        let (timeout, sent) = (timeout, request)
         do {
-            let response = try await client.execute(request, timeout: .seconds(timeout))
-            _ = try? await response.body.collect(upTo: 64 << 10)
-            guard (200..<300).contains(response.status.code) else {
+            let status = try await BodyWatch.run(limits, host: URLHost.of(parcel.receiver) ?? "the receiver") {
+                watch in
+                let response = try await client.execute(sent, timeout: .seconds(timeout))
+                var kept = 0
+                for try await buffer in response.body {
+                    watch.count(buffer.readableBytes)
+                    kept += buffer.readableBytes
+                    if kept > 64 << 10 { break }  // what a receiver says past this is not read
+                }
+                return response.status.code
+            }
+            if (300..<400).contains(status) {
                 return .failed(
-                    id: parcel.id, receiver: parcel.receiver, error: "answered \(response.status.code)")
+                    id: parcel.id, receiver: parcel.receiver,
+                    error: "answered \(status): a redirect, not followed (point --notify at the final URL)")
+            }
+            guard (200..<300).contains(status) else {
+                return .failed(id: parcel.id, receiver: parcel.receiver, error: "answered \(status)")
             }
             return .delivered(id: parcel.id, receiver: parcel.receiver)
+        } catch let slow as SlowAnswer {
+            return .failed(id: parcel.id, receiver: parcel.receiver, error: slow.message)
         } catch {
             return .failed(id: parcel.id, receiver: parcel.receiver, error: "\(error)")
         }

@@ -47,6 +47,8 @@ extension SchedulerService {
                 try? saveCatalog()
             case .failed(let reason):
                 refuseCatalog(CatalogRefusal(.unreachable, reason), source: source)
+            case .refused(let refusal):
+                refuseCatalog(refusal, source: source)
             }
         }
     }
@@ -97,16 +99,30 @@ extension SchedulerService {
         }
     }
 
-    /// One convergence pass: the reconciler's effects carried out, the book stored when it changed.
+    /// The longest one convergence pass carries out effects (each a submit, a swap or a delete writes the store):
+    /// a catalogue of many titles is applied in slices of this, one per pass, so the loop answers between them.
+    static let catalogSlice = 0.2
+
+    /// One convergence pass: the reconciler's effects carried out (for at most ``catalogSlice`` seconds; the next
+    /// loop turn goes on, ``SchedulerMemory/catalogUnfinished``), the book stored when it changed.
     func reconcileCatalog() {
+        memory.catalogUnfinished = false
         guard memory.catalog.catalog != nil || !memory.catalog.members.isEmpty else { return }
         let before = memory.catalog
+        let started = clock.monotonic()
         do {
             let facts = try catalogFacts()
             memory.catalog.keepOnly(tokens: Set(facts.states.keys))
             var current = facts
             current.members = memory.catalog.members
-            for effect in CatalogReconciler.reconcile(current) { try carryOut(effect) }
+            let effects = CatalogReconciler.reconcile(current)
+            for (done, effect) in effects.enumerated() {
+                try carryOut(effect)
+                if done + 1 < effects.count, clock.monotonic() - started >= Self.catalogSlice {
+                    memory.catalogUnfinished = true
+                    break
+                }
+            }
             if memory.catalog != before { try saveCatalog() }
         } catch {
             logger.error("catalogue pass failed", metadata: ["error": "\(error)"])
@@ -114,9 +130,10 @@ extension SchedulerService {
     }
 
     private func catalogFacts() throws -> CatalogReconciler.Facts {
+        let titles = try catalogTitles()
         var states: [String: TitleState] = [:]
         for member in memory.catalog.members {
-            if let title = try store.title(member.token) { states[member.token] = title.state }
+            if let title = titles.byToken[member.token] { states[member.token] = title.state }
         }
         let now = clock.monotonic()
         memory.plays.begin(now: now)
@@ -126,18 +143,25 @@ extension SchedulerService {
             ? memory.plays.playing(now: now) : Set(memory.catalog.members.map(\.token))
         return CatalogReconciler.Facts(
             catalog: memory.catalog.catalog, members: memory.catalog.members, states: states,
-            operatorIDs: try operatorIDs(), playing: playing, now: clock.now(), grace: options.catalog.grace)
+            operatorIDs: titles.operatorIDs, playing: playing, now: clock.now(), grace: options.catalog.grace)
+    }
+
+    /// Every title by token, and the listed ids held by titles the catalogue did not add: one read of the store
+    /// per pass, not one per entry.
+    private func catalogTitles() throws -> (byToken: [String: TitleRecord], operatorIDs: Set<String>) {
+        let ours = Set(memory.catalog.members.map(\.token))
+        let listed = Set((memory.catalog.catalog?.titles ?? []).map(\.id))
+        var byToken: [String: TitleRecord] = [:]
+        var ids = Set<String>()
+        for title in try store.titles(state: nil) {
+            byToken[title.token] = title
+            if let id = title.externalID, listed.contains(id), !ours.contains(title.token) { ids.insert(id) }
+        }
+        return (byToken, ids)
     }
 
     /// Listed ids held by titles the catalogue did not add.
-    private func operatorIDs() throws -> Set<String> {
-        let ours = Set(memory.catalog.members.map(\.token))
-        var ids = Set<String>()
-        for entry in memory.catalog.catalog?.titles ?? [] {
-            if let title = try store.title(externalID: entry.id), !ours.contains(title.token) { ids.insert(entry.id) }
-        }
-        return ids
-    }
+    private func operatorIDs() throws -> Set<String> { try catalogTitles().operatorIDs }
 
     private func carryOut(_ effect: CatalogReconciler.Effect) throws {
         switch effect {
@@ -152,6 +176,9 @@ extension SchedulerService {
                 try appendEvent(
                     token: token, kind: "catalog",
                     detail: first ? "added by catalogue entry \(entry.id)" : "new copy of catalogue entry \(entry.id)")
+                if let refusal = catalogPeerRefusal(entry) {
+                    try appendEvent(token: token, kind: "peer", detail: "from the origin: \(refusal)")
+                }
             } catch {
                 if memory.refusals.shouldLog("catalog-submit:\(entry.id)", now: clock.monotonic()) {
                     logger.warning(
@@ -237,22 +264,29 @@ extension SchedulerService {
     }
 
     /// The submit for a catalogue entry: filled from its first source's peer (as `submit --from-peer`, its `url`
-    /// the origin's source) when this box holds that credential, `peers/<credential>.secret` under its home; else
-    /// from the origin, and the missing credential is logged.
+    /// the origin's source) when this box holds that credential for that peer (``PeerCredential``); else from the
+    /// origin, and why is logged and kept as the title's event (``catalogPeerRefusal``).
     func catalogRequest(_ entry: CatalogEntry, withID: Bool) -> SubmitRequest {
         var request = entry.submitRequest(withID: withID)
         guard let source = entry.sources?.first else { return request }
-        let file = options.home.root.appendingPathComponent("peers/\(source.credential).secret")
-        let secret = (try? String(contentsOf: file, encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard let secret, !secret.isEmpty else {
+        switch PeerCredential.read(source, home: options.home.root) {
+        case .success(let secret):
+            request.peer = PeerSource(url: source.peer, id: source.id ?? entry.id, secret: secret)
+        case .failure(let refusal):
             if memory.refusals.shouldLog("catalog-peer:\(entry.id)", now: clock.monotonic()) {
                 logger.warning(
-                    "no peer credential for a catalogue source; the title comes from its origin",
-                    metadata: ["id": "\(entry.id)", "peer": "\(source.peer)", "expected": "\(file.path)"])
+                    "catalogue source not used; the title comes from its origin",
+                    metadata: ["id": "\(entry.id)", "peer": "\(source.peer)", "reason": "\(refusal.message)"])
             }
-            return request
         }
-        request.peer = PeerSource(url: source.peer, id: source.id ?? entry.id, secret: secret)
         return request
+    }
+
+    /// Why a catalogue entry's peer source was not used (nil: it was, or it names none), for the title's events.
+    func catalogPeerRefusal(_ entry: CatalogEntry) -> String? {
+        guard let source = entry.sources?.first,
+            case .failure(let refusal) = PeerCredential.read(source, home: options.home.root)
+        else { return nil }
+        return refusal.message
     }
 }

@@ -1,5 +1,6 @@
 import Logging
 import ServiceLifecycle
+import StowageProtocol
 import StowageRuntime
 
 extension SchedulerService {
@@ -37,7 +38,8 @@ extension SchedulerService {
                 options.catalog.feed.map { feed in
                     Task {
                         await CatalogFetcher(
-                            location: location, interval: options.catalog.interval, feed: feed, logger: logger
+                            location: location, interval: options.catalog.interval, feed: feed, logger: logger,
+                            limits: options.answerPace.total(BodyLimits.catalogTotal)
                         ).run()
                     }
                 }
@@ -45,7 +47,11 @@ extension SchedulerService {
             defer { fetcher?.cancel() }
             // `--notify`: POSTed beside the loop, which hands events over and takes outcomes back through the feed.
             let delivery = options.notify.feed.map { feed in
-                Task { await NotifyDelivery(feed: feed, logger: logger).run() }
+                Task {
+                    await NotifyDelivery(
+                        feed: feed, logger: logger, limits: options.answerPace.total(BodyLimits.notifyTotal)
+                    ).run()
+                }
             }
             defer { delivery?.cancel() }
             try await PollLoopService(name: description, stop: stop) {

@@ -81,12 +81,17 @@ extension SchedulerService {
     func resolveItem(_ title: TitleRecord) -> WorkItem {
         // A title from a peer resolves the peer's manifest (its host) until it is planned.
         let source = title.planned ? title.url : title.peer?.url ?? title.url
-        return WorkItem(token: title.token, kind: .resolve, host: URL(string: source)?.host)
+        let host = URL(string: source)?.host
+        if !title.planned, title.peer != nil, let host { core.peerHosts.insert(host) }
+        return WorkItem(token: title.token, kind: .resolve, host: host)
     }
 
     func fetchItem(_ r: ResourceRecord) -> WorkItem {
         var hosts = URLHosts()
-        return WorkItem(token: r.token, kind: .fetch(resource: r.id!), host: hosts.host(of: peerFetch(r)?.url ?? r.url))
+        let peer = peerFetch(r)
+        let host = hosts.host(of: peer?.url ?? r.url)
+        if peer != nil, let host { core.peerHosts.insert(host) }
+        return WorkItem(token: r.token, kind: .fetch(resource: r.id!), host: host)
     }
 
     /// Queues a fetch for every pending resource and a verification for every fetched one.
@@ -104,7 +109,9 @@ extension SchedulerService {
             switch r.state {
             case .pending, .fetching:
                 let url = r.fromPeer ? peer ?? r.url : r.url
-                core.enqueue(WorkItem(token: token, kind: .fetch(resource: r.id), host: hosts.host(of: url)))
+                let host = hosts.host(of: url)
+                if r.fromPeer, peer != nil, let host { core.peerHosts.insert(host) }
+                core.enqueue(WorkItem(token: token, kind: .fetch(resource: r.id), host: host))
             case .fetched, .verifying: core.enqueue(WorkItem(token: token, kind: .verify(resource: r.id)))
             case .verified, .gap: continue
             }

@@ -188,9 +188,12 @@ extension SchedulerService {
                 // gets the peer secret), and the origin's host keeps the submitted headers.
                 var headerHosts = $0.headerHosts ?? []
                 if $0.peer != nil, let origin = URL(string: $0.url)?.host?.lowercased() { headerHosts.append(origin) }
-                return FetchScope(
+                var scope = FetchScope(
                     allowedHosts: options.allowedHosts, network: options.network, reach: $0.reach,
                     source: $0.peer?.manifestURL ?? $0.url, headerHosts: headerHosts)
+                // Another box's answers are held to a pace (its drip cut, the worker's slot freed).
+                if $0.peer != nil { scope.sourceLimits = options.answerPace }
+                return scope
             }
         }
     }

@@ -53,6 +53,10 @@ public final class SchedulerService {
         public var evictProtect: Double = 3_600
         /// Where events go (`--notify` receivers, secret, expiry notice).
         public var notify = NotifyOptions()
+        /// How slow a peer's, the catalogue's or a receiver's answer may be (`--min-body-rate`,
+        /// `--body-rate-window`); `total` is a peer file's, the catalogue and notifications take their own.
+        public var answerPace = BodyLimits(
+            minRate: BodyLimits.defaultMinRate, window: BodyLimits.defaultWindow, total: BodyLimits.peerFileTotal)
 
         /// Options with the defaults for what is not given.
         public init(home: StowageHome, binds: [String], limitOverrides: LimitSettings = LimitSettings()) {
@@ -269,6 +273,7 @@ public final class SchedulerService {
         if !memory.retries.isEmpty {
             for item in memory.retries.due(now: t) { core.enqueue(item) }
         }
+        var catalogPassed = false
         for duty in memory.timers.due(now: t) {
             switch duty {
             case .heartbeat:
@@ -288,6 +293,7 @@ public final class SchedulerService {
             case .catalog:
                 takeCatalogArrivals()
                 reconcileCatalog()
+                catalogPassed = true
             case .window:
                 followFillWindows()
                 followBandwidthSchedule()
@@ -295,6 +301,8 @@ public final class SchedulerService {
                 deliverNotifications()
             }
         }
+        // A large catalogue goes on slice by slice, a loop turn (and the requests that came) between two.
+        if memory.catalogUnfinished, !catalogPassed { reconcileCatalog() }
         watchNetwork(now: t)
         finishBundleJobs()
         queueDueReloads(now: t)

@@ -114,6 +114,8 @@ struct SchedulerCommand: AsyncParsableCommand {
     var fill: FillFlags
     @OptionGroup(title: "Notifications")
     var notify: NotifyFlags
+    @OptionGroup(title: "Slow answers")
+    var pace: PaceFlags
 
     func run() async throws {
         process.bootstrapLogging()
@@ -154,6 +156,7 @@ struct SchedulerCommand: AsyncParsableCommand {
             options.evictProtect = seconds
         }
         options.notify = try notify.options(logger: logger)
+        try pace.apply(to: &options)
         if binds.contains(where: { $0.hasPrefix("tcp://") }) {
             let keyFile =
                 process.curveKey ?? environmentOption("curve-key")

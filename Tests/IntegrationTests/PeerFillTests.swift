@@ -314,6 +314,7 @@ extension PeerFillTests {
         try FileManager.default.createDirectory(at: peers, withIntermediateDirectories: true)
         try "\(try Self.addPeer(a, "box-b"))\n".write(
             to: peers.appendingPathComponent("box-a.secret"), atomically: true, encoding: .utf8)
+        try "\(gateway)\n".write(to: peers.appendingPathComponent("box-a.url"), atomically: true, encoding: .utf8)
 
         try b.startPipeline()
         let catalogue = b.root.appendingPathComponent("catalog.json")

@@ -13,6 +13,7 @@ import Synchronization
 /// - `/moved/<name>`: 302 to `/file/<name>`;
 /// - `/cut/<name>`: promises the whole body, sends 100 bytes and closes;
 /// - `/to/<percent-encoded URL>`: 302 to that URL (anywhere);
+/// - `/drip/<name>`: promises the whole body, then sends it one byte every 100 ms (a peer that drips);
 /// - anything else: 404.
 ///
 /// It remembers the paths of the requests that carried an `Authorization` or `Cookie` header.
@@ -120,7 +121,7 @@ private final class Answerer: ChannelInboundHandler, @unchecked Sendable {
         var headers = HTTPHeaders()
         var status = HTTPResponseStatus.ok
         switch kind {
-        case "file", "dropping", "cut": headers.add(name: "Content-Length", value: "\(body.count)")
+        case "file", "dropping", "cut", "drip": headers.add(name: "Content-Length", value: "\(body.count)")
         case "closing":
             headers.add(name: "Content-Length", value: "\(body.count)")
             headers.add(name: "Connection", value: "close")
@@ -139,6 +140,11 @@ private final class Answerer: ChannelInboundHandler, @unchecked Sendable {
         }
         context.write(
             wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: status, headers: headers))), promise: nil)
+        if kind == "drip" {
+            context.flush()
+            Self.drip(body[...], on: context.channel)
+            return
+        }
         if status == .ok {
             let sent = kind == "cut" ? Array(body.prefix(100)) : body
             for piece in stride(from: 0, to: sent.count, by: 1500) {
@@ -156,6 +162,20 @@ private final class Answerer: ChannelInboundHandler, @unchecked Sendable {
         if kind == "closing" || kind == "dropping" {
             let channel = context.channel
             end.whenComplete { _ in channel.close(promise: nil) }
+        }
+    }
+
+    /// Sends `rest` one byte every 100 ms, then the end of the answer; stops when the client hung up.
+    static func drip(_ rest: ArraySlice<UInt8>, on channel: Channel) {
+        channel.eventLoop.scheduleTask(in: .milliseconds(100)) {
+            guard channel.isActive else { return }
+            guard let byte = rest.first else {
+                channel.writeAndFlush(HTTPServerResponsePart.end(nil), promise: nil)
+                return
+            }
+            let buffer = channel.allocator.buffer(bytes: [byte])
+            channel.writeAndFlush(HTTPServerResponsePart.body(.byteBuffer(buffer)), promise: nil)
+            drip(rest.dropFirst(), on: channel)
         }
     }
 }

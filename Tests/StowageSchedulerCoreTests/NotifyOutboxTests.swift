@@ -12,7 +12,7 @@ import Testing
     }
 
     @Test func onlyTheOldestEventOfATitleGoesAndTheNextAfterItWasDelivered() {
-        var outbox = NotifyOutbox(backoff: Backoff(base: 1, cap: 30))
+        var outbox = NotifyOutbox(maxInFlightPerReceiver: 8, backoff: Backoff(base: 1, cap: 30))
         let waiting = [Self.row(1, "t1"), Self.row(2, "t1"), Self.row(3, "t2"), Self.row(4, "t1")]
         #expect(outbox.next(waiting: waiting, now: 0).map(\.id) == [1, 3])
         // Nothing new while both are out.
@@ -54,11 +54,24 @@ import Testing
     }
 
     @Test func eventsOutTogetherThatFailCountAsOneFailure() {
-        var outbox = NotifyOutbox(backoff: Backoff(base: 1, cap: 30))
+        var outbox = NotifyOutbox(maxInFlightPerReceiver: 8, backoff: Backoff(base: 1, cap: 30))
         _ = outbox.next(waiting: [Self.row(1, "t1"), Self.row(2, "t2")], now: 0)
         #expect(outbox.failed(1, receiver: Self.a, error: "down", now: 0) == 1)
         #expect(outbox.failed(2, receiver: Self.a, error: "down", now: 0.1) == 0.9)
         #expect(outbox.receivers[Self.a]?.failures == 1)
+    }
+
+    /// One slow receiver holds one delivery slot, whatever it does: its next event goes when that one ended.
+    @Test func byDefaultAReceiverHasOneEventOutAndOtherReceiversTheirOwn() {
+        var outbox = NotifyOutbox()
+        let waiting = [Self.row(1, "t1"), Self.row(2, "t2"), Self.row(3, "t1", Self.b), Self.row(4, "t2", Self.b)]
+        #expect(outbox.next(waiting: waiting, now: 0).map(\.id) == [1, 3])
+        #expect(outbox.next(waiting: waiting, now: 0).isEmpty)
+        outbox.failed(1, receiver: Self.a, error: "cut", now: 0)
+        outbox.delivered(3, receiver: Self.b, wallNow: 0)
+        #expect(
+            outbox.next(waiting: [Self.row(1, "t1"), Self.row(2, "t2"), Self.row(4, "t2", Self.b)], now: 0)
+                .map(\.id) == [4], "a waits out its backoff; b goes on")
     }
 
     @Test func aReceiverHasAtMostItsCapOut() {

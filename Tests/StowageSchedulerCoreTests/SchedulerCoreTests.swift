@@ -259,4 +259,29 @@ struct ConnectionModelTests {
         #expect(second.count == 2)
         #expect(c.connections.open(host: "cdn", now: 0.5) == 2)
     }
+
+    /// A peer box gets at most half a worker's task slots: titles from that peer queue behind each other, and
+    /// another host's title still finds the worker's other slots free while the peer's are held (a drip).
+    @Test func aPeerHostGetsAtMostHalfOfAWorkersSlots() {
+        var c = SchedulerCore(limits: Limits(titlesAtOnce: 5, perTitle: 10, perHost: 8), idPrefix: "r")
+        c.limits.fetchBatch = 1
+        c.register(id: "d1", info: Register(kind: .download, capacity: 8, host: "h", pid: 1), now: 0)
+        c.peerHosts = ["box-a.test"]
+        for (i, token) in ["p1", "p2"].enumerated() {
+            c.addTitle(token, priority: 5, requestedAt: Double(i))
+            for r in 0..<6 {
+                c.enqueue(WorkItem(token: token, kind: .fetch(resource: Int64(i * 10 + r)), host: "box-a.test"))
+            }
+        }
+        c.addTitle("origin", priority: 0, requestedAt: 5)
+        for r in 0..<6 { c.enqueue(WorkItem(token: "origin", kind: .fetch(resource: Int64(100 + r)), host: "cdn")) }
+        let leases = c.assign(now: 100)
+        #expect(SchedulerCore.peerShare(capacity: 8) == 4)
+        #expect(leases.filter { $0.item.host == "box-a.test" }.count == 4, "\(leases.map(\.item))")
+        #expect(leases.filter { $0.item.host == "cdn" }.count == 4, "the other half for the origin's title")
+        #expect(c.assign(now: 100).isEmpty)
+        let peerLease = leases.first { $0.item.host == "box-a.test" }!
+        _ = c.complete(taskID: peerLease.taskID, from: "d1")
+        #expect(c.assign(now: 101).map(\.item.host) == ["box-a.test"], "a freed peer slot goes to the peer again")
+    }
 }

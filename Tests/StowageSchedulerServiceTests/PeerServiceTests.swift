@@ -107,6 +107,8 @@ extension PeerServiceTests {
         let peers = driver.home.appendingPathComponent("peers")
         try FileManager.default.createDirectory(at: peers, withIntermediateDirectories: true)
         try "s3cret\n".write(to: peers.appendingPathComponent("box-a.secret"), atomically: true, encoding: .utf8)
+        try "http://box-a.test:8480\n".write(
+            to: peers.appendingPathComponent("box-a.url"), atomically: true, encoding: .utf8)
         driver.register("dl", .download)
         let reply = try driver.request(
             .catalogApply(document: Data(Self.catalogue(credential: "box-a")).base64EncodedString(), signature: nil))
@@ -119,6 +121,34 @@ extension PeerServiceTests {
         #expect(task.work == .resolve(try Self.resolveWork()), "the peer's manifest, with the box's secret")
         driver.answer("dl", task, .resolved(Self.manifest().fillPlan))
         #expect(try driver.store.resources(token: title.token).map(\.peerSHA256) == [Self.hash, nil, Self.hash])
+    }
+
+    /// The secret is bound to the URL written beside it: a catalogue naming another origin for that credential (a
+    /// loopback address, another port of the same host, the same host in clear) gets no secret sent anywhere; the
+    /// title comes from its origin and its events say why. Without the URL file the secret is sent nowhere.
+    @Test(arguments: [
+        "http://127.0.0.1:8480", "http://box-a.test:9999", "https://box-a.test:8480", "http://evil.test:8480", nil,
+    ])
+    func aSecretGoesOnlyToThePeerURLItIsBoundTo(peer: String?) throws {
+        let driver = try ServiceDriver()
+        let peers = driver.home.appendingPathComponent("peers")
+        try FileManager.default.createDirectory(at: peers, withIntermediateDirectories: true)
+        try "s3cret\n".write(to: peers.appendingPathComponent("box-a.secret"), atomically: true, encoding: .utf8)
+        if peer != nil {
+            try "http://box-a.test:8480\n".write(
+                to: peers.appendingPathComponent("box-a.url"), atomically: true, encoding: .utf8)
+        }
+        driver.register("dl", .download)
+        let document = String(decoding: Self.catalogue(credential: "box-a"), as: UTF8.self)
+            .replacingOccurrences(of: "http://box-a.test:8480", with: peer ?? "http://box-a.test:8480")
+        _ = try driver.request(.catalogApply(document: Data(document.utf8).base64EncodedString(), signature: nil))
+        let title = try #require(try driver.store.title(externalID: "film"))
+        #expect(title.peer == nil, "no peer, no secret")
+        let task = try driver.task(for: "dl")
+        #expect(task.work == .resolve(ResolveWork(url: Self.origin + "master.m3u8", headers: [], selection: .init())))
+        let events = try driver.store.events(token: title.token).map(\.detail)
+        let expected = peer == nil ? "box-a.url is missing" : "belongs to http://box-a.test:8480"
+        #expect(events.contains { $0.contains(expected) }, "\(events)")
     }
 
     @Test func withoutTheCredentialOnTheBoxTheEntryComesFromItsOrigin() throws {
