@@ -40,6 +40,9 @@ struct XMLNode: Sendable, Equatable {
         guard String(bytes: data, encoding: .utf8) != nil else {
             throw DASHError(.malformed, "the MPD is not UTF-8 text")
         }
+        // It also dereferences a processing instruction's missing data (`<?xmlfoo?>`, found by fuzzing): none is
+        // accepted but the XML declaration at the start.
+        if let problem = processingInstructionProblem(data) { throw DASHError(.malformed, problem) }
         let builder = TreeBuilder(maxElements: maxElements)
         let parser = XMLParser(data: data)
         parser.shouldProcessNamespaces = false
@@ -56,6 +59,24 @@ struct XMLNode: Sendable, Equatable {
         }
         return root
     }
+}
+
+/// Why `data` holds a processing instruction other than a leading `<?xml …?>` declaration, or nil.
+private func processingInstructionProblem(_ data: Data) -> String? {
+    let bytes = [UInt8](data)
+    var start = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
+    while start < bytes.count, [0x20, 0x09, 0x0A, 0x0D].contains(bytes[start]) { start += 1 }
+    var i = 0
+    while i + 1 < bytes.count {
+        if bytes[i] == UInt8(ascii: "<"), bytes[i + 1] == UInt8(ascii: "?") {
+            let declaration =
+                i == start && bytes.count > i + 6 && Array(bytes[(i + 2)..<(i + 5)]) == Array("xml".utf8)
+                && [0x20, 0x09, 0x0A, 0x0D].contains(bytes[i + 5])
+            if !declaration { return "processing instructions are not accepted in an MPD (byte \(i))" }
+        }
+        i += 1
+    }
+    return nil
 }
 
 /// Builds the tree from the parser's events, resolving namespace prefixes itself.

@@ -206,11 +206,16 @@ public struct OfflinePlanner: Sendable {
             } else if line.hasPrefix("#EXTINF:") {
                 // A segment's duration stays; a title that names a file or a URL does not (found by fuzzing).
                 out.append(String(line.prefix { $0 != "," }) + ",")
+            } else if let bare = Self.bareTags.first(where: { PlaylistLines.tag(line).name == $0 }) {
+                out.append(bare)  // what the tag means stays, what follows it does not (found by fuzzing)
             }
         }
         while out.last?.isEmpty == true { out.removeLast() }
         return out.joined(separator: "\n") + "\n"
     }
+
+    /// Tags a media playlist reads by their name alone: kept as the name when what follows cannot be copied.
+    static let bareTags = ["#EXT-X-GAP", "#EXT-X-DISCONTINUITY", "#EXT-X-ENDLIST", "#EXT-X-I-FRAMES-ONLY"]
 
     private func masterText(master: MasterPlaylist, choice: RenditionSelector.Choice, inputs: [Input]) -> String {
         var out = ["#EXTM3U"] + master.passThroughTags.filter(OfflineTags.mayCopy)

@@ -102,9 +102,12 @@ extension SchedulerService {
     /// The longest one convergence pass carries out effects (each a submit, a swap or a delete writes the store):
     /// a catalogue of many titles is applied in slices of this, one per pass, so the loop answers between them.
     static let catalogSlice = 0.2
+    /// The most effects one pass carries out (about 0.25 s of submits in a debug build), whatever the clock says.
+    package static let catalogSliceEffects = 100
 
-    /// One convergence pass: the reconciler's effects carried out (for at most ``catalogSlice`` seconds; the next
-    /// loop turn goes on, ``SchedulerMemory/catalogUnfinished``), the book stored when it changed.
+    /// One convergence pass: the reconciler's effects carried out (at most ``catalogSliceEffects`` of them, for at
+    /// most ``catalogSlice`` seconds; the next loop turn goes on, ``SchedulerMemory/catalogUnfinished``), the book
+    /// stored when it changed.
     func reconcileCatalog() {
         memory.catalogUnfinished = false
         guard memory.catalog.catalog != nil || !memory.catalog.members.isEmpty else { return }
@@ -118,7 +121,9 @@ extension SchedulerService {
             let effects = CatalogReconciler.reconcile(current)
             for (done, effect) in effects.enumerated() {
                 try carryOut(effect)
-                if done + 1 < effects.count, clock.monotonic() - started >= Self.catalogSlice {
+                if done + 1 < effects.count,
+                    done + 1 >= Self.catalogSliceEffects || clock.monotonic() - started >= Self.catalogSlice
+                {
                     memory.catalogUnfinished = true
                     break
                 }

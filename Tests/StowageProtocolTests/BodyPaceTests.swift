@@ -48,7 +48,8 @@ import Testing
                 return 1
             }
         }
-        #expect(clock.now - start < .seconds(5), "cut within about one window, not after the request's 30 s")
+        // Cut long before the request's own 30 s (about one window; the bound leaves room for a loaded machine).
+        #expect(clock.now - start < .seconds(20), "cut by the watchdog, not ended by the request's 30 s")
         let value = try await BodyWatch.run(limits, host: "fast.test") { watch in
             watch.count(1_000)
             return 7

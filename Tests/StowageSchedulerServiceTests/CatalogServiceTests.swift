@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import StowageCatalog
 import StowageProtocol
+import StowageSchedulerService
 import Testing
 
 /// The catalogue driven through the service in-process: `catalog apply` and `status` as a client sends them, the
@@ -131,5 +132,22 @@ import Testing
         #expect(new.url == "http://origin2.test/a/master.m3u8" && new.externalID == nil)
         #expect(try driver.store.title(externalID: "a")?.token == old)
         #expect(try report(driver).entries.first?.replacing == new.token)
+    }
+}
+
+/// A catalogue of many titles is applied in slices, one per loop turn, so the scheduler answers between them.
+@Suite struct CatalogSliceServiceTests {
+    @Test func aLargeCatalogueIsAppliedInSlicesOnePerPass() throws {
+        let driver = try ServiceDriver()
+        let ids = (0..<250).map { "t\($0)" }
+        _ = try CatalogServiceTests().apply(driver, CatalogServiceTests.document(version: 1, ids: ids))
+        let slice = SchedulerService.catalogSliceEffects
+        #expect(try driver.store.titles().count == slice, "one slice at the apply")
+        driver.tick()  // a client's request is answered between two slices (the loop's turn)
+        #expect(try driver.store.titles().count == 2 * slice)
+        driver.tick()
+        #expect(try driver.store.titles().count == ids.count)
+        driver.tick()
+        #expect(try driver.store.titles().count == ids.count, "nothing submitted twice")
     }
 }
