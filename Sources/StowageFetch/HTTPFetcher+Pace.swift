@@ -17,8 +17,10 @@ extension HTTPFetcher {
             throw failure
         } catch let slow as SlowAnswer {
             logger.warning("answer cut for its pace", metadata: ["url": "\(URLRedaction.redacted(url))"])
-            throw TaskFailure(
+            var failure = TaskFailure(
                 code: .network, message: "\(URLRedaction.redacted(url).prefix(300)): \(slow.message)", retryable: true)
+            failure.slowAnswer = true
+            throw failure
         } catch {
             throw Self.networkFailure(error, url: url)
         }

@@ -123,6 +123,9 @@ public struct TaskFailure: Codable, Sendable, Equatable, Error {
     /// `host:port` that could not be reached, when the failure is one of connectivity (refused, reset,
     /// timed out, no such host, no route): the scheduler probes it and resumes the title when it answers.
     public var endpoint: String?
+    /// The answer came, but more slowly than the pace limits allow (``BodyWatch`` cut it): a peer's copy that slow
+    /// is taken from the origin instead.
+    public var slowAnswer: Bool?
 
     public init(code: ErrorCode, message: String, retryable: Bool, retryAfter: Double? = nil, host: String? = nil) {
         self.code = code

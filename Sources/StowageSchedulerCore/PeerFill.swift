@@ -16,10 +16,12 @@ public enum PeerFill {
     /// After a fetch from the peer failed with `code`: the peer's own answers (an HTTP status such as 404, a file
     /// that fails its container check, a refused address) send the file to the origin; connectivity and this box's
     /// own troubles (a full disk, I/O, a canceled task) say nothing about the peer's copy.
-    public static func next(after code: ErrorCode) -> Next {
+    /// An answer cut for its pace (`slowAnswer`) is the peer's own too: a copy that slow is not waited for again.
+    public static func next(after code: ErrorCode, slowAnswer: Bool = false) -> Next {
+        if slowAnswer { return .fromOrigin }
         switch code {
-        case .network, .diskFull, .io, .canceled, .internal: .retry
-        default: .fromOrigin
+        case .network, .diskFull, .io, .canceled, .internal: return .retry
+        default: return .fromOrigin
         }
     }
 

@@ -171,7 +171,9 @@ extension SchedulerService {
 
     /// A fetch from the peer failed: true when the file goes to the origin (see ``PeerFill/next(after:)``).
     func peerFetchFailed(_ r: ResourceRecord, _ failure: TaskFailure) throws -> Bool {
-        guard r.peerSHA256 != nil, PeerFill.next(after: failure.code) == .fromOrigin else { return false }
+        guard r.peerSHA256 != nil,
+            PeerFill.next(after: failure.code, slowAnswer: failure.slowAnswer == true) == .fromOrigin
+        else { return false }
         try takeFromOrigin(r, because: failure.message)
         return true
     }

@@ -209,9 +209,11 @@ struct SlowPartyTests {
         try "\(secret)\n".write(to: secretFile, atomically: true, encoding: .utf8)
 
         try b.startPipeline(schedulerArguments: ["--titles", "3"] + Self.pace)
+        var fromPeer: [String] = []
         for id in ["one", "two"] {
             let (submitted, said) = try b.stowctl(["submit", "--from-peer", peer, "--peer-secret", secretFile.path, id])
             #expect(submitted == 0, "\(said)")
+            fromPeer.append(String(try #require(said.split(separator: "\n").last)))
         }
         try b.waitUntil(timeout: 30, "the peer's files being fetched (dripping)") {
             Self.lines(peerLog).filter { ($0["path"] as? String)?.hasSuffix(".ts") == true }.count >= 4
@@ -226,6 +228,12 @@ struct SlowPartyTests {
         try b.waitUntil(timeout: 30, "the download worker to cut a dripping file") {
             b.log("download").contains("answer cut for its pace")
         }
+        // A file cut for its pace is the peer's own answer: it comes from the origin, and the peers' titles complete.
+        for token in fromPeer {
+            let title = try b.waitForFinal(token, timeout: 180)
+            #expect(title.state == .completed, "a title whose peer drips: \(title)")
+        }
+        #expect(b.log("scheduler").contains("taking it from the origin"))
         #expect(b.isRunning("scheduler") && b.isRunning("download"))
         #expect(b.terminate("scheduler") == 0)
     }

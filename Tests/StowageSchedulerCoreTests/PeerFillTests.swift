@@ -24,4 +24,9 @@ struct PeerFillTests {
         #expect(!PeerFill.accepts(reported: String(repeating: "cd", count: 32), expected: hash))
         #expect(!PeerFill.accepts(reported: nil, expected: hash), "a copy without a hash is not the peer's")
     }
+
+    @Test func aPeerAnswerCutForItsPaceSendsTheFileToTheOrigin() {
+        #expect(PeerFill.next(after: .network, slowAnswer: true) == .fromOrigin)
+        #expect(PeerFill.next(after: .network) == .retry, "a peer out of reach is waited for")
+    }
 }
