@@ -178,11 +178,13 @@ extension SchedulerService {
                     CatalogMember(
                         token: token, id: entry.id, url: entry.url, selection: entry.selection ?? Selection(),
                         role: first ? .current : .incoming))
-                try appendEvent(
-                    token: token, kind: "catalog",
-                    detail: first ? "added by catalogue entry \(entry.id)" : "new copy of catalogue entry \(entry.id)")
+                try record(
+                    TitleHappening(
+                        token, kind: "catalog",
+                        detail: first
+                            ? "added by catalogue entry \(entry.id)" : "new copy of catalogue entry \(entry.id)"))
                 if let refusal = catalogPeerRefusal(entry) {
-                    try appendEvent(token: token, kind: "peer", detail: "from the origin: \(refusal)")
+                    try record(TitleHappening(token, kind: "peer", detail: "from the origin: \(refusal)"))
                 }
             } catch {
                 if memory.refusals.shouldLog("catalog-submit:\(entry.id)", now: clock.monotonic()) {
@@ -195,7 +197,7 @@ extension SchedulerService {
             memory.catalog.record(effect, now: clock.now())
         case .scheduleRemoval(let token, let at):
             memory.catalog.record(effect, now: clock.now())
-            try appendEvent(token: token, kind: "catalog", detail: "to be removed at \(iso8601(at) ?? "?")")
+            try record(TitleHappening(token, kind: "catalog", detail: "to be removed at \(iso8601(at) ?? "?")"))
         case .keep:
             memory.catalog.record(effect, now: clock.now())
         case .delete(let token):
@@ -233,10 +235,11 @@ extension SchedulerService {
             logger.error("catalogue swap failed", metadata: ["id": "\(id)", "error": "\(failure)"])
             throw failure
         }
-        try appendEvent(token: new, kind: "catalog", detail: "now serves catalogue entry \(id) (replaces \(old))")
         logger.info(
             "catalogue entry swapped to its new copy", metadata: ["id": "\(id)", "old": "\(old)", "new": "\(new)"])
-        publish(new, kind: "state")
+        try record(
+            TitleHappening(
+                new, kind: "catalog", detail: "now serves catalogue entry \(id) (replaces \(old))", published: "state"))
     }
 
     /// `stowctl catalog apply`: the document and its signature as read from the file.

@@ -11,7 +11,9 @@ extension SchedulerService {
         let body: ReplyBody
         do {
             try authorize(request.operation, by: caller)
-            body = try answer(request.operation, from: identity)
+            let asked = ComponentRequest(operation: request.operation, caller: caller, identity: identity)
+            notePlay(request.operation)
+            body = try components.answer(asked) ?? answer(request.operation, from: identity)
         } catch let error as TitleError {
             body = .error(error)
         } catch {
@@ -21,7 +23,6 @@ extension SchedulerService {
     }
 
     private func answer(_ operation: ClientOperation, from identity: [UInt8]) throws -> ReplyBody {
-        notePlay(operation)
         switch operation {
         case .submit(let submit):
             return .submitted(token: try submitTitle(submit))
@@ -302,14 +303,16 @@ extension SchedulerService {
         }
         stored.peer = try submit.peer.map { try wrapPeerSecret($0, token: token) }
         try store.insert(stored)
-        try appendEvent(token: token, kind: "state", detail: "requested \(submit.url)")
-        try notify(token, .state, detail: "requested")
         logger.info("title requested", metadata: ["token": "\(token)", "url": "\(submit.url)"])
         // Outside its fill window it waits at once: not even its playlist (or a peer's manifest) is fetched.
-        if windowHolds(stored) { return try holdForWindow(token) }
+        let held = windowHolds(stored)
+        try self.record(
+            TitleHappening(
+                token, kind: "state", detail: "requested \(submit.url)", notice: .state, noticeDetail: "requested",
+                published: held ? nil : "state"))
+        if held { return try holdForWindow(token) }
         core.addTitle(token, priority: submit.priority, requestedAt: record.requestedAt)
         core.enqueue(resolveItem(record))
-        publish(token, kind: "state")
         return token
     }
 

@@ -23,7 +23,7 @@ extension SchedulerService {
                 "token": "\(crash.token)", "doing": "\(crash.doing)",
             ])
         if title.state == .canceled || title.state == .failed {
-            try appendEvent(token: crash.token, kind: "crash", detail: error.message)
+            try record(TitleHappening(crash.token, kind: "crash", detail: error.message))
         } else {
             try fail(crash.token, error)
         }

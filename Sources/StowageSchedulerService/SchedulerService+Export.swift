@@ -50,10 +50,7 @@ extension SchedulerService {
             // Given up before the first byte is copied: a play meanwhile would be a play the bundle does not carry.
             title.transferredTo = recipient?.id ?? ""
             try store.update(title)
-            try appendEvent(
-                token: title.token, kind: "license",
-                detail: "moved to \(recipient.map { "box \($0.id)" } ?? "a bundle")")
-            publish(title.token, kind: "license")
+            try record(.license(title.token, "moved to \(recipient.map { "box \($0.id)" } ?? "a bundle")"))
         }
         var job = BundleJob(
             id: Self.newToken(), kind: .export, directory: directory.path, token: title.token,
@@ -98,8 +95,7 @@ extension SchedulerService {
             if job.moved, var title = try? store.title(token), title.transferredTo != nil {
                 title.transferredTo = nil
                 try? store.update(title)
-                try? appendEvent(token: token, kind: "license", detail: "move undone: the export failed")
-                publish(token, kind: "license")
+                try? record(.license(token, "move undone: the export failed"))
             }
             logger.warning("export failed", metadata: ["token": "\(token)", "problem": "\(problem)"])
         } else {

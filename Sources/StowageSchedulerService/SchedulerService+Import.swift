@@ -76,10 +76,11 @@ extension SchedulerService {
                             manifest.files.map { ($0.path, Store.ImportedFile(size: $0.size, sha256: $0.sha256)) },
                             uniquingKeysWith: { first, _ in first }))
                     try store.saveWrappedKeys(token: token, wrapped)
-                    try appendEvent(
-                        token: token, kind: "import",
-                        detail: "imported from box \(manifest.box.id) (bundle of \(manifest.title.token))"
-                            + (note.map { ": \($0)" } ?? ""))
+                    try self.record(
+                        TitleHappening(
+                            token, kind: "import",
+                            detail: "imported from box \(manifest.box.id) (bundle of \(manifest.title.token))"
+                                + (note.map { ": \($0)" } ?? "")))
                     try handle(.allVerified, of: token)
                     // Last: the batch commits even when a step fails (the title is deleted in its place), so a
                     // --move bundle is only remembered once nothing else can fail; a second import racing this

@@ -82,10 +82,10 @@ extension SchedulerService {
         // A renewal leaves the title where it is (downloading, suspended, recording …): only its terms change.
         if title.state == .completed || (renewal && title.state != .licensing) {
             if title.state == .completed || title.state == .licensed { _ = core.dropTitle(token) }
-            try appendEvent(
-                token: token, kind: "license",
-                detail: "renewed: \(grant.terms.kind.rawValue), expires \(iso8601(grant.terms.expiresAt) ?? "never")")
-            publish(token, kind: "license")
+            try record(
+                .license(
+                    token, "renewed: \(grant.terms.kind.rawValue), expires \(iso8601(grant.terms.expiresAt) ?? "never")"
+                ))
         } else if title.preloadOnly {
             _ = core.dropTitle(token)
             try handle(.preloaded, of: token)
@@ -126,18 +126,16 @@ extension SchedulerService {
                 memory.renewals.end(token)
                 title.licenseError = failure.message + " (renewal runs again when \(endpoint) answers)"
                 try store.update(title)
-                try appendEvent(token: token, kind: "license-error", detail: title.licenseError ?? "")
                 if title.state == .completed || title.state == .licensed { _ = core.dropTitle(token) }
                 try renewalWaitsForNetwork(token, endpoint: endpoint)
-                publish(token, kind: "license")
+                try record(.license(token, kind: "license-error", title.licenseError ?? ""))
                 return
             }
             memory.renewals.end(token)
             title.licenseError = failure.message
             try store.update(title)
-            try appendEvent(token: token, kind: "license-error", detail: failure.message)
             if title.state == .completed || title.state == .licensed { _ = core.dropTitle(token) }
-            publish(token, kind: "license")
+            try record(.license(token, kind: "license-error", failure.message))
             if title.record != nil { try checkComplete(token) }  // a recording no longer waits for that key
             return
         }

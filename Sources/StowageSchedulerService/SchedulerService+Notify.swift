@@ -101,7 +101,7 @@ extension SchedulerService {
     /// A title evicted for space (`--quota`): stored with its status before its record goes, so receivers learn
     /// which copy left. Called by the eviction where it removes a title.
     func notifyEvicted(_ token: String, reason: String) throws {
-        try notify(token, .evicted, detail: reason)
+        try record(TitleHappening(token, kind: nil, detail: reason, notice: .evicted))
     }
 }
 
@@ -126,7 +126,10 @@ extension SchedulerService {
             }
             do {
                 try store.batch {
-                    try? notify(title.token, .licenseExpiring, detail: "the license ends at \(iso8601(end) ?? "?")")
+                    try? record(
+                        TitleHappening(
+                            title.token, kind: nil, detail: "the license ends at \(iso8601(end) ?? "?")",
+                            notice: .licenseExpiring))
                     try? store.setSetting(key, "\(end)")
                 }
                 memory.notify.expiryAnnounced[title.token] = end

@@ -50,7 +50,7 @@ extension SchedulerService {
                 .base64EncodedString()
         }
         let grant = LicenseGrant(terms: GrantedTerms(requested: title.requestedTerms, at: clock.now()), keys: keys)
-        try appendEvent(token: token, kind: "license", detail: "licensed with \(ids.count) operator keys")
+        try record(TitleHappening(token, kind: "license", detail: "licensed with \(ids.count) operator keys"))
         try applyLicense(grant, token: token)
         return true
     }

@@ -86,7 +86,7 @@ extension SchedulerService {
         updated.name = title.name ?? peer.name
         try store.update(updated)
         memory.caches.scopeChanged(title.token)
-        try appendEvent(token: title.token, kind: "peer", detail: "manifest of \(manifest): source \(peer.source)")
+        try record(TitleHappening(title.token, kind: "peer", detail: "manifest of \(manifest): source \(peer.source)"))
         return updated
     }
 
@@ -111,7 +111,7 @@ extension SchedulerService {
         direct.reach = nil
         try store.update(direct)
         memory.caches.forget(title.token)
-        try appendEvent(token: title.token, kind: "peer", detail: "from the origin: \(reason)")
+        try record(TitleHappening(title.token, kind: "peer", detail: "from the origin: \(reason)"))
         core.enqueue(resolveItem(direct))
     }
 
@@ -122,9 +122,10 @@ extension SchedulerService {
             if let sha256 = file.peerSHA256 { hashes[position] = sha256 }
         }
         try store.expectFromPeer(token: token, hashes: hashes)
-        try appendEvent(
-            token: token, kind: "peer",
-            detail: "\(hashes.count) of \(plan.resources.count) files from the peer, the rest from the origin")
+        try record(
+            TitleHappening(
+                token, kind: "peer",
+                detail: "\(hashes.count) of \(plan.resources.count) files from the peer, the rest from the origin"))
     }
 
     /// The peer box a title fills from (nil: none, or no such title), its secret unwrapped; cached per title.
@@ -193,7 +194,7 @@ extension SchedulerService {
         r.attempts = 0
         r.lastError = "peer: \(reason)"
         try store.update(r)
-        try appendEvent(token: r.token, kind: "peer", detail: "\(r.localPath) from the origin: \(reason)")
+        try record(TitleHappening(r.token, kind: "peer", detail: "\(r.localPath) from the origin: \(reason)"))
         memory.retries.schedule(fetchItem(r), at: clock.monotonic())
     }
 }

@@ -112,7 +112,7 @@ extension SchedulerService {
         title.firstPlayedAt = title.firstPlayedAt ?? clock.now()
         title.lastPlayedAt = clock.now()
         try store.update(title)
-        try appendEvent(token: token, kind: "play", detail: "play \(title.playCount) authorised")
+        try record(TitleHappening(token, kind: "play", detail: "play \(title.playCount) authorised"))
         return verdict
     }
 

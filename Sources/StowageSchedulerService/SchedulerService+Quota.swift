@@ -57,7 +57,8 @@ extension SchedulerService {
             metadata: ["token": "\(victim)", "name": "\(name)", "for": "\(token)"])
         try notifyEvicted(victim, reason: "to make room under the quota for \(token)")
         try delete(victim)
-        try appendEvent(token: token, kind: "evicted", detail: "evicted \(victim)\(name) to make room under the quota")
+        try record(
+            TitleHappening(token, kind: "evicted", detail: "evicted \(victim)\(name) to make room under the quota"))
     }
 
     /// `pin` / `unpin`: a pinned title is never evicted; an unpinned one may be, so waiting titles are looked at.
@@ -67,7 +68,7 @@ extension SchedulerService {
         if changed {
             title.pinned = pinned
             try store.update(title)
-            try appendEvent(token: token, kind: pinned ? "pinned" : "unpinned", detail: "by the operator")
+            try record(TitleHappening(token, kind: pinned ? "pinned" : "unpinned", detail: "by the operator"))
             logger.info(pinned ? "title pinned" : "title unpinned", metadata: ["token": "\(token)"])
         }
         // The answer is the title as unpinned: a title waiting for room may evict this very one just after.

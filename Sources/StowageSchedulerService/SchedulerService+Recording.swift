@@ -103,7 +103,7 @@ extension SchedulerService {
             files: delta.entries.map { Store.LiveFile(resource: $0.resource, isGap: $0.isGap) }, keys: delta.newKeys)
         for r in added { core.enqueue(fetchItem(r)) }
         if !delta.newKeys.isEmpty {
-            try appendEvent(token: token, kind: "key", detail: "\(delta.newKeys.count) new key(s) met")
+            try self.record(TitleHappening(token, kind: "key", detail: "\(delta.newKeys.count) new key(s) met"))
             core.enqueue(WorkItem(token: token, kind: .license))
         }
         if delta.missed > 0 {
@@ -111,7 +111,7 @@ extension SchedulerService {
                 "\(delta.missed) segment(s) of \(rendition.localPath) left the live window before they "
                 + "could be fetched: recorded as a gap"
             logger.warning("recording gap", metadata: ["token": "\(token)", "missed": "\(delta.missed)"])
-            try appendEvent(token: token, kind: "gap", detail: message)
+            try self.record(TitleHappening(token, kind: "gap", detail: message))
         }
         memory.liveReloads.reloaded(
             token, rendition: position, changed: delta.changed, target: state.targetDuration,
@@ -146,7 +146,7 @@ extension SchedulerService {
                 token, endpoint: failure.endpoint ?? HostProbe.endpoint(of: url),
                 message: "\(failure.message) (\(n) reloads in a row failed)")
         }
-        try appendEvent(token: token, kind: "recording-error", detail: failure.message)
+        try record(TitleHappening(token, kind: "recording-error", detail: failure.message))
         try endRecording(token, reason: "the playlist could not be reloaded: \(failure.message)")
     }
 
@@ -165,7 +165,7 @@ extension SchedulerService {
         }
         title.recordingEndedAt = clock.now()
         try store.update(title)
-        try appendEvent(token: token, kind: "recording-ended", detail: reason)
+        try record(TitleHappening(token, kind: "recording-ended", detail: reason))
         logger.info("recording ended", metadata: ["token": "\(token)", "reason": "\(reason)"])
         let recorded = try store.timeline(token: token).values.joined().contains { $0.state != .gap }
         guard recorded else {
@@ -185,7 +185,7 @@ extension SchedulerService {
         try store.markGap(r, reason: reason)
         try? FileManager.default.removeItem(
             at: options.home.titleDirectory(r.token).appendingPathComponent(r.localPath))
-        try appendEvent(token: r.token, kind: "gap", detail: "\(r.localPath): \(reason)")
+        try record(TitleHappening(r.token, kind: "gap", detail: "\(r.localPath): \(reason)"))
         logger.warning(
             "recording gap", metadata: ["token": "\(r.token)", "file": "\(r.localPath)", "reason": "\(reason)"])
         try checkComplete(r.token)
@@ -252,7 +252,7 @@ extension SchedulerService {
             wrapped[positions[i]] = try vault.wrap(Array(raw), token: token, index: positions[i])
         }
         try store.saveWrappedKeys(token: token, wrapped)
-        try appendEvent(token: token, kind: "key", detail: "\(positions.count) key(s) acquired")
+        try record(TitleHappening(token, kind: "key", detail: "\(positions.count) key(s) acquired"))
         if try store.keys(token: token).contains(where: { $0.wrapped == nil }) {
             core.enqueue(WorkItem(token: token, kind: .license))
         }

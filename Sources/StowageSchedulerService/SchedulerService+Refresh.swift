@@ -68,7 +68,7 @@ extension SchedulerService {
     func applyRefresh(_ token: String, plan: ResolvedPlan) throws {
         let changed = try store.refreshURLs(token: token, plan: plan)
         let waiting = memory.urlRefresh.reResolved(token, now: clock.monotonic())
-        try appendEvent(token: token, kind: "refreshed", detail: "re-resolved: \(changed) URLs renewed")
+        try record(TitleHappening(token, kind: "refreshed", detail: "re-resolved: \(changed) URLs renewed"))
         logger.info("playlists re-resolved", metadata: ["token": "\(token)", "urlsChanged": "\(changed)"])
         // Front of the queue, in playlist order (each front insertion goes before the previous one).
         for id in waiting.resources.sorted(by: >) {

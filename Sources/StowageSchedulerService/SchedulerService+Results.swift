@@ -93,9 +93,10 @@ extension SchedulerService {
         try store.savePlan(token: token, plan: plan)
         if title.peer != nil { try expectFromPeer(plan, token: token) }
         if !folderExisted { memory.pacing.startFresh(token) }
-        try appendEvent(
-            token: token, kind: "planned",
-            detail: "\(plan.resources.count) files in \(plan.renditions.count) playlists")
+        try record(
+            TitleHappening(
+                token, kind: "planned",
+                detail: "\(plan.resources.count) files in \(plan.renditions.count) playlists"))
         if let reason = overQuota { return try waitForQuota(token, reason: reason) }
         try handle(.planned, of: token)
         if try grantOperatorKeys(token) { return }

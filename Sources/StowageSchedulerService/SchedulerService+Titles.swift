@@ -46,7 +46,7 @@ extension SchedulerService {
             title.errorCode = ErrorCode.integrity.rawValue
             title.errorMessage = message
             try store.update(title)
-            try appendEvent(token: title.token, kind: "unrecoverable", detail: message)
+            try record(TitleHappening(title.token, kind: "unrecoverable", detail: message))
             logger.warning("unrecoverable at start-up", metadata: ["token": "\(title.token)", "reason": "\(message)"])
         }
     }
@@ -156,7 +156,9 @@ extension SchedulerService {
         }
         title.take(life)
         try store.update(title)
-        if case .badFilesFound(let error) = event { try notify(token, .verificationFailed, detail: error.message) }
+        if case .badFilesFound(let error) = event {
+            try record(TitleHappening(token, kind: nil, detail: error.message, notice: .verificationFailed))
+        }
         for effect in effects {
             switch effect {
             case .stopWork, .forget:
@@ -166,16 +168,12 @@ extension SchedulerService {
                 try store.resetResources(token: token)
             case .moved(let from, let to, let error):
                 let move = "\(from.rawValue) -> \(to.rawValue)" + (error.map { ": \($0.message)" } ?? "")
-                try appendEvent(token: token, kind: "state", detail: move)
                 var metadata: Logger.Metadata = ["token": "\(token)", "from": "\(from.rawValue)"]
                 if let error { metadata["error"] = "\(error.code.rawValue): \(error.message)" }
                 logger.info("title \(to.rawValue)", metadata: metadata)
-                try notify(token, .state, detail: move)
-                publish(token, kind: "state")
+                try record(.state(token, move))
             case .waitsFor(let reason):
-                try appendEvent(token: token, kind: "state", detail: "suspended (\(reason.rawValue))")
-                try notify(token, .state, detail: "suspended (\(reason.rawValue))")
-                publish(token, kind: "state")
+                try record(.state(token, "suspended (\(reason.rawValue))"))
             }
         }
     }
@@ -390,16 +388,12 @@ extension SchedulerService {
         logger.info("title deleted", metadata: ["token": "\(token)"])
     }
 
-    /// Records an event of the title at the injected clock's time.
-    func appendEvent(token: String, kind: String, detail: String) throws {
-        try store.appendEvent(token: token, kind: kind, detail: detail, at: Date(timeIntervalSince1970: clock.now()))
-    }
-
     /// Calls back the title's work still out and forgets what every concern kept for it.
     private func stopWork(_ token: String) {
         for lease in core.dropTitle(token) {
             send(Array(lease.worker.utf8), FrameCodec.encode(.cancelTask, CancelTask(taskID: lease.taskID)))
         }
         memory.forget(token)
+        components.forget(token)
     }
 }

@@ -84,7 +84,7 @@ extension SchedulerService {
             return
         case .cleanScrub:  // nothing changes but the record of it
             _ = core.dropTitle(token)
-            try appendEvent(token: token, kind: "scrub", detail: "every file verified at rest")
+            try record(TitleHappening(token, kind: "scrub", detail: "every file verified at rest"))
             return
         case .badFiles(let bad):
             _ = core.dropTitle(token)
@@ -92,8 +92,7 @@ extension SchedulerService {
                 "\(bad.count) file(s) failed verification: " + bad.prefix(20).joined(separator: "; ")
                 + (bad.count > 20 ? "; …" : "") + ". Run `stowctl verify \(token) --repair` to fetch them again."
             try handle(.badFilesFound(TitleError(code: .integrity, message: message)), of: token)
-            try appendEvent(token: token, kind: "verify", detail: message)
-            publish(token, kind: "state")
+            try record(TitleHappening(token, kind: "verify", detail: message, published: "state"))
         }
     }
 

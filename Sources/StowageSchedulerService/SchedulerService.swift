@@ -86,6 +86,8 @@ public final class SchedulerService {
     let metrics: SchedulerMetrics
     /// Which title is being handled, for a trap not to recur at every start (``CrashJournal``).
     let journal: CrashJournal
+    /// The concerns beside the title pipeline (``SchedulerComponent``), registered in ``makeComponents(_:)``.
+    let components: ComponentRegistry
 
     func noteDropped() { metrics.droppedMessage() }
 
@@ -129,7 +131,10 @@ public final class SchedulerService {
             home: options.home, binds: options.binds, curveKey: options.curveKey, allowList: options.allowList,
             logger: logger, clock: clock)
         shutdown.notify(endpoint.waker)
+        components = ComponentRegistry(logger: logger)
         try loadLimits()
+        makeComponents(
+            ComponentContext(desk: self, store: store, clock: clock, home: options.home, logger: logger))
     }
 
     /// Serves until SIGTERM.
@@ -167,6 +172,7 @@ public final class SchedulerService {
         try failAfterCrash()
         try recover()
         loadCatalog()
+        try components.start()
     }
 
     /// Group commit: what every message waiting now changes commits in one transaction; replies, events and
@@ -303,6 +309,7 @@ public final class SchedulerService {
         }
         // A large catalogue goes on slice by slice, a loop turn (and the requests that came) between two.
         if memory.catalogUnfinished, !catalogPassed { reconcileCatalog() }
+        components.tick(now: t)
         watchNetwork(now: t)
         finishBundleJobs()
         queueDueReloads(now: t)

@@ -1,0 +1,23 @@
+import StowageProtocol
+import StowageStore
+
+/// The narrow interface through which a component acts on titles; ``SchedulerService`` implements it. A
+/// component reads titles from the store as it needs, but every change of a title's life goes through here, so the
+/// lifecycle's table (``TitleLifecycle``) and the event sink stay the only ways a title moves.
+protocol TitleDesk: AnyObject {
+    /// A new title, as `stowctl submit` makes one (`reuse`: the unfinished or completed title of the same URL is
+    /// answered instead). Returns its token.
+    func submit(_ request: SubmitRequest, reuse: Bool) throws -> String
+    /// The title waits, for `reason` (its work in flight called back; bytes on disk kept).
+    func suspend(_ token: String, reason: SuspendedReason, error: TitleError?) throws
+    /// The title carries on from what is on disk (to the state the lifecycle computes from what it holds).
+    func resume(_ token: String) throws
+    /// Files and record removed.
+    func delete(_ token: String) throws
+    /// The title ends with `error`.
+    func fail(_ token: String, _ error: TitleError) throws
+    /// Records an event (see ``TitleHappening``).
+    func record(_ event: TitleHappening) throws
+    /// The title's status as `stowctl status` shows it (`not-found` when unknown).
+    func status(_ token: String) throws -> TitleStatus
+}
