@@ -88,7 +88,7 @@ extension SchedulerService {
                     message: "title \(token) is \(title.state.rawValue): only suspended or failed titles can be resumed"
                 )
             }
-            if title.suspendedReason == .quota, let reason = try quotaRefusal(token, need: title.bytesEstimate ?? 0) {
+            if title.suspendedReason == .quota, let reason = try quota?.refusal(token, need: title.bytesEstimate ?? 0) {
                 throw TitleError(code: .refused, message: "title \(token) waits for room under the quota: \(reason)")
             }
             try resume(token)
@@ -199,10 +199,8 @@ extension SchedulerService {
             return .notify(try notifyReport())
         case .peerManifest(let token):
             return .peerManifest(try peerManifest(token))
-        case .pin(let token, let pinned):
-            return .title(try pin(token, pinned))
-        case .evictable:
-            return .titles(try evictionOrder())
+        case .pin, .evictable:
+            throw TitleError(code: .internal, message: "\(operation) is answered by the quota component")
         }
     }
 

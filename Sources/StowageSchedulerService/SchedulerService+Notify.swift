@@ -98,11 +98,6 @@ extension SchedulerService {
         }
     }
 
-    /// A title evicted for space (`--quota`): stored with its status before its record goes, so receivers learn
-    /// which copy left. Called by the eviction where it removes a title.
-    func notifyEvicted(_ token: String, reason: String) throws {
-        try record(TitleHappening(token, kind: nil, detail: reason, notice: .evicted))
-    }
 }
 
 extension SchedulerService {

@@ -85,7 +85,7 @@ extension SchedulerService {
                     localPath: "poster.\(ext)", container: .other, encrypted: false, duration: 0))
         }
         // Under a quota the title evicts what the policy allows (before the disk check: that frees space too).
-        let overQuota = try quotaRefusal(token, need: plan.bytesEstimate ?? 0)
+        let overQuota = try quota?.refusal(token, need: plan.bytesEstimate ?? 0)
         if let refusal = try diskRefusal(token, need: plan.bytesEstimate ?? 0) {
             return try fail(token, TitleError(code: .diskFull, message: "\(title.url): \(refusal)"))
         }
@@ -97,7 +97,7 @@ extension SchedulerService {
             TitleHappening(
                 token, kind: "planned",
                 detail: "\(plan.resources.count) files in \(plan.renditions.count) playlists"))
-        if let reason = overQuota { return try waitForQuota(token, reason: reason) }
+        if let reason = overQuota, let quota { return try quota.wait(token, reason: reason) }
         try handle(.planned, of: token)
         if try grantOperatorKeys(token) { return }
         core.enqueue(WorkItem(token: token, kind: .license))

@@ -67,7 +67,7 @@ extension SchedulerService {
         out.filesFromPeer = fromPeer
         out.filesFromOrigin = progress.verified - fromPeer
         out.lastPlayedAt = iso8601(title.lastPlayedAt)
-        out.pinned = isPinned(title)
+        components.describe(title, into: &out)
         return out
     }
 

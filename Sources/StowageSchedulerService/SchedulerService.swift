@@ -121,7 +121,6 @@ public final class SchedulerService {
         memory = SchedulerMemory(heartbeat: Double(WireProtocol.heartbeatMilliseconds) / 1000, clockEpoch: epoch)
         memory.windows = FillWindows(box: options.fillWindow, timeZone: options.timeZone)
         memory.limits.schedule = options.bandwidthSchedule
-        memory.quota = options.quota.map { EvictionPolicy(quota: $0, protect: options.evictProtect) }
         memory.plays.begin(now: clock.monotonic())  // plays are watched from the start (see PlayActivity)
         metrics = SchedulerMetrics(startedAt: clock.monotonic())
         let prefix = String(UInt64.random(in: 0...UInt64.max), radix: 36)
@@ -294,7 +293,6 @@ public final class SchedulerService {
                 scrub()
             case .disk:
                 resumeAfterDiskFull()
-                resumeAfterQuota()
                 giveUpWaiting(now: t)
             case .catalog:
                 takeCatalogArrivals()

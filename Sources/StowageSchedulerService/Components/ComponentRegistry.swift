@@ -1,5 +1,6 @@
 import Logging
 import StowageProtocol
+import StowageStore
 
 /// The scheduler's components, in registration order: the one place that routes requests, ticks, title events and
 /// forgetting to them (the zguide's broker: a loop and a dispatch).
@@ -46,5 +47,9 @@ final class ComponentRegistry {
 
     func forget(_ token: String) {
         for component in all { component.forget(token) }
+    }
+
+    func describe(_ title: TitleRecord, into status: inout TitleStatus) {
+        for component in all { component.describe(title, into: &status) }
     }
 }

@@ -1,4 +1,5 @@
 import StowageProtocol
+import StowageStore
 
 /// A concern of the scheduler (the catalogue, the quota, notifications, bundles, …) as one object: it owns its
 /// state and its timers, answers its own client operations, and acts on titles only through ``TitleDesk``.
@@ -24,6 +25,8 @@ protocol SchedulerComponent: AnyObject {
     func observe(_ event: TitleHappening) throws
     /// The title stopped or ended: forget what is kept for it.
     func forget(_ token: String)
+    /// Adds what the component knows of a title to its status (`status --json`'s fields of the concern).
+    func describe(_ title: TitleRecord, into status: inout TitleStatus)
 }
 
 extension SchedulerComponent {
@@ -32,6 +35,7 @@ extension SchedulerComponent {
     func answer(_ request: ComponentRequest) throws -> ReplyBody? { nil }
     func observe(_ event: TitleHappening) throws {}
     func forget(_ token: String) {}
+    func describe(_ title: TitleRecord, into status: inout TitleStatus) {}
 }
 
 /// A client operation as a component sees it: what was asked, by whom, from which socket identity (for
