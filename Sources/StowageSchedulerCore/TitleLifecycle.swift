@@ -42,8 +42,8 @@ public struct TitleLifecycle: Sendable, Equatable {
         case canceled
         /// It waits: for `resume`, for space or for a host (`waitingHost`) to answer.
         case suspended(SuspendedReason, waitingHost: String?, error: TitleError?)
-        /// It carries on from what is on disk, in the state its progress calls for.
-        case resumed(to: TitleState)
+        /// It carries on from what is on disk, in the state what it holds calls for (``ResumeFacts``).
+        case resumed(ResumeFacts)
     }
 
     /// What the scheduler does about a move.
@@ -140,8 +140,8 @@ public struct TitleLifecycle: Sendable, Equatable {
             suspendedAt = now
             waitingHost = host
             return [.stopWork] + move(to: .suspended, error: error, now: now)
-        case (.suspended, .resumed(let next)), (.failed, .resumed(let next)):
-            guard [.requested, .licensing, .recording].contains(next) else { break }
+        case (.suspended, .resumed(let facts)), (.failed, .resumed(let facts)):
+            let next = facts.next
             error = nil
             endedAt = nil
             waitingHost = nil

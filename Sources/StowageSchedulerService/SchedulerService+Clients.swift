@@ -16,6 +16,8 @@ extension SchedulerService {
             body = try components.answer(asked) ?? answer(request.operation, from: identity)
         } catch let error as TitleError {
             body = .error(error)
+        } catch let refused as TitleLifecycle.IllegalTransition {
+            body = .error(TitleError(code: .refused, message: "\(refused)"))
         } catch {
             body = .error(TitleError(code: .internal, message: "\(error)"))
         }
@@ -64,46 +66,11 @@ extension SchedulerService {
             memory.progress.subscribers.remove(identity)
             return .ok
         case .pause(let token):
-            guard let title = try store.title(token) else { throw unknownTitle(token) }
-            if isRecording(title) {
-                throw TitleError(
-                    code: .refused,
-                    message: "title \(token) is a recording: it cannot be paused, because the live window moves on "
-                        + "while it waits and what leaves it is lost. `stowctl stop \(token)` ends the recording and "
-                        + "keeps what it recorded; `stowctl cancel` drops it")
-            }
-            guard !title.state.isFinal else {
-                throw TitleError(
-                    code: .refused,
-                    message: "title \(token) is \(title.state.rawValue): only unfinished titles can be paused")
-            }
-            // A title waiting for the network or for space is paused too: it then waits for `resume` only.
-            if title.state != .suspended || title.suspendedReason != .paused { try pause(token) }
-            return .title(try currentStatus(token))
+            return .title(try operate(.pause, on: token))
         case .resume(let token):
-            guard let title = try store.title(token) else { throw unknownTitle(token) }
-            guard [.suspended, .failed].contains(title.state) else {
-                throw TitleError(
-                    code: .refused,
-                    message: "title \(token) is \(title.state.rawValue): only suspended or failed titles can be resumed"
-                )
-            }
-            if title.suspendedReason == .quota, let reason = try quota?.refusal(token, need: title.bytesEstimate ?? 0) {
-                throw TitleError(code: .refused, message: "title \(token) waits for room under the quota: \(reason)")
-            }
-            try resume(token)
-            return .title(try currentStatus(token))
+            return .title(try operate(.resume, on: token))
         case .stop(let token):
-            guard let title = try store.title(token) else { throw unknownTitle(token) }
-            guard isRecording(title), !title.state.isFinal else {
-                throw TitleError(
-                    code: .refused,
-                    message: "title \(token) is \(title.state.rawValue)"
-                        + (title.record == nil ? ", not a recording" : " and its recording has ended")
-                        + ": only a recording in progress can be stopped")
-            }
-            try endRecording(token, reason: "stopped by the operator")
-            return .title(try currentStatus(token))
+            return .title(try operate(.stop, on: token))
         case .delete(let token):
             guard try store.title(token) != nil else { throw unknownTitle(token) }
             try delete(token)

@@ -362,18 +362,13 @@ extension SchedulerService {
             if title.suspendedReason != .window { try suspend(token, reason: .window, waitingHost: nil, error: nil) }
             return
         }
-        let next: TitleState
-        if !title.planned {
-            next = .requested
-        } else if try !hasLicense(title) && !(title.record != nil && title.licenseTerms != nil) {
-            next = .licensing  // (a recording's keys met later are fetched beside it: queueMissingKeys)
-        } else if isRecording(title) {
-            next = .recording  // carries on from the segments it has (queueWork)
-        } else {
-            next = .requested  // licensed: waits for a slot (queueWork)
-        }
+        // (A recording's keys met later are fetched beside it, queueMissingKeys: its terms are enough.)
+        let facts = ResumeFacts(
+            planned: title.planned,
+            licensed: try hasLicense(title) || (title.record != nil && title.licenseTerms != nil),
+            recording: isRecording(title))
         try store.resetAttempts(token: token)
-        try handle(.resumed(to: next), of: token)
+        try handle(.resumed(facts), of: token)
         if held { return try suspend(token, reason: .window, waitingHost: nil, error: nil) }  // (a failed title)
         core.addTitle(token, priority: title.priority, requestedAt: title.requestedAt)
         guard let resumed = try store.title(token) else { return }

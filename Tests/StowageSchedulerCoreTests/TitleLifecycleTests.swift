@@ -7,6 +7,10 @@ import Testing
 @Suite struct TitleLifecycleTests {
     typealias Event = TitleLifecycle.Event
     static let boom = TitleError(code: .network, message: "no route")
+    static let unplanned = ResumeFacts(planned: false, licensed: false, recording: false)
+    static let unlicensed = ResumeFacts(planned: true, licensed: false, recording: true)
+    static let licensed = ResumeFacts(planned: true, licensed: true, recording: false)
+    static let recording = ResumeFacts(planned: true, licensed: true, recording: true)
 
     /// One move: from `state`, `event` leads to `next`.
     static let moves: [(TitleState, Event, TitleState)] = [
@@ -26,10 +30,12 @@ import Testing
         (.downloading, .allVerified, .completed),
         (.verifying, .allVerified, .completed),
         (.completed, .reverify, .verifying),
-        (.suspended, .resumed(to: .requested), .requested),
-        (.suspended, .resumed(to: .licensing), .licensing),
-        (.suspended, .resumed(to: .recording), .recording),
-        (.failed, .resumed(to: .requested), .requested),
+        (.suspended, .resumed(Self.unplanned), .requested),
+        (.suspended, .resumed(Self.licensed), .requested),
+        (.suspended, .resumed(Self.unlicensed), .licensing),
+        (.suspended, .resumed(Self.recording), .recording),
+        (.failed, .resumed(Self.unplanned), .requested),
+        (.failed, .resumed(Self.licensed), .requested),
     ]
 
     @Test func eachMoveOfTheTable() throws {
@@ -94,7 +100,7 @@ import Testing
         #expect(life.suspendedReason == .paused)
         #expect(life.suspendedAt == 10)
         #expect(life.error == nil)
-        _ = try life.handle(.resumed(to: .requested), now: 30)
+        _ = try life.handle(.resumed(Self.licensed), now: 30)
         #expect(life.state == .requested)
         #expect(life.suspendedReason == nil)
         #expect(life.suspendedAt == nil)
@@ -104,7 +110,7 @@ import Testing
     @Test func aRenewalWaitingForItsHostKeepsTheHostWhenTheTitleMoves() throws {
         var life = TitleLifecycle(
             state: .suspended, suspendedReason: .paused, waitingHost: "lic:443", renewalWaits: true)
-        _ = try life.handle(.resumed(to: .recording), now: 1)
+        _ = try life.handle(.resumed(Self.recording), now: 1)
         #expect(life.waitingHost == nil)  // resuming starts over: the renewal runs again
         var downloading = TitleLifecycle(state: .suspended, suspendedReason: .paused, waitingHost: "lic:443")
         downloading.renewalWaits = true
@@ -129,7 +135,7 @@ import Testing
 
     @Test func resumingClearsTheErrorAndTheEnd() throws {
         var life = TitleLifecycle(state: .failed, endedAt: 5, error: Self.boom)
-        _ = try life.handle(.resumed(to: .licensing), now: 6)
+        _ = try life.handle(.resumed(Self.unlicensed), now: 6)
         #expect(life.error == nil)
         #expect(life.endedAt == nil)
     }
@@ -137,7 +143,7 @@ import Testing
     @Test func everyOtherPairIsRefusedAndLeavesTheTitleAsItWas() {
         let events: [Event] = [
             .planned, .preloaded, .queued, .tookSlot, .recordingStarted, .recordingEnded, .onlyChecksLeft,
-            .allVerified, .reverify, .resumed(to: .requested), .resumed(to: .completed),
+            .allVerified, .reverify, .resumed(Self.licensed),
             .suspended(.paused, waitingHost: nil, error: nil),
         ]
         var refused = 0

@@ -6,8 +6,9 @@ import StowageStore
 /// `--quota`: the interpreter of ``EvictionPolicy`` (the decision is there). It tells the policy what titles hold,
 /// carries out its verdict (deleting victims, or making a title wait until room appears), resumes waiting titles
 /// when they fit, and answers `pin`/`unpin` and `list --evictable` with the same function eviction uses.
-final class QuotaComponent: SchedulerComponent {
+final class QuotaComponent: SchedulerComponent, SuspensionOwner {
     let name = "quota"
+    let owns = SuspendedReason.quota
     private let context: ComponentContext
     /// The policy (nil: no quota; pins and the evictable list still answer).
     private let policy: EvictionPolicy?
@@ -54,6 +55,11 @@ final class QuotaComponent: SchedulerComponent {
         case .wait(let message):
             return message
         }
+    }
+
+    /// An operator's resume of a title waiting for room: admitted when it fits now.
+    func resumeRefusal(_ title: TitleRecord) throws -> String? {
+        try refusal(title.token, need: title.bytesEstimate ?? 0)
     }
 
     /// Suspends a title that does not fit the quota (it resumes at a tick once it fits).

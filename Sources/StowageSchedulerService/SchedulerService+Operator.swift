@@ -1,0 +1,52 @@
+import Foundation
+import StowageProtocol
+import StowageRuntime
+import StowageSchedulerCore
+import StowageStore
+
+/// An operator's pause, resume and stop: the lifecycle says whether the title's state takes the move
+/// (``TitleLifecycle/refusal(_:of:recording:isRecordingTitle:)``), the table of waits whether a resume needs the
+/// owning concern's consent (``SuspensionRule``), and that concern gives it (``SuspensionOwner``).
+extension SchedulerService {
+    func operate(_ action: TitleLifecycle.OperatorAction, on token: String) throws -> TitleStatus {
+        guard let title = try store.title(token) else { throw unknownTitle(token) }
+        if let why = title.lifecycle.refusal(
+            action, of: token, recording: isRecording(title), isRecordingTitle: title.record != nil)
+        {
+            throw TitleError(code: .refused, message: why)
+        }
+        switch action {
+        case .pause:
+            // A title waiting for the network or for space is paused too: it then waits for `resume` only.
+            if title.state != .suspended || title.suspendedReason != .paused { try pause(token) }
+        case .resume:
+            if title.state == .suspended, let reason = title.suspendedReason,
+                SuspensionRule.of(reason).operatorResume == .ifAdmitted,
+                let why = try resumeRefusal(title, waitingFor: reason)
+            {
+                throw TitleError(code: .refused, message: "title \(token) \(SuspensionRule.of(reason).shown): \(why)")
+            }
+            try resume(token)
+        case .stop:
+            try endRecording(token, reason: "stopped by the operator")
+        }
+        return try currentStatus(token)
+    }
+
+    /// Why the concern that owns `reason` keeps the title waiting now (nil: it may resume).
+    private func resumeRefusal(_ title: TitleRecord, waitingFor reason: SuspendedReason) throws -> String? {
+        let owners = components.all.compactMap { $0 as? any SuspensionOwner }.filter { $0.owns == reason }
+        for owner in owners {
+            if let why = try owner.resumeRefusal(title) { return why }
+        }
+        return owners.isEmpty && reason == .window ? windowRefusal(title) : nil
+    }
+
+    /// Until fill windows are a component: a title whose window is closed stays waiting, and says until when.
+    private func windowRefusal(_ title: TitleRecord) -> String? {
+        guard windowHolds(title) else { return nil }
+        let next = memory.windows.nextOpening(window: title.fillWindow, after: Date(timeIntervalSince1970: clock.now()))
+        return "it starts when its window opens (\(next.map { iso8601($0.timeIntervalSince1970) ?? "" } ?? "never"))"
+            + "; `stowctl submit \(title.url) --now` fetches it outside its window"
+    }
+}
