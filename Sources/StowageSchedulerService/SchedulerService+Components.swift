@@ -59,3 +59,23 @@ extension SchedulerService: EvictionAdvisor {
         }
     }
 }
+
+/// The service as the pipeline stages' interface (``PipelineDesk``).
+extension SchedulerService: PipelineDesk {
+    func enqueue(_ item: WorkItem, at: Double?) {
+        if let at { memory.retries.schedule(item, at: at) } else { core.enqueue(item) }
+    }
+
+    func retryTask(_ item: WorkItem, after failure: TaskFailure) -> Bool {
+        let n = memory.retries.failed(item)
+        guard failure.retryable && n < options.maxAttempts else {
+            memory.retries.resetAttempts(item)
+            return false
+        }
+        metrics.retried(failure.code)
+        memory.retries.schedule(item, at: clock.monotonic() + max(backoff(n), failure.retryAfter ?? 0))
+        return true
+    }
+
+    func leaveQueue(_ token: String) { _ = core.dropTitle(token) }
+}

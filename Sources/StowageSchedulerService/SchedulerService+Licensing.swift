@@ -113,12 +113,7 @@ extension SchedulerService {
         let token = lease.item.token
         guard var title = try store.title(token) else { return }
         if try refreshKeysAfterRefusal(token, failure) { return }
-        let n = memory.retries.failed(lease.item)
-        if failure.retryable && n < options.maxAttempts {
-            memory.retries.schedule(lease.item, at: clock.monotonic() + max(backoff(n), failure.retryAfter ?? 0))
-            return
-        }
-        memory.retries.resetAttempts(lease.item)
+        if retryTask(lease.item, after: failure) { return }
         let unreachable = failure.code == .network && failure.retryable
         let endpoint = failure.endpoint ?? HostProbe.endpoint(of: title.licenseURL ?? title.url)
         if title.licenseTerms != nil {

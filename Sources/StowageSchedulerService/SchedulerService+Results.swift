@@ -134,12 +134,8 @@ extension SchedulerService {
     private func taskFailed(_ failure: TaskFailure, lease: Lease) throws {
         let token = lease.item.token
         if lease.item.kind == .resolve, try peerResolveFailed(failure, token: token) { return }
-        let n = memory.retries.failed(lease.item)
-        if failure.retryable && n < options.maxAttempts {
-            metrics.retried(failure.code)
-            memory.retries.schedule(lease.item, at: clock.monotonic() + max(backoff(n), failure.retryAfter ?? 0))
-        } else if failure.code == .network, failure.retryable {
-            memory.retries.resetAttempts(lease.item)
+        if retryTask(lease.item, after: failure) { return }
+        if failure.code == .network, failure.retryable {
             let title = try store.title(token)
             try suspendForNetwork(
                 token, endpoint: failure.endpoint ?? title.flatMap { HostProbe.endpoint(of: $0.url) },

@@ -1,0 +1,26 @@
+import StowageLicensing
+import StowageProtocol
+import StowageSchedulerCore
+
+/// What the title pipeline's own stages (licensing, verification, recording) may do besides ``TitleDesk``: they
+/// move a title by the lifecycle's pipeline events, put its work on the queue and take it off, and retry a task
+/// within the budget. Side concerns (the catalogue, the quota, notifications …) get only the ``TitleDesk``.
+protocol PipelineDesk: TitleDesk {
+    /// Content keys are wrapped with the master key before they touch the store.
+    var vault: KeyVault { get }
+    /// Moves a title by a lifecycle event (``TitleLifecycle``, the only table of transitions).
+    func handle(_ event: TitleLifecycle.Event, of token: String) throws
+    /// Work for the queue: now, or at `at` (monotonic) for a retry.
+    func enqueue(_ item: WorkItem, at: Double?)
+    /// A failed attempt of a resolve, license or reload task: true when it is tried again (within the budget, with
+    /// backoff); false when the budget is spent (its attempts then start over).
+    func retryTask(_ item: WorkItem, after failure: TaskFailure) -> Bool
+    /// Takes the title off the work queue without calling anything back (its last task just ended).
+    func leaveQueue(_ token: String)
+    /// Licensed: the download (or recording) starts when a slot frees.
+    func startDownloading(_ token: String) throws
+    /// When every file is verified: the offline playlists are written and the title completes.
+    func checkComplete(_ token: String) throws
+    /// The title waits for `endpoint` to answer (`network`), or fails with `message` when none is known.
+    func suspendForNetwork(_ token: String, endpoint: String?, message: String) throws
+}
