@@ -78,11 +78,6 @@ extension SchedulerService {
         case .limits(let change):
             if let change { try applyLimits(change) }
             return .limits(limitsInForce())
-        case .renew(let token, let terms, let licenseURL):
-            try renew(token, terms: terms, licenseURL: licenseURL)
-            return .title(try currentStatus(token))
-        case .license(let token):
-            return .license(try licenseReport(token))
         case .played(let token, let seconds):
             guard var title = try store.title(token) else { throw unknownTitle(token) }
             guard seconds.isFinite, seconds >= 0, seconds < 86_400 else {
@@ -166,8 +161,8 @@ extension SchedulerService {
             return .notify(try notifyReport())
         case .peerManifest(let token):
             return .peerManifest(try peerManifest(token))
-        case .pin, .evictable:
-            throw TitleError(code: .internal, message: "\(operation) is answered by the quota component")
+        case .pin, .evictable, .renew, .license:
+            throw TitleError(code: .internal, message: "no component answered \(operation)")
         }
     }
 
@@ -240,7 +235,7 @@ extension SchedulerService {
         stored.preloadOnly = submit.preloadOnly
         stored.posterURL = submit.posterURL
         stored.allowDeviceDRM = submit.allowDeviceDRM ?? false
-        stored.operatorKeys = try wrapOperatorKeys(submit.keys, token: token)
+        stored.operatorKeys = try licensing?.wrapOperatorKeys(submit.keys, token: token)
         stored.fillWindow = window
         stored.fetchNow = submit.now ?? false
         if let hosts = submit.headerHosts, !hosts.isEmpty {

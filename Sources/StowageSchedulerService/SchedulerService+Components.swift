@@ -6,10 +6,26 @@ extension SchedulerService {
     /// The registration list: one line a component (its order is the order requests are offered and ticks run).
     func makeComponents(_ context: ComponentContext) {
         components.register(
+            LicensingComponent(
+                context: context, pipeline: self, autoRenewBefore: options.autoRenewBefore,
+                epoch: { [unowned self] in memory.clockEpoch.epoch },
+                assumedRate: { [unowned self] in memory.limits.bandwidth },
+                playability: { [unowned self] in try playability($0, startingPlay: true) }))
+        components.register(
             QuotaComponent(
                 context: context,
                 policy: options.quota.map { EvictionPolicy(quota: $0, protect: options.evictProtect) },
                 advisors: { [unowned self] in [self] + components.all.compactMap { $0 as? any EvictionAdvisor } }))
+    }
+
+    /// The pipeline's hooks into licensing: a grant or a failure of a license task, operator keys at submit and plan.
+    var licensing: LicensingComponent? { components.first(LicensingComponent.self) }
+
+    /// A license task that failed (a first license, a renewal, a recording's new keys): a key URL refused for its
+    /// signature is re-resolved first; then licensing decides.
+    func licenseFailed(_ failure: TaskFailure, lease: Lease) throws {
+        if try refreshKeysAfterRefusal(lease.item.token, failure) { return }
+        try licensing?.licenseFailed(failure, item: lease.item)
     }
 
     /// The pipeline's hooks into the quota: admitting a planned title, and an operator's resume of one waiting.
@@ -78,4 +94,9 @@ extension SchedulerService: PipelineDesk {
     }
 
     func leaveQueue(_ token: String) { _ = core.dropTitle(token) }
+
+    func enqueueRenewal(_ token: String, priority: Int, requestedAt: Double) {
+        core.addTitle(token, priority: priority, requestedAt: requestedAt)
+        core.enqueue(WorkItem(token: token, kind: .license))
+    }
 }

@@ -77,7 +77,7 @@ extension SchedulerService {
             } else {
                 title.waitingHost = nil
                 try store.update(title)
-                if title.licenseError != nil { try? renew(title.token, terms: nil, licenseURL: nil) }
+                if title.licenseError != nil { try? licensing?.renew(title.token, terms: nil, licenseURL: nil) }
             }
         }
     }

@@ -25,7 +25,7 @@ extension SchedulerService {
         case (.license, .licensed(let grant)) where memory.renewals.isKeyRequest(lease.taskID):
             try applyRecordedKeys(grant, positions: memory.renewals.takeKeyRequest(lease.taskID) ?? [], lease: lease)
         case (.license, .licensed(let grant)):
-            do { try applyLicense(grant, token: token) } catch let error as TitleError {
+            do { try licensing?.applyLicense(grant, token: token) } catch let error as TitleError {
                 try licenseFailed(TaskFailure(code: error.code, message: error.message, retryable: false), lease: lease)
             }
         case (.license, .failed(let failure)):
@@ -99,7 +99,7 @@ extension SchedulerService {
                 detail: "\(plan.resources.count) files in \(plan.renditions.count) playlists"))
         if let reason = overQuota, let quota { return try quota.wait(token, reason: reason) }
         try handle(.planned, of: token)
-        if try grantOperatorKeys(token) { return }
+        if try licensing?.grantOperatorKeys(token) == true { return }
         core.enqueue(WorkItem(token: token, kind: .license))
     }
 

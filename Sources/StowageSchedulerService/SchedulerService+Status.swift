@@ -20,7 +20,6 @@ extension SchedulerService {
         let expected: Int64? = title.state == .completed ? progress.bytesVerified : title.bytesEstimate
         var fraction = progress.total > 0 ? Double(progress.verified) / Double(progress.total) : 0
         if title.state == .completed { fraction = 1 }
-        let license = licenseStatus(title)
         let local = title.localPlaylist.map { options.home.titleDirectory(title.token).appendingPathComponent($0).path }
         // Only a completed title is worth checking (status and list must stay cheap for many titles).
         let notPlayable: NotPlayableReason?
@@ -41,7 +40,7 @@ extension SchedulerService {
             token: title.token, url: title.url, name: title.name, state: title.state, progress: fraction,
             bytesDownloaded: done, bytesExpected: expected, segmentsDone: progress.verified,
             segmentsTotal: progress.total, requestedAt: iso8601(title.requestedAt),
-            startedAt: iso8601(title.startedAt), endedAt: iso8601(title.endedAt), license: license,
+            startedAt: iso8601(title.startedAt), endedAt: iso8601(title.endedAt), license: nil,
             localPlaylist: local, playableOffline: playable, error: error)
         if title.state == .suspended {
             out.suspendedReason = title.suspendedReason

@@ -134,7 +134,7 @@ extension SchedulerService {
             return .reload(ReloadWork(url: r.sourceURL, headers: headers))
         case .license:
             let keys = try store.keys(token: item.token)
-            if title.record != nil, title.licenseTerms != nil, !memory.renewals.isRenewing(item.token) {
+            if title.record != nil, title.licenseTerms != nil, licensing?.isRenewing(item.token) != true {
                 // A recording met new keys: fetch just those; the terms granted stay.
                 let missing = keys.filter { $0.wrapped == nil }
                 guard !missing.isEmpty else { return nil }

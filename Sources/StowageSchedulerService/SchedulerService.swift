@@ -288,7 +288,6 @@ public final class SchedulerService {
                 metrics.refresh(titles: (try? store.titleCounts()) ?? [:], core: core, now: t)
             case .clock:
                 checkClock()
-                autoRenew()
                 announceExpiringLicenses()
                 scrub()
             case .disk:

@@ -23,4 +23,8 @@ protocol PipelineDesk: TitleDesk {
     func checkComplete(_ token: String) throws
     /// The title waits for `endpoint` to answer (`network`), or fails with `message` when none is known.
     func suspendForNetwork(_ token: String, endpoint: String?, message: String) throws
+    /// A license renewal could not reach `endpoint`: the title keeps its state; the renewal runs when it answers.
+    func renewalWaitsForNetwork(_ token: String, endpoint: String) throws
+    /// Queues a license task for a renewal, ahead of downloads (`priority`).
+    func enqueueRenewal(_ token: String, priority: Int, requestedAt: Double)
 }
