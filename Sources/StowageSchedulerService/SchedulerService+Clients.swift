@@ -87,30 +87,6 @@ extension SchedulerService {
             title.lastPlayedAt = clock.now()
             try store.update(title)
             return .ok
-        case .bookmarkAdd(let token, let position, let label):
-            guard try store.title(token) != nil else { throw unknownTitle(token) }
-            guard position.isFinite, position >= 0 else {
-                throw TitleError(code: .refused, message: "a bookmark position is seconds from the start (0 or more)")
-            }
-            try store.putBookmark(
-                BookmarkRecord(
-                    token: token, kind: .user, position: position,
-                    label: String(label.prefix(200))))
-            return .bookmarks(try bookmarks(token))
-        case .bookmarkRemove(let token, let position):
-            guard try store.title(token) != nil else { throw unknownTitle(token) }
-            guard try store.removeBookmark(token: token, position: position) else {
-                let index = try store.bookmarks(token: token).contains { $0.kind == .index && $0.position == position }
-                throw TitleError(
-                    code: .refused,
-                    message: index
-                        ? "the bookmark at \(position) s came with the source and cannot be removed"
-                        : "no user bookmark at \(position) s")
-            }
-            return .bookmarks(try bookmarks(token))
-        case .bookmarks(let token):
-            guard try store.title(token) != nil else { throw unknownTitle(token) }
-            return .bookmarks(try bookmarks(token))
         case .verify(let token, let repair):
             try startVerify(token, repair: repair)
             return .title(try currentStatus(token))
@@ -130,13 +106,6 @@ extension SchedulerService {
                     code: .notFound, message: "no export or import '\(id.prefix(64))' (the scheduler restarted?)")
             }
             return .bundleJob(job)
-        case .playable(let token):
-            guard let title = try store.title(token) else { throw unknownTitle(token) }
-            return .play(try withServingDetails(playability(title, startingPlay: true), of: title))
-        case .play(let token):
-            return .play(try authorizePlay(token))
-        case .key(let token, let index):
-            return .key(try releaseKey(token, index: index))
         case .deviceAdd(let name, let peer):
             return .deviceSecret(try addDevice(name, peer: peer == true))
         case .devices:
@@ -161,7 +130,7 @@ extension SchedulerService {
             return .notify(try notifyReport())
         case .peerManifest(let token):
             return .peerManifest(try peerManifest(token))
-        case .pin, .evictable, .renew, .license:
+        case .pin, .evictable, .renew, .license, .playable, .play, .key, .bookmarkAdd, .bookmarkRemove, .bookmarks:
             throw TitleError(code: .internal, message: "no component answered \(operation)")
         }
     }
@@ -174,10 +143,6 @@ extension SchedulerService {
         default:
             break
         }
-    }
-
-    private func bookmarks(_ token: String) throws -> [Bookmark] {
-        try store.bookmarks(token: token).map { Bookmark(position: $0.position, label: $0.label, kind: $0.kind) }
     }
 
     /// A new title (or, with `reuse`, the unfinished or completed title of the same URL).

@@ -6,6 +6,10 @@ extension SchedulerService {
     /// The registration list: one line a component (its order is the order requests are offered and ticks run).
     func makeComponents(_ context: ComponentContext) {
         components.register(
+            PlaybackComponent(
+                context: context, vault: vault, clockRolledBack: { [unowned self] in clockRolledBack(for: $0) },
+                fetchScope: { [unowned self] in try fetchScope($0) }))
+        components.register(
             LicensingComponent(
                 context: context, pipeline: self, autoRenewBefore: options.autoRenewBefore,
                 epoch: { [unowned self] in memory.clockEpoch.epoch },
@@ -17,6 +21,9 @@ extension SchedulerService {
                 policy: options.quota.map { EvictionPolicy(quota: $0, protect: options.evictProtect) },
                 advisors: { [unowned self] in [self] + components.all.compactMap { $0 as? any EvictionAdvisor } }))
     }
+
+    /// Whether a title may be played now (status, the devices' plays).
+    var playback: PlaybackComponent? { components.first(PlaybackComponent.self) }
 
     /// The pipeline's hooks into licensing: a grant or a failure of a license task, operator keys at submit and plan.
     var licensing: LicensingComponent? { components.first(LicensingComponent.self) }

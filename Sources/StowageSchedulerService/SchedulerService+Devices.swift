@@ -126,7 +126,8 @@ extension SchedulerService {
             throw TitleError(
                 code: .forbidden, message: "\(device) is a peer box: it fills from this box, it never plays")
         }
-        let verdict = try authorizePlay(token)
+        guard let playback else { throw TitleError(code: .internal, message: "no playback component") }
+        let verdict = try playback.authorizePlay(token)
         if verdict.playable { try store.recordPlay(device: device, token: token, at: clock.now()) }
         return verdict
     }

@@ -237,16 +237,7 @@ extension SchedulerService {
 
     /// The offline playlists (relative path, text) and which of them is the entry point.
     func offlinePlaylists(_ title: TitleRecord) throws -> (files: [(String, String)], entry: String) {
-        if let manifest = title.manifestName, let text = title.masterPlaylist {
-            return ([(manifest, text)], manifest)  // DASH: one manifest names every file
-        }
-        let renditions = try store.renditions(token: title.token)
-        var files = renditions.map { ($0.localPath, $0.playlist) }
-        if let master = title.masterPlaylist, !master.isEmpty {
-            files.append(("master.m3u8", master))
-            return (files, "master.m3u8")
-        }
-        return (files, renditions.first?.localPath ?? "master.m3u8")
+        try OfflinePlaylists.of(title, store: store)
     }
 
     /// Partial downloads left by workers that died mid-fetch; once a title is complete nothing writes them.

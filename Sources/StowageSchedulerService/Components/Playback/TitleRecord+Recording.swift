@@ -1,0 +1,6 @@
+import StowageStore
+
+extension TitleRecord {
+    /// A recording that has not ended.
+    var isRecordingNow: Bool { record != nil && recordingEndedAt == nil }
+}
