@@ -92,7 +92,7 @@ struct TitleRoute: Equatable, Sendable {
         return (rest[..<slash], String(rest[rest.index(after: slash)...]))
     }
 
-    /// A raw key decoded, when it can name a title: not empty, one safe path part once decoded.
+    /// A raw key decoded, when it can name a title: not empty, a safe name once decoded (no `..`, no empty part).
     private static func decodedKey(_ raw: Substring) -> String? {
         let text = String(raw)
         guard let key = raw.utf8.contains(UInt8(ascii: "%")) ? text.removingPercentEncoding : text, !key.isEmpty,
