@@ -28,13 +28,15 @@ struct RangeTests {
         let whole = FileHead("v/1.ts", size: 100, modified: modified, dynamic: false, request: [:], sendfile: "/t/1.ts")
         #expect(whole.status == .ok && whole.bytes == 0..<100 && whole.fields[.contentLength] == "100")
         #expect(whole.fields[.contentRange] == nil && whole.fields[.contentType] == "video/mp2t")
-        #expect(whole.fields[FileSlice.header] == FileSlice(path: "/t/1.ts", offset: 0, length: 100, size: 100).fieldValue)
+        #expect(
+            whole.fields[FileSlice.header] == FileSlice(path: "/t/1.ts", offset: 0, length: 100, size: 100).fieldValue)
         let part = FileHead("v/1.ts", size: 100, modified: modified, dynamic: false, request: [.range: "bytes=10-19"])
         #expect(part.status == .partialContent && part.bytes == 10..<20)
         #expect(part.fields[.contentRange] == "bytes 10-19/100" && part.fields[.contentLength] == "10")
         #expect(part.fields[FileSlice.header] == nil, "no slice unless asked for")
         let past = FileHead(
-            "v/1.ts", size: 100, modified: modified, dynamic: false, request: [.range: "bytes=100-"], sendfile: "/t/1.ts")
+            "v/1.ts", size: 100, modified: modified, dynamic: false, request: [.range: "bytes=100-"],
+            sendfile: "/t/1.ts")
         #expect(past.status == .rangeNotSatisfiable && past.bytes.isEmpty)
         #expect(past.fields[.contentRange] == "bytes */100" && past.fields[.contentLength] == "0")
         #expect(past.fields[FileSlice.header] == nil, "nothing to send")

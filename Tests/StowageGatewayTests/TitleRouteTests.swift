@@ -1,11 +1,11 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import HummingbirdCore
 import Logging
 import NIOCore
 import NIOEmbedded
 import NIOHTTP1
-import HummingbirdCore
 import Testing
 
 @testable import StowageGateway
