@@ -6,7 +6,7 @@ import Hummingbird
 /// the session's token (header `X-CSRF-Token`, or a `csrf` field of a form) and come from the gateway's own
 /// origin (`Origin`, else `Referer`; neither is refused). Bearer and signed-URL requests carry their credential
 /// themselves and need neither. A login form posted from another origin is refused too.
-struct CSRFMiddleware<Context: GatewayContext>: RouterMiddleware {
+struct CSRFMiddleware<Context: GatewayContext>: GatewayMiddleware {
     /// The header the library page's script sends the token in.
     static var headerName: HTTPField.Name { HTTPField.Name("X-CSRF-Token")! }
 
@@ -59,6 +59,13 @@ struct CSRFMiddleware<Context: GatewayContext>: RouterMiddleware {
         }
         return try await next(request, context)
     }
+
+    /// A state-changing request takes the router; GET, HEAD and OPTIONS pass this middleware untouched.
+    func admitsOffRouter(_ request: inout OffRouterRequest) -> Bool {
+        [.get, .head, .options].contains(request.head.method)
+    }
+
+    func finishOffRouter(_ fields: inout HTTPFields) {}
 
     /// Whether `origin` is the gateway's own: the request's `Host`, or `--public-url` (both sides normalised).
     func allowed(_ origin: String, _ request: Request) -> Bool {

@@ -65,17 +65,12 @@ final class FileRegionWriter: ChannelOutboundHandler, RemovableChannelHandler {
     }
 }
 
-/// Puts a ``FileRegionWriter`` right after the HTTP/1 response encoder, then leaves. Hummingbird adds extra
-/// handlers only above its HTTPTypes codec, where bodies are `ByteBuffer`s; this one, added there, moves the
-/// writer below the codec.
-final class FileRegionWriterInstaller: ChannelInboundHandler, RemovableChannelHandler {
-    typealias InboundIn = Never
-
-    func handlerAdded(context: ChannelHandlerContext) {
-        let pipeline = context.pipeline.syncOperations
-        if let encoder = try? pipeline.handler(type: HTTPResponseEncoder.self) {
-            try? pipeline.addHandler(FileRegionWriter(), position: .after(encoder))
-        }
-        context.pipeline.syncOperations.removeHandler(context: context, promise: nil)
+extension FileRegionWriter {
+    /// Puts a writer right after the HTTP/1 response encoder of `pipeline`, below the HTTPTypes codec (Hummingbird
+    /// adds extra handlers only above that codec, where bodies are `ByteBuffer`s). Throws when the pipeline has no
+    /// encoder: a connection without the writer would send a slice's field instead of its file.
+    static func install(in pipeline: ChannelPipeline.SynchronousOperations) throws {
+        let encoder = try pipeline.handler(type: HTTPResponseEncoder.self)
+        try pipeline.addHandler(FileRegionWriter(), position: .after(encoder))
     }
 }

@@ -19,51 +19,39 @@ extension Gateway {
     /// The router's path through Hummingbird, Swift concurrency and the middleware costs as much per request as
     /// all the gateway's own rules, and held it under half of what nginx serves from the same files
     /// (Benchmarks/README.md). The bulk of a play is its segments, each asking nothing new: the same credential,
-    /// title and authorised session as the one before. Those are answered here, by the same rules: a bearer
-    /// credential the cache holds good (``Authenticator/knownBearer(_:)``), a title it holds
-    /// (``TitleCache/known(_:)``), what may be served (``TitlePath/served(_:inRoot:)``: a regular file with one
-    /// link, no symbolic link on the way), a session whose play was counted and authorised and whose title is
-    /// still playable (``PlayState/admitCounted(_:token:now:)``), the file's fields and its one byte range
-    /// (``TitleFileServer``) and the security headers. Anything else — a first segment, an unsatisfiable range, HEAD,
-    /// a playlist, a key, a signed URL, a cookie, CORS, a peer, the admin, a miss in any cache, a file not on disk
-    /// or refused — returns nil.
+    /// title and authorised session as the one before. Those are answered here, by the same rules: the route the
+    /// router would take (``TitleRoute``: a file, of a kind that counts as media), what each middleware of the
+    /// router would do (``HotPathStage``: no CORS request, a bearer credential the cache holds good, the security
+    /// headers), a title the cache holds (``TitleCache/known(_:)``), what may be served
+    /// (``TitlePath/served(_:inRoot:)``: a regular file with one link, no symbolic link on the way), a session
+    /// whose play was counted and authorised and whose title is still playable
+    /// (``PlayState/admitCounted(_:token:now:)``), and the head ``FileHead`` builds for the router's answer too.
+    /// Anything else — a first segment, an unsatisfiable range, HEAD, a playlist, a key, a signed URL, a cookie,
+    /// CORS, a peer, the admin, a miss in any cache, a file not on disk or refused — returns nil.
     func hotAnswer(_ request: HTTPRequest) -> HotAnswer? {
-        guard request.method == .get, let path = request.path, path.hasPrefix("/titles/"),
-            !path.utf8.contains(UInt8(ascii: "?")), request.headerFields[.origin] == nil,
-            let authorization = request.headerFields[.authorization],
-            let principal = authenticator.knownBearer(authorization), !principal.isPeer
-        else { return nil }
-        let (rawKey, remainder) = Self.titleParts(path)
-        let key = String(rawKey)
-        guard !key.isEmpty, !key.utf8.contains(UInt8(ascii: "%")), !remainder.hasPrefix("keys/"),
-            let relative = TitlePath.relative(rawPath: remainder), !relative.isEmpty,
-            Self.kind(of: relative) == .media, let title = titles.known(key)
+        guard request.method == .get, let path = request.path, path.hasPrefix("/titles/") else { return nil }
+        var offRouter = OffRouterRequest(head: request)
+        for stage in hotPathStages where !stage.admitsOffRouter(&offRouter) { return nil }
+        let query = path.utf8.firstIndex(of: UInt8(ascii: "?")) ?? path.endIndex
+        let route = TitleRoute(method: request.method, path: String(path[..<query]))
+        guard let principal = offRouter.principal, !principal.isPeer, case .file(let relative) = route.endpoint,
+            Self.kind(of: relative) == .media, let key = route.key, let title = titles.known(key)
         else { return nil }
         let directory = titlesRootPath + "/" + title.token
         guard case .file(let file, let stat) = TitlePath.served(relative, inRoot: directory), stat.size > 0 else {
             return nil
         }
-        let size = stat.size, modified = stat.modifiedDate
-        var fields = TitleFileServer.headers(relative, size: size, modified: modified, dynamic: false)
-        let status: HTTPResponse.Status, bytes: ClosedRange<Int>
-        switch TitleFileServer.range(request.headerFields, size: size, modified: modified, dynamic: false) {
-        case .whole:
-            (status, bytes) = (.ok, 0...(size - 1))
-        case .partial(let range):
-            (status, bytes) = (.partialContent, range)
-            fields[.contentRange] = "bytes \(range.lowerBound)-\(range.upperBound)/\(size)"
-        case .unsatisfiable:
-            return nil
-        }
-        guard let meter = plays.admitCounted(principal, token: title.token, now: clock()) else { return nil }
-        fields[.contentLength] = "\(bytes.count)"
-        fields[FileSlice.header] =
-            FileSlice(path: file, offset: bytes.lowerBound, length: bytes.count, size: size).fieldValue
-        SecurityHeaders.apply(to: &fields)
+        var head = FileHead(
+            relative, size: stat.size, modified: stat.modifiedDate, dynamic: false, request: request.headerFields,
+            sendfile: file)
+        guard head.status != .rangeNotSatisfiable,
+            let meter = plays.admitCounted(principal, token: title.token, now: clock())
+        else { return nil }
+        for stage in hotPathStages { stage.finishOffRouter(&head.fields) }
         // What Hummingbird adds to the router's answers.
-        fields[.date] = HTTPDate.format(Date())
-        fields[.server] = Self.serverName
-        meter.served("/" + relative, sent: bytes.count, size: size)
-        return HotAnswer(head: HTTPResponse(status: status, headerFields: fields))
+        head.fields[.date] = HTTPDate.format(Date())
+        head.fields[.server] = Self.serverName
+        meter.served("/" + relative, sent: head.bytes.count, size: stat.size)
+        return HotAnswer(head: HTTPResponse(status: head.status, headerFields: head.fields))
     }
 }

@@ -2,23 +2,16 @@ import Hummingbird
 import StowageProtocol
 
 extension Gateway {
-    /// Every route of the gateway in one router. Middleware, outermost first: security headers on every answer,
-    /// CORS for the listed origins, errors as JSON, credentials (into the context), then CSRF for
-    /// state-changing cookie requests — so each route only does its own work. `zeroCopy`: title files are
-    /// answered as ``FileSlice``s, for a channel with a ``FileRegionWriter`` (only ``application(listen:onRunning:)``
-    /// builds one).
+    /// Every route of the gateway in one router, behind ``middleware(_:configuration:authenticator:)`` (only
+    /// those: the hot path does what each does). `zeroCopy`: title files are answered as ``FileSlice``s, for a
+    /// channel with a ``FileRegionWriter`` (only ``application(listen:onRunning:)`` builds one).
     public func router<Context: GatewayContext>(
         context: Context.Type = GatewayRequestContext.self, zeroCopy: Bool = false
     ) -> Router<Context> {
         let router = Router(context: Context.self)
-        router.add(middleware: SecurityHeadersMiddleware<Context>())
-        router.add(middleware: ListedOriginsCORS<Context>(origins: configuration.corsOrigins))
-        router.add(middleware: GatewayErrorMiddleware<Context>())
-        router.add(middleware: CredentialMiddleware<Context>(authenticator: authenticator))
-        router.add(
-            middleware: CSRFMiddleware<Context>(
-                publicOrigin: configuration.publicURL.flatMap(WebOrigin.of),
-                scheme: configuration.secureCookies ? "https" : "http"))
+        for middleware in Self.middleware(Context.self, configuration: configuration, authenticator: authenticator) {
+            Self.add(middleware, to: router)
+        }
 
         for method in [HTTPRequest.Method.get, .head] {
             for path in [LibraryAssets.scriptPath, LibraryAssets.stylePath] {
@@ -48,6 +41,7 @@ extension Gateway {
         router.get("/events") { _, context in
             try self.events(try Self.who(context), gone: context.clientGone)
         }
+        // Every endpoint under a title: ``TitleRoute`` tells which (the hot path asks it too).
         for path in ["/titles/{key}", "/titles/{key}/**"] {
             for method in [HTTPRequest.Method.get, .head, .post] {
                 router.on(RouterPath(path), method: method) { request, context in
@@ -56,6 +50,12 @@ extension Gateway {
             }
         }
         return router
+    }
+
+    private static func add<Context, Middleware: GatewayMiddleware<Context>>(
+        _ middleware: Middleware, to router: Router<Context>
+    ) {
+        router.add(middleware: middleware)
     }
 
     /// The identity the credential middleware found (a route without one is a wiring mistake: 401, not a crash).

@@ -4,39 +4,45 @@ import StowagePlayback
 import StowageProtocol
 
 extension Gateway {
-    /// `/titles/<key>/…`: the entry redirect, content keys, and the title's files (as ``FileSlice``s when
-    /// `zeroCopy`).
+    /// `/titles/<key>/…`: classified once (``TitleRoute``), then each endpoint's own handler; the title is
+    /// looked up first, so an unknown title is 404 whatever follows its key.
     func title(
         _ request: Request, identity: Identity, context: some RequestContext, zeroCopy: Bool = false
     ) async throws -> Response {
-        let (rawKey, remainder) = Self.titleParts(request.uri.path)
-        if request.method == .post, remainder == "clearkey" {
-            return try await clearKeyLicense(request, rawKey: String(rawKey), identity: identity)
-        }
-        guard request.method == .get || request.method == .head else {
-            throw GatewayError(.methodNotAllowed, .refused, "only GET and HEAD (POST for clearkey)")
-        }
-        let rawKeyText = String(rawKey)
-        guard let key = rawKey.utf8.contains(UInt8(ascii: "%")) ? rawKeyText.removingPercentEncoding : rawKeyText,
-            !key.isEmpty, TitlePath.relative(rawPath: key) == key
-        else { throw GatewayError.notFound("no title \(rawKey)") }
+        let route = TitleRoute(method: request.method, path: request.uri.path)
+        if let refusal = route.methodRefusal(request.method) { throw refusal }
+        guard let key = route.key else { throw GatewayError.notFound("no title \(route.rawKey)") }
+        let peer = identity.principal.isPeer
+        if route.endpoint == .clearKey, peer { throw Self.peerRefusal("Clear Key licenses") }
         let status = try await titles.title(key)
-        let token = status.token
-        let prefix = "/titles/\(rawKey)/"
-        if remainder.isEmpty {
+        switch route.endpoint {
+        case .entry:
             let query = identity.signedQuery.map { "?" + $0 } ?? ""
-            return Self.redirect(prefix + entryPlaylist(status) + query, status: .found)
+            return Self.redirect("/titles/\(route.rawKey)/" + entryPlaylist(status) + query, status: .found)
+        case .clearKey:
+            return try await clearKeyLicense(request, token: status.token, identity: identity)
+        case .peerManifest:
+            return try await peerManifest(status.token, identity: identity)
+        case .contentKey(let index):
+            return try await contentKey(index, token: status.token, identity: identity)
+        case .file(let relative):
+            return try await file(
+                relative, route: route, token: status.token, request: request, identity: identity, context: context,
+                zeroCopy: zeroCopy)
+        case .invalid(let why):
+            // Whatever is under `keys/` is a key to a peer, which gets none.
+            throw why == .keyIndex && peer ? Self.peerRefusal("content keys") : why.error
         }
-        if remainder == Self.peerManifestName { return try await peerManifest(token, identity: identity) }
-        // A peer box fills from the title's files: never a play, never a key (it licenses its own).
+    }
+
+    /// `/titles/<key>/<relative>`: one of the title's files (as a ``FileSlice`` when `zeroCopy`); a device's
+    /// playlists open its play, its first media file counts it.
+    private func file(
+        _ relative: String, route: TitleRoute, token: String, request: Request, identity: Identity,
+        context: some RequestContext, zeroCopy: Bool
+    ) async throws -> Response {
+        // A peer box fills from the title's files: never a play.
         let plays = identity.principal.isPeer ? nil : self.plays
-        if remainder.hasPrefix("keys/") {
-            guard plays != nil else { throw Self.peerRefusal("content keys") }
-            return try await contentKey(remainder, token: token, identity: identity)
-        }
-        guard let relative = TitlePath.relative(rawPath: remainder), !relative.isEmpty else {
-            throw GatewayError(.badRequest, .refused, "that path leaves the title's folder")
-        }
         let directory = titlesRootPath + "/" + token
         var streaming: StreamingSource?, meter: PlayMeter?
         if let plays, let kind = Self.kind(of: relative) {
@@ -50,7 +56,7 @@ extension Gateway {
             streaming = plays.streamingSource(token)
         }
         let files = TitleFileServer(rootPath: directory, streaming: streaming, zeroCopy: zeroCopy, playlists: playlists)
-        let rewriter = PlaylistRewriter(prefix: prefix, query: identity.signedQuery)
+        let rewriter = PlaylistRewriter(prefix: "/titles/\(route.rawKey)/", query: identity.signedQuery)
         switch await files.serve(relative, request: request, context: context, rewriter: rewriter) {
         case .response(let response, let served):
             if let served, let meter { meter.served("/" + served.relative, sent: served.sent, size: served.size) }
@@ -59,61 +65,6 @@ extension Gateway {
             throw GatewayError(status, code, message)
         }
     }
-
-    /// `POST /titles/<key>/clearkey`: a W3C Clear Key license for a DASH title, inside an authorised session
-    /// (like `keys/N`: the first key counts the play).
-    private func clearKeyLicense(_ request: Request, rawKey: String, identity: Identity) async throws -> Response {
-        guard let key = rawKey.removingPercentEncoding, !key.isEmpty else { throw GatewayError.notFound("no title") }
-        guard !identity.principal.isPeer else { throw Self.peerRefusal("Clear Key licenses") }
-        let token = try await titles.title(key).token
-        _ = try await plays.open(
-            identity.principal, token: token, kind: .media, onDisk: true, directory: titlesRootPath + "/" + token,
-            now: clock())
-        let verdict = try await backend.playable(token: token)
-        let body = try? await request.body.collect(upTo: 64 * 1024)
-        let backend = self.backend
-        return await ClearKeyLicense.answer(body, keyIDs: verdict.clearKeyIDs ?? [:]) { index in
-            do { return .success(try await backend.key(token: token, index: index)) } catch {
-                return .failure(.init("\(error)"))
-            }
-        }
-    }
-
-    /// `/titles/<key>/keys/N`: only inside an authorised session (the first key counts the play).
-    private func contentKey(_ remainder: String, token: String, identity: Identity) async throws -> Response {
-        guard let index = Int(remainder.dropFirst("keys/".count)), index >= 0 else {
-            throw GatewayError.notFound("no such key")
-        }
-        _ = try await plays.open(
-            identity.principal, token: token, kind: .media, onDisk: true, directory: titlesRootPath + "/" + token,
-            now: clock())
-        let key = try await backend.key(token: token, index: index)
-        var headers = HTTPFields()
-        headers[.contentType] = "application/octet-stream"
-        headers[.cacheControl] = "no-store"
-        return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: key)))
-    }
-
-    /// `/titles/<key>/manifest.json`: the title's plan with each verified file's size and SHA-256, only for a
-    /// peer box's credential (another box fills from it); 403 `forbidden` for devices and the admin.
-    private func peerManifest(_ token: String, identity: Identity) async throws -> Response {
-        guard identity.principal.isPeer else {
-            throw GatewayError(
-                .forbidden, .forbidden,
-                "manifest.json is for peer boxes only (a credential from `stowctl devices add NAME --peer`)")
-        }
-        return Self.json(try await backend.peerManifest(token: token))
-    }
-
-    /// The raw key and what follows its slash (empty when nothing does) of a `/titles/<key>/<remainder>` path.
-    static func titleParts(_ path: String) -> (rawKey: Substring, remainder: String) {
-        let rest = path.dropFirst("/titles/".count)
-        guard let slash = rest.utf8.firstIndex(of: UInt8(ascii: "/")) else { return (rest, "") }
-        return (rest[..<slash], String(rest[rest.index(after: slash)...]))
-    }
-
-    /// The file name of a title's manifest for peers.
-    static let peerManifestName = "manifest.json"
 
     /// What a peer's credential may not have: 403 `forbidden`.
     static func peerRefusal(_ what: String) -> GatewayError {

@@ -61,6 +61,10 @@ public final class Gateway: Sendable {
     let clock: @Sendable () -> Double
     let wallClock: @Sendable () -> Double
     let logger: Logger
+    /// The router's middleware as the hot path follows it (``HotPathStage``), in the router's order.
+    let hotPathStages: [any HotPathStage]
+    /// How many requests the router answered and the hot path answered.
+    let traffic = ServingCounts()
 
     /// `clock`: monotonic seconds (sessions, caches, throttle); `wallClock`: unix seconds (signed URLs' `exp`).
     /// `sourceFetcher` makes the fetcher of each title played while still downloading (the process passes
@@ -85,6 +89,8 @@ public final class Gateway: Sendable {
         plays = PlayState(
             backend: backend, idleLimit: configuration.sessionIdleSeconds, sourceFetcher: sourceFetcher, logger: logger)
         titles = TitleCache(backend: backend, clock: clock)
+        hotPathStages = Self.middleware(
+            GatewayRequestContext.self, configuration: configuration, authenticator: authenticator)
     }
 
     // MARK: login

@@ -1,10 +1,11 @@
+import HTTPTypes
 import Hummingbird
 import StowageProtocol
 
 /// Every failure as the gateway's JSON error (`{"error": {"code", "message"}}`): a ``GatewayError`` as it is,
 /// the router's own (no such route, method) with the matching code, anything else `internal`. A browser that
 /// asks for the library page without a credential is sent to `/login` instead.
-struct GatewayErrorMiddleware<Context: RequestContext>: RouterMiddleware {
+struct GatewayErrorMiddleware<Context: GatewayContext>: GatewayMiddleware {
     func handle(
         _ request: Request, context: Context, next: (Request, Context) async throws -> Response
     ) async throws -> Response {
@@ -25,6 +26,11 @@ struct GatewayErrorMiddleware<Context: RequestContext>: RouterMiddleware {
             return GatewayError(.internalServerError, .internal, "\(error)").response
         }
     }
+
+    /// The hot path answers only what succeeds: anything that would fail takes the router, and its error this
+    /// middleware.
+    func admitsOffRouter(_ request: inout OffRouterRequest) -> Bool { true }
+    func finishOffRouter(_ fields: inout HTTPFields) {}
 
     static func translate(_ error: HTTPError, _ request: Request) -> GatewayError {
         switch error.status {

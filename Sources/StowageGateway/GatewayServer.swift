@@ -68,29 +68,31 @@ public struct ListenOptions: Sendable {
 }
 
 extension Gateway {
-    /// The Hummingbird application serving this gateway; `onRunning` gets the bound port.
+    /// The Hummingbird application serving this gateway; `onRunning` gets the bound port. Over plain HTTP with
+    /// zero-copy every connection is a ``GatewayChannel``: title files go out with `sendfile`, and a play's
+    /// segments skip the router (``TitleHotPath``). The router counts what reaches it (``ServingCounts``).
     public func application(
         listen: ListenOptions, onRunning: @escaping @Sendable (Int) async -> Void
-    ) throws -> Application<RouterResponder<GatewayRequestContext>> {
-        let stall = TimeAmount.seconds(listen.stallTimeoutSeconds), sendsFiles = listen.sendsFiles
-        // Over plain HTTP title files go out with sendfile, and a play's segments skip the router (TitleHotPath).
-        let handlers: @Sendable () -> [any RemovableChannelHandler] = {
-            [StallTimeoutHandler(timeout: stall), ConnectionEndWatcher()]
-                + (sendsFiles ? [FileRegionWriterInstaller(), TitleHotPathInstaller(gateway: self)] : [])
-        }
-        let http1 = HTTPServerBuilder.http1(
-            configuration: .init(
-                additionalChannelHandlers: handlers(), idleTimeout: .seconds(listen.idleTimeoutSeconds)))
-        var server = http1
-        if let certificate = listen.tlsCertificate, let key = listen.tlsKey {
+    ) throws -> Application<CountingResponder<RouterResponder<GatewayRequestContext>>> {
+        let stall = TimeAmount.seconds(listen.stallTimeoutSeconds)
+        let http1 = HTTP1Channel.Configuration(
+            additionalChannelHandlers: [StallTimeoutHandler(timeout: stall), ConnectionEndWatcher()],
+            idleTimeout: .seconds(listen.idleTimeoutSeconds))
+        var server = HTTPServerBuilder.http1(configuration: http1)
+        if listen.sendsFiles {
+            server = HTTPServerBuilder { responder in
+                GatewayChannel(base: HTTP1Channel(responder: responder, configuration: http1), gateway: self)
+            }
+        } else if let certificate = listen.tlsCertificate, let key = listen.tlsKey {
             let privateKey = try NIOSSLPrivateKey(file: key, format: .pem)
             let tls = TLSConfiguration.makeServerConfiguration(
                 certificateChain: try NIOSSLCertificate.fromPEMFile(certificate).map { .certificate($0) },
                 privateKey: .privateKey(privateKey))
-            server = try .tls(http1, tlsConfiguration: tls)
+            server = try .tls(server, tlsConfiguration: tls)
         }
+        let responder = CountingResponder(base: router(zeroCopy: listen.sendsFiles).buildResponder(), counts: traffic)
         return Application(
-            router: router(zeroCopy: listen.sendsFiles), server: server,
+            responder: responder, server: server,
             configuration: .init(address: .hostname(listen.host, port: listen.port), serverName: Gateway.serverName),
             onServerRunning: { channel in await onRunning(channel.localAddress?.port ?? listen.port) },
             logger: logger)

@@ -1,10 +1,11 @@
+import HTTPTypes
 import Hummingbird
 
 /// CORS for the browser players the operator trusts (`--cors-origin`): a request whose `Origin` is on the list
 /// gets Hummingbird's `CORSMiddleware` answer, with credentials; any other origin (`null` included) gets no CORS
 /// header at all, so a browser keeps the answer from that page. Methods GET, HEAD, OPTIONS; headers
 /// Authorization and Range; the range headers exposed.
-struct ListedOriginsCORS<Context: RequestContext>: RouterMiddleware {
+struct ListedOriginsCORS<Context: GatewayContext>: GatewayMiddleware {
     let origins: Set<String>
     static var exposedHeaders: String { "Content-Length, Content-Range, Accept-Ranges" }
     private let cors: CORSMiddleware<Context>
@@ -29,4 +30,8 @@ struct ListedOriginsCORS<Context: RequestContext>: RouterMiddleware {
         if request.method != .options { response.headers[.accessControlExposeHeaders] = Self.exposedHeaders }
         return response
     }
+
+    /// A request with an `Origin` takes the router, which answers a listed one with the CORS fields.
+    func admitsOffRouter(_ request: inout OffRouterRequest) -> Bool { request.head.headerFields[.origin] == nil }
+    func finishOffRouter(_ fields: inout HTTPFields) {}
 }

@@ -4,7 +4,7 @@ import Hummingbird
 /// The browser policy on every answer: nothing loaded from outside the box and no inline script or style
 /// (the library page's script and style are served at `/app.js` and `/app.css`), never framed, no MIME
 /// sniffing, no referrer sent to other sites.
-struct SecurityHeadersMiddleware<Context: RequestContext>: RouterMiddleware {
+struct SecurityHeadersMiddleware<Context: GatewayContext>: GatewayMiddleware {
     func handle(
         _ request: Request, context: Context, next: (Request, Context) async throws -> Response
     ) async throws -> Response {
@@ -12,6 +12,10 @@ struct SecurityHeadersMiddleware<Context: RequestContext>: RouterMiddleware {
         SecurityHeaders.apply(to: &response.headers)
         return response
     }
+
+    /// Every answer carries the fields, the hot path's too.
+    func admitsOffRouter(_ request: inout OffRouterRequest) -> Bool { true }
+    func finishOffRouter(_ fields: inout HTTPFields) { SecurityHeaders.apply(to: &fields) }
 }
 
 /// The fields ``SecurityHeadersMiddleware`` sets, made once (a generic type holds no stored statics, and every

@@ -4,7 +4,8 @@ import NIOCore
 import NIOHTTPTypes
 
 /// Answers a connection's plain segment requests on its event loop (``Gateway/hotAnswer(_:)``) and passes every
-/// other request on to Hummingbird, unchanged.
+/// other request on to Hummingbird, unchanged. ``GatewayChannel`` puts it in every plain HTTP connection, or
+/// refuses the connection.
 ///
 /// It sits right above Hummingbird's connection state handler, which so still sees every request and response
 /// (keep-alive, `Connection: close`, the idle timeout); its answers go down through the HTTP encoder to the
@@ -30,6 +31,7 @@ final class TitleHotPath: ChannelDuplexHandler, RemovableChannelHandler {
         case .head(let request):
             if passedOn == 0, context.channel.isWritable, let answer = gateway.hotAnswer(request) {
                 answering = answer
+                gateway.traffic.answeredHot()
                 return
             }
             passedOn += 1
@@ -50,24 +52,5 @@ final class TitleHotPath: ChannelDuplexHandler, RemovableChannelHandler {
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
         if case .end = unwrapOutboundIn(data), passedOn > 0 { passedOn -= 1 }
         context.write(data, promise: promise)
-    }
-}
-
-/// Puts a ``TitleHotPath`` right above Hummingbird's connection state handler once the connection's pipeline
-/// is whole (Hummingbird adds extra handlers below that handler), then leaves.
-final class TitleHotPathInstaller: ChannelInboundHandler, RemovableChannelHandler {
-    typealias InboundIn = NIOAny
-
-    private let gateway: Gateway
-
-    init(gateway: Gateway) { self.gateway = gateway }
-
-    func channelActive(context: ChannelHandlerContext) {
-        let pipeline = context.pipeline.syncOperations
-        if let state = try? pipeline.handler(type: HTTPConnectionStateHandler.self) {
-            try? pipeline.addHandler(TitleHotPath(gateway: gateway), position: .after(state))
-        }
-        context.fireChannelActive()
-        pipeline.removeHandler(context: context, promise: nil)
     }
 }

@@ -90,50 +90,36 @@ public struct TitleFileServer: Sendable {
         }
     }
 
-    /// A file on disk, streamed in chunks (never loaded whole).
+    /// A file on disk, streamed in chunks (never loaded whole), or a ``FileSlice`` when `zeroCopy`.
     private func serveFile(
         _ relative: String, path: String, size: Int, modified: Date, request: Request, _ context: some RequestContext
     ) async -> Outcome {
-        var headers = Self.headers(relative, size: size, modified: modified, dynamic: false)
-        let head = request.method == .head
+        let isHead = request.method == .head
+        let head = FileHead(
+            relative, size: size, modified: modified, dynamic: false, request: request.headers,
+            sendfile: zeroCopy && !isHead ? path : nil)
+        guard head.status != .rangeNotSatisfiable else {
+            return .response(Response(status: head.status, headers: head.fields, body: ResponseBody()), served: nil)
+        }
         do {
-            switch Self.range(request, size: size, modified: modified, dynamic: false) {
-            case .whole:
-                headers[.contentLength] = "\(size)"
-                let body =
-                    head || size == 0
-                    ? ResponseBody() : try await fileBody(path, 0...(size - 1), size, &headers, context)
-                return .response(
-                    Response(status: .ok, headers: headers, body: body),
-                    served: head ? nil : Served(relative: relative, sent: size, size: size))
-            case .partial(let range):
-                headers[.contentRange] = "bytes \(range.lowerBound)-\(range.upperBound)/\(size)"
-                headers[.contentLength] = "\(range.count)"
-                let body = head ? ResponseBody() : try await fileBody(path, range, size, &headers, context)
-                return .response(
-                    Response(status: .partialContent, headers: headers, body: body),
-                    served: head ? nil : Served(relative: relative, sent: range.count, size: size))
-            case .unsatisfiable:
-                return .response(Self.unsatisfiable(headers, size: size), served: nil)
-            }
+            // Zero-copy: the connection sends the slice the head carries.
+            let sendsNothing = isHead || head.bytes.isEmpty || zeroCopy
+            let body = sendsNothing ? ResponseBody() : try await fileBody(path, head, size, context)
+            return .response(
+                Response(status: head.status, headers: head.fields, body: body),
+                served: isHead ? nil : Served(relative: relative, sent: head.bytes.count, size: size))
         } catch {
             return .failure(.notFound, .notFound, "not found")
         }
     }
 
-    /// The body of `range` of a file: a ``FileSlice`` in `headers` and no body when zero-copy, else the bytes read
-    /// in chunks.
+    /// The bytes of `head`'s range of a file, read in chunks.
     private func fileBody(
-        _ path: String, _ range: ClosedRange<Int>, _ size: Int, _ headers: inout HTTPFields,
-        _ context: some RequestContext
+        _ path: String, _ head: FileHead, _ size: Int, _ context: some RequestContext
     ) async throws -> ResponseBody {
-        if zeroCopy {
-            headers[FileSlice.header] =
-                FileSlice(path: path, offset: range.lowerBound, length: range.count, size: size).fieldValue
-            return ResponseBody()
-        }
-        if range.count == size { return try await fileIO.loadFile(path: path, context: context) }
-        return try await fileIO.loadFile(path: path, range: range, context: context)
+        if head.bytes.count == size { return try await fileIO.loadFile(path: path, context: context) }
+        return try await fileIO.loadFile(
+            path: path, range: head.bytes.lowerBound...(head.bytes.upperBound - 1), context: context)
     }
 
     /// A body in memory: a playlist (rewritten when it must be), or a file from the streaming source.
@@ -143,25 +129,16 @@ public struct TitleFileServer: Sendable {
     ) -> Outcome {
         let dynamic = ContentTypes.isPlaylist(relative) && !rewriter.isIdentity
         let data = rewritten ? data : Self.rewritten(relative, data: data, rewriter: rewriter)
-        var headers = Self.headers(relative, size: data.count, modified: modified, dynamic: dynamic)
-        let head = request.method == .head
-        let status: HTTPResponse.Status
-        var slice = data[...]
-        switch Self.range(request, size: data.count, modified: modified, dynamic: dynamic) {
-        case .whole:
-            status = .ok
-        case .partial(let range):
-            status = .partialContent
-            headers[.contentRange] = "bytes \(range.lowerBound)-\(range.upperBound)/\(data.count)"
-            slice = data[(data.startIndex + range.lowerBound)...(data.startIndex + range.upperBound)]
-        case .unsatisfiable:
-            return .response(Self.unsatisfiable(headers, size: data.count), served: nil)
+        let head = FileHead(relative, size: data.count, modified: modified, dynamic: dynamic, request: request.headers)
+        let isHead = request.method == .head
+        guard head.status != .rangeNotSatisfiable else {
+            return .response(Response(status: head.status, headers: head.fields, body: ResponseBody()), served: nil)
         }
-        headers[.contentLength] = "\(slice.count)"
-        let body = head ? ResponseBody() : ResponseBody(byteBuffer: ByteBuffer(bytes: slice))
+        let slice = data[(data.startIndex + head.bytes.lowerBound)..<(data.startIndex + head.bytes.upperBound)]
+        let body = isHead ? ResponseBody() : ResponseBody(byteBuffer: ByteBuffer(bytes: slice))
         return .response(
-            Response(status: status, headers: headers, body: body),
-            served: head ? nil : Served(relative: relative, sent: slice.count, size: data.count))
+            Response(status: head.status, headers: head.fields, body: body),
+            served: isHead ? nil : Served(relative: relative, sent: slice.count, size: data.count))
     }
 
     /// A playlist's bytes as served under `rewriter` (other files, and an identity rewriter: unchanged).
@@ -172,20 +149,8 @@ public struct TitleFileServer: Sendable {
         return Data((mpd ? rewriter.rewriteMPD(text, at: relative) : rewriter.rewrite(text, at: relative)).utf8)
     }
 
-    private static func unsatisfiable(_ headers: HTTPFields, size: Int) -> Response {
-        var headers = headers
-        headers[.contentRange] = "bytes */\(size)"
-        headers[.contentLength] = "0"
-        return Response(status: .rangeNotSatisfiable, headers: headers, body: ResponseBody())
-    }
-
-    /// The range to answer: `If-Range` applies the range only while its validator still matches; playlists
-    /// rewritten per request are always whole.
-    private static func range(_ request: Request, size: Int, modified: Date, dynamic: Bool) -> RangeRequest {
-        range(request.headers, size: size, modified: modified, dynamic: dynamic)
-    }
-
-    /// ``range(_:size:modified:dynamic:)`` from a request's fields.
+    /// The range to answer, from a request's fields: `If-Range` applies the range only while its validator still
+    /// matches; playlists rewritten per request are always whole.
     public static func range(_ fields: HTTPFields, size: Int, modified: Date, dynamic: Bool) -> RangeRequest {
         guard !dynamic, let header = fields[.range] else { return .whole }
         if let ifRange = fields[.ifRange], ifRange != etag(size: size, modified: modified),

@@ -1,3 +1,4 @@
+import Foundation
 import Hummingbird
 import Testing
 
@@ -19,6 +20,28 @@ struct RangeTests {
         #expect(RangeRequest.parse("items=0-1", size: 100) == .unsatisfiable)
         #expect(RangeRequest.parse("bytes=a-b", size: 100) == .unsatisfiable)
         #expect(RangeRequest.parse("bytes=0-0", size: 0) == .unsatisfiable)
+    }
+
+    /// The head both the router's answer and the hot path's are built with.
+    @Test func aFileHeadIsWholeOneRangeOrUnsatisfiable() {
+        let modified = Date(timeIntervalSince1970: 1_700_000_000)
+        let whole = FileHead("v/1.ts", size: 100, modified: modified, dynamic: false, request: [:], sendfile: "/t/1.ts")
+        #expect(whole.status == .ok && whole.bytes == 0..<100 && whole.fields[.contentLength] == "100")
+        #expect(whole.fields[.contentRange] == nil && whole.fields[.contentType] == "video/mp2t")
+        #expect(
+            whole.fields[FileSlice.header] == FileSlice(path: "/t/1.ts", offset: 0, length: 100, size: 100).fieldValue)
+        let part = FileHead("v/1.ts", size: 100, modified: modified, dynamic: false, request: [.range: "bytes=10-19"])
+        #expect(part.status == .partialContent && part.bytes == 10..<20)
+        #expect(part.fields[.contentRange] == "bytes 10-19/100" && part.fields[.contentLength] == "10")
+        #expect(part.fields[FileSlice.header] == nil, "no slice unless asked for")
+        let past = FileHead(
+            "v/1.ts", size: 100, modified: modified, dynamic: false, request: [.range: "bytes=100-"],
+            sendfile: "/t/1.ts")
+        #expect(past.status == .rangeNotSatisfiable && past.bytes.isEmpty)
+        #expect(past.fields[.contentRange] == "bytes */100" && past.fields[.contentLength] == "0")
+        #expect(past.fields[FileSlice.header] == nil, "nothing to send")
+        let playlist = FileHead("a.m3u8", size: 50, modified: modified, dynamic: true, request: [.range: "bytes=0-9"])
+        #expect(playlist.status == .ok && playlist.fields[.cacheControl] == "no-store", "rewritten: always whole")
     }
 
     @Test func contentTypes() {

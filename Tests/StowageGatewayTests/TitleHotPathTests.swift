@@ -86,11 +86,14 @@ struct TitleHotPathTests {
             // HEAD takes the router; the GET after it is answered on the connection.
             let routed = try await client.execute(uri: Self.segment, method: .head, headers: auth) { $0.headers }
             #expect(gateway.hotAnswer(Self.request()) != nil)
+            let before = gateway.traffic.current
             let hot = try await client.execute(uri: Self.segment, method: .get, headers: auth) { response in
                 #expect(response.status == .ok)
                 #expect(Data(buffer: response.body) == bytes)
                 return response.headers
             }
+            // Not the router compared with itself: the hot path answered, the router was not asked.
+            #expect(gateway.traffic.current == .init(routed: before.routed, hot: before.hot + 1))
             #expect(Set(routed.map(\.name)) == Set(hot.map(\.name)), "the same fields")
             for field in routed where field.name != .date {
                 #expect(hot[field.name] == field.value, "\(field.name)")
@@ -101,6 +104,7 @@ struct TitleHotPathTests {
             var routedRange = range
             routedRange[.origin] = "http://elsewhere.lan"
             var answers: [HTTPFields] = []
+            let beforeRanges = gateway.traffic.current
             for fields in [routedRange, range] {
                 answers.append(
                     try await client.execute(uri: Self.segment, method: .get, headers: fields) { response in
@@ -109,10 +113,48 @@ struct TitleHotPathTests {
                         return response.headers
                     })
             }
+            #expect(gateway.traffic.current == .init(routed: beforeRanges.routed + 1, hot: beforeRanges.hot + 1))
             #expect(Set(answers[0].map(\.name)) == Set(answers[1].map(\.name)))
             for field in answers[0] where field.name != .date {
                 #expect(answers[1][field.name] == field.value, "\(field.name)")
             }
+        }
+    }
+
+    /// Live, through the gateway's own connections: what reaches the router is counted where the router answers,
+    /// so a hot path missing from the connection shows as the segments counted there.
+    @Test func aCountedPlaysLaterSegmentsNeverReachTheRouter() async throws {
+        let root = try GatewayHTTPTests.titles()
+        defer { try? FileManager.default.removeItem(at: root) }
+        let backend = FakeBackend()
+        let clock = ManualClock()
+        let gateway = Gateway(
+            configuration: .init(titlesRoot: root), backend: backend, logger: Logger(label: "test"),
+            clock: { clock.seconds })
+        let app = try gateway.application(listen: ListenOptions(host: "127.0.0.1", port: 0)) { _ in }
+        let bytes = try Data(contentsOf: root.appendingPathComponent("tok/video/0001.ts"))
+        try await app.test(.live) { client in
+            let auth: HTTPFields = [.authorization: "Bearer good"]
+            try await client.execute(uri: "/titles/tok/video/index.m3u8", method: .get, headers: auth) {
+                #expect($0.status == .ok)
+            }
+            try await client.execute(uri: Self.segment, method: .get, headers: auth) {
+                #expect($0.status == .ok && Data(buffer: $0.body) == bytes)
+            }
+            #expect(gateway.traffic.current == .init(routed: 2, hot: 0), "the playlist and the play's first segment")
+            #expect(backend.plays.withLock { $0 } == 1)
+            for _ in 0..<3 {
+                try await client.execute(uri: Self.segment, method: .get, headers: auth) {
+                    #expect($0.status == .ok && Data(buffer: $0.body) == bytes)
+                }
+            }
+            var ranged = auth
+            ranged[.range] = "bytes=10-19"
+            try await client.execute(uri: Self.segment, method: .get, headers: ranged) {
+                #expect($0.status == .partialContent && Data(buffer: $0.body) == bytes[10...19])
+            }
+            #expect(gateway.traffic.current == .init(routed: 2, hot: 4), "the later segments: none to the router")
+            #expect(backend.plays.withLock { $0 } == 1, "one play")
         }
     }
 

@@ -23,11 +23,11 @@ struct ZeroCopyTests {
         }
     }
 
-    /// A channel with the HTTP/1 encoder, the installer (which puts the writer after it) and nothing else.
+    /// A channel with the HTTP/1 encoder and the writer put after it, as ``GatewayChannel`` does, and nothing else.
     func channel() throws -> EmbeddedChannel {
         let channel = EmbeddedChannel()
         try channel.pipeline.syncOperations.addHandler(HTTPResponseEncoder())
-        try channel.pipeline.syncOperations.addHandler(FileRegionWriterInstaller())
+        try FileRegionWriter.install(in: channel.pipeline.syncOperations)
         try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 1)).wait()
         return channel
     }
