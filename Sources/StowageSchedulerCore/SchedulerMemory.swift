@@ -18,8 +18,6 @@ public struct SchedulerMemory: Sendable {
     public var pacing = FetchPacing()
     /// Subscribers and live progress.
     public var progress: ProgressFeed
-    /// Unreachable hosts and connectivity failures.
-    public var network = NetworkWatch()
     /// Stored limits, bandwidth shares, disk cushion.
     public var limits = LimitState()
     /// Fill windows: when each title may fetch.

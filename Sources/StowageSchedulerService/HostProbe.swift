@@ -8,7 +8,7 @@ import Synchronization
 
 /// Whether a host answers at all: a TCP connection to `host:port` (name resolved, then a non-blocking connect
 /// with a deadline). Runs on its own thread, never on the scheduler's poll loop; the answer comes back through
-/// a ``ProbeInbox``.
+/// a ``Mailbox``.
 ///
 /// A probe asks only "does anything accept connections there": the fetch that follows applies the usual
 /// HTTP rules. It runs where the scheduler runs; workers on other hosts may see the network differently,
@@ -32,9 +32,11 @@ enum HostProbe {
     }
 
     /// Starts a probe on a new thread; the result is posted to `inbox`.
-    static func start(_ endpoint: String, inbox: ProbeInbox, timeout: Double = 5) {
+    static func start(
+        _ endpoint: String, inbox: Mailbox<(endpoint: String, reachable: Bool)>, timeout: Double = 5
+    ) {
         Thread.detachNewThread {
-            inbox.post(endpoint, reachable: reachable(endpoint, timeout: timeout))
+            inbox.post((endpoint, reachable(endpoint, timeout: timeout)))
         }
     }
 
@@ -68,21 +70,5 @@ enum HostProbe {
         var length = socklen_t(MemoryLayout<Int32>.size)
         guard getsockopt(fd, SOL_SOCKET, SO_ERROR, &error, &length) == 0 else { return false }
         return error == 0
-    }
-}
-
-/// Probe results posted by probe threads, taken by the scheduler's loop at its next tick (≤ 100 ms).
-final class ProbeInbox: Sendable {
-    private let results = Mutex<[(endpoint: String, reachable: Bool)]>([])
-
-    func post(_ endpoint: String, reachable: Bool) {
-        results.withLock { $0.append((endpoint, reachable)) }
-    }
-
-    func take() -> [(endpoint: String, reachable: Bool)] {
-        return results.withLock { r in
-            defer { r.removeAll() }
-            return r
-        }
     }
 }

@@ -24,7 +24,6 @@ final class SchedulerEndpoint {
     let handshakes: Socket?
     let waker = Waker()
     /// Results of host probes, posted from the probes' threads.
-    let probeInbox = ProbeInbox()
     /// Messages produced inside a store batch, sent once it commits (identity frame first).
     var held: [[[UInt8]]] = []
     /// Where messages go instead of the socket (tests); nil: the socket.

@@ -6,6 +6,10 @@ extension SchedulerService {
     /// The registration list: one line a component (its order is the order requests are offered and ticks run).
     func makeComponents(_ context: ComponentContext) {
         components.register(
+            NetworkComponent(
+                context: context, giveUpAfter: options.giveUpAfter,
+                renew: { [unowned self] in try? licensing?.renew($0, terms: nil, licenseURL: nil) }))
+        components.register(
             PlaybackComponent(
                 context: context, vault: vault, clockRolledBack: { [unowned self] in clockRolledBack(for: $0) },
                 fetchScope: { [unowned self] in try fetchScope($0) }))
@@ -25,6 +29,17 @@ extension SchedulerService {
     /// Whether a title may be played now (status, the devices' plays).
     var playback: PlaybackComponent? { components.first(PlaybackComponent.self) }
 
+    /// Connectivity: fetches' failures and answers counted per host, titles and renewals waiting for a host.
+    var network: NetworkComponent? { components.first(NetworkComponent.self) }
+
+    func suspendForNetwork(_ token: String, endpoint: String?, message: String) throws {
+        try network?.suspend(token, endpoint: endpoint, message: message)
+    }
+
+    func renewalWaitsForNetwork(_ token: String, endpoint: String) throws {
+        try network?.renewalWaits(token, endpoint: endpoint)
+    }
+
     /// The pipeline's hooks into licensing: a grant or a failure of a license task, operator keys at submit and plan.
     var licensing: LicensingComponent? { components.first(LicensingComponent.self) }
 
@@ -43,10 +58,6 @@ extension SchedulerService {
 extension SchedulerService: TitleDesk {
     func submit(_ request: SubmitRequest, reuse: Bool) throws -> String {
         try submitTitle(request, reuse: reuse)
-    }
-
-    func suspend(_ token: String, reason: SuspendedReason, error: TitleError?) throws {
-        try suspend(token, reason: reason, waitingHost: nil, error: error)
     }
 
     func status(_ token: String) throws -> TitleStatus {

@@ -116,10 +116,10 @@ extension SchedulerService {
             return true
         }
         memory.urlRefresh.fetched(token)
-        if !memory.network.failures.isEmpty, let r = try store.resource(id: id),
+        if let network, network.anyFailing, let r = try store.resource(id: id),
             let host = HostProbe.endpoint(of: peerFetch(r)?.url ?? r.url)
         {
-            memory.network.failures.answered(host)
+            network.answered(host)
         }
         guard let sha256 = report.sha256 else {
             guard var r = try store.resource(id: id) else { return true }
@@ -173,7 +173,7 @@ extension SchedulerService {
         var counted = r
         if failure.madeProgress == true {  // progress was made: the counters start over
             counted.attempts = 0
-            if let host = failure.endpoint ?? HostProbe.endpoint(of: r.url) { memory.network.failures.answered(host) }
+            if let host = failure.endpoint ?? HostProbe.endpoint(of: r.url) { network?.answered(host) }
         }
         try retry(
             counted, reason: failure.message, code: failure.code, retryAfter: failure.retryAfter,

@@ -50,10 +50,6 @@ extension SchedulerService {
                     window: title.fillWindow, after: Date(timeIntervalSince1970: clock.now()))
                 out.nextWindowAt = iso8601(next?.timeIntervalSince1970)
             }
-            if out.suspendedReason == .network, let host = title.waitingHost {
-                out.waitingFor = host
-                out.nextProbeAt = iso8601(nextProbe(of: host))
-            }
         }
         if title.state == .requested, core.waitingForSlot.contains(title.token) {
             out.queuePosition = core.slotQueue().firstIndex(of: title.token).map { $0 + 1 }

@@ -21,7 +21,6 @@ extension SchedulerService {
         // Nothing was under way: no worker can still hold connections for it (see `SchedulerCore.unfinishedAtStart`).
         core.unfinishedAtStart = resumed > 0 || reset > 0
         try reportMissingFiles()
-        try watchWaitingHosts()
         logger.info("recovered", metadata: ["titles": "\(resumed)", "leasesReissued": "\(reset)"])
     }
 

@@ -225,9 +225,9 @@ extension SchedulerService {
         var inARow = 0
         if code == .network, let host = endpoint ?? HostProbe.endpoint(of: r.url) {
             // Counts once the host has failed for a while: a blip of a second does not suspend anything.
-            inARow = memory.network.failures.failed(host, now: clock.monotonic())
-        } else if !memory.network.failures.isEmpty, let host = HostProbe.endpoint(of: r.url) {
-            memory.network.failures.answered(host)  // it answered (an HTTP status, a bad file): reachable
+            inARow = network?.failed(host) ?? 0
+        } else if network?.anyFailing == true, let host = HostProbe.endpoint(of: r.url) {
+            network?.answered(host)  // it answered (an HTTP status, a bad file): reachable
         }
         guard r.attempts < options.maxAttempts && inARow < options.maxAttempts else {
             if code == .network {

@@ -292,7 +292,6 @@ public final class SchedulerService {
                 scrub()
             case .disk:
                 resumeAfterDiskFull()
-                giveUpWaiting(now: t)
             case .catalog:
                 takeCatalogArrivals()
                 reconcileCatalog()
@@ -307,7 +306,6 @@ public final class SchedulerService {
         // A large catalogue goes on slice by slice, a loop turn (and the requests that came) between two.
         if memory.catalogUnfinished, !catalogPassed { reconcileCatalog() }
         components.tick(now: t)
-        watchNetwork(now: t)
         finishBundleJobs()
         queueDueReloads(now: t)
         dispatch(now: t)

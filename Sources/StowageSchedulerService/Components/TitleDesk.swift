@@ -8,8 +8,9 @@ protocol TitleDesk: AnyObject {
     /// A new title, as `stowctl submit` makes one (`reuse`: the unfinished or completed title of the same URL is
     /// answered instead). Returns its token.
     func submit(_ request: SubmitRequest, reuse: Bool) throws -> String
-    /// The title waits, for `reason` (its work in flight called back; bytes on disk kept).
-    func suspend(_ token: String, reason: SuspendedReason, error: TitleError?) throws
+    /// The title waits, for `reason` (its work in flight called back; bytes on disk kept), and for `waitingHost`
+    /// to answer when it waits for the network.
+    func suspend(_ token: String, reason: SuspendedReason, waitingHost: String?, error: TitleError?) throws
     /// The title carries on from what is on disk (to the state the lifecycle computes from what it holds).
     func resume(_ token: String) throws
     /// Files and record removed.
@@ -20,4 +21,11 @@ protocol TitleDesk: AnyObject {
     func record(_ event: TitleHappening) throws
     /// The title's status as `stowctl status` shows it (`not-found` when unknown).
     func status(_ token: String) throws -> TitleStatus
+}
+
+extension TitleDesk {
+    /// The title waits, for `reason` (no host to wait for).
+    func suspend(_ token: String, reason: SuspendedReason, error: TitleError?) throws {
+        try suspend(token, reason: reason, waitingHost: nil, error: error)
+    }
 }
