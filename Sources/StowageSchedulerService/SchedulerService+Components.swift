@@ -5,6 +5,7 @@ import StowageSchedulerCore
 extension SchedulerService {
     /// The registration list: one line a component (its order is the order requests are offered and ticks run).
     func makeComponents(_ context: ComponentContext) {
+        components.register(DiskComponent(context: context, cushion: { [unowned self] in memory.limits.diskCushion }))
         components.register(
             NetworkComponent(
                 context: context, giveUpAfter: options.giveUpAfter,
@@ -39,6 +40,9 @@ extension SchedulerService {
     func renewalWaitsForNetwork(_ token: String, endpoint: String) throws {
         try network?.renewalWaits(token, endpoint: endpoint)
     }
+
+    /// Whether a planned title fits on the disk.
+    var disk: DiskComponent? { components.first(DiskComponent.self) }
 
     /// The pipeline's hooks into licensing: a grant or a failure of a license task, operator keys at submit and plan.
     var licensing: LicensingComponent? { components.first(LicensingComponent.self) }

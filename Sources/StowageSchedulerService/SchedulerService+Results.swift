@@ -86,7 +86,7 @@ extension SchedulerService {
         }
         // Under a quota the title evicts what the policy allows (before the disk check: that frees space too).
         let overQuota = try quota?.refusal(token, need: plan.bytesEstimate ?? 0)
-        if let refusal = try diskRefusal(token, need: plan.bytesEstimate ?? 0) {
+        if let refusal = try disk?.refusal(token, need: plan.bytesEstimate ?? 0) {
             return try fail(token, TitleError(code: .diskFull, message: "\(title.url): \(refusal)"))
         }
         let folderExisted = FileManager.default.fileExists(atPath: options.home.titleDirectory(token).path)

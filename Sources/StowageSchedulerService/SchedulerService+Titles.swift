@@ -244,34 +244,6 @@ extension SchedulerService {
         FetchLeftovers.remove(under: dir.path)
     }
 
-    /// Free bytes on the filesystem holding the titles.
-    func freeBytes() -> Int64? {
-        var info = statvfs()
-        guard statvfs(options.home.titlesRoot.path, &info) == 0 else { return nil }
-        let (bytes, overflow) = Int64(clamping: info.f_bavail).multipliedReportingOverflow(
-            by: Int64(clamping: info.f_frsize))
-        return overflow ? .max : bytes
-    }
-
-    /// Titles suspended because the disk was full carry on once there is room again: the cushion plus
-    /// what the title still needs (at least 1 MiB, at most 8 MiB, so a large title restarts and fills up
-    /// in steps rather than waiting for all of its space).
-    func resumeAfterDiskFull() {
-        guard
-            let waiting = try? store.titles(state: .suspended).filter({ $0.suspendedReason == .diskFull }),
-            !waiting.isEmpty, let free = freeBytes(), let progress = try? store.progressByTitle()
-        else { return }
-        for title in waiting {
-            let outstanding = max(
-                0, (title.bytesEstimate ?? 0).saturatingSubtracting(progress[title.token]?.bytesVerified ?? 0))
-            guard free >= memory.limits.diskCushion.saturatingAdding(min(8 << 20, max(1 << 20, outstanding))) else {
-                continue
-            }
-            logger.info("space is back: resuming", metadata: ["token": "\(title.token)", "free": "\(free)"])
-            try? resume(title.token)
-        }
-    }
-
     /// Fill windows, every second against the wall clock read now (a clock step moves them): a title that may not
     /// fetch now waits as suspended (`window`), its work in flight called back (bytes on disk are kept); one waiting
     /// for its window carries on from what is on disk once the window opens. A paused title stays paused.
@@ -305,19 +277,6 @@ extension SchedulerService {
         memory.windows.holds(
             window: title.fillWindow, now: title.fetchNow, recording: title.record != nil,
             at: Date(timeIntervalSince1970: clock.now()))
-    }
-
-    /// Whether a title of `need` bytes fits beside what active titles were promised (the reservation ledger).
-    func diskRefusal(_ token: String, need: Int64) throws -> String? {
-        guard let free = freeBytes() else { return nil }
-        let progress = try store.progressByTitle()
-        let active: Set<TitleState> = [
-            .requested, .licensing, .licensed, .recording, .downloading, .verifying, .suspended,
-        ]
-        let others = try store.titles().filter { $0.token != token && active.contains($0.state) }.map {
-            DiskLedger.Reservation(estimate: $0.bytesEstimate ?? 0, stored: progress[$0.token]?.bytesVerified ?? 0)
-        }
-        return DiskLedger(cushion: memory.limits.diskCushion).refusal(need: need, free: free, others: others)
     }
 
     /// Ends a title with an error; work still out is called back.
