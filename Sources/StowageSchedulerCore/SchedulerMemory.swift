@@ -22,8 +22,6 @@ public struct SchedulerMemory: Sendable {
     public var network = NetworkWatch()
     /// Stored limits, bandwidth shares, disk cushion.
     public var limits = LimitState()
-    /// Fill windows: when each title may fetch.
-    public var windows = FillWindows()
     /// Periodic duties.
     public var timers: SchedulerTimers
     /// Headers and fetch scopes per title.

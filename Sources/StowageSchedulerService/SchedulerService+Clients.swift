@@ -175,32 +175,15 @@ extension SchedulerService {
             return .play(try authorizePlay(token))
         case .key(let token, let index):
             return .key(try releaseKey(token, index: index))
-        case .deviceAdd(let name, let peer):
-            return .deviceSecret(try addDevice(name, peer: peer == true))
-        case .devices:
-            return .devices(try deviceList())
-        case .deviceRevoke(let name):
-            try revokeDevice(name)
-            return .ok
-        case .deviceSign(let name, let path, let seconds):
-            return .signedPath(try signPath(device: name, path: path, seconds: seconds))
-        case .authenticate(let credential):
-            return .principal(try authenticate(credential))
-        case .playOn(let token, let device):
-            return .play(try authorizePlay(token, device: device))
-        case .lookup(let id, let url):
-            let title = try lookup(id: id, url: url)
-            return .title(try status(of: title, progress: store.progress(token: title.token)))
         case .catalogApply(let document, let signature):
             return .catalog(try applyCatalog(document: document, signature: signature))
         case .catalogStatus:
             return .catalog(try catalogReport())
         case .notifyStatus:
             return .notify(try notifyReport())
-        case .peerManifest(let token):
-            return .peerManifest(try peerManifest(token))
-        case .pin, .evictable:
-            throw TitleError(code: .internal, message: "\(operation) is answered by the quota component")
+        case .pin, .evictable, .deviceAdd, .devices, .deviceRevoke, .deviceSign, .authenticate, .playOn, .lookup,
+            .peerManifest:
+            throw TitleError(code: .internal, message: "\(operation) is answered by a component")
         }
     }
 
@@ -220,7 +203,7 @@ extension SchedulerService {
 
     /// A new title (or, with `reuse`, the unfinished or completed title of the same URL).
     func submitTitle(_ submit: SubmitRequest, reuse: Bool = true) throws -> String {
-        try checkPeer(submit)
+        try peer?.check(submit)
         if let problem = submit.numberProblem { throw TitleError(code: .refused, message: "\(problem)") }
         guard CatalogPriority.range.contains(submit.priority) else {
             throw TitleError(code: .refused, message: "priority \(submit.priority) is outside -1000000...1000000")
@@ -299,7 +282,10 @@ extension SchedulerService {
             }
             stored.record = record
         }
-        stored.peer = try submit.peer.map { try wrapPeerSecret($0, token: token) }
+        stored.peer = try submit.peer.map { source in
+            guard let peer else { throw TitleError(code: .internal, message: "peer fill is not registered") }
+            return try peer.wrapSecret(source, token: token)
+        }
         try store.insert(stored)
         logger.info("title requested", metadata: ["token": "\(token)", "url": "\(submit.url)"])
         // Outside its fill window it waits at once: not even its playlist (or a peer's manifest) is fetched.

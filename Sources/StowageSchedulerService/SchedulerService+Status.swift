@@ -46,11 +46,6 @@ extension SchedulerService {
         if title.state == .suspended {
             out.suspendedReason = title.suspendedReason
             out.suspendedSince = iso8601(title.suspendedAt)
-            if out.suspendedReason == .window {
-                let next = memory.windows.nextOpening(
-                    window: title.fillWindow, after: Date(timeIntervalSince1970: clock.now()))
-                out.nextWindowAt = iso8601(next?.timeIntervalSince1970)
-            }
             if out.suspendedReason == .network, let host = title.waitingHost {
                 out.waitingFor = host
                 out.nextProbeAt = iso8601(nextProbe(of: host))
@@ -63,9 +58,6 @@ extension SchedulerService {
         out.id = title.externalID
         out.protection = protection(of: title)
         out.notPlayableReason = notPlayable
-        let fromPeer = title.peer == nil ? 0 : try store.filesFromPeer(token: title.token)
-        out.filesFromPeer = fromPeer
-        out.filesFromOrigin = progress.verified - fromPeer
         out.lastPlayedAt = iso8601(title.lastPlayedAt)
         components.describe(title, into: &out)
         return out
