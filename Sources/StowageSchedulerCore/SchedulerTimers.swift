@@ -18,7 +18,8 @@ public struct SchedulerTimers: Sendable, Equatable {
         notify: Double = 0.5
     ) {
         intervals = [
-            .heartbeat: heartbeat, .disk: disk, .clock: clock, .catalog: catalog, .bandwidth: bandwidth, .notify: notify,
+            .heartbeat: heartbeat, .disk: disk, .clock: clock, .catalog: catalog, .bandwidth: bandwidth,
+            .notify: notify,
         ]
     }
 

@@ -1,8 +1,8 @@
 import StowageProtocol
 
 /// What every task of a title needs and never changes once known, read from the store once: its request
-/// headers (decoded) and its ``FetchScope`` (the peer component keeps the peer box it fills from). Bounded: cleared wholesale past 10,000
-/// titles.
+/// headers (decoded) and its ``FetchScope`` (the peer component keeps the peer box it fills from). Bounded:
+/// cleared wholesale past 10,000 titles.
 public struct TitleCaches: Sendable, TitleScoped {
     private var headers: [String: [Header]] = [:]
     private var scopes: [String: FetchScope] = [:]

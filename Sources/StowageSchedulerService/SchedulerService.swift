@@ -263,7 +263,8 @@ public final class SchedulerService {
     }
 
     /// Every pass of the loop: leases and workers that timed out, retries due, the periodic duties and the
-    /// components' timers (fill windows among them, before new work goes out), the network watch, recordings' reloads and new work out.
+    /// components' timers (fill windows among them, before new work goes out), the network watch, recordings'
+    /// reloads and new work out.
     package func tick() {
         let t = clock.monotonic()
         let expiry = core.expireReporting(now: t)

@@ -63,14 +63,16 @@ import Testing
         let d = try ServiceDriver()
         _ = try add(d, "tv")
         _ = try add(d, "radio")
-        guard case .signedPath(let signed) = try d.request(
-            .deviceSign(name: "tv", path: "/titles/film/master.m3u8", expiresInSeconds: 60))
+        guard
+            case .signedPath(let signed) = try d.request(
+                .deviceSign(name: "tv", path: "/titles/film/master.m3u8", expiresInSeconds: 60))
         else { throw DriverError("not signed") }
         let good = try credential(signed)
         #expect(try authenticate(d, good) == .principal(DevicePrincipal(device: "tv", peer: false)))
         guard case .signed(_, let path, let expires, let signature) = good else { return }
         for forged in [
-            DeviceCredential.signed(device: "tv", path: "/titles/other/master.m3u8", expires: expires, signature: signature),
+            DeviceCredential.signed(
+                device: "tv", path: "/titles/other/master.m3u8", expires: expires, signature: signature),
             .signed(device: "tv", path: path, expires: expires + 3_600, signature: signature),
             .signed(device: "radio", path: path, expires: expires, signature: signature),
             .signed(device: "nobody", path: path, expires: expires, signature: signature),
@@ -78,8 +80,9 @@ import Testing
             let error = refusal(try authenticate(d, forged))
             #expect(error?.code == .unauthorized && error?.message == "the URL's signature does not match", "\(forged)")
         }
-        #expect(refusal(try authenticate(d, .signed(device: "tv", path: path, expires: 1e300, signature: signature)))?
-            .message == "the signed URL's exp is not a time")
+        #expect(
+            refusal(try authenticate(d, .signed(device: "tv", path: path, expires: 1e300, signature: signature)))?
+                .message == "the signed URL's exp is not a time")
         d.clock.advance(61)
         #expect(refusal(try authenticate(d, good))?.message.hasPrefix("the signed URL expired at") == true)
         let bad = refusal(try d.request(.deviceSign(name: "tv", path: "titles/x", expiresInSeconds: 60)))

@@ -30,7 +30,8 @@ final class FillWindowComponent: SchedulerComponent {
 
     func describe(_ title: TitleRecord, into status: inout TitleStatus) {
         guard title.state == .suspended, title.suspendedReason == .window else { return }
-        let next = windows.nextOpening(window: title.fillWindow, after: Date(timeIntervalSince1970: context.clock.now()))
+        let next = windows.nextOpening(
+            window: title.fillWindow, after: Date(timeIntervalSince1970: context.clock.now()))
         status.nextWindowAt = iso8601(next?.timeIntervalSince1970)
     }
 

@@ -23,7 +23,8 @@ extension PeerComponent {
             let r = try context.store.resource(id: id)
         else { return nil }
         let got = report.sha256.map { "\($0.prefix(16))…" } ?? "no hash"
-        return try takeFromOrigin(r, because: "its SHA-256 \(got) differs from the manifest's \(expected.prefix(16))…")
+        let reason = "its SHA-256 \(got) differs from the manifest's \(expected.prefix(16))…"
+        return try takeFromOrigin(r, because: reason)
     }
 
     /// A fetch from the peer failed: the file as stored when it goes to the origin, to be fetched again at once
@@ -50,7 +51,8 @@ extension PeerComponent {
         r.attempts = 0
         r.lastError = "peer: \(reason)"
         try context.store.update(r)
-        try context.desk.record(TitleHappening(r.token, kind: "peer", detail: "\(r.localPath) from the origin: \(reason)"))
+        try context.desk.record(
+            TitleHappening(r.token, kind: "peer", detail: "\(r.localPath) from the origin: \(reason)"))
         return r
     }
 }

@@ -30,7 +30,8 @@ extension PeerComponent {
     func adopt(_ plan: ResolvedPlan, title: TitleRecord) throws -> Adoption {
         let manifest = URLRedaction.redacted(title.url)
         guard let peer = plan.peer else {
-            try context.desk.fail(title.token, TitleError(code: .refused, message: "\(manifest): the plan is not a peer's"))
+            try context.desk.fail(
+                title.token, TitleError(code: .refused, message: "\(manifest): the plan is not a peer's"))
             return .failed
         }
         guard let url = URL(string: peer.source), let scheme = url.scheme?.lowercased(),
