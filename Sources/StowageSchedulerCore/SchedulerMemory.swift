@@ -20,8 +20,6 @@ public struct SchedulerMemory: Sendable {
     public var progress: ProgressFeed
     /// Stored limits, bandwidth shares, disk cushion.
     public var limits = LimitState()
-    /// Fill windows: when each title may fetch.
-    public var windows = FillWindows()
     /// Periodic duties.
     public var timers: SchedulerTimers
     /// Headers and fetch scopes per title.

@@ -1,12 +1,11 @@
 import StowageProtocol
 
 /// What every task of a title needs and never changes once known, read from the store once: its request
-/// headers (decoded), its ``FetchScope`` and the peer box it fills from. Bounded: cleared wholesale past 10,000
-/// titles.
+/// headers (decoded) and its ``FetchScope`` (the peer component keeps the peer box it fills from). Bounded:
+/// cleared wholesale past 10,000 titles.
 public struct TitleCaches: Sendable, TitleScoped {
     private var headers: [String: [Header]] = [:]
     private var scopes: [String: FetchScope] = [:]
-    private var peers: [String: PeerSource?] = [:]
 
     public init() {}
 
@@ -28,22 +27,11 @@ public struct TitleCaches: Sendable, TitleScoped {
         return loaded
     }
 
-    /// The peer box the title fills from (nil: none), read by `load` the first time (`load` answers nil for a
-    /// title that is gone, `.some(nil)` for one without a peer).
-    public mutating func peer(_ token: String, load: () throws -> PeerSource??) rethrows -> PeerSource? {
-        if let cached = peers[token] { return cached }
-        guard let loaded = try load() else { return nil }
-        if peers.count > 10_000 { peers.removeAll() }
-        peers[token] = loaded
-        return loaded
-    }
-
     /// The title's scope changed (its reach was found): built again when next needed.
     public mutating func scopeChanged(_ token: String) { scopes[token] = nil }
 
     public mutating func forget(_ token: String) {
         headers[token] = nil
         scopes[token] = nil
-        peers[token] = nil
     }
 }

@@ -106,31 +106,14 @@ extension SchedulerService {
                     code: .notFound, message: "no export or import '\(id.prefix(64))' (the scheduler restarted?)")
             }
             return .bundleJob(job)
-        case .deviceAdd(let name, let peer):
-            return .deviceSecret(try addDevice(name, peer: peer == true))
-        case .devices:
-            return .devices(try deviceList())
-        case .deviceRevoke(let name):
-            try revokeDevice(name)
-            return .ok
-        case .deviceSign(let name, let path, let seconds):
-            return .signedPath(try signPath(device: name, path: path, seconds: seconds))
-        case .authenticate(let credential):
-            return .principal(try authenticate(credential))
-        case .playOn(let token, let device):
-            return .play(try authorizePlay(token, device: device))
-        case .lookup(let id, let url):
-            let title = try lookup(id: id, url: url)
-            return .title(try status(of: title, progress: store.progress(token: title.token)))
         case .catalogApply(let document, let signature):
             return .catalog(try applyCatalog(document: document, signature: signature))
         case .catalogStatus:
             return .catalog(try catalogReport())
         case .notifyStatus:
             return .notify(try notifyReport())
-        case .peerManifest(let token):
-            return .peerManifest(try peerManifest(token))
-        case .pin, .evictable, .renew, .license, .playable, .play, .key, .bookmarkAdd, .bookmarkRemove, .bookmarks:
+        case .pin, .evictable, .renew, .license, .playable, .play, .key, .bookmarkAdd, .bookmarkRemove, .bookmarks,
+            .deviceAdd, .devices, .deviceRevoke, .deviceSign, .authenticate, .playOn, .lookup, .peerManifest:
             throw TitleError(code: .internal, message: "no component answered \(operation)")
         }
     }
@@ -147,7 +130,7 @@ extension SchedulerService {
 
     /// A new title (or, with `reuse`, the unfinished or completed title of the same URL).
     func submitTitle(_ submit: SubmitRequest, reuse: Bool = true) throws -> String {
-        try checkPeer(submit)
+        try peer?.check(submit)
         if let problem = submit.numberProblem { throw TitleError(code: .refused, message: "\(problem)") }
         guard CatalogPriority.range.contains(submit.priority) else {
             throw TitleError(code: .refused, message: "priority \(submit.priority) is outside -1000000...1000000")
@@ -226,7 +209,10 @@ extension SchedulerService {
             }
             stored.record = record
         }
-        stored.peer = try submit.peer.map { try wrapPeerSecret($0, token: token) }
+        stored.peer = try submit.peer.map { source in
+            guard let peer else { throw TitleError(code: .internal, message: "peer fill is not registered") }
+            return try peer.wrapSecret(source, token: token)
+        }
         try store.insert(stored)
         logger.info("title requested", metadata: ["token": "\(token)", "url": "\(submit.url)"])
         // Outside its fill window it waits at once: not even its playlist (or a peer's manifest) is fetched.

@@ -1,6 +1,7 @@
 import Foundation
 import StowageProtocol
 import StowageSchedulerCore
+import StowageStore
 
 extension SchedulerService {
     /// The registration list: one line a component (its order is the order requests are offered and ticks run).
@@ -25,6 +26,13 @@ extension SchedulerService {
                 context: context,
                 policy: options.quota.map { EvictionPolicy(quota: $0, protect: options.evictProtect) },
                 advisors: { [unowned self] in [self] + components.all.compactMap { $0 as? any EvictionAdvisor } }))
+        components.register(
+            PeerComponent(
+                context: context, vault: vault, allowedHosts: options.allowedHosts,
+                storedPlan: { [unowned self] in try storedPlan($0, resources: $1) }))
+        components.register(
+            FillWindowComponent(context: context, box: options.fillWindow, timeZone: options.timeZone))
+        components.register(DevicesComponent(context: context, vault: vault))
     }
 
     /// Whether a title may be played now (status, the devices' plays).
@@ -56,6 +64,15 @@ extension SchedulerService {
 
     /// The pipeline's hooks into the quota: admitting a planned title, and an operator's resume of one waiting.
     var quota: QuotaComponent? { components.first(QuotaComponent.self) }
+
+    /// The pipeline's hooks into peer fill: a submit's peer checked and its secret wrapped, the work of a resolve
+    /// or fetch from the peer, what a peer's plan or failed answer means.
+    var peer: PeerComponent? { components.first(PeerComponent.self) }
+
+    /// Whether a title may not fetch now (the fill windows): a submitted or resumed title then waits for its window.
+    func windowHolds(_ title: TitleRecord) -> Bool {
+        components.first(FillWindowComponent.self)?.holds(title) ?? false
+    }
 }
 
 /// The service as the components' narrow title interface (``TitleDesk``).
@@ -66,6 +83,11 @@ extension SchedulerService: TitleDesk {
 
     func status(_ token: String) throws -> TitleStatus {
         try currentStatus(token)
+    }
+
+    func authorizePlay(_ token: String) throws -> PlayAuthorization {
+        guard let playback else { throw TitleError(code: .internal, message: "no playback component") }
+        return try playback.authorizePlay(token)
     }
 
     /// The one sink of title events: the event log, the components (the notification outbox among them), the

@@ -52,7 +52,7 @@ extension SchedulerService {
         }
         work.alternates = r.alternates
         if let id = r.id { work.fresh = memory.pacing.isFresh(r.token, resource: id) }
-        if let peer = peerFetch(r) {
+        if let peer = peer?.fetch(r) {
             // The peer's stored file, whole: its byte range (if any) was the origin's.
             work.url = peer.url
             work.headers = peer.headers
@@ -107,7 +107,10 @@ extension SchedulerService {
     @discardableResult
     func fetched(_ id: Int64, _ report: FetchReport, token: String) throws -> Bool {
         // From a peer: the peer's copy or nothing (a titlePeer cache lookup for any other title).
-        if try refusedPeerCopy(id, report, token: token) { return true }
+        if let r = try peer?.refusedCopy(id, report, token: token) {
+            memory.retries.schedule(fetchItem(r), at: clock.monotonic())
+            return true
+        }
         // The one fact checked for every file, read without the whole record; the rest only when needed.
         guard let rangeLength = try store.rangeLength(ofResource: id) else { return true }
         if let expected = rangeLength, expected != report.bytes {
@@ -117,7 +120,7 @@ extension SchedulerService {
         }
         memory.urlRefresh.fetched(token)
         if let network, network.anyFailing, let r = try store.resource(id: id),
-            let host = HostProbe.endpoint(of: peerFetch(r)?.url ?? r.url)
+            let host = HostProbe.endpoint(of: peer?.fetch(r)?.url ?? r.url)
         {
             network.answered(host)
         }
@@ -154,7 +157,9 @@ extension SchedulerService {
             return
         }
         guard let r = try store.resource(id: id) else { return }
-        if try peerFetchFailed(r, failure) { return }
+        if let r = try peer?.fetchFailed(r, failure) {
+            return memory.retries.schedule(fetchItem(r), at: clock.monotonic())
+        }
         if !failure.retryable {
             if let status = failure.status, status == 404 || status == 410,
                 try recordingGap(r, reason: failure.message)

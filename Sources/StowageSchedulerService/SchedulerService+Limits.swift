@@ -36,7 +36,7 @@ extension SchedulerService {
         core.limits = l.limits
         // A cap given at start or with `stowctl limits` wins over the schedule.
         memory.limits.explicitBandwidth = options.limitOverrides.bandwidth ?? memory.limits.stored.bandwidth
-        _ = memory.limits.followSchedule(at: Date(timeIntervalSince1970: clock.now()), in: memory.windows.timeZone)
+        _ = memory.limits.followSchedule(at: Date(timeIntervalSince1970: clock.now()), in: options.timeZone)
         memory.limits.diskCushion = l.diskCushion ?? LimitSettings.defaults.diskCushion!
         shareBandwidth()
     }
@@ -45,7 +45,7 @@ extension SchedulerService {
     /// no cap is set explicitly) and the download workers get their new shares at once.
     func followBandwidthSchedule() {
         guard memory.limits.schedule != nil,
-            memory.limits.followSchedule(at: Date(timeIntervalSince1970: clock.now()), in: memory.windows.timeZone)
+            memory.limits.followSchedule(at: Date(timeIntervalSince1970: clock.now()), in: options.timeZone)
         else { return }
         logger.info(
             "the bandwidth schedule changes the cap",

@@ -39,14 +39,6 @@ extension SchedulerService {
         for owner in owners {
             if let why = try owner.resumeRefusal(title) { return why }
         }
-        return owners.isEmpty && reason == .window ? windowRefusal(title) : nil
-    }
-
-    /// Until fill windows are a component: a title whose window is closed stays waiting, and says until when.
-    private func windowRefusal(_ title: TitleRecord) -> String? {
-        guard windowHolds(title) else { return nil }
-        let next = memory.windows.nextOpening(window: title.fillWindow, after: Date(timeIntervalSince1970: clock.now()))
-        return "it starts when its window opens (\(next.map { iso8601($0.timeIntervalSince1970) ?? "" } ?? "never"))"
-            + "; `stowctl submit \(title.url) --now` fetches it outside its window"
+        return nil
     }
 }

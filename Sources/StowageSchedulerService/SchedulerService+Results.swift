@@ -58,9 +58,16 @@ extension SchedulerService {
         guard var title = try store.title(token) else { return }
         try rememberReach(token, title, plan.reach)
         if title.planned { return try applyRefresh(token, plan: plan) }
-        if title.peer != nil {
-            guard let adopted = try adoptPeerPlan(plan, title: try store.title(token) ?? title) else { return }
-            title = adopted
+        if title.peer != nil, let peer {
+            switch try peer.adopt(plan, title: try store.title(token) ?? title) {
+            case .adopted(let adopted):
+                memory.caches.scopeChanged(token)
+                title = adopted
+            case .failed:
+                return
+            case .fromOrigin(let direct):
+                return resolveFromOrigin(direct)
+            }
         }
         guard !plan.resources.isEmpty || title.record != nil else {
             return try fail(
@@ -91,7 +98,7 @@ extension SchedulerService {
         }
         let folderExisted = FileManager.default.fileExists(atPath: options.home.titleDirectory(token).path)
         try store.savePlan(token: token, plan: plan)
-        if title.peer != nil { try expectFromPeer(plan, token: token) }
+        if title.peer != nil { try peer?.expect(plan, token: token) }
         if !folderExisted { memory.pacing.startFresh(token) }
         try record(
             TitleHappening(
@@ -133,7 +140,9 @@ extension SchedulerService {
     /// for the network (connectivity) or fails.
     private func taskFailed(_ failure: TaskFailure, lease: Lease) throws {
         let token = lease.item.token
-        if lease.item.kind == .resolve, try peerResolveFailed(failure, token: token) { return }
+        if lease.item.kind == .resolve, let direct = try peer?.resolveFailed(failure, token: token) {
+            return resolveFromOrigin(direct)
+        }
         if retryTask(lease.item, after: failure) { return }
         if failure.code == .network, failure.retryable {
             let title = try store.title(token)
@@ -143,5 +152,11 @@ extension SchedulerService {
         } else {
             try fail(token, TitleError(code: failure.code, message: failure.message))
         }
+    }
+
+    /// A title from a peer that the peer cannot fill (its peer dropped): resolved from its origin URL.
+    private func resolveFromOrigin(_ direct: TitleRecord) {
+        memory.caches.forget(direct.token)
+        core.enqueue(resolveItem(direct))
     }
 }

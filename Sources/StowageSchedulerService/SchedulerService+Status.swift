@@ -45,11 +45,6 @@ extension SchedulerService {
         if title.state == .suspended {
             out.suspendedReason = title.suspendedReason
             out.suspendedSince = iso8601(title.suspendedAt)
-            if out.suspendedReason == .window {
-                let next = memory.windows.nextOpening(
-                    window: title.fillWindow, after: Date(timeIntervalSince1970: clock.now()))
-                out.nextWindowAt = iso8601(next?.timeIntervalSince1970)
-            }
         }
         if title.state == .requested, core.waitingForSlot.contains(title.token) {
             out.queuePosition = core.slotQueue().firstIndex(of: title.token).map { $0 + 1 }
@@ -58,9 +53,6 @@ extension SchedulerService {
         out.id = title.externalID
         out.protection = protection(of: title)
         out.notPlayableReason = notPlayable
-        let fromPeer = title.peer == nil ? 0 : try store.filesFromPeer(token: title.token)
-        out.filesFromPeer = fromPeer
-        out.filesFromOrigin = progress.verified - fromPeer
         out.lastPlayedAt = iso8601(title.lastPlayedAt)
         components.describe(title, into: &out)
         return out

@@ -87,7 +87,7 @@ extension SchedulerService {
 
     func fetchItem(_ r: ResourceRecord) -> WorkItem {
         var hosts = URLHosts()
-        let peer = peerFetch(r)
+        let peer = self.peer?.fetch(r)
         let host = hosts.host(of: peer?.url ?? r.url)
         if peer != nil, let host { core.peerHosts.insert(host) }
         return WorkItem(token: r.token, kind: .fetch(resource: r.id!), host: host)
@@ -103,7 +103,7 @@ extension SchedulerService {
             limit: core.limits.fetchBatch)
         setFetchBatch(token)
         var hosts = URLHosts()  // each origin's URL parsed once
-        let peer = try titlePeer(token)?.manifestURL  // files from a peer box go to its host
+        let peer = try self.peer?.source(token)?.manifestURL  // files from a peer box go to its host
         for r in resources {
             switch r.state {
             case .pending, .fetching:
@@ -242,41 +242,6 @@ extension SchedulerService {
     /// Partial downloads left by workers that died mid-fetch; once a title is complete nothing writes them.
     func removePartialFiles(in dir: URL) {
         FetchLeftovers.remove(under: dir.path)
-    }
-
-    /// Fill windows, every second against the wall clock read now (a clock step moves them): a title that may not
-    /// fetch now waits as suspended (`window`), its work in flight called back (bytes on disk are kept); one waiting
-    /// for its window carries on from what is on disk once the window opens. A paused title stays paused.
-    func followFillWindows() {
-        let now = Date(timeIntervalSince1970: clock.now())
-        do {
-            for title in try store.windowedTitles(boxWindow: memory.windows.box != nil) {
-                switch memory.windows.verdict(
-                    state: title.state, reason: title.suspendedReason, window: title.fillWindow, at: now)
-                {
-                case .hold(let opening):
-                    logger.info(
-                        "outside its fill window: the title waits",
-                        metadata: ["token": "\(title.token)", "nextWindowAt": "\(opening.map { "\($0)" } ?? "never")"])
-                    try suspend(title.token, reason: .window, waitingHost: nil, error: nil)
-                case .release:
-                    logger.info("its fill window is open: resuming", metadata: ["token": "\(title.token)"])
-                    try resume(title.token)
-                case .keep:
-                    continue
-                }
-            }
-        } catch {
-            logger.error("could not apply the fill windows", metadata: ["error": "\(error)"])
-        }
-    }
-
-    /// Whether a title may not fetch now: its windows (or the box's) are closed, and it is neither `--now` nor a
-    /// recording.
-    func windowHolds(_ title: TitleRecord) -> Bool {
-        memory.windows.holds(
-            window: title.fillWindow, now: title.fetchNow, recording: title.record != nil,
-            at: Date(timeIntervalSince1970: clock.now()))
     }
 
     /// Ends a title with an error; work still out is called back.

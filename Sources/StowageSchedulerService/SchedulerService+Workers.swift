@@ -121,7 +121,7 @@ extension SchedulerService {
         let headers = title.headers
         switch item.kind {
         case .resolve where title.peer != nil && !title.planned:
-            return try peerResolveWork(title)
+            return try peer?.resolveWork(title)
         case .resolve:
             let selection = title.selection
             var work = ResolveWork(url: title.url, headers: headers, selection: selection)

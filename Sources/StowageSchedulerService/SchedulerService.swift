@@ -68,7 +68,6 @@ public final class SchedulerService {
             lastSeen: (try? store.setting(Self.clockLastSeenSetting)).flatMap { $0.flatMap(Double.init) },
             tolerance: Self.clockTolerance)
         memory = SchedulerMemory(heartbeat: Double(WireProtocol.heartbeatMilliseconds) / 1000, clockEpoch: epoch)
-        memory.windows = FillWindows(box: options.fillWindow, timeZone: options.timeZone)
         memory.limits.schedule = options.bandwidthSchedule
         memory.plays.begin(now: clock.monotonic())  // plays are watched from the start (see PlayActivity)
         metrics = SchedulerMetrics(startedAt: clock.monotonic())
@@ -212,8 +211,9 @@ public final class SchedulerService {
         }
     }
 
-    /// Every pass of the loop: leases and workers that timed out, retries due, the periodic duties (fill windows
-    /// among them, before new work goes out), the network watch, recordings' reloads and new work out.
+    /// Every pass of the loop: leases and workers that timed out, retries due, the periodic duties and the
+    /// components' timers (fill windows among them, before new work goes out), the network watch, recordings'
+    /// reloads and new work out.
     package func tick() {
         let t = clock.monotonic()
         let expiry = core.expireReporting(now: t)
@@ -245,8 +245,7 @@ public final class SchedulerService {
                 takeCatalogArrivals()
                 reconcileCatalog()
                 catalogPassed = true
-            case .window:
-                followFillWindows()
+            case .bandwidth:
                 followBandwidthSchedule()
             case .notify:
                 deliverNotifications()

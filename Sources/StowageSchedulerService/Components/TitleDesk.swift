@@ -21,6 +21,9 @@ protocol TitleDesk: AnyObject {
     func record(_ event: TitleHappening) throws
     /// The title's status as `stowctl status` shows it (`not-found` when unknown).
     func status(_ token: String) throws -> TitleStatus
+    /// A play of the title authorised and counted, as `stowctl play` (the gateway's devices play through here; the
+    /// verdict says why a title cannot be played).
+    func authorizePlay(_ token: String) throws -> PlayAuthorization
 }
 
 extension TitleDesk {

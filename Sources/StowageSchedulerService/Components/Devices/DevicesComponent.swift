@@ -4,12 +4,45 @@ import StowageProtocol
 import StowageRuntime
 import StowageStore
 
-/// The devices `stowage-gateway` serves (`stowctl devices …`): secrets (kept as their SHA-256, the verifier),
-/// signed URLs (keyed from the master key, see ``DeviceURLKeys``), credential checks, plays counted per device,
-/// and lookups by id or source URL.
-extension SchedulerService {
+/// The devices `stowage-gateway` serves (`stowctl devices …`) and what the gateway asks of them: secrets (kept as
+/// their SHA-256, the verifier), signed URLs (keyed from the master key, see ``DeviceURLKeys``), credential checks,
+/// plays counted per device, and title lookups by id or source URL. Pure request answering over its own tables
+/// (devices and their plays); a play itself is authorised by the title's side (``TitleDesk/authorizePlay(_:)``).
+final class DevicesComponent: SchedulerComponent {
+    let name = "devices"
+    private let context: ComponentContext
+    /// Signs and checks device URLs with a key derived from the master key.
+    private let vault: KeyVault
+
+    init(context: ComponentContext, vault: KeyVault) {
+        self.context = context
+        self.vault = vault
+    }
+
+    func answer(_ request: ComponentRequest) throws -> ReplyBody? {
+        switch request.operation {
+        case .deviceAdd(let name, let peer):
+            return .deviceSecret(try add(name, peer: peer == true))
+        case .devices:
+            return .devices(try list())
+        case .deviceRevoke(let name):
+            try revoke(name)
+            return .ok
+        case .deviceSign(let name, let path, let seconds):
+            return .signedPath(try sign(device: name, path: path, seconds: seconds))
+        case .authenticate(let credential):
+            return .principal(try authenticate(credential))
+        case .playOn(let token, let device):
+            return .play(try play(token, on: device))
+        case .lookup(let id, let url):
+            return .title(try context.desk.status(try lookup(id: id, url: url).token))
+        default:
+            return nil
+        }
+    }
+
     /// Names: 1…64 letters, digits, `.`, `_` or `-`.
-    static func validDeviceName(_ name: String) -> Bool {
+    static func validName(_ name: String) -> Bool {
         !name.isEmpty && name.count <= 64
             && name.unicodeScalars.allSatisfy {
                 CharacterSet.alphanumerics.contains($0) || "._-".unicodeScalars.contains($0)
@@ -18,14 +51,14 @@ extension SchedulerService {
     }
 
     /// `peer`: another box's credential, which reads manifests and files but never plays.
-    func addDevice(_ name: String, peer: Bool = false) throws -> DeviceSecret {
-        guard Self.validDeviceName(name), name.lowercased() != "admin" else {
+    private func add(_ name: String, peer: Bool) throws -> DeviceSecret {
+        guard Self.validName(name), name.lowercased() != "admin" else {
             throw TitleError(
                 code: .refused,
                 message: "a device name is 1 to 64 letters, digits, '.', '_' or '-', not 'admin' "
                     + "(got '\(name.prefix(80))')")
         }
-        if let existing = try store.device(name), existing.revokedAt == nil {
+        if let existing = try context.store.device(name), existing.revokedAt == nil {
             throw TitleError(
                 code: .refused,
                 message: "device \(name) exists; `stowctl devices revoke \(name)` first to give it a new secret")
@@ -33,17 +66,18 @@ extension SchedulerService {
         var bytes = [UInt8](repeating: 0, count: 32)
         for i in bytes.indices { bytes[i] = UInt8.random(in: 0...255) }
         let secret = KeyEncoding.base64url(bytes)
-        try store.putDevice(
+        try context.store.putDevice(
             DeviceRecord(
-                name: name, secretHash: DeviceURLKeys.verifier(secret: secret), createdAt: clock.now(), peer: peer))
-        logger.info("device added", metadata: ["device": "\(name)", "peer": "\(peer)"])
+                name: name, secretHash: DeviceURLKeys.verifier(secret: secret), createdAt: context.clock.now(),
+                peer: peer))
+        context.logger.info("device added", metadata: ["device": "\(name)", "peer": "\(peer)"])
         return DeviceSecret(name: name, secret: secret)
     }
 
-    func deviceList() throws -> [DeviceInfo] {
-        try store.devices().map { d in
-            let plays = try store.plays(device: d.name).map { p in
-                DevicePlay(token: p.token, title: try store.title(p.token)?.name, at: iso8601(p.at) ?? "")
+    private func list() throws -> [DeviceInfo] {
+        try context.store.devices().map { d in
+            let plays = try context.store.plays(device: d.name).map { p in
+                DevicePlay(token: p.token, title: try context.store.title(p.token)?.name, at: iso8601(p.at) ?? "")
             }
             var info = DeviceInfo(
                 name: d.name, createdAt: iso8601(d.createdAt), revokedAt: iso8601(d.revokedAt), lastPlays: plays)
@@ -52,17 +86,17 @@ extension SchedulerService {
         }
     }
 
-    func revokeDevice(_ name: String) throws {
-        guard var device = try store.device(name) else { throw unknownDevice(name) }
+    private func revoke(_ name: String) throws {
+        guard var device = try context.store.device(name) else { throw Self.unknown(name) }
         guard device.revokedAt == nil else { return }
-        device.revokedAt = clock.now()
-        try store.putDevice(device)
-        logger.info("device revoked", metadata: ["device": "\(name)"])
+        device.revokedAt = context.clock.now()
+        try context.store.putDevice(device)
+        context.logger.info("device revoked", metadata: ["device": "\(name)"])
     }
 
     /// `path?dev=NAME&exp=UNIX&sig=HEX`, valid for `seconds` (see ``DeviceSignature``).
-    func signPath(device name: String, path: String, seconds: Double) throws -> String {
-        guard let device = try store.device(name), device.revokedAt == nil else { throw unknownDevice(name) }
+    private func sign(device name: String, path: String, seconds: Double) throws -> String {
+        guard let device = try context.store.device(name), device.revokedAt == nil else { throw Self.unknown(name) }
         guard path.hasPrefix("/"), !path.contains("?"), !path.contains("#") else {
             throw TitleError(
                 code: .refused,
@@ -71,17 +105,17 @@ extension SchedulerService {
         guard seconds.isFinite, seconds > 0, seconds <= 366 * 86_400 else {
             throw TitleError(code: .refused, message: "--expires must be between 1 s and a year")
         }
-        let expires = (clock.now() + seconds).rounded(.up)
+        let expires = (context.clock.now() + seconds).rounded(.up)
         let signature = DeviceURLKeys(vault: vault).signature(
             device: name, verifier: device.secretHash, path: path, expires: expires)
         return "\(path)?dev=\(name)&exp=\(Int64(expires))&sig=\(signature)"
     }
 
-    func authenticate(_ credential: DeviceCredential) throws -> DevicePrincipal {
+    private func authenticate(_ credential: DeviceCredential) throws -> DevicePrincipal {
         switch credential {
         case .secret(let secret):
             let hash = DeviceURLKeys.verifier(secret: secret)
-            guard let device = try store.devices().first(where: { Self.equal($0.secretHash, hash) }) else {
+            guard let device = try context.store.devices().first(where: { Self.equal($0.secretHash, hash) }) else {
                 throw TitleError(code: .unauthorized, message: "unknown device secret")
             }
             guard device.revokedAt == nil else {
@@ -94,13 +128,13 @@ extension SchedulerService {
             guard expires.isFinite, expires >= 0, expires <= DeviceSignature.maxExpires else {
                 throw TitleError(code: .unauthorized, message: "the signed URL's exp is not a time")
             }
-            guard let device = try store.device(name) else {
+            guard let device = try context.store.device(name) else {
                 throw TitleError(code: .unauthorized, message: "the URL's signature does not match")
             }
             guard device.revokedAt == nil else {
                 throw TitleError(code: .unauthorized, message: "device \(name) was revoked")
             }
-            guard expires > clock.now() else {
+            guard expires > context.clock.now() else {
                 throw TitleError(
                     code: .unauthorized, message: "the signed URL expired at \(iso8601(expires) ?? "\(expires)")")
             }
@@ -120,35 +154,34 @@ extension SchedulerService {
     }
 
     /// `playOn`: a play of `token` counted for `device` (as `play`; recorded in the device's last plays).
-    func authorizePlay(_ token: String, device: String) throws -> PlayAuthorization {
-        guard let d = try store.device(device), d.revokedAt == nil else { throw unknownDevice(device) }
+    private func play(_ token: String, on device: String) throws -> PlayAuthorization {
+        guard let d = try context.store.device(device), d.revokedAt == nil else { throw Self.unknown(device) }
         guard !d.peer else {
             throw TitleError(
                 code: .forbidden, message: "\(device) is a peer box: it fills from this box, it never plays")
         }
-        guard let playback else { throw TitleError(code: .internal, message: "no playback component") }
-        let verdict = try playback.authorizePlay(token)
-        if verdict.playable { try store.recordPlay(device: device, token: token, at: clock.now()) }
+        let verdict = try context.desk.authorizePlay(token)
+        if verdict.playable { try context.store.recordPlay(device: device, token: token, at: context.clock.now()) }
         return verdict
     }
 
     /// The title with this id, or the newest one submitted for this source URL (a completed one first).
-    func lookup(id: String?, url: String?) throws -> TitleRecord {
+    private func lookup(id: String?, url: String?) throws -> TitleRecord {
         if let id {
-            guard let title = try store.title(externalID: id) else {
+            guard let title = try context.store.title(externalID: id) else {
                 throw TitleError(code: .notFound, message: "no title with id '\(id.prefix(200))'")
             }
             return title
         }
         if let url {
-            let titles = try store.titles(url: url)
+            let titles = try context.store.titles(url: url)
             if let title = titles.first(where: { $0.state == .completed }) ?? titles.first { return title }
             throw TitleError(code: .notFound, message: "no title for \(URLRedaction.redacted(url))")
         }
         throw TitleError(code: .refused, message: "lookup needs an id or a url")
     }
 
-    func unknownDevice(_ name: String) -> TitleError {
+    private static func unknown(_ name: String) -> TitleError {
         TitleError(code: .notFound, message: "no device named '\(name.prefix(64))'; `stowctl devices list` shows them")
     }
 }
