@@ -18,7 +18,7 @@ extension SchedulerService {
     }
 
     func usage(of title: TitleRecord) -> LicenseUsage {
-        LicenseUsage(playCount: title.playCount, firstPlayedAt: title.firstPlayedAt, playedSeconds: title.playedSeconds)
+        title.licenseUsage
     }
 
     /// Whether this title's license predates a clock rollback (and so counts as expired until renewed).

@@ -21,7 +21,7 @@ extension SchedulerService {
         }
         let token = title.token
         let records = try store.resources(token: token)
-        var plan = try storedPlan(title, resources: records)
+        var plan = try store.storedPlan(title, resources: records)
         plan.reach = nil  // how far this box's fetches of it reach is this box's own
         let files = zip(plan.resources, records).map { planned, r in
             let held = r.state == .verified && r.sha256 != nil

@@ -44,7 +44,7 @@ extension SchedulerService {
             return verdict
         }
         if stillDownloading {
-            var playlists = try offlinePlaylists(title)
+            var playlists = try store.offlinePlaylists(title)
             if isRecording(title) {
                 // What was recorded when play started, as VOD: a player plays it through and ends.
                 playlists.files = playlists.files.map { path, text in
@@ -141,8 +141,5 @@ extension SchedulerService {
         TitleError(code: .refused, message: protection.deviceOnlyRefusal(url))
     }
 
-    func unknownTitle(_ token: String) -> TitleError {
-        TitleError(
-            code: .notFound, message: "no title with token '\(token.prefix(64))'; `stowctl list` shows the tokens")
-    }
+    func unknownTitle(_ token: String) -> TitleError { .noTitle(token) }
 }

@@ -225,7 +225,7 @@ extension SchedulerService {
     private func writeOfflinePlaylists(_ title: TitleRecord) throws -> String {
         let dir = options.home.titleDirectory(title.token)
         removePartialFiles(in: dir)
-        let playlists = try offlinePlaylists(title)
+        let playlists = try store.offlinePlaylists(title)
         for (path, text) in playlists.files {
             let url = dir.appendingPathComponent(path)
             try FileManager.default.createDirectory(
@@ -233,20 +233,6 @@ extension SchedulerService {
             try Data(text.utf8).write(to: url, options: .atomic)
         }
         return playlists.entry
-    }
-
-    /// The offline playlists (relative path, text) and which of them is the entry point.
-    func offlinePlaylists(_ title: TitleRecord) throws -> (files: [(String, String)], entry: String) {
-        if let manifest = title.manifestName, let text = title.masterPlaylist {
-            return ([(manifest, text)], manifest)  // DASH: one manifest names every file
-        }
-        let renditions = try store.renditions(token: title.token)
-        var files = renditions.map { ($0.localPath, $0.playlist) }
-        if let master = title.masterPlaylist, !master.isEmpty {
-            files.append(("master.m3u8", master))
-            return (files, "master.m3u8")
-        }
-        return (files, renditions.first?.localPath ?? "master.m3u8")
     }
 
     /// Partial downloads left by workers that died mid-fetch; once a title is complete nothing writes them.

@@ -73,8 +73,6 @@ public final class SchedulerService {
     let vault: KeyVault
     /// This box's bundle identity (`box.key` beside `master.key`): signs exports, opens keys sealed for it.
     let box: BoxIdentity
-    /// Exports and imports whose files are being copied beside the loop.
-    let bundleJobs = BundleJobs()
     /// Monotonic time for leases, deadlines and rates; wall time for what is stored or shown.
     let clock: any SchedulerClock
     /// Workers, leases, queues and limits: the decisions of who does what next.
@@ -167,7 +165,6 @@ public final class SchedulerService {
                 ])
         }
         checkClock()
-        removeStaleStaging()
         try failAfterCrash()
         try recover()
         loadCatalog()
@@ -289,7 +286,6 @@ public final class SchedulerService {
             case .clock:
                 checkClock()
                 autoRenew()
-                announceExpiringLicenses()
                 scrub()
             case .disk:
                 resumeAfterDiskFull()
@@ -301,15 +297,12 @@ public final class SchedulerService {
             case .window:
                 followFillWindows()
                 followBandwidthSchedule()
-            case .notify:
-                deliverNotifications()
             }
         }
         // A large catalogue goes on slice by slice, a loop turn (and the requests that came) between two.
         if memory.catalogUnfinished, !catalogPassed { reconcileCatalog() }
         components.tick(now: t)
         watchNetwork(now: t)
-        finishBundleJobs()
         queueDueReloads(now: t)
         dispatch(now: t)
     }
