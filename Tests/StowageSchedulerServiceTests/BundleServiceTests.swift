@@ -183,6 +183,29 @@ import Testing
         #expect(try b.store.titles().count == 1, "nothing of the second import stays")
     }
 
+    @Test func aMoveWhoseEndTheProcessDidNotSeeIsUndoneAtTheNextStart() throws {
+        let d = try ServiceDriver()
+        let token = try completedTitle(d, recorded: true)
+        let folder = d.home.appendingPathComponent("bundle")
+        let move = BundleExportRequest(token: token, directory: folder.path, move: true)
+        #expect(try job(try d.request(.exportTitle(move))).moved)
+        #expect(try d.status(token).notPlayableReason?.code == .transferred)
+        // The copy ends on its thread, signed; the process stops before a tick takes that end.
+        let signature = folder.appendingPathComponent("bundle.sig")
+        let deadline = Date().addingTimeInterval(10)
+        while !FileManager.default.fileExists(atPath: signature.path), Date() < deadline { usleep(5_000) }
+        #expect(FileManager.default.fileExists(atPath: signature.path), "the export wrote no bundle")
+        try d.restart()
+        // Neither lost (the license is back) nor held twice (no bundle of it stays).
+        #expect(try d.status(token).notPlayableReason == nil)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).isEmpty)
+        #expect(try d.store.events(token: token).contains { $0.detail == "move undone: the export was interrupted" })
+        let again = try ended(d, try job(try d.request(.exportTitle(move))))
+        #expect(again.state == .done && again.moved, "\(again)")
+        try d.restart()
+        #expect(try d.status(token).notPlayableReason?.code == .transferred, "a move whose end was seen stands")
+    }
+
     @Test func gcLeavesARunningImportsStagingFolderAlone() throws {
         let a = try ServiceDriver()
         let (folder, key) = try exported(a) { _ in }

@@ -51,6 +51,10 @@ extension BundlesComponent {
             // Given up before the first byte is copied: a play meanwhile would be a play the bundle does not carry.
             title.transferredTo = recipient?.id ?? ""
             try context.store.update(title)
+            // Until the loop sees the copy end: a process stopped before gives the license back at its next start
+            // (``undoInterruptedMoves()``), for which the folder is made now (the copy would make it first thing).
+            try context.store.setSetting(Self.pendingMoveKey(title.token), directory.path)
+            try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             try context.desk.record(
                 .license(title.token, "moved to \(recipient.map { "box \($0.id)" } ?? "a bundle")"))
         }
@@ -93,6 +97,7 @@ extension BundlesComponent {
     /// The export's end, on the loop: a failed `--move` gives the license back (the other box got nothing).
     func finishExport(_ id: String, problem: BundleProblem?) {
         guard let job = jobs.job(id), let token = job.token else { return }
+        if job.moved { try? context.store.removeSetting(Self.pendingMoveKey(token)) }
         if let problem {
             if job.moved, var title = try? context.store.title(token), title.transferredTo != nil {
                 title.transferredTo = nil
@@ -120,7 +125,7 @@ extension BundlesComponent {
 
     /// The files of the offline copy (plan order, then the offline playlists), their bytes, and the hash each
     /// resource was verified with.
-    private func exportFiles(_ title: TitleRecord) throws -> (
+    func exportFiles(_ title: TitleRecord) throws -> (
         sources: [(source: URL, path: String)], bytes: Int64, hashes: [String: String]
     ) {
         let dir = context.home.titleDirectory(title.token)

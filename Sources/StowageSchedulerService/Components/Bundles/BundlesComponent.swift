@@ -13,7 +13,8 @@ import StowageStore
 /// The copies stay threads rather than services of the process's `ServiceGroup`: each is blocking file I/O for as
 /// long as the title's size calls for (not work for the concurrency pool's two threads), it starts at a client's
 /// request, not with the process, and what a process stopped mid-copy leaves is cleaned at the next start
-/// (``start()``). Their one channel to the loop is the ``Mailbox``.
+/// (``start()``: an import's staging folder, a `--move` export's files and its license given up). Their one
+/// channel to the loop is the ``Mailbox``.
 final class BundlesComponent: SchedulerComponent {
     let name = "bundles"
     let context: ComponentContext
@@ -41,7 +42,10 @@ final class BundlesComponent: SchedulerComponent {
         self.claimants = claimants
     }
 
-    func start() throws { removeStaleStaging() }
+    func start() throws {
+        removeStaleStaging()
+        undoInterruptedMoves()
+    }
 
     func tick(now: Double) { takeReports() }
 
