@@ -36,8 +36,6 @@ public struct SchedulerMemory: Sendable {
     public var catalogUnfinished = false
     /// Titles devices are playing (the catalogue deletes none of them).
     public var plays = PlayActivity()
-    /// `--notify`: events out with the delivery task, receivers backed off.
-    public var notify = NotifyOutbox()
     /// Work that keeps dying with its workers (a title whose input traps them).
     public var crashSuspects = CrashSuspects()
 

@@ -298,3 +298,13 @@ extension SchedulerService {
         return refusal.message
     }
 }
+
+extension SchedulerService {
+    /// A catalogue applied or refused, for the receivers (the box's own event, see ``TitleHappening/box(_:detail:)``);
+    /// the store failing here loses the event, not the catalogue.
+    func notifyCatalog(_ kind: NotifyEvent.Kind, detail: String) {
+        do { try record(.box(kind, detail: detail)) } catch {
+            logger.error("a catalogue notification could not be stored", metadata: ["error": "\(error)"])
+        }
+    }
+}

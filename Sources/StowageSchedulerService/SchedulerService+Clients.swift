@@ -94,26 +94,13 @@ extension SchedulerService {
             return .removed(try collectGarbage())
         case .stats:
             return .stats(try stats())
-        case .boxKey:
-            return .boxKey(box.publicKey.fileText())
-        case .exportTitle(let request):
-            return .bundleJob(try startExport(request))
-        case .importBundle(let request):
-            return .bundleJob(try startImport(request))
-        case .bundleJob(let id):
-            guard let job = bundleJobs.job(id) else {
-                throw TitleError(
-                    code: .notFound, message: "no export or import '\(id.prefix(64))' (the scheduler restarted?)")
-            }
-            return .bundleJob(job)
         case .catalogApply(let document, let signature):
             return .catalog(try applyCatalog(document: document, signature: signature))
         case .catalogStatus:
             return .catalog(try catalogReport())
-        case .notifyStatus:
-            return .notify(try notifyReport())
         case .pin, .evictable, .renew, .license, .playable, .play, .key, .bookmarkAdd, .bookmarkRemove, .bookmarks,
-            .deviceAdd, .devices, .deviceRevoke, .deviceSign, .authenticate, .playOn, .lookup, .peerManifest:
+            .deviceAdd, .devices, .deviceRevoke, .deviceSign, .authenticate, .playOn, .lookup, .peerManifest,
+            .notifyStatus, .boxKey, .exportTitle, .importBundle, .bundleJob:
             throw TitleError(code: .internal, message: "no component answered \(operation)")
         }
     }
@@ -135,7 +122,9 @@ extension SchedulerService {
         guard CatalogPriority.range.contains(submit.priority) else {
             throw TitleError(code: .refused, message: "priority \(submit.priority) is outside -1000000...1000000")
         }
-        if let why = sourceURLRefusal(submit.url) { throw TitleError(code: .refused, message: why) }
+        if let why = SourceURLRule.refusal(submit.url, allowed: options.allowedHosts) {
+            throw TitleError(code: .refused, message: why)
+        }
         if let allowed = options.allowedHosts {
             for url in [submit.posterURL, submit.licenseURL].compactMap({ $0 }) {
                 if let reason = allowed.refusal(url) {

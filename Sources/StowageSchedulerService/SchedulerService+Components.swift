@@ -29,10 +29,15 @@ extension SchedulerService {
         components.register(
             PeerComponent(
                 context: context, vault: vault, allowedHosts: options.allowedHosts,
-                storedPlan: { [unowned self] in try storedPlan($0, resources: $1) }))
+                storedPlan: { [unowned self] in try store.storedPlan($0, resources: $1) }))
         components.register(
             FillWindowComponent(context: context, box: options.fillWindow, timeZone: options.timeZone))
         components.register(DevicesComponent(context: context, vault: vault))
+        components.register(NotifyComponent(context: context, options: options.notify))
+        components.register(
+            BundlesComponent(
+                context: context, vault: vault, box: box, allowedHosts: options.allowedHosts,
+                claimants: { [unowned self] in [self] + components.all.compactMap { $0 as? any TitleIDClaimant } }))
     }
 
     /// Whether a title may be played now (status, the devices' plays).
@@ -73,6 +78,9 @@ extension SchedulerService {
     func windowHolds(_ title: TitleRecord) -> Bool {
         components.first(FillWindowComponent.self)?.holds(title) ?? false
     }
+
+    /// `gc`'s hook into bundles: an import's staging folder is not garbage while the import runs.
+    var bundles: BundlesComponent? { components.first(BundlesComponent.self) }
 }
 
 /// The service as the components' narrow title interface (``TitleDesk``).
@@ -90,14 +98,32 @@ extension SchedulerService: TitleDesk {
         return try playback.authorizePlay(token)
     }
 
-    /// The one sink of title events: the event log, the components (the notification outbox among them), the
-    /// subscribers. Inside a batch, all of it commits with the change it reports.
+    func adopt(_ title: TitleRecord, fill: () throws -> Void, last: () throws -> Void) throws {
+        var title = title
+        title.licenseEpoch = memory.clockEpoch.epoch
+        var failure: (any Error)?
+        try inOneTransaction {
+            do {
+                try store.insert(title)
+                try fill()
+                try handle(.allVerified, of: title.token)
+                try last()
+            } catch {
+                // The transaction commits even so: the title is deleted in its place.
+                failure = error
+                try? store.delete(token: title.token)
+            }
+        }
+        if let failure { throw failure }
+    }
+
+    /// The one sink of title events: the event log, the components (the notification outbox among them: it stores
+    /// what has a notice), the subscribers. Inside a batch, all of it commits with the change it reports.
     func record(_ event: TitleHappening) throws {
         if let kind = event.kind {
             try store.appendEvent(
                 token: event.token, kind: kind, detail: event.detail, at: Date(timeIntervalSince1970: clock.now()))
         }
-        if let notice = event.notice { try notify(event.token, notice, detail: event.noticeDetail ?? event.detail) }
         try components.observe(event)
         if let published = event.published { publish(event.token, kind: published) }
     }
@@ -142,5 +168,13 @@ extension SchedulerService: PipelineDesk {
     func enqueueRenewal(_ token: String, priority: Int, requestedAt: Double) {
         core.addTitle(token, priority: priority, requestedAt: requestedAt)
         core.enqueue(WorkItem(token: token, kind: .license))
+    }
+}
+
+/// Until the catalogue is a component of its own: an id of the catalogue in force is the catalogue's to fill.
+extension SchedulerService: TitleIDClaimant {
+    func claim(onTitleID id: String) -> String? {
+        guard memory.catalog.catalog?.titles.contains(where: { $0.id == id }) == true else { return nil }
+        return "an entry of this box's catalogue: the catalogue fills it, not a bundle"
     }
 }

@@ -45,15 +45,6 @@ extension SchedulerService {
                 }
             }
             defer { fetcher?.cancel() }
-            // `--notify`: POSTed beside the loop, which hands events over and takes outcomes back through the feed.
-            let delivery = options.notify.feed.map { feed in
-                Task {
-                    await NotifyDelivery(
-                        feed: feed, logger: logger, limits: options.answerPace.total(BodyLimits.notifyTotal)
-                    ).run()
-                }
-            }
-            defer { delivery?.cancel() }
             try await PollLoopService(name: description, stop: stop) {
                 let service = try SchedulerService(options: options, shutdown: stop, logger: logger)
                 onReady()

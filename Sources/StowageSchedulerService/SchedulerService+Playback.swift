@@ -13,7 +13,7 @@ extension SchedulerService {
         TitleError(code: .refused, message: protection.deviceOnlyRefusal(url))
     }
 
-    func unknownTitle(_ token: String) -> TitleError { TitleError.unknownTitle(token) }
+    func unknownTitle(_ token: String) -> TitleError { .noTitle(token) }
 
     /// The playability verdict (``PlaybackComponent``).
     func playability(_ title: TitleRecord, thorough: Bool = true, startingPlay: Bool = false) throws
@@ -21,13 +21,5 @@ extension SchedulerService {
     {
         guard let playback else { throw TitleError(code: .internal, message: "no playback component") }
         return try playback.playability(title, thorough: thorough, startingPlay: startingPlay)
-    }
-}
-
-extension TitleError {
-    /// A token (or id) that names no title.
-    static func unknownTitle(_ token: String) -> TitleError {
-        TitleError(
-            code: .notFound, message: "no title with token '\(token.prefix(64))'; `stowctl list` shows the tokens")
     }
 }

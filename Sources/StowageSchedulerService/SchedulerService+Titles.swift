@@ -224,7 +224,7 @@ extension SchedulerService {
     private func writeOfflinePlaylists(_ title: TitleRecord) throws -> String {
         let dir = options.home.titleDirectory(title.token)
         removePartialFiles(in: dir)
-        let playlists = try offlinePlaylists(title)
+        let playlists = try store.offlinePlaylists(title)
         for (path, text) in playlists.files {
             let url = dir.appendingPathComponent(path)
             try FileManager.default.createDirectory(
@@ -232,11 +232,6 @@ extension SchedulerService {
             try Data(text.utf8).write(to: url, options: .atomic)
         }
         return playlists.entry
-    }
-
-    /// The offline playlists (relative path, text) and which of them is the entry point.
-    func offlinePlaylists(_ title: TitleRecord) throws -> (files: [(String, String)], entry: String) {
-        try OfflinePlaylists.of(title, store: store)
     }
 
     /// Partial downloads left by workers that died mid-fetch; once a title is complete nothing writes them.

@@ -103,7 +103,7 @@ extension SchedulerService {
         let known = Dictionary(uniqueKeysWithValues: try store.titles().map { ($0.token, $0.state) })
         for name in (try? FileManager.default.contentsOfDirectory(atPath: root.path)) ?? [] {
             let dir = root.appendingPathComponent(name)
-            if bundleJobs.isStaging(name) { continue }  // an import being checked
+            if bundles?.isStaging(name) == true { continue }  // an import being checked
             guard let state = known[name] else {
                 try? FileManager.default.removeItem(at: dir)
                 removed.append(dir.path)

@@ -22,8 +22,6 @@ public final class SchedulerService {
     let vault: KeyVault
     /// This box's bundle identity (`box.key` beside `master.key`): signs exports, opens keys sealed for it.
     let box: BoxIdentity
-    /// Exports and imports whose files are being copied beside the loop.
-    let bundleJobs = BundleJobs()
     /// Monotonic time for leases, deadlines and rates; wall time for what is stored or shown.
     let clock: any SchedulerClock
     /// Workers, leases, queues and limits: the decisions of who does what next.
@@ -115,7 +113,6 @@ public final class SchedulerService {
                 ])
         }
         checkClock()
-        removeStaleStaging()
         try failAfterCrash()
         try recover()
         loadCatalog()
@@ -237,7 +234,6 @@ public final class SchedulerService {
                 metrics.refresh(titles: (try? store.titleCounts()) ?? [:], core: core, now: t)
             case .clock:
                 checkClock()
-                announceExpiringLicenses()
                 scrub()
             case .disk:
                 break  // (the disk, network and quota components keep their own timers)
@@ -247,14 +243,11 @@ public final class SchedulerService {
                 catalogPassed = true
             case .bandwidth:
                 followBandwidthSchedule()
-            case .notify:
-                deliverNotifications()
             }
         }
         // A large catalogue goes on slice by slice, a loop turn (and the requests that came) between two.
         if memory.catalogUnfinished, !catalogPassed { reconcileCatalog() }
         components.tick(now: t)
-        finishBundleJobs()
         queueDueReloads(now: t)
         dispatch(now: t)
     }

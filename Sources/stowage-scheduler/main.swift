@@ -183,7 +183,9 @@ struct SchedulerCommand: AsyncParsableCommand {
             let pidfile = process.pidfilePath
             // The pid file appears once the endpoints are bound, as before.
             let scheduler = SchedulerService.Runner(options: options, logger: logger) { writePidFile(pidfile) }
-            let services: [any Service] = (metrics.map { [$0] } ?? []) + [scheduler]
+            // `--notify`: delivered beside the loop, which hands events over and takes outcomes back (NotifyFeed).
+            let delivery = NotifyDelivery(scheduler: options, logger: logger)
+            let services: [any Service] = (metrics.map { [$0] } ?? []) + (delivery.map { [$0] } ?? []) + [scheduler]
             try await Lifecycle.run(services, logger: logger)
         } catch {
             logger.critical("scheduler cannot run: \(error)")

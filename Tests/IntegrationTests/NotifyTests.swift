@@ -159,4 +159,42 @@ struct NotifyIntegrationTests {
         try h.startScheduler(arguments)
         try Self.checkArrivals(h, file, tokens: [token])
     }
+
+    /// Holds every connection it accepts without a word, noting each in the file (a receiver that never answers).
+    static let silentScript = """
+        import socket, sys
+        s = socket.socket()
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        s.bind(('127.0.0.1', int(sys.argv[1])))
+        s.listen(8)
+        held = []
+        while True:
+            c, _ = s.accept()
+            held.append(c)
+            with open(sys.argv[2], 'a') as f:
+                f.write('accepted\\n')
+        """
+
+    /// The delivery is a service of the scheduler's group: SIGTERM stops it with the loop, a POST in flight to a
+    /// receiver that never answers included, and the event not delivered waits in the outbox for the next start.
+    @Test func sigtermStopsTheSchedulerWithAPostInFlight() throws {
+        let h = try Harness(name: "notify-stop")
+        let port = try Harness.freePort()
+        let accepted = h.root.appendingPathComponent("accepted")
+        let script = h.root.appendingPathComponent("silent.py")
+        try Self.silentScript.write(to: script, atomically: true, encoding: .utf8)
+        try h.spawn("receiver", "/usr/bin/python3", [script.path, "\(port)", accepted.path])
+        try h.startScheduler(try Self.schedulerArguments(h, port: port))
+        try h.waitUntil(timeout: 20, "the scheduler to answer") { (try? h.stowctl(["list"]))?.0 == 0 }
+        let (code, _) = try h.stowctl(["submit", "http://127.0.0.1:9/show/master.m3u8"])
+        #expect(code == 0)
+        try h.waitUntil(timeout: 10, "the receiver to be sent the event") {
+            FileManager.default.fileExists(atPath: accepted.path)
+        }
+        let pid = try #require(h.pid("scheduler"))
+        kill(pid, SIGTERM)
+        try h.waitUntil(timeout: 8, "the scheduler to stop on SIGTERM") { !h.isRunning("scheduler") }
+        #expect(h.terminate("scheduler") == 0, "a graceful stop exits 0")
+        #expect(try Self.waitingInOutbox(h) >= 1, "the event in flight stays for the next start")
+    }
 }

@@ -163,6 +163,67 @@ import Testing
         #expect(title.externalID == "a" && title.reach == nil, "\(title)")
     }
 
+    @Test func aMovedBundleIsTakenInOnceAndItsBytesAreCounted() throws {
+        let a = try ServiceDriver()
+        let token = try completedTitle(a, recorded: true)
+        let folder = a.home.appendingPathComponent("bundle").path
+        let request = BundleExportRequest(token: token, directory: folder, move: true)
+        let exported = try ended(a, try job(try a.request(.exportTitle(request))))
+        #expect(exported.state == .done && exported.moved, "\(exported)")
+        guard case .boxKey(let key) = try a.request(.boxKey) else { throw DriverError("no box key") }
+
+        let b = try ServiceDriver()
+        let first = try ended(b, try job(try b.request(.importBundle(.init(directory: folder, trusted: [key])))))
+        // The copying thread's reports: the total once the signature verified, then every chunk.
+        #expect(first.state == .done && first.bytesTotal > 0 && first.bytesDone == first.bytesTotal, "\(first)")
+        // Remembered in the transaction that took it in: the same moved license is not taken twice.
+        let again = try ended(b, try job(try b.request(.importBundle(.init(directory: folder, trusted: [key])))))
+        #expect(again.state == .failed && again.problem?.code == "replayed", "\(again)")
+        #expect(again.error?.message.contains(first.token ?? "?") == true, "\(again)")
+        #expect(try b.store.titles().count == 1, "nothing of the second import stays")
+    }
+
+    @Test func aMoveWhoseEndTheProcessDidNotSeeIsUndoneAtTheNextStart() throws {
+        let d = try ServiceDriver()
+        let token = try completedTitle(d, recorded: true)
+        let folder = d.home.appendingPathComponent("bundle")
+        let move = BundleExportRequest(token: token, directory: folder.path, move: true)
+        #expect(try job(try d.request(.exportTitle(move))).moved)
+        #expect(try d.status(token).notPlayableReason?.code == .transferred)
+        // The copy ends on its thread, signed; the process stops before a tick takes that end.
+        let signature = folder.appendingPathComponent("bundle.sig")
+        let deadline = Date().addingTimeInterval(10)
+        while !FileManager.default.fileExists(atPath: signature.path), Date() < deadline { usleep(5_000) }
+        #expect(FileManager.default.fileExists(atPath: signature.path), "the export wrote no bundle")
+        try d.restart()
+        // Neither lost (the license is back) nor held twice (no bundle of it stays).
+        #expect(try d.status(token).notPlayableReason == nil)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).isEmpty)
+        #expect(try d.store.events(token: token).contains { $0.detail == "move undone: the export was interrupted" })
+        let again = try ended(d, try job(try d.request(.exportTitle(move))))
+        #expect(again.state == .done && again.moved, "\(again)")
+        try d.restart()
+        #expect(try d.status(token).notPlayableReason?.code == .transferred, "a move whose end was seen stands")
+    }
+
+    @Test func gcLeavesARunningImportsStagingFolderAlone() throws {
+        let a = try ServiceDriver()
+        let (folder, key) = try exported(a) { _ in }
+        let b = try ServiceDriver()
+        let started = try job(try b.request(.importBundle(.init(directory: folder, trusted: [key]))))
+        // The copying thread makes the folder; until a tick takes the import's end, the import runs.
+        let staging = b.home.appendingPathComponent("titles/.import-\(started.id)")
+        let deadline = Date().addingTimeInterval(10)
+        while !FileManager.default.fileExists(atPath: staging.path), Date() < deadline { usleep(5_000) }
+        #expect(FileManager.default.fileExists(atPath: staging.path), "the import staged nothing")
+        guard case .removed(let removed) = try b.request(.gc) else { throw DriverError("gc answered otherwise") }
+        #expect(removed.isEmpty, "\(removed)")
+        #expect(FileManager.default.fileExists(atPath: staging.path))
+        let end = try ended(b, started)
+        #expect(end.state == .done, "\(end)")
+        #expect(try b.state(try #require(end.token)) == .completed)
+    }
+
     @Test func submitKeepsToTheSameRuleForIdsAndNames() throws {
         let d = try ServiceDriver()
         for (id, name) in [

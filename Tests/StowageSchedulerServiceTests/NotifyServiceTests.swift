@@ -48,22 +48,22 @@ import Testing
         let stored = try Self.events(d.store)
         #expect(stored.count == 5)
         d.advance(0.5)
-        let first = feed.takeParcels()
+        let first = feed.parcels.take()
         #expect(first.count == 1)
         let body = try #require(first.first)
         #expect(try JSONDecoder().decode(NotifyEvent.self, from: body.body).id == stored[0].id)
         #expect(body.signature == NotifySignature.value(secret: Data("s3cret".utf8), body: body.body))
         d.advance(0.5)
-        #expect(feed.takeParcels().isEmpty)  // the first is still out
+        #expect(feed.parcels.take().isEmpty)  // the first is still out
         // The receiver is down: the same event again, after the backoff, not the next one.
-        feed.report(.failed(id: body.id, receiver: Self.receiver, error: "connection refused"))
+        feed.outcomes.post(.failed(id: body.id, receiver: Self.receiver, error: "connection refused"))
         d.advance(0.5)
-        #expect(feed.takeParcels().isEmpty)
+        #expect(feed.parcels.take().isEmpty)
         d.advance(2)
-        #expect(feed.takeParcels().map(\.id) == [body.id])
-        feed.report(.delivered(id: body.id, receiver: Self.receiver))
+        #expect(feed.parcels.take().map(\.id) == [body.id])
+        feed.outcomes.post(.delivered(id: body.id, receiver: Self.receiver))
         d.advance(0.5)
-        let second = feed.takeParcels()
+        let second = feed.parcels.take()
         #expect(try second.map { try JSONDecoder().decode(NotifyEvent.self, from: $0.body).id } == [stored[1].id])
         #expect(try Self.events(d.store).count == 4)
         _ = token
@@ -74,11 +74,11 @@ import Testing
         let d = try Self.driver(feed: feed)
         _ = try d.licensedTitle(files: 1)
         d.advance(0.5)
-        let out = feed.takeParcels()
+        let out = feed.parcels.take()
         #expect(out.count == 1)
         try d.restart()
         d.advance(0.5)
-        #expect(feed.takeParcels().map(\.id) == out.map(\.id))
+        #expect(feed.parcels.take().map(\.id) == out.map(\.id))
     }
 
     @Test func notifyStatusShowsWhatWaitsTheLastErrorAndTheNextAttempt() throws {
@@ -86,8 +86,8 @@ import Testing
         let d = try Self.driver(feed: feed)
         _ = try d.submit()
         d.advance(0.5)
-        let out = try #require(feed.takeParcels().first)
-        feed.report(.failed(id: out.id, receiver: Self.receiver, error: "connection refused"))
+        let out = try #require(feed.parcels.take().first)
+        feed.outcomes.post(.failed(id: out.id, receiver: Self.receiver, error: "connection refused"))
         d.advance(0.5)
         let reply = try d.request(.notifyStatus)
         guard case .notify(let report) = reply else { throw DriverError("notify status answered \(reply)") }
@@ -107,7 +107,7 @@ import Testing
         let d = try Self.driver(feed: feed, secret: nil)
         _ = try d.submit()
         d.advance(0.5)
-        let parcels = feed.takeParcels()
+        let parcels = feed.parcels.take()
         #expect(parcels.count == 1)
         #expect(parcels.first?.signature == nil)
     }

@@ -24,6 +24,12 @@ protocol TitleDesk: AnyObject {
     /// A play of the title authorised and counted, as `stowctl play` (the gateway's devices play through here; the
     /// verdict says why a title cannot be played).
     func authorizePlay(_ token: String) throws -> PlayAuthorization
+    /// Takes in a title whose files are already in its folder, every one verified (an import), in one transaction
+    /// whose replies and events go out once it commits: `title` is inserted (its license counted from this box's
+    /// clock epoch), `fill` stores what it holds (plan, files, keys, its events), the lifecycle completes it, then
+    /// `last` runs (what may be written only once nothing else can fail). When a step throws, the title is deleted
+    /// in the same transaction and the error rethrown.
+    func adopt(_ title: TitleRecord, fill: () throws -> Void, last: () throws -> Void) throws
 }
 
 extension TitleDesk {

@@ -2,7 +2,8 @@ import StowageLicensing
 import StowageStore
 
 extension TitleRecord {
-    /// How much of its license the title has used (plays, first play, play time).
+    /// What was used of the title's license so far (plays, the first play, time played): the one reading of the
+    /// record's usage fields, for the license checks, the expiry notice and a bundle's terms.
     var licenseUsage: LicenseUsage {
         LicenseUsage(playCount: playCount, firstPlayedAt: firstPlayedAt, playedSeconds: playedSeconds)
     }

@@ -6,7 +6,7 @@ extension PlaybackComponent {
     func answerBookmarks(_ operation: ClientOperation) throws -> ReplyBody? {
         switch operation {
         case .bookmarkAdd(let token, let position, let label):
-            guard try context.store.title(token) != nil else { throw TitleError.unknownTitle(token) }
+            guard try context.store.title(token) != nil else { throw TitleError.noTitle(token) }
             guard position.isFinite, position >= 0 else {
                 throw TitleError(code: .refused, message: "a bookmark position is seconds from the start (0 or more)")
             }
@@ -16,7 +16,7 @@ extension PlaybackComponent {
                     label: String(label.prefix(200))))
             return .bookmarks(try bookmarks(token))
         case .bookmarkRemove(let token, let position):
-            guard try context.store.title(token) != nil else { throw TitleError.unknownTitle(token) }
+            guard try context.store.title(token) != nil else { throw TitleError.noTitle(token) }
             guard try context.store.removeBookmark(token: token, position: position) else {
                 let index = try context.store.bookmarks(token: token).contains {
                     $0.kind == .index && $0.position == position
@@ -29,7 +29,7 @@ extension PlaybackComponent {
             }
             return .bookmarks(try bookmarks(token))
         case .bookmarks(let token):
-            guard try context.store.title(token) != nil else { throw TitleError.unknownTitle(token) }
+            guard try context.store.title(token) != nil else { throw TitleError.noTitle(token) }
             return .bookmarks(try bookmarks(token))
         default:
             return nil

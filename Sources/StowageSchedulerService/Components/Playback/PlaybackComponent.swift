@@ -31,7 +31,7 @@ final class PlaybackComponent: SchedulerComponent {
     func answer(_ request: ComponentRequest) throws -> ReplyBody? {
         switch request.operation {
         case .playable(let token):
-            guard let title = try context.store.title(token) else { throw TitleError.unknownTitle(token) }
+            guard let title = try context.store.title(token) else { throw TitleError.noTitle(token) }
             return .play(try withServingDetails(playability(title, startingPlay: true), of: title))
         case .play(let token):
             return .play(try authorizePlay(token))
@@ -80,7 +80,7 @@ final class PlaybackComponent: SchedulerComponent {
             return verdict
         }
         if stillDownloading {
-            var playlists = try OfflinePlaylists.of(title, store: context.store)
+            var playlists = try context.store.offlinePlaylists(title)
             if title.isRecordingNow {
                 // What was recorded when play started, as VOD: a player plays it through and ends.
                 playlists.files = playlists.files.map { path, text in
@@ -142,7 +142,7 @@ final class PlaybackComponent: SchedulerComponent {
 
     /// `play`: authorise and count one play.
     func authorizePlay(_ token: String) throws -> PlayAuthorization {
-        guard var title = try context.store.title(token) else { throw TitleError.unknownTitle(token) }
+        guard var title = try context.store.title(token) else { throw TitleError.noTitle(token) }
         let verdict = try withServingDetails(playability(title, startingPlay: true, streaming: true), of: title)
         guard verdict.playable else { return verdict }
         title.playCount = max(title.playCount, title.playCount &+ 1)  // a count imported at Int.max stays there
@@ -155,7 +155,7 @@ final class PlaybackComponent: SchedulerComponent {
 
     /// `key`: a content key, released only while the title is playable.
     func releaseKey(_ token: String, index: Int) throws -> String {
-        guard let title = try context.store.title(token) else { throw TitleError.unknownTitle(token) }
+        guard let title = try context.store.title(token) else { throw TitleError.noTitle(token) }
         let verdict = try playability(title, streaming: true)
         guard verdict.playable else {
             throw TitleError(code: .license, message: "key refused: \(verdict.reason ?? "not playable")")

@@ -3,13 +3,14 @@ import StowageBundle
 import StowageProtocol
 import StowageStore
 
-extension SchedulerService {
+extension BundlesComponent {
     /// What a bundle may not decide, checked on the loop against this box's store before the title is taken in:
     /// the bundle is data, its signer at most a box the operator trusted (or anyone, with `--trust-any`). The id
-    /// and name go by submit's rules (``TitleLabels``), and an id held here — by a title, as a token, or by an entry
-    /// of the catalogue in force — is refused rather than shadowed; the source URL by submit's rule
-    /// (``sourceURLRefusal(_:)``); a `--move` bundle is taken in once (its export id is remembered in the store).
-    /// The plan's local paths and the sizes were checked with the signature (``BundleFolder``).
+    /// and name go by submit's rules (``TitleLabels``), and an id held here — by a title, as a token, or by another
+    /// concern (``TitleIDClaimant``: an entry of the catalogue in force) — is refused rather than shadowed; the
+    /// source URL by submit's rule (``SourceURLRule``); a `--move` bundle is taken in once (its export id is
+    /// remembered in the store). The plan's local paths and the sizes were checked with the signature
+    /// (``BundleFolder``).
     func checkImportable(_ manifest: BundleManifest) throws {
         let title = manifest.title
         if let name = title.displayName, let why = TitleLabels.nameProblem(name) {
@@ -19,21 +20,19 @@ extension SchedulerService {
             if let why = TitleLabels.idProblem(id) {
                 throw BundleProblem(.malformed, file: BundleLayout.manifestName, "title.id \(why)")
             }
-            if let other = try store.title(externalID: id) ?? store.title(id) {
+            if let other = try context.store.title(externalID: id) ?? context.store.title(id) {
                 throw BundleProblem(
                     .taken, file: BundleLayout.manifestName,
                     "title.id '\(id)' is already title \(other.token) here: `stowctl delete` it first")
             }
-            if memory.catalog.catalog?.titles.contains(where: { $0.id == id }) == true {
-                throw BundleProblem(
-                    .taken, file: BundleLayout.manifestName,
-                    "title.id '\(id)' is an entry of this box's catalogue: the catalogue fills it, not a bundle")
+            if let claim = claimants().lazy.compactMap({ $0.claim(onTitleID: id) }).first {
+                throw BundleProblem(.taken, file: BundleLayout.manifestName, "title.id '\(id)' is \(claim)")
             }
         }
-        if let why = sourceURLRefusal(title.sourceURL) {
+        if let why = SourceURLRule.refusal(title.sourceURL, allowed: allowedHosts) {
             throw BundleProblem(.malformed, file: BundleLayout.manifestName, "title.sourceURL \(why)")
         }
-        if manifest.moved, let exportID = manifest.exportID, let earlier = try store.importedExport(exportID) {
+        if manifest.moved, let exportID = manifest.exportID, let earlier = try context.store.importedExport(exportID) {
             throw BundleProblem(
                 .replayed, file: BundleLayout.manifestName,
                 "is a --move bundle (export \(exportID)) this box already took in as title \(earlier): "
@@ -50,16 +49,5 @@ extension SchedulerService {
         kept.peer = nil
         for i in kept.resources.indices { kept.resources[i].peerSHA256 = nil }
         return kept
-    }
-
-    /// Submit's rule for a title's source URL: http(s) with a host, and within `--allow-hosts`. nil when it may be.
-    func sourceURLRefusal(_ url: String) -> String? {
-        guard let parsed = URL(string: url), let scheme = parsed.scheme?.lowercased(),
-            ["http", "https"].contains(scheme), parsed.host != nil
-        else { return "'\(url.prefix(200))' is not an http(s) URL of an HLS playlist" }
-        if let allowed = options.allowedHosts, let reason = allowed.refusal(url) {
-            return reason + " (stowage-scheduler --allow-hosts)"
-        }
-        return nil
     }
 }

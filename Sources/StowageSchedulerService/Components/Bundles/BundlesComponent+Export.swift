@@ -4,12 +4,12 @@ import StowageLicensing
 import StowageProtocol
 import StowageStore
 
-extension SchedulerService {
+extension BundlesComponent {
     /// `stowctl export`: checks the request on the loop (the title, the folder, the receiving box's key), seals the
     /// content keys for that box, gives up the license with `--move`, then copies the files on a thread of its own.
-    /// Answers the job, running; ``finishBundleJobs()`` takes its end.
+    /// Answers the job, running; the loop takes its end at a tick (``finishExport(_:problem:)``).
     func startExport(_ request: BundleExportRequest) throws -> BundleJob {
-        guard var title = try store.title(request.token) else { throw unknownTitle(request.token) }
+        guard var title = try context.store.title(request.token) else { throw TitleError.noTitle(request.token) }
         guard title.state == .completed, title.localPlaylist != nil else {
             throw TitleError(
                 code: .refused,
@@ -21,7 +21,7 @@ extension SchedulerService {
                 message: "title \(title.token) was already moved to \(box.isEmpty ? "another box" : "box \(box)")")
         }
         let directory = try exportFolder(request.directory)
-        guard !bundleJobs.running(directory: directory.path, token: title.token) else {
+        guard !jobs.running(directory: directory.path, token: title.token) else {
             throw TitleError(code: .refused, message: "an export of \(title.token) or into \(directory.path) runs")
         }
         let recipient = try request.forBox.map { text in
@@ -40,28 +40,34 @@ extension SchedulerService {
                 message: "\(missing.path) of title \(title.token) is missing: `stowctl verify --repair` it first")
         }
         var manifest = BundleManifest(
-            box: box.publicKey, exportedAt: clock.now(),
+            box: box.publicKey, exportedAt: context.clock.now(),
             title: .init(id: title.externalID, token: title.token, sourceURL: title.url, displayName: title.name),
-            plan: try storedPlan(title), files: [], terms: title.licenseTerms, usage: usage(of: title),
-            protection: title.protection, moved: request.move, exportID: Self.newToken())
+            plan: try context.store.storedPlan(title), files: [], terms: title.licenseTerms,
+            usage: title.licenseUsage, protection: title.protection, moved: request.move,
+            exportID: SchedulerService.newToken())
         // Sealed under the manifest's binding: its export id, terms, plays so far and `moved`.
         manifest.keys = try sealedKeys(title, for: recipient, binding: manifest.keyBinding())
         if request.move {
             // Given up before the first byte is copied: a play meanwhile would be a play the bundle does not carry.
             title.transferredTo = recipient?.id ?? ""
-            try store.update(title)
-            try record(.license(title.token, "moved to \(recipient.map { "box \($0.id)" } ?? "a bundle")"))
+            try context.store.update(title)
+            // Until the loop sees the copy end: a process stopped before gives the license back at its next start
+            // (``undoInterruptedMoves()``), for which the folder is made now (the copy would make it first thing).
+            try context.store.setSetting(Self.pendingMoveKey(title.token), directory.path)
+            try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            try context.desk.record(
+                .license(title.token, "moved to \(recipient.map { "box \($0.id)" } ?? "a bundle")"))
         }
         var job = BundleJob(
-            id: Self.newToken(), kind: .export, directory: directory.path, token: title.token,
+            id: SchedulerService.newToken(), kind: .export, directory: directory.path, token: title.token,
             bytesTotal: files.bytes)
         job.moved = request.move
         job.note = recipient == nil && !manifest.plan.keys.isEmpty ? "no content key leaves this box" : nil
-        bundleJobs.add(job)
-        logger.info(
+        jobs.add(job)
+        context.logger.info(
             "export started",
             metadata: ["token": "\(title.token)", "directory": "\(directory.path)", "job": "\(job.id)"])
-        let (id, jobs, identity, sources, expected) = (job.id, bundleJobs, box, files.sources, files.hashes)
+        let (id, reports, identity, sources, expected) = (job.id, self.reports, box, files.sources, files.hashes)
         manifest.files = []
         let base = manifest
         Thread.detachNewThread {
@@ -72,17 +78,17 @@ extension SchedulerService {
                         var manifest = base
                         manifest.files = listed
                         return manifest
-                    }, progress: { jobs.progress(id, bytes: $0) })
+                    }, progress: { reports.post(.copied(id: id, bytes: $0)) })
                 // The bytes read now must be those verified when they arrived: a file changed at rest since is not
                 // carried to another box as if it were good.
                 for file in written.files where expected[file.path].map({ $0 != file.sha256 }) == true {
                     throw BundleProblem(
                         .hash, file: file.path, "changed on this box since it was verified: `stowctl verify` the title")
                 }
-                jobs.post(.exported(id: id, manifest: written))
+                reports.post(.ended(.exported(id: id, manifest: written)))
             } catch {
-                Self.removeWritten(sources.map(\.path), in: directory)
-                jobs.post(.failed(id: id, Self.bundleProblem(error, file: directory.path)))
+                BundlesComponent.removeWritten(sources.map(\.path), in: directory)
+                reports.post(.ended(.failed(id: id, BundlesComponent.bundleProblem(error, file: directory.path))))
             }
         }
         return job
@@ -90,22 +96,19 @@ extension SchedulerService {
 
     /// The export's end, on the loop: a failed `--move` gives the license back (the other box got nothing).
     func finishExport(_ id: String, problem: BundleProblem?) {
-        guard let job = bundleJobs.job(id), let token = job.token else { return }
+        guard let job = jobs.job(id), let token = job.token else { return }
+        if job.moved { try? context.store.removeSetting(Self.pendingMoveKey(token)) }
         if let problem {
-            if job.moved, var title = try? store.title(token), title.transferredTo != nil {
+            if job.moved, var title = try? context.store.title(token), title.transferredTo != nil {
                 title.transferredTo = nil
-                try? store.update(title)
-                try? record(.license(token, "move undone: the export failed"))
+                try? context.store.update(title)
+                try? context.desk.record(.license(token, "move undone: the export failed"))
             }
-            logger.warning("export failed", metadata: ["token": "\(token)", "problem": "\(problem)"])
-        } else {
-            logger.info("exported", metadata: ["token": "\(token)", "directory": "\(job.directory)"])
+            context.logger.warning("export failed", metadata: ["token": "\(token)", "problem": "\(problem)"])
+            return end(id, problem: problem)
         }
-        bundleJobs.end(id) { job in
-            job.state = problem == nil ? .done : .failed
-            job.error = problem.map(Self.titleError)
-            job.problem = problem.map { BundleJob.Problem(code: $0.code.rawValue, file: $0.file) }
-        }
+        context.logger.info("exported", metadata: ["token": "\(token)", "directory": "\(job.directory)"])
+        jobs.end(id) { $0.state = .done }
     }
 
     /// The folder an export writes: absolute, and new or empty (a bundle holds its own files only).
@@ -122,21 +125,21 @@ extension SchedulerService {
 
     /// The files of the offline copy (plan order, then the offline playlists), their bytes, and the hash each
     /// resource was verified with.
-    private func exportFiles(_ title: TitleRecord) throws -> (
+    func exportFiles(_ title: TitleRecord) throws -> (
         sources: [(source: URL, path: String)], bytes: Int64, hashes: [String: String]
     ) {
-        let dir = options.home.titleDirectory(title.token)
+        let dir = context.home.titleDirectory(title.token)
         var seen = Set<String>()
         var sources: [(source: URL, path: String)] = []
         var bytes: Int64 = 0
         var hashes: [String: String] = [:]
-        for resource in try store.resources(token: title.token)
+        for resource in try context.store.resources(token: title.token)
         where resource.state == .verified && seen.insert(resource.localPath).inserted {
             sources.append((dir.appendingPathComponent(resource.localPath), resource.localPath))
             bytes += resource.bytes ?? 0
             hashes[resource.localPath] = resource.sha256
         }
-        for (path, _) in try offlinePlaylists(title).files where seen.insert(path).inserted {
+        for (path, _) in try context.store.offlinePlaylists(title).files where seen.insert(path).inserted {
             let url = dir.appendingPathComponent(path)
             sources.append((url, path))
             bytes +=
@@ -150,7 +153,7 @@ extension SchedulerService {
     /// a recipient or keys.
     private func sealedKeys(_ title: TitleRecord, for recipient: BoxPublicKey?, binding: Data) throws -> WrappedKeys? {
         guard let recipient else { return nil }
-        let stored = try store.keys(token: title.token)
+        let stored = try context.store.keys(token: title.token)
         guard !stored.isEmpty else { return nil }
         var keys: [(name: String, key: [UInt8])] = []
         for record in stored {
@@ -172,24 +175,5 @@ extension SchedulerService {
         for name in tops.union([BundleLayout.manifestName, BundleLayout.signatureName]) {
             try? FileManager.default.removeItem(at: directory.appendingPathComponent(name))
         }
-    }
-
-    /// A bundle problem from whatever a copy threw.
-    static func bundleProblem(_ error: any Error, file: String) -> BundleProblem {
-        if let problem = error as? BundleProblem { return problem }
-        return BundleProblem(.io, file: file, error.localizedDescription)
-    }
-
-    /// The error `stowctl` shows for a bundle problem: files that are not as listed are an `integrity` failure,
-    /// a signature or trust or key refusal is `refused`, a read or write that failed is `io`. The message names the
-    /// file.
-    static func titleError(_ problem: BundleProblem) -> TitleError {
-        let code: ErrorCode
-        switch problem.code {
-        case .missing, .extra, .size, .hash: code = .integrity
-        case .signature, .untrusted, .malformed, .keys, .limit, .path, .taken, .replayed: code = .refused
-        case .io: code = .io
-        }
-        return TitleError(code: code, message: problem.description)
     }
 }

@@ -1,10 +1,9 @@
 import Crypto
 import Foundation
-import Synchronization
 
-/// Notifications handed from the scheduler's loop to the delivery task, and what became of them handed back:
-/// the loop alone reads and writes the outbox; the task alone talks HTTP.
-public final class NotifyFeed: Sendable {
+/// Notifications handed from the scheduler's loop to the delivery service, and what became of them handed back,
+/// as a pair of ``Mailbox``es: the loop alone reads and writes the outbox; the service alone talks HTTP.
+public struct NotifyFeed: Sendable {
     /// One event for one receiver.
     public struct Parcel: Sendable, Equatable {
         /// The outbox row.
@@ -23,32 +22,12 @@ public final class NotifyFeed: Sendable {
         case failed(id: Int64, receiver: String, error: String)
     }
 
-    private let outgoing = Mutex<[Parcel]>([])
-    private let outcomes = Mutex<[Outcome]>([])
+    /// The loop posts the events to send; the delivery service takes them.
+    public let parcels = Mailbox<Parcel>()
+    /// The delivery service posts what each attempt came to; the loop takes them.
+    public let outcomes = Mailbox<Outcome>()
 
     public init() {}
-
-    /// Hands parcels to the delivery task (loop).
-    public func hand(_ parcels: [Parcel]) { outgoing.withLock { $0.append(contentsOf: parcels) } }
-
-    /// What was handed since the last call (delivery task).
-    public func takeParcels() -> [Parcel] {
-        outgoing.withLock { p in
-            defer { p.removeAll() }
-            return p
-        }
-    }
-
-    /// Reports what became of one parcel (delivery task).
-    public func report(_ outcome: Outcome) { outcomes.withLock { $0.append(outcome) } }
-
-    /// Outcomes since the last call (loop).
-    public func takeOutcomes() -> [Outcome] {
-        outcomes.withLock { o in
-            defer { o.removeAll() }
-            return o
-        }
-    }
 }
 
 /// `X-Stowage-Signature: sha256=<hex>`: HMAC-SHA256 under the `--notify-secret` over the body's exact bytes, so a

@@ -13,7 +13,7 @@ public struct NotifyOptions: Sendable {
     public var expiryAhead: Double = 24 * 3600
     /// At most this many events wait per receiver; past it the oldest are dropped with a warning.
     public var maxWaiting = 10_000
-    /// Where batches go to the delivery task and its outcomes come back (set with `receivers`).
+    /// Where events go to the delivery service and its outcomes come back (set with `receivers`).
     public var feed: NotifyFeed?
 
     public init() {}
