@@ -1,7 +1,7 @@
 /// The scheduler's periodic duties and when each is due next (monotonic seconds): heartbeats to workers
 /// (with subscriber expiry, bandwidth shares and metrics), the disk (space back, waits given up) every
-/// 2 s, the catalogue (what arrived, then convergence) every 2 s, the clock guard (with renewals and the
-/// scrub) every 10 s, the fill windows and bandwidth schedule (against the wall clock read then) every 1 s, and
+/// 2 s, the catalogue (what arrived, then convergence) every 2 s, the clock guard (with renewals) every
+/// 10 s, the fill windows and bandwidth schedule (against the wall clock read then) every 1 s, and
 /// `--notify` delivery (reports taken, the next events handed out) every 0.5 s.
 public struct SchedulerTimers: Sendable, Equatable {
     public enum Duty: Sendable, Hashable, CaseIterable {

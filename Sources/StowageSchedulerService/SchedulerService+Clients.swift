@@ -116,11 +116,6 @@ extension SchedulerService {
         case .bookmarks(let token):
             guard try store.title(token) != nil else { throw unknownTitle(token) }
             return .bookmarks(try bookmarks(token))
-        case .verify(let token, let repair):
-            try startVerify(token, repair: repair)
-            return .title(try currentStatus(token))
-        case .gc:
-            return .removed(try collectGarbage())
         case .stats:
             return .stats(try stats())
         case .boxKey:
@@ -166,8 +161,8 @@ extension SchedulerService {
             return .notify(try notifyReport())
         case .peerManifest(let token):
             return .peerManifest(try peerManifest(token))
-        case .pin, .evictable:
-            throw TitleError(code: .internal, message: "\(operation) is answered by the quota component")
+        case .pin, .evictable, .verify, .gc:
+            throw TitleError(code: .internal, message: "\(operation) is answered by a component")
         }
     }
 

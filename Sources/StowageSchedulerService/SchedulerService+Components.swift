@@ -1,6 +1,8 @@
 import Foundation
+import StowageLicensing
 import StowageProtocol
 import StowageSchedulerCore
+import StowageStore
 
 extension SchedulerService {
     /// The registration list: one line a component (its order is the order requests are offered and ticks run).
@@ -10,10 +12,20 @@ extension SchedulerService {
                 context: context,
                 policy: options.quota.map { EvictionPolicy(quota: $0, protect: options.evictProtect) },
                 advisors: { [unowned self] in [self] + components.all.compactMap { $0 as? any EvictionAdvisor } }))
+        components.register(RecordingComponent(context: context, pipeline: self, maxAttempts: options.maxAttempts))
+        components.register(
+            VerificationComponent(
+                context: context, pipeline: self, scrubInterval: options.scrubInterval,
+                scrubBytesPerSecond: options.scrubBytesPerSecond, isStaging: { [bundleJobs] in bundleJobs.isStaging($0) }
+            ))
     }
 
     /// The pipeline's hooks into the quota: admitting a planned title, and an operator's resume of one waiting.
     var quota: QuotaComponent? { components.first(QuotaComponent.self) }
+    /// The pipeline's hooks into recordings: their start, reloads, gaps, key-only tasks and `stop`.
+    var recording: RecordingComponent? { components.first(RecordingComponent.self) }
+    /// The pipeline's hooks into verification at rest: the results of its runs and the scrub's read rate.
+    var verification: VerificationComponent? { components.first(VerificationComponent.self) }
 }
 
 /// The service as the components' narrow title interface (``TitleDesk``).
@@ -78,4 +90,17 @@ extension SchedulerService: PipelineDesk {
     }
 
     func leaveQueue(_ token: String) { _ = core.dropTitle(token) }
+
+    func joinQueue(_ token: String, priority: Int, requestedAt: Double) {
+        core.addTitle(token, priority: priority, requestedAt: requestedAt)
+    }
+
+    func hasWork(_ token: String) -> Bool { core.hasWork(token) }
+
+    func licenseRefusal(_ title: TitleRecord) -> String? {
+        guard let terms = terms(of: title) else { return nil }
+        return LicensePolicy.refusal(
+            terms, usage(of: title), now: clock.now(), clockRolledBack: clockRolledBack(for: title),
+            startingPlay: false)
+    }
 }

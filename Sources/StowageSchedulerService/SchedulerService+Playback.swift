@@ -45,7 +45,7 @@ extension SchedulerService {
         }
         if stillDownloading {
             var playlists = try offlinePlaylists(title)
-            if isRecording(title) {
+            if title.isRecording {
                 // What was recorded when play started, as VOD: a player plays it through and ends.
                 playlists.files = playlists.files.map { path, text in
                     (
@@ -142,7 +142,6 @@ extension SchedulerService {
     }
 
     func unknownTitle(_ token: String) -> TitleError {
-        TitleError(
-            code: .notFound, message: "no title with token '\(token.prefix(64))'; `stowctl list` shows the tokens")
+        .unknownTitle(token)
     }
 }

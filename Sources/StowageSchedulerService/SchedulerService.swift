@@ -264,7 +264,8 @@ public final class SchedulerService {
     }
 
     /// Every pass of the loop: leases and workers that timed out, retries due, the periodic duties (fill windows
-    /// among them, before new work goes out), the network watch, recordings' reloads and new work out.
+    /// among them, before new work goes out), the components' timers (recordings' reloads, the scrub), the network watch
+    /// and new work out.
     package func tick() {
         let t = clock.monotonic()
         let expiry = core.expireReporting(now: t)
@@ -290,7 +291,6 @@ public final class SchedulerService {
                 checkClock()
                 autoRenew()
                 announceExpiringLicenses()
-                scrub()
             case .disk:
                 resumeAfterDiskFull()
                 giveUpWaiting(now: t)
@@ -310,7 +310,6 @@ public final class SchedulerService {
         components.tick(now: t)
         watchNetwork(now: t)
         finishBundleJobs()
-        queueDueReloads(now: t)
         dispatch(now: t)
     }
 }
