@@ -16,7 +16,8 @@ extension SchedulerService {
         components.register(
             VerificationComponent(
                 context: context, pipeline: self, scrubInterval: options.scrubInterval,
-                scrubBytesPerSecond: options.scrubBytesPerSecond, isStaging: { [bundleJobs] in bundleJobs.isStaging($0) }
+                scrubBytesPerSecond: options.scrubBytesPerSecond,
+                isStaging: { [bundleJobs] in bundleJobs.isStaging($0) }
             ))
     }
 

@@ -264,8 +264,8 @@ public final class SchedulerService {
     }
 
     /// Every pass of the loop: leases and workers that timed out, retries due, the periodic duties (fill windows
-    /// among them, before new work goes out), the components' timers (recordings' reloads, the scrub), the network watch
-    /// and new work out.
+    /// among them, before new work goes out), the components' timers (recordings' reloads, the scrub, the quota),
+    /// the network watch and new work out.
     package func tick() {
         let t = clock.monotonic()
         let expiry = core.expireReporting(now: t)

@@ -222,7 +222,9 @@ import Testing
         d.advance(Double(WireProtocol.connectionIdleMilliseconds) / 1000 + 1)
         try Self.reloaded(d, try d.task(for: "dl"), Self.live(11, 2, ended: true))
         #expect(
-            try d.store.events(token: token).contains { $0.kind == "recording-ended" && $0.detail == "the stream ended" })
+            try d.store.events(token: token).contains {
+                $0.kind == "recording-ended" && $0.detail == "the stream ended"
+            })
         try d.fetchEverything("dl")
         #expect(try d.state(token) == .completed)
         #expect(try d.store.progress(token: token).verified == 3)

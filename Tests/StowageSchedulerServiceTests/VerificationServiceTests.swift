@@ -29,7 +29,6 @@ import Testing
         #expect(try d.state(other) == .requested)
     }
 
-
     @Test func theScrubVerifiesACompletedTitleAtRestOncePerInterval() throws {
         let d = try ServiceDriver {
             $0.scrubInterval = 600
