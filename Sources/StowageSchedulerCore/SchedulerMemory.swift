@@ -8,11 +8,7 @@ public struct SchedulerMemory: Sendable {
     public var retries = RetryQueue()
     /// Re-resolutions of titles whose signed URLs were refused.
     public var urlRefresh = URLRefreshPolicy()
-    /// Verifications of completed titles, and when the scrub last checked each.
-    public var verifyRuns = VerifyRuns()
-    /// Recordings: when each rendition reloads its live playlist next.
-    public var liveReloads = LiveReloads()
-    /// License renewals and key-only license tasks.
+    /// License renewals.
     public var renewals = Renewals()
     /// Fetch pacing and batch sizes.
     public var pacing = FetchPacing()
@@ -51,8 +47,6 @@ public struct SchedulerMemory: Sendable {
     public mutating func forget(_ token: String) {
         retries.forget(token)
         urlRefresh.forget(token)
-        verifyRuns.forget(token)
-        liveReloads.forget(token)
         renewals.forget(token)
         pacing.forget(token)
         progress.forget(token)

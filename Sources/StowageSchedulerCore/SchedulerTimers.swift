@@ -1,7 +1,7 @@
 /// The scheduler's periodic duties and when each is due next (monotonic seconds): heartbeats to workers
 /// (with subscriber expiry, bandwidth shares and metrics), the disk (space back, waits given up) every
-/// 2 s, the catalogue (what arrived, then convergence) every 2 s, the clock guard (with renewals and the
-/// scrub) every 10 s, and the bandwidth schedule (against the wall clock read then) every 1 s.
+/// 2 s, the catalogue (what arrived, then convergence) every 2 s, the clock guard every 10 s, and the bandwidth
+/// schedule (against the wall clock read then) every 1 s. Components keep their own timers (``Every``).
 public struct SchedulerTimers: Sendable, Equatable {
     public enum Duty: Sendable, Hashable, CaseIterable {
         case heartbeat, clock, disk, catalog, bandwidth

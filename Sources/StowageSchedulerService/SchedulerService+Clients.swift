@@ -87,11 +87,6 @@ extension SchedulerService {
             title.lastPlayedAt = clock.now()
             try store.update(title)
             return .ok
-        case .verify(let token, let repair):
-            try startVerify(token, repair: repair)
-            return .title(try currentStatus(token))
-        case .gc:
-            return .removed(try collectGarbage())
         case .stats:
             return .stats(try stats())
         case .catalogApply(let document, let signature):
@@ -100,7 +95,7 @@ extension SchedulerService {
             return .catalog(try catalogReport())
         case .pin, .evictable, .renew, .license, .playable, .play, .key, .bookmarkAdd, .bookmarkRemove, .bookmarks,
             .deviceAdd, .devices, .deviceRevoke, .deviceSign, .authenticate, .playOn, .lookup, .peerManifest,
-            .notifyStatus, .boxKey, .exportTitle, .importBundle, .bundleJob:
+            .notifyStatus, .boxKey, .exportTitle, .importBundle, .bundleJob, .verify, .gc:
             throw TitleError(code: .internal, message: "no component answered \(operation)")
         }
     }

@@ -1,4 +1,5 @@
 import Foundation
+import StowageLicensing
 import StowageProtocol
 import StowageSchedulerCore
 import StowageStore
@@ -38,6 +39,13 @@ extension SchedulerService {
             BundlesComponent(
                 context: context, vault: vault, box: box, allowedHosts: options.allowedHosts,
                 claimants: { [unowned self] in [self] + components.all.compactMap { $0 as? any TitleIDClaimant } }))
+        components.register(RecordingComponent(context: context, pipeline: self, maxAttempts: options.maxAttempts))
+        components.register(
+            VerificationComponent(
+                context: context, pipeline: self, scrubInterval: options.scrubInterval,
+                scrubBytesPerSecond: options.scrubBytesPerSecond,
+                isStaging: { [unowned self] in bundles?.isStaging($0) == true }
+            ))
     }
 
     /// Whether a title may be played now (status, the devices' plays).
@@ -81,6 +89,11 @@ extension SchedulerService {
 
     /// `gc`'s hook into bundles: an import's staging folder is not garbage while the import runs.
     var bundles: BundlesComponent? { components.first(BundlesComponent.self) }
+
+    /// The pipeline's hooks into recordings: their start, reloads, gaps, key-only tasks and `stop`.
+    var recording: RecordingComponent? { components.first(RecordingComponent.self) }
+    /// The pipeline's hooks into verification at rest: the results of its runs and the scrub's read rate.
+    var verification: VerificationComponent? { components.first(VerificationComponent.self) }
 }
 
 /// The service as the components' narrow title interface (``TitleDesk``).
@@ -168,6 +181,19 @@ extension SchedulerService: PipelineDesk {
     func enqueueRenewal(_ token: String, priority: Int, requestedAt: Double) {
         core.addTitle(token, priority: priority, requestedAt: requestedAt)
         core.enqueue(WorkItem(token: token, kind: .license))
+    }
+
+    func joinQueue(_ token: String, priority: Int, requestedAt: Double) {
+        core.addTitle(token, priority: priority, requestedAt: requestedAt)
+    }
+
+    func hasWork(_ token: String) -> Bool { core.hasWork(token) }
+
+    func licenseRefusal(_ title: TitleRecord) -> String? {
+        guard let terms = terms(of: title) else { return nil }
+        return LicensePolicy.refusal(
+            terms, usage(of: title), now: clock.now(), clockRolledBack: clockRolledBack(for: title),
+            startingPlay: false)
     }
 }
 

@@ -142,7 +142,7 @@ extension SchedulerService {
         // Work still queued or out for the title: it cannot be complete yet (spares a query per segment).
         guard !core.hasWork(token) else { return false }
         try checkComplete(token)
-        try finishVerifyIfDone(token)
+        try verification?.finishIfDone(token)
         return true
     }
 
@@ -162,12 +162,12 @@ extension SchedulerService {
         }
         if !failure.retryable {
             if let status = failure.status, status == 404 || status == 410,
-                try recordingGap(r, reason: failure.message)
+                try recording?.gap(r, reason: failure.message) == true
             {
                 return
             }
             if try refreshAfterRefusal(r, failure, lease: lease) { return }
-            if try recordingGap(r, reason: failure.message) { return }
+            if try recording?.gap(r, reason: failure.message) == true { return }
             return try fail(token, TitleError(code: failure.code, message: failure.message))
         }
         if let host = failure.host, let wait = failure.retryAfter {

@@ -11,7 +11,7 @@ extension SchedulerService {
     func operate(_ action: TitleLifecycle.OperatorAction, on token: String) throws -> TitleStatus {
         guard let title = try store.title(token) else { throw unknownTitle(token) }
         if let why = title.lifecycle.refusal(
-            action, of: token, recording: isRecording(title), isRecordingTitle: title.record != nil)
+            action, of: token, recording: title.isRecording, isRecordingTitle: title.record != nil)
         {
             throw TitleError(code: .refused, message: why)
         }
@@ -28,7 +28,7 @@ extension SchedulerService {
             }
             try resume(token)
         case .stop:
-            try endRecording(token, reason: "stopped by the operator")
+            try recording?.end(token, reason: "stopped by the operator")
         }
         return try currentStatus(token)
     }

@@ -13,23 +13,23 @@ extension SchedulerService {
         // Only the state on the hot path (a result per segment); the whole record where it is needed.
         guard let state = try store.titleState(token) else { return }
         let renewalOfCompleted = lease.item.kind == .license && state == .completed
-        let scrubOfCompleted = memory.verifyRuns.isScrub(token) && state == .completed
+        let scrubOfCompleted = verification?.isScrub(token) == true && state == .completed
         guard !state.isFinal || renewalOfCompleted || scrubOfCompleted else { return }
         switch (lease.item.kind, outcome) {
         case (.resolve, .resolved(let plan)):
             try applyPlan(plan, token: token)
         case (.reload(let position), .reloaded(let report)):
-            try applyReload(report, rendition: position, lease: lease)
+            try recording?.applyReload(report, rendition: position, lease: lease)
         case (.reload, .failed(let failure)):
-            try reloadFailed(failure, lease: lease)
-        case (.license, .licensed(let grant)) where memory.renewals.isKeyRequest(lease.taskID):
-            try applyRecordedKeys(grant, positions: memory.renewals.takeKeyRequest(lease.taskID) ?? [], lease: lease)
+            try recording?.reloadFailed(failure, lease: lease)
+        case (.license, .licensed(let grant)) where recording?.isKeyRequest(lease.taskID) == true:
+            if let failure = try recording?.applyKeys(grant, lease: lease) { try licenseFailed(failure, lease: lease) }
         case (.license, .licensed(let grant)):
             do { try licensing?.applyLicense(grant, token: token) } catch let error as TitleError {
                 try licenseFailed(TaskFailure(code: error.code, message: error.message, retryable: false), lease: lease)
             }
         case (.license, .failed(let failure)):
-            _ = memory.renewals.takeKeyRequest(lease.taskID)
+            recording?.keyRequestFailed(lease.taskID)
             try licenseFailed(failure, lease: lease)
         case (.fetch, .fetchedBatch(let report)):
             try applyBatch(report, of: lease, sent: sent)
@@ -113,7 +113,7 @@ extension SchedulerService {
     /// An integrity check's verdict on one file: verified, or fetched again.
     private func applyVerified(_ id: Int64, _ report: VerifyReport, token: String) throws {
         guard var r = try store.resource(id: id) else { return }
-        if try recordVerifyResult(r, ok: report.ok, reason: report.reason) { return }
+        if try verification?.recordResult(r, ok: report.ok, reason: report.reason) == true { return }
         if report.ok {
             guard r.sha256 != nil || report.sha256 != nil else {
                 return try retry(r, reason: "integrity: the check reported no SHA-256", code: .integrity)
@@ -125,7 +125,7 @@ extension SchedulerService {
             try store.update(r)
             publishProgress(token, throttled: true)
             try checkComplete(token)
-            try finishVerifyIfDone(token)
+            try verification?.finishIfDone(token)
         } else {
             logger.warning(
                 "integrity check failed; fetching again",

@@ -49,7 +49,6 @@ extension SchedulerService {
         if title.state == .requested, core.waitingForSlot.contains(title.token) {
             out.queuePosition = core.slotQueue().firstIndex(of: title.token).map { $0 + 1 }
         }
-        recordingStatus(title, into: &out)
         out.id = title.externalID
         out.protection = protection(of: title)
         out.notPlayableReason = notPlayable

@@ -65,13 +65,13 @@ extension SchedulerService {
         case .downloading, .verifying:
             if title.record != nil { core.exemptFromSlots(title.token) }
             try queueSegmentWork(title.token)
-            try queueMissingKeys(title)
+            try recording?.queueMissingKeys(title)
             try checkComplete(title.token)
         case .recording:
             core.exemptFromSlots(title.token)
             try queueSegmentWork(title.token)
-            try queueMissingKeys(title)
-            try scheduleReloads(title)
+            try recording?.queueMissingKeys(title)
+            try recording?.scheduleReloads(title)
         default:
             break
         }
@@ -120,7 +120,12 @@ extension SchedulerService {
     /// Licensed: the title's segment work is queued; it shows `requested` (with its place in the queue) until
     /// it holds a "titles at once" slot, then `downloading` (see ``tookSlot(_:)``).
     func startDownloading(_ token: String) throws {
-        if let title = try store.title(token), isRecording(title) { return try startRecording(token) }
+        if let title = try store.title(token), title.isRecording, let recording {
+            // The recording starts (or carries on after a restart or a resume): its files, keys and reloads.
+            try recording.begin(token)
+            if let started = try store.title(token) { try queueWork(for: started) }
+            return
+        }
         try handle(.queued, of: token)
         core.waitForSlot(token)
         try queueSegmentWork(token)
@@ -202,7 +207,7 @@ extension SchedulerService {
             }
             return
         }
-        guard var title = try store.title(token), !title.state.isFinal, !isRecording(title) else { return }
+        guard var title = try store.title(token), !title.state.isFinal, !title.isRecording else { return }
         // A recording waits for the keys it met last (unless acquiring them failed: then it completes unplayable).
         if title.record != nil, title.licenseError == nil,
             try store.keys(token: token).contains(where: { $0.wrapped == nil })
@@ -275,7 +280,7 @@ extension SchedulerService {
         let facts = ResumeFacts(
             planned: title.planned,
             licensed: try hasLicense(title) || (title.record != nil && title.licenseTerms != nil),
-            recording: isRecording(title))
+            recording: title.isRecording)
         try store.resetAttempts(token: token)
         try handle(.resumed(facts), of: token)
         if held { return try suspend(token, reason: .window, waitingHost: nil, error: nil) }  // (a failed title)

@@ -112,7 +112,7 @@ extension SchedulerService {
                 path: "\(r.token)/\(r.localPath)", expectedBytes: bytes, sha256: r.sha256,
                 container: r.container, encrypted: r.encrypted)
             work.decryption = decryption(for: r)
-            if memory.verifyRuns.isScrub(r.token) { work.bytesPerSecond = options.scrubBytesPerSecond }
+            if let limit = verification?.readLimit(r.token) { work.bytesPerSecond = limit }
             return .verify(work)
         default:
             break
@@ -128,7 +128,7 @@ extension SchedulerService {
             if title.record != nil { work.live = true }
             return .resolve(work)
         case .reload(let position):
-            guard isRecording(title),
+            guard title.isRecording,
                 let r = try store.renditions(token: item.token).first(where: { $0.position == position })
             else { return nil }
             return .reload(ReloadWork(url: r.sourceURL, headers: headers))
@@ -136,15 +136,7 @@ extension SchedulerService {
             let keys = try store.keys(token: item.token)
             if title.record != nil, title.licenseTerms != nil, licensing?.isRenewing(item.token) != true {
                 // A recording met new keys: fetch just those; the terms granted stay.
-                let missing = keys.filter { $0.wrapped == nil }
-                guard !missing.isEmpty else { return nil }
-                memory.renewals.askedKeys(missing.map(\.position), task: taskID)
-                var work = LicenseWork(url: title.url, headers: headers, keyURIs: missing.map(\.uri))
-                work.keys = missing.map {
-                    PlannedKey(uri: $0.uri, method: $0.method, keyFormat: $0.keyFormat, keyID: $0.keyID)
-                }
-                work.keysOnly = true
-                return .license(work)
+                return recording?.keysOnlyWork(title, keys: keys, taskID: taskID).map { .license($0) }
             }
             var work = LicenseWork(
                 url: title.url, headers: headers, keyURIs: keys.map(\.uri),
@@ -239,7 +231,7 @@ extension SchedulerService {
                     r.token, endpoint: endpoint ?? HostProbe.endpoint(of: r.url),
                     message: "\(reason) (\(count) attempts in a row failed)")
             }
-            if try recordingGap(r, reason: "\(reason) (after \(r.attempts) attempts)") { return }
+            if try recording?.gap(r, reason: "\(reason) (after \(r.attempts) attempts)") == true { return }
             return try fail(
                 r.token, TitleError(code: code, message: "\(r.url): \(reason) (after \(r.attempts) attempts)"))
         }

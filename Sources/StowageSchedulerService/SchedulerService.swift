@@ -208,9 +208,9 @@ public final class SchedulerService {
         }
     }
 
-    /// Every pass of the loop: leases and workers that timed out, retries due, the periodic duties and the
-    /// components' timers (fill windows among them, before new work goes out), the network watch, recordings'
-    /// reloads and new work out.
+    /// Every pass of the loop: leases and workers that timed out, retries due, the periodic duties, the components'
+    /// timers (fill windows among them, before new work goes out; recordings' reloads, the scrub, the quota, the
+    /// network watch) and new work out.
     package func tick() {
         let t = clock.monotonic()
         let expiry = core.expireReporting(now: t)
@@ -234,7 +234,6 @@ public final class SchedulerService {
                 metrics.refresh(titles: (try? store.titleCounts()) ?? [:], core: core, now: t)
             case .clock:
                 checkClock()
-                scrub()
             case .disk:
                 break  // (the disk, network and quota components keep their own timers)
             case .catalog:
@@ -248,7 +247,6 @@ public final class SchedulerService {
         // A large catalogue goes on slice by slice, a loop turn (and the requests that came) between two.
         if memory.catalogUnfinished, !catalogPassed { reconcileCatalog() }
         components.tick(now: t)
-        queueDueReloads(now: t)
         dispatch(now: t)
     }
 }

@@ -1,6 +1,7 @@
 import StowageLicensing
 import StowageProtocol
 import StowageSchedulerCore
+import StowageStore
 
 /// What the title pipeline's own stages (licensing, verification, recording) may do besides ``TitleDesk``: they
 /// move a title by the lifecycle's pipeline events, put its work on the queue and take it off, and retry a task
@@ -17,6 +18,17 @@ protocol PipelineDesk: TitleDesk {
     func retryTask(_ item: WorkItem, after failure: TaskFailure) -> Bool
     /// Takes the title off the work queue without calling anything back (its last task just ended).
     func leaveQueue(_ token: String)
+    /// Puts a title back on the work queue at `priority` (a verify run of a completed title goes before or after
+    /// the downloads: its own priority shifted).
+    func joinQueue(_ token: String, priority: Int, requestedAt: Double)
+    /// Whether the title has work queued or out (a run ends when it has none).
+    func hasWork(_ token: String) -> Bool
+    /// The work item that fetches a file (from the title's peer or its origin, with the host it goes to).
+    func fetchItem(_ r: ResourceRecord) -> WorkItem
+    /// Tells the title's subscribers its progress (at most four times a second when `throttled`).
+    func publishProgress(_ token: String, throttled: Bool)
+    /// Why the title's license forbids fetching its files again now (a repair), nil when it allows it.
+    func licenseRefusal(_ title: TitleRecord) -> String?
     /// Licensed: the download (or recording) starts when a slot frees.
     func startDownloading(_ token: String) throws
     /// When every file is verified: the offline playlists are written and the title completes.

@@ -81,7 +81,7 @@ final class PlaybackComponent: SchedulerComponent {
         }
         if stillDownloading {
             var playlists = try context.store.offlinePlaylists(title)
-            if title.isRecordingNow {
+            if title.isRecording {
                 // What was recorded when play started, as VOD: a player plays it through and ends.
                 playlists.files = playlists.files.map { path, text in
                     (
