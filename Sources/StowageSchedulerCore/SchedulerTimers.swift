@@ -1,11 +1,11 @@
 /// The scheduler's periodic duties and when each is due next (monotonic seconds): heartbeats to workers
 /// (with subscriber expiry, bandwidth shares and metrics), the disk (space back, waits given up) every
-/// 2 s, the catalogue (what arrived, then convergence) every 2 s, the clock guard (with renewals and the
+/// 2 s, the clock guard (with renewals and the
 /// scrub) every 10 s, the fill windows and bandwidth schedule (against the wall clock read then) every 1 s, and
 /// `--notify` delivery (reports taken, the next events handed out) every 0.5 s.
 public struct SchedulerTimers: Sendable, Equatable {
     public enum Duty: Sendable, Hashable, CaseIterable {
-        case heartbeat, clock, disk, catalog, window, notify
+        case heartbeat, clock, disk, window, notify
     }
 
     /// Seconds between two runs of each duty.
@@ -14,12 +14,9 @@ public struct SchedulerTimers: Sendable, Equatable {
 
     /// Every duty is due at the first tick.
     public init(
-        heartbeat: Double, disk: Double = 2, clock: Double = 10, catalog: Double = 2, window: Double = 1,
-        notify: Double = 0.5
+        heartbeat: Double, disk: Double = 2, clock: Double = 10, window: Double = 1, notify: Double = 0.5
     ) {
-        intervals = [
-            .heartbeat: heartbeat, .disk: disk, .clock: clock, .catalog: catalog, .window: window, .notify: notify,
-        ]
+        intervals = [.heartbeat: heartbeat, .disk: disk, .clock: clock, .window: window, .notify: notify]
     }
 
     /// The duties due at `now`, each then scheduled one interval later; in a fixed order.

@@ -12,7 +12,7 @@ extension SchedulerService {
         do {
             try authorize(request.operation, by: caller)
             let asked = ComponentRequest(operation: request.operation, caller: caller, identity: identity)
-            notePlay(request.operation)
+            components.see(asked)
             body = try components.answer(asked) ?? answer(request.operation, from: identity)
         } catch let error as TitleError {
             body = .error(error)
@@ -116,15 +116,6 @@ extension SchedulerService {
             return .title(try currentStatus(token))
         case .license(let token):
             return .license(try licenseReport(token))
-        case .played(let token, let seconds):
-            guard var title = try store.title(token) else { throw unknownTitle(token) }
-            guard seconds.isFinite, seconds >= 0, seconds < 86_400 else {
-                throw TitleError(code: .refused, message: "played seconds out of range")
-            }
-            title.playedSeconds += seconds
-            title.lastPlayedAt = clock.now()
-            try store.update(title)
-            return .ok
         case .bookmarkAdd(let token, let position, let label):
             guard try store.title(token) != nil else { throw unknownTitle(token) }
             guard position.isFinite, position >= 0 else {
@@ -191,26 +182,12 @@ extension SchedulerService {
         case .lookup(let id, let url):
             let title = try lookup(id: id, url: url)
             return .title(try status(of: title, progress: store.progress(token: title.token)))
-        case .catalogApply(let document, let signature):
-            return .catalog(try applyCatalog(document: document, signature: signature))
-        case .catalogStatus:
-            return .catalog(try catalogReport())
         case .notifyStatus:
             return .notify(try notifyReport())
         case .peerManifest(let token):
             return .peerManifest(try peerManifest(token))
-        case .pin, .evictable:
-            throw TitleError(code: .internal, message: "\(operation) is answered by the quota component")
-        }
-    }
-
-    /// A play authorised, a key handed out or play time reported: the title is being played (see ``PlayActivity``).
-    private func notePlay(_ operation: ClientOperation) {
-        switch operation {
-        case .play(let token), .playOn(let token, _), .played(let token, _), .key(let token, _):
-            memory.plays.saw(token, now: clock.monotonic())
-        default:
-            break
+        case .pin, .evictable, .catalogApply, .catalogStatus, .played:
+            throw TitleError(code: .internal, message: "\(operation) is answered by a component")
         }
     }
 

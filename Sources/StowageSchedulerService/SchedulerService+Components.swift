@@ -5,15 +5,20 @@ import StowageSchedulerCore
 extension SchedulerService {
     /// The registration list: one line a component (its order is the order requests are offered and ticks run).
     func makeComponents(_ context: ComponentContext) {
+        let plays = PlaysComponent(context: context)
+        components.register(plays)
+        components.register(CatalogComponent(context: context, options: options.catalog, plays: plays))
         components.register(
             QuotaComponent(
                 context: context,
                 policy: options.quota.map { EvictionPolicy(quota: $0, protect: options.evictProtect) },
-                advisors: { [unowned self] in [self] + components.all.compactMap { $0 as? any EvictionAdvisor } }))
+                advisors: { [unowned self] in components.all.compactMap { $0 as? any EvictionAdvisor } }))
     }
 
     /// The pipeline's hooks into the quota: admitting a planned title, and an operator's resume of one waiting.
     var quota: QuotaComponent? { components.first(QuotaComponent.self) }
+    /// An import's check that the catalogue does not fill the id a bundle brings.
+    var catalog: CatalogComponent? { components.first(CatalogComponent.self) }
 }
 
 /// The service as the components' narrow title interface (``TitleDesk``).
@@ -40,22 +45,5 @@ extension SchedulerService: TitleDesk {
         if let notice = event.notice { try notify(event.token, notice, detail: event.noticeDetail ?? event.detail) }
         try components.observe(event)
         if let published = event.published { publish(event.token, kind: published) }
-    }
-}
-
-/// Until they are components of their own: plays protect what is being watched, the catalogue pins titles and marks
-/// those leaving it.
-extension SchedulerService: EvictionAdvisor {
-    func advise(_ holdings: inout [EvictionPolicy.Holding], now: Double) {
-        // Just after a start a play under way has not reported yet: then every title counts as played.
-        let blind = !memory.plays.seesEveryPlay(now: now)
-        let playing = memory.plays.playing(now: now)
-        let (pinned, leaving) = (memory.catalog.pinnedTokens, memory.catalog.leavingTokens)
-        for i in holdings.indices {
-            let token = holdings[i].token
-            holdings[i].playing = holdings[i].playing || blind || playing.contains(token)
-            holdings[i].pinned = holdings[i].pinned || pinned.contains(token)
-            holdings[i].leftCatalog = holdings[i].leftCatalog || leaving.contains(token)
-        }
     }
 }

@@ -24,7 +24,7 @@ extension SchedulerService {
                     .taken, file: BundleLayout.manifestName,
                     "title.id '\(id)' is already title \(other.token) here: `stowctl delete` it first")
             }
-            if memory.catalog.catalog?.titles.contains(where: { $0.id == id }) == true {
+            if catalog?.lists(id) == true {
                 throw BundleProblem(
                     .taken, file: BundleLayout.manifestName,
                     "title.id '\(id)' is an entry of this box's catalogue: the catalogue fills it, not a bundle")

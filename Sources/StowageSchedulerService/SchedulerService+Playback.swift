@@ -141,8 +141,5 @@ extension SchedulerService {
         TitleError(code: .refused, message: protection.deviceOnlyRefusal(url))
     }
 
-    func unknownTitle(_ token: String) -> TitleError {
-        TitleError(
-            code: .notFound, message: "no title with token '\(token.prefix(64))'; `stowctl list` shows the tokens")
-    }
+    func unknownTitle(_ token: String) -> TitleError { .unknownTitle(token) }
 }

@@ -66,7 +66,6 @@ extension SchedulerService {
         let fromPeer = title.peer == nil ? 0 : try store.filesFromPeer(token: title.token)
         out.filesFromPeer = fromPeer
         out.filesFromOrigin = progress.verified - fromPeer
-        out.lastPlayedAt = iso8601(title.lastPlayedAt)
         components.describe(title, into: &out)
         return out
     }

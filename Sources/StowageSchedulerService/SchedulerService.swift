@@ -121,7 +121,6 @@ public final class SchedulerService {
         memory = SchedulerMemory(heartbeat: Double(WireProtocol.heartbeatMilliseconds) / 1000, clockEpoch: epoch)
         memory.windows = FillWindows(box: options.fillWindow, timeZone: options.timeZone)
         memory.limits.schedule = options.bandwidthSchedule
-        memory.plays.begin(now: clock.monotonic())  // plays are watched from the start (see PlayActivity)
         metrics = SchedulerMetrics(startedAt: clock.monotonic())
         let prefix = String(UInt64.random(in: 0...UInt64.max), radix: 36)
         core = SchedulerCore(idPrefix: prefix)
@@ -170,7 +169,6 @@ public final class SchedulerService {
         removeStaleStaging()
         try failAfterCrash()
         try recover()
-        loadCatalog()
         try components.start()
     }
 
@@ -278,7 +276,6 @@ public final class SchedulerService {
         if !memory.retries.isEmpty {
             for item in memory.retries.due(now: t) { core.enqueue(item) }
         }
-        var catalogPassed = false
         for duty in memory.timers.due(now: t) {
             switch duty {
             case .heartbeat:
@@ -294,10 +291,6 @@ public final class SchedulerService {
             case .disk:
                 resumeAfterDiskFull()
                 giveUpWaiting(now: t)
-            case .catalog:
-                takeCatalogArrivals()
-                reconcileCatalog()
-                catalogPassed = true
             case .window:
                 followFillWindows()
                 followBandwidthSchedule()
@@ -305,8 +298,6 @@ public final class SchedulerService {
                 deliverNotifications()
             }
         }
-        // A large catalogue goes on slice by slice, a loop turn (and the requests that came) between two.
-        if memory.catalogUnfinished, !catalogPassed { reconcileCatalog() }
         components.tick(now: t)
         watchNetwork(now: t)
         finishBundleJobs()

@@ -183,7 +183,7 @@ struct SchedulerCommand: AsyncParsableCommand {
             let pidfile = process.pidfilePath
             // The pid file appears once the endpoints are bound, as before.
             let scheduler = SchedulerService.Runner(options: options, logger: logger) { writePidFile(pidfile) }
-            let services: [any Service] = (metrics.map { [$0] } ?? []) + [scheduler]
+            let services: [any Service] = (metrics.map { [$0] } ?? []) + scheduler.companions + [scheduler]
             try await Lifecycle.run(services, logger: logger)
         } catch {
             logger.critical("scheduler cannot run: \(error)")

@@ -5,19 +5,19 @@ import Synchronization
 /// store and the titles; a side task alone does its slow I/O. A pair of mailboxes is a two-way channel.
 ///
 /// Taking is non-blocking, so the loop reads its mailboxes at its ticks and never waits on a side task.
-final class Mailbox<Message: Sendable>: Sendable {
+package final class Mailbox<Message: Sendable>: Sendable {
     private let waiting = Mutex<[Message]>([])
 
-    init() {}
+    package init() {}
 
     /// Leaves a message for the other side.
-    func post(_ message: Message) { waiting.withLock { $0.append(message) } }
+    package func post(_ message: Message) { waiting.withLock { $0.append(message) } }
 
     /// Leaves several messages at once, in order.
-    func post(contentsOf messages: [Message]) { waiting.withLock { $0.append(contentsOf: messages) } }
+    package func post(contentsOf messages: [Message]) { waiting.withLock { $0.append(contentsOf: messages) } }
 
     /// Everything posted since the last call, oldest first.
-    func take() -> [Message] {
+    package func take() -> [Message] {
         waiting.withLock { messages in
             defer { messages.removeAll() }
             return messages
@@ -25,5 +25,5 @@ final class Mailbox<Message: Sendable>: Sendable {
     }
 
     /// Whether anything waits (for tests and for a side task's idle check).
-    var isEmpty: Bool { waiting.withLock { $0.isEmpty } }
+    package var isEmpty: Bool { waiting.withLock { $0.isEmpty } }
 }
