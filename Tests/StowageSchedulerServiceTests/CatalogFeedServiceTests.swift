@@ -55,7 +55,8 @@ import Testing
     }
 
     @Test func theFetcherIsAServiceOfTheGroupAndItsWaitEndsWithAGracefulShutdown() async throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("cfs-\(UInt32.random(in: 0...UInt32.max))")
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "cfs-\(UInt32.random(in: 0...UInt32.max))")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         let file = folder.appendingPathComponent("catalog.json")

@@ -91,7 +91,8 @@ extension CatalogComponent {
             book.record(effect, now: context.clock.now())
         case .scheduleRemoval(let token, let at):
             book.record(effect, now: context.clock.now())
-            try context.desk.record(TitleHappening(token, kind: "catalog", detail: "to be removed at \(iso8601(at) ?? "?")"))
+            try context.desk.record(
+                TitleHappening(token, kind: "catalog", detail: "to be removed at \(iso8601(at) ?? "?")"))
         case .keep:
             book.record(effect, now: context.clock.now())
         case .delete(let token):
