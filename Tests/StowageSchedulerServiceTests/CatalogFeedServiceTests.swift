@@ -65,6 +65,8 @@ import Testing
         var logger = Logger(label: "catalog-fetcher-under-test")
         logger.logLevel = .critical
         let feed = CatalogFeed()
+        // A refusal the loop sent back before: taken at the next read even of a file, which has no ETag to forget.
+        feed.refusals.post(CatalogRefusal(.badSignature, "the signature does not match"))
         let fetcher = CatalogFetcher(
             location: file.path, interval: 3_600, feed: feed, logger: logger,
             limits: BodyLimits(minRate: BodyLimits.defaultMinRate, window: 30, total: BodyLimits.catalogTotal))
@@ -78,6 +80,7 @@ import Testing
         // The first read at once.
         try await Self.waitUntil("the fetcher read the file") { !feed.arrivals.isEmpty }
         #expect(feed.arrivals.take() == [.document(bytes, signature: nil)])
+        #expect(feed.refusals.isEmpty, "the refusal was taken, not left to pile up")
         // An hour until the next read: a graceful shutdown ends the wait, and the group, at once.
         await group.triggerGracefulShutdown()
         try await Self.waitUntil("the group ended") { ended.withLock { $0 } }

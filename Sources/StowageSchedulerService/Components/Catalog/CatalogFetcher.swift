@@ -58,6 +58,8 @@ public struct CatalogFetcher: Service, CustomStringConvertible {
     private func poll(_ client: HTTPClient) async {
         var etag: String?
         while !Task.isCancelled {
+            // Taken at every fetch, a file's too (it has no ETag): what was refused waits in the mailbox no longer.
+            if !feed.refusals.take().isEmpty { etag = nil }
             let arrival = Self.isURL(location) ? await fetch(client, etag: &etag) : read()
             feed.arrivals.post(arrival)
             try? await Task.sleep(for: .seconds(interval))
@@ -86,7 +88,6 @@ public struct CatalogFetcher: Service, CustomStringConvertible {
         let shown = URLRedaction.redacted(location)
         let host = URLHost.of(location) ?? shown
         do {
-            if !feed.refusals.take().isEmpty { etag = nil }
             var request = HTTPClientRequest(url: location)
             if let etag { request.headers.add(name: "If-None-Match", value: etag) }
             let (limits, sent) = (limits, request)
