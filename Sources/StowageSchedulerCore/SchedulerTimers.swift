@@ -1,8 +1,8 @@
 /// The scheduler's periodic duties and when each is due next (monotonic seconds): heartbeats to workers
 /// (with subscriber expiry, bandwidth shares and metrics), the disk (space back, waits given up) every
-/// 2 s, the clock guard (with renewals and the
-/// scrub) every 10 s, the fill windows and bandwidth schedule (against the wall clock read then) every 1 s, and
-/// `--notify` delivery (reports taken, the next events handed out) every 0.5 s.
+/// 2 s, the clock guard (with renewals and the scrub) every 10 s, the fill windows and bandwidth schedule (against
+/// the wall clock read then) every 1 s, and `--notify` delivery (reports taken, the next events handed out) every
+/// 0.5 s. Components keep their own timers (``Every``): the catalogue's pass is the catalogue component's.
 public struct SchedulerTimers: Sendable, Equatable {
     public enum Duty: Sendable, Hashable, CaseIterable {
         case heartbeat, clock, disk, window, notify
