@@ -287,6 +287,7 @@ let package = Package(
                 "StowageSchedulerService", "StowageCatalog", .product(name: "Crypto", package: "swift-crypto"),
                 "StowageSchedulerCore", "StowageStore", "StowageProtocol", "StowageRuntime",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]),
         .testTarget(
             name: "StowageLicensingTests",

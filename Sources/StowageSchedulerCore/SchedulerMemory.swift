@@ -1,5 +1,3 @@
-import StowageCatalog
-
 /// Everything the scheduler remembers between messages beside the store and the work queues
 /// (``SchedulerCore``), one value per concern. What is kept per title is forgotten in one place,
 /// ``forget(_:)``, when the title stops or ends.
@@ -26,12 +24,6 @@ public struct SchedulerMemory: Sendable {
     public var registerAgain: RateLimitedLog
     /// The wall-clock guard (persisted by the service).
     public var clockEpoch: ClockEpoch
-    /// The catalogue in force and the titles it added (persisted whole by the service).
-    public var catalog = CatalogBook()
-    /// The last catalogue pass stopped at the end of its slice with effects left: the next loop turn goes on.
-    public var catalogUnfinished = false
-    /// Titles devices are playing (the catalogue deletes none of them).
-    public var plays = PlayActivity()
     /// Work that keeps dying with its workers (a title whose input traps them).
     public var crashSuspects = CrashSuspects()
 

@@ -12,7 +12,7 @@ extension SchedulerService {
         do {
             try authorize(request.operation, by: caller)
             let asked = ComponentRequest(operation: request.operation, caller: caller, identity: identity)
-            notePlay(request.operation)
+            components.see(asked)
             body = try components.answer(asked) ?? answer(request.operation, from: identity)
         } catch let error as TitleError {
             body = .error(error)
@@ -78,35 +78,13 @@ extension SchedulerService {
         case .limits(let change):
             if let change { try applyLimits(change) }
             return .limits(limitsInForce())
-        case .played(let token, let seconds):
-            guard var title = try store.title(token) else { throw unknownTitle(token) }
-            guard seconds.isFinite, seconds >= 0, seconds < 86_400 else {
-                throw TitleError(code: .refused, message: "played seconds out of range")
-            }
-            title.playedSeconds += seconds
-            title.lastPlayedAt = clock.now()
-            try store.update(title)
-            return .ok
         case .stats:
             return .stats(try stats())
-        case .catalogApply(let document, let signature):
-            return .catalog(try applyCatalog(document: document, signature: signature))
-        case .catalogStatus:
-            return .catalog(try catalogReport())
         case .pin, .evictable, .renew, .license, .playable, .play, .key, .bookmarkAdd, .bookmarkRemove, .bookmarks,
             .deviceAdd, .devices, .deviceRevoke, .deviceSign, .authenticate, .playOn, .lookup, .peerManifest,
-            .notifyStatus, .boxKey, .exportTitle, .importBundle, .bundleJob, .verify, .gc:
+            .notifyStatus, .boxKey, .exportTitle, .importBundle, .bundleJob, .verify, .gc, .catalogApply,
+            .catalogStatus, .played:
             throw TitleError(code: .internal, message: "no component answered \(operation)")
-        }
-    }
-
-    /// A play authorised, a key handed out or play time reported: the title is being played (see ``PlayActivity``).
-    private func notePlay(_ operation: ClientOperation) {
-        switch operation {
-        case .play(let token), .playOn(let token, _), .played(let token, _), .key(let token, _):
-            memory.plays.saw(token, now: clock.monotonic())
-        default:
-            break
         }
     }
 

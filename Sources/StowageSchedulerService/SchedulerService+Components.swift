@@ -22,11 +22,14 @@ extension SchedulerService {
                 epoch: { [unowned self] in memory.clockEpoch.epoch },
                 assumedRate: { [unowned self] in memory.limits.bandwidth },
                 playability: { [unowned self] in try playability($0, startingPlay: true) }))
+        let plays = PlaysComponent(context: context)
+        components.register(plays)
+        components.register(CatalogComponent(context: context, options: options.catalog, plays: plays))
         components.register(
             QuotaComponent(
                 context: context,
                 policy: options.quota.map { EvictionPolicy(quota: $0, protect: options.evictProtect) },
-                advisors: { [unowned self] in [self] + components.all.compactMap { $0 as? any EvictionAdvisor } }))
+                advisors: { [unowned self] in components.all.compactMap { $0 as? any EvictionAdvisor } }))
         components.register(
             PeerComponent(
                 context: context, vault: vault, allowedHosts: options.allowedHosts,
@@ -38,7 +41,7 @@ extension SchedulerService {
         components.register(
             BundlesComponent(
                 context: context, vault: vault, box: box, allowedHosts: options.allowedHosts,
-                claimants: { [unowned self] in [self] + components.all.compactMap { $0 as? any TitleIDClaimant } }))
+                claimants: { [unowned self] in components.all.compactMap { $0 as? any TitleIDClaimant } }))
         components.register(RecordingComponent(context: context, pipeline: self, maxAttempts: options.maxAttempts))
         components.register(
             VerificationComponent(
@@ -94,6 +97,9 @@ extension SchedulerService {
     var recording: RecordingComponent? { components.first(RecordingComponent.self) }
     /// The pipeline's hooks into verification at rest: the results of its runs and the scrub's read rate.
     var verification: VerificationComponent? { components.first(VerificationComponent.self) }
+
+    /// An import's check that the catalogue does not fill the id a bundle brings.
+    var catalog: CatalogComponent? { components.first(CatalogComponent.self) }
 }
 
 /// The service as the components' narrow title interface (``TitleDesk``).
@@ -142,23 +148,6 @@ extension SchedulerService: TitleDesk {
     }
 }
 
-/// Until they are components of their own: plays protect what is being watched, the catalogue pins titles and marks
-/// those leaving it.
-extension SchedulerService: EvictionAdvisor {
-    func advise(_ holdings: inout [EvictionPolicy.Holding], now: Double) {
-        // Just after a start a play under way has not reported yet: then every title counts as played.
-        let blind = !memory.plays.seesEveryPlay(now: now)
-        let playing = memory.plays.playing(now: now)
-        let (pinned, leaving) = (memory.catalog.pinnedTokens, memory.catalog.leavingTokens)
-        for i in holdings.indices {
-            let token = holdings[i].token
-            holdings[i].playing = holdings[i].playing || blind || playing.contains(token)
-            holdings[i].pinned = holdings[i].pinned || pinned.contains(token)
-            holdings[i].leftCatalog = holdings[i].leftCatalog || leaving.contains(token)
-        }
-    }
-}
-
 /// The service as the pipeline stages' interface (``PipelineDesk``).
 extension SchedulerService: PipelineDesk {
     func enqueue(_ item: WorkItem, at: Double?) {
@@ -194,13 +183,5 @@ extension SchedulerService: PipelineDesk {
         return LicensePolicy.refusal(
             terms, usage(of: title), now: clock.now(), clockRolledBack: clockRolledBack(for: title),
             startingPlay: false)
-    }
-}
-
-/// Until the catalogue is a component of its own: an id of the catalogue in force is the catalogue's to fill.
-extension SchedulerService: TitleIDClaimant {
-    func claim(onTitleID id: String) -> String? {
-        guard memory.catalog.catalog?.titles.contains(where: { $0.id == id }) == true else { return nil }
-        return "an entry of this box's catalogue: the catalogue fills it, not a bundle"
     }
 }

@@ -30,21 +30,21 @@ extension SchedulerService {
         /// The service's name in the group's logs (and its thread's).
         public var description: String { "stowage-scheduler" }
 
+        /// The side tasks that run beside the loop as services of the same group, to be listed before the runner
+        /// (the group stops services in reverse order: the loop first, then what feeds it): the `--catalog` fetcher,
+        /// which hands what it fetched to the loop through its ``CatalogFeed``.
+        public var companions: [any Service] {
+            guard let location = options.catalog.location, let feed = options.catalog.feed else { return [] }
+            return [
+                CatalogFetcher(
+                    location: location, interval: options.catalog.interval, feed: feed, logger: logger,
+                    limits: options.answerPace.total(BodyLimits.catalogTotal))
+            ]
+        }
+
         /// Serves until graceful shutdown; throws what stops the scheduler from starting (a bind, the store).
         public func run() async throws {
             let (options, logger, stop, onReady) = (options, logger, stop, onReady)
-            // `--catalog`: fetched beside the loop, handed to it through the feed.
-            let fetcher = options.catalog.location.flatMap { location in
-                options.catalog.feed.map { feed in
-                    Task {
-                        await CatalogFetcher(
-                            location: location, interval: options.catalog.interval, feed: feed, logger: logger,
-                            limits: options.answerPace.total(BodyLimits.catalogTotal)
-                        ).run()
-                    }
-                }
-            }
-            defer { fetcher?.cancel() }
             try await PollLoopService(name: description, stop: stop) {
                 let service = try SchedulerService(options: options, shutdown: stop, logger: logger)
                 onReady()

@@ -52,7 +52,6 @@ extension SchedulerService {
         out.id = title.externalID
         out.protection = protection(of: title)
         out.notPlayableReason = notPlayable
-        out.lastPlayedAt = iso8601(title.lastPlayedAt)
         components.describe(title, into: &out)
         return out
     }

@@ -67,7 +67,6 @@ public final class SchedulerService {
             tolerance: Self.clockTolerance)
         memory = SchedulerMemory(heartbeat: Double(WireProtocol.heartbeatMilliseconds) / 1000, clockEpoch: epoch)
         memory.limits.schedule = options.bandwidthSchedule
-        memory.plays.begin(now: clock.monotonic())  // plays are watched from the start (see PlayActivity)
         metrics = SchedulerMetrics(startedAt: clock.monotonic())
         let prefix = String(UInt64.random(in: 0...UInt64.max), radix: 36)
         core = SchedulerCore(idPrefix: prefix)
@@ -115,7 +114,6 @@ public final class SchedulerService {
         checkClock()
         try failAfterCrash()
         try recover()
-        loadCatalog()
         try components.start()
     }
 
@@ -224,7 +222,6 @@ public final class SchedulerService {
         if !memory.retries.isEmpty {
             for item in memory.retries.due(now: t) { core.enqueue(item) }
         }
-        var catalogPassed = false
         for duty in memory.timers.due(now: t) {
             switch duty {
             case .heartbeat:
@@ -236,16 +233,10 @@ public final class SchedulerService {
                 checkClock()
             case .disk:
                 break  // (the disk, network and quota components keep their own timers)
-            case .catalog:
-                takeCatalogArrivals()
-                reconcileCatalog()
-                catalogPassed = true
             case .bandwidth:
                 followBandwidthSchedule()
             }
         }
-        // A large catalogue goes on slice by slice, a loop turn (and the requests that came) between two.
-        if memory.catalogUnfinished, !catalogPassed { reconcileCatalog() }
         components.tick(now: t)
         dispatch(now: t)
     }

@@ -185,7 +185,8 @@ struct SchedulerCommand: AsyncParsableCommand {
             let scheduler = SchedulerService.Runner(options: options, logger: logger) { writePidFile(pidfile) }
             // `--notify`: delivered beside the loop, which hands events over and takes outcomes back (NotifyFeed).
             let delivery = NotifyDelivery(scheduler: options, logger: logger)
-            let services: [any Service] = (metrics.map { [$0] } ?? []) + (delivery.map { [$0] } ?? []) + [scheduler]
+            let services: [any Service] =
+                (metrics.map { [$0] } ?? []) + (delivery.map { [$0] } ?? []) + scheduler.companions + [scheduler]
             try await Lifecycle.run(services, logger: logger)
         } catch {
             logger.critical("scheduler cannot run: \(error)")

@@ -141,7 +141,7 @@ import Testing
         let driver = try ServiceDriver()
         let ids = (0..<250).map { "t\($0)" }
         _ = try CatalogServiceTests().apply(driver, CatalogServiceTests.document(version: 1, ids: ids))
-        let slice = SchedulerService.catalogSliceEffects
+        let slice = CatalogComponent.sliceEffects
         #expect(try driver.store.titles().count == slice, "one slice at the apply")
         driver.tick()  // a client's request is answered between two slices (the loop's turn)
         #expect(try driver.store.titles().count == 2 * slice)

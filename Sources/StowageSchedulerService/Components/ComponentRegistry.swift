@@ -33,6 +33,11 @@ final class ComponentRegistry {
         for component in all { component.tick(now: now) }
     }
 
+    /// Shows a request to every component (before one answers it).
+    func see(_ request: ComponentRequest) {
+        for component in all { component.see(request) }
+    }
+
     /// The reply of the component whose operation it is, nil when none claims it.
     func answer(_ request: ComponentRequest) throws -> ReplyBody? {
         for component in all {

@@ -18,6 +18,9 @@ protocol SchedulerComponent: AnyObject {
     func start() throws
     /// Every pass of the loop, `now` monotonic: the component runs what its own timers say is due.
     func tick(now: Double)
+    /// Every client's request once it is authorised, before any answer (a component that watches an operation it
+    /// does not answer: plays note `play` and `key`); nothing it does changes the reply.
+    func see(_ request: ComponentRequest)
     /// A client's request: the reply when the operation is the component's, nil when it is not (the registry asks
     /// the next one). Thrown ``TitleError``s reach the client as they are.
     func answer(_ request: ComponentRequest) throws -> ReplyBody?
@@ -32,6 +35,7 @@ protocol SchedulerComponent: AnyObject {
 extension SchedulerComponent {
     func start() throws {}
     func tick(now: Double) {}
+    func see(_ request: ComponentRequest) {}
     func answer(_ request: ComponentRequest) throws -> ReplyBody? { nil }
     func observe(_ event: TitleHappening) throws {}
     func forget(_ token: String) {}

@@ -2,52 +2,9 @@ import AsyncHTTPClient
 import Foundation
 import Logging
 import NIOCore
+import ServiceLifecycle
 import StowageCatalog
 import StowageProtocol
-import Synchronization
-
-/// Catalogues as they arrive from `--catalog`, handed from the fetcher's task to the scheduler's loop, which
-/// alone checks and applies them (it holds the keys and writes the store).
-public final class CatalogFeed: Sendable {
-    /// What one fetch or read brought.
-    public enum Arrival: Sendable, Equatable {
-        /// A catalogue's exact bytes and its detached signature (nil: none beside it).
-        case document(Data, signature: Data?)
-        /// The URL answered 304 Not Modified.
-        case notModified
-        /// It could not be fetched or read.
-        case failed(String)
-        /// It was refused before it was read whole (too large).
-        case refused(CatalogRefusal)
-    }
-
-    private let arrivals = Mutex<[Arrival]>([])
-    private let refused = Mutex(false)
-
-    public init() {}
-
-    /// The scheduler refused what arrived: the fetcher forgets its `ETag`, so a document republished with its
-    /// signature after a poll caught one without the other is fetched whole again, not answered 304 forever.
-    public func noteRefused() { refused.withLock { $0 = true } }
-
-    /// Whether a refusal was noted since the last call (fetcher only).
-    func takeRefused() -> Bool {
-        refused.withLock { r in
-            defer { r = false }
-            return r
-        }
-    }
-
-    public func post(_ arrival: Arrival) { arrivals.withLock { $0.append(arrival) } }
-
-    /// What arrived since the last call (scheduler loop only).
-    public func take() -> [Arrival] {
-        arrivals.withLock { a in
-            defer { a.removeAll() }
-            return a
-        }
-    }
-}
 
 /// Fetches `--catalog` every `--catalog-interval`: a URL with `If-None-Match` (its signature from `URL.sig`), or a
 /// file (`FILE.sig` beside it). It runs in the scheduler process beside the poll loop, not in a download worker:
@@ -55,7 +12,10 @@ public final class CatalogFeed: Sendable {
 /// the store only it writes, and no lease, retry or rate limit of title downloads applies to it. Each answer is
 /// read under `limits` (``BodyWatch``: a URL that drips its body is cut, not waited on for minutes) and at most
 /// ``CatalogLimits/maxBytes``.
-public struct CatalogFetcher: Sendable {
+///
+/// A `Service` of the scheduler's group (``SchedulerService/Runner/companions``): started, stopped and awaited with
+/// the loop; graceful shutdown ends its wait between two fetches at once.
+public struct CatalogFetcher: Service, CustomStringConvertible {
     public let location: String
     public let interval: Double
     public let feed: CatalogFeed
@@ -83,16 +43,27 @@ public struct CatalogFetcher: Sendable {
         return lower.hasPrefix("http://") || lower.hasPrefix("https://")
     }
 
-    /// Fetches at once, then every `interval` seconds, until the task is canceled.
-    public func run() async {
+    /// The service's name in the group's logs.
+    public var description: String { "catalog-fetcher" }
+
+    /// Fetches at once, then every `interval` seconds, until graceful shutdown or cancellation.
+    public func run() async throws {
         let client = HTTPClient(eventLoopGroupProvider: .singleton)
+        let fetcher = self
+        await cancelWhenGracefulShutdown { await fetcher.poll(client) }
+        try? await client.shutdown()
+    }
+
+    /// The fetches, one an interval, until the task is canceled.
+    private func poll(_ client: HTTPClient) async {
         var etag: String?
         while !Task.isCancelled {
+            // Taken at every fetch, a file's too (it has no ETag): what was refused waits in the mailbox no longer.
+            if !feed.refusals.take().isEmpty { etag = nil }
             let arrival = Self.isURL(location) ? await fetch(client, etag: &etag) : read()
-            feed.post(arrival)
+            feed.arrivals.post(arrival)
             try? await Task.sleep(for: .seconds(interval))
         }
-        try? await client.shutdown()
     }
 
     private func read() -> CatalogFeed.Arrival {
@@ -117,7 +88,6 @@ public struct CatalogFetcher: Sendable {
         let shown = URLRedaction.redacted(location)
         let host = URLHost.of(location) ?? shown
         do {
-            if feed.takeRefused() { etag = nil }
             var request = HTTPClientRequest(url: location)
             if let etag { request.headers.add(name: "If-None-Match", value: etag) }
             let (limits, sent) = (limits, request)
