@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import StowageProtocol
 import Synchronization
 
 /// Notifications handed from the scheduler's loop to the delivery task, and what became of them handed back:
@@ -60,6 +61,6 @@ public enum NotifySignature {
     /// The header's value for `body` under `secret`.
     public static func value(secret: Data, body: Data) -> String {
         let mac = HMAC<SHA256>.authenticationCode(for: body, using: SymmetricKey(data: secret))
-        return "sha256=" + mac.map { String(format: "%02x", $0) }.joined()
+        return "sha256=" + Hex.encode(mac)
     }
 }
