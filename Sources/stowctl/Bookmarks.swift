@@ -42,12 +42,15 @@ struct BookmarkCommand: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Add a bookmark (one already at that position is replaced).")
         @OptionGroup var connection: ConnectionOptions
-        @OptionGroup var place: TitlePosition
+        @OptionGroup var place: TitleThen<BookmarkPosition>
         @Option(help: "A label.") var label: String = ""
+
+        func validate() throws { try BookmarkCommand.validate(place.parts().next) }
 
         func run() throws {
             let client = try connection.client()
-            let (token, seconds) = try place.resolve(with: client)
+            let (token, position) = try place.resolve(with: client)
+            let seconds = BookmarkCommand.seconds(position)!
             let add: SchedulerCall<[Bookmark]> = .bookmarkAdd(token: token, position: seconds, label: label)
             BookmarkCommand.show(try client.request(add), json: connection.json)
         }
@@ -56,11 +59,14 @@ struct BookmarkCommand: ParsableCommand {
     struct Remove: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Remove a user bookmark.")
         @OptionGroup var connection: ConnectionOptions
-        @OptionGroup var place: TitlePosition
+        @OptionGroup var place: TitleThen<BookmarkPosition>
+
+        func validate() throws { try BookmarkCommand.validate(place.parts().next) }
 
         func run() throws {
             let client = try connection.client()
-            let (token, seconds) = try place.resolve(with: client)
+            let (token, position) = try place.resolve(with: client)
+            let seconds = BookmarkCommand.seconds(position)!
             let remove: SchedulerCall<[Bookmark]> = .bookmarkRemove(token: token, position: seconds)
             BookmarkCommand.show(try client.request(remove), json: connection.json)
         }

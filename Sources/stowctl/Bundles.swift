@@ -14,17 +14,10 @@ struct Export: AsyncParsableCommand {
             a rental's plays are not doubled.
             """)
     @OptionGroup var connection: ConnectionOptions
-    @Argument(
-        help: ArgumentHelp(
-            "The title's token and the folder to write (new or empty); with --id, the folder only.",
-            valueName: "token> <dir"))
-    var arguments: [String]
-    @Option(help: "The title's id (as given to submit --id) instead of its token.") var id: String?
+    @OptionGroup var title: TitleThen<ExportFolder>
     @Option(name: .customLong("for-box"), help: "The receiving box's public key file (`stowctl box key`).")
     var forBox: String?
     @Flag(help: "Give this box's license up: the title stays playable on the importing box only.") var move = false
-
-    func validate() throws { _ = try TitleRef.split(arguments, id: id, rest: ["DIR"]) }
 
     func run() async throws {
         let key = try forBox.map { path -> String in
@@ -32,10 +25,8 @@ struct Export: AsyncParsableCommand {
                 throw Failure("--for-box: \(error)")
             }
         }
-        let (given, rest) = try TitleRef.split(arguments, id: id, rest: ["DIR"])
-        let directory = rest[0]
         let client = try connection.client()
-        let token = try TitleRef.resolve(token: given, id: id, with: client)
+        let (token, directory) = try title.resolve(with: client)
         let request = BundleExportRequest(token: token, directory: absolute(directory), forBox: key, move: move)
         let job = try await BundleProgress(client: client, json: connection.json).follow(
             try client.request(.exportTitle(request)))

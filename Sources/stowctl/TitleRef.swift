@@ -30,20 +30,7 @@ struct TitleRef: ParsableArguments {
         if token == nil, id == nil { throw ValidationError("give the title's TOKEN or --id ID") }
     }
 
-    /// For commands with positionals after the title (`export TOKEN DIR`, `bookmark add TOKEN POSITION`), which
-    /// take them as one list: ArgumentParser fills positionals left to right, so with `--id` the first value is
-    /// not a token but the next argument. `rest` names the arguments after the title, for the usage error.
-    static func split(_ values: [String], id: String?, rest: [String]) throws -> (token: String?, rest: [String]) {
-        let names = rest.joined(separator: " ")
-        if id != nil {
-            guard values.count == rest.count else { throw ValidationError("with --id, give \(names) only") }
-            return (nil, values)
-        }
-        guard values.count == rest.count + 1 else { throw ValidationError("give TOKEN \(names) (or --id ID \(names))") }
-        return (values[0], Array(values.dropFirst()))
-    }
-
-    /// The rule for commands whose title is not a ``TitleRef`` group (`renew`, `export`, `bookmark`, `watch`): the
+    /// The rule for commands whose title is not a ``TitleRef`` group (`renew`, `watch`, ``TitleThen``): the
     /// token as given, or the token of the title with `id` (`lookup`: an unknown id is `not-found`).
     static func resolve(token: String?, id: String?, with client: SchedulerClient) throws -> String {
         if let token { return token }

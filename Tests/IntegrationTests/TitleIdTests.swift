@@ -52,6 +52,10 @@ struct TitleIdTests {
         let twoFolders = try h.stowctlStreams(["export", "--id", "lecture-1", bundle.path, "another"])
         #expect(twoFolders.status == 2, "with --id, DIR only: \(twoFolders.stderr)")
 
+        #expect(try h.stowctl(["bookmark", "add", "--id", "lecture-1", "0:05", "--label", "intro"]).0 == 0)
+        let marks = try h.stowctl(["bookmark", "list", token, "--json"])
+        #expect(marks.0 == 0 && marks.1.contains("intro"), "the bookmark went to the title with the id: \(marks.1)")
+
         let deleted = try h.stowctl(["delete", "--id", "lecture-1"])
         #expect(deleted.0 == 0 && deleted.1.contains("\(token) deleted"), "\(deleted.1)")
         #expect(try h.stowctl(["status", token]).0 == 1)
