@@ -40,6 +40,12 @@ public enum Hex {
         text.utf8.count == 2 * count && text.utf8.allSatisfy { value($0) != nil }
     }
 
+    /// Whether `char` is a hex digit as ``decode(_:)`` reads them: 0-9, a-f, A-F only (`Character.isHexDigit` also
+    /// takes the fullwidth forms, which no decoder here reads).
+    public static func isDigit(_ char: Character) -> Bool {
+        char.utf8.count == 1 && value(char.utf8.first!) != nil
+    }
+
     private static func value(_ char: UInt8) -> UInt8? {
         switch char {
         case UInt8(ascii: "0")...UInt8(ascii: "9"): char - UInt8(ascii: "0")

@@ -15,7 +15,7 @@ struct DeviceURLKeysTests {
         let verifier = DeviceURLKeys.verifier(secret: "s3cret")
         #expect(verifier == Data(SHA256.hash(data: Data("s3cret".utf8))), "the bearer check is unchanged")
         let sig = keys.signature(device: "tv", verifier: verifier, path: path, expires: 2_000_000_000)
-        #expect(sig.count == 64 && sig.allSatisfy(\.isHexDigit))
+        #expect(sig.count == 64 && sig.allSatisfy(Hex.isDigit))
         // Before #29 the verifier was the HMAC key: what a copy of the store could compute.
         let old = Hex.encode(
             HMAC<SHA256>.authenticationCode(

@@ -38,4 +38,12 @@ import Testing
         #expect(!Hex.isHex("00ff", bytes: 1))
         #expect(!Hex.isHex("00fg", bytes: 2))
     }
+
+    /// A digit is what the decoder reads: ASCII only.
+    @Test func digitsAreTheDecodersOnly() {
+        #expect("0123456789abcdefABCDEF".allSatisfy(Hex.isDigit))
+        for char: Character in ["g", "G", "x", " ", "-", "\u{FF11}", "\u{FF41}", "é", "👍"] {
+            #expect(!Hex.isDigit(char), "\(char)")
+        }
+    }
 }
