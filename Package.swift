@@ -33,6 +33,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.0.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.0.0"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.0.0"),
+        .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.35.0"),
     ],
     targets: [
         // MARK: message plane
@@ -49,6 +50,7 @@ let package = Package(
         .target(
             name: "StowageIntegrity",
             dependencies: [
+                "StowageProtocol",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
             ]),
@@ -168,6 +170,7 @@ let package = Package(
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -243,7 +246,7 @@ let package = Package(
             path: "Tests/Fuzz/FuzzMPD"),
         .executableTarget(
             name: "stowage-fuzz-documents",
-            dependencies: ["StowageBundle", "StowageLicensing", "StowageProtocol", "FuzzReplay"],
+            dependencies: ["StowageBundle", "StowageCatalog", "StowageLicensing", "StowageProtocol", "FuzzReplay"],
             path: "Tests/Fuzz/FuzzDocuments"),
 
         // MARK: tests
@@ -323,11 +326,12 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
             ]),
         .testTarget(
             name: "IntegrationTests",
             dependencies: [
-                "ZeroMQ", "StowageProtocol", "StowageTestSupport",
+                "ZeroMQ", "StowageProtocol", "StowageCatalog", "StowageTestSupport",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
             ]),

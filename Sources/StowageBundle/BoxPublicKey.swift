@@ -1,5 +1,6 @@
 @preconcurrency import Crypto
 import Foundation
+import StowageProtocol
 
 /// The public half of a box's identity: what `stowctl box key` prints and what another box is given as
 /// `--for-box` or `--trust` (the same JSON either way). The id is derived from the signing key, so a file that
@@ -20,7 +21,7 @@ public struct BoxPublicKey: Codable, Sendable, Equatable, Hashable {
 
     /// The id a signing key gives.
     public static func id(of signing: Curve25519.Signing.PublicKey) -> String {
-        SHA256.hash(data: signing.rawRepresentation).prefix(8).map { String(format: "%02x", $0) }.joined()
+        Hex.encode(SHA256.hash(data: signing.rawRepresentation).prefix(8))
     }
 
     /// The Ed25519 key, or nil when the text is not one (or the id does not belong to it).

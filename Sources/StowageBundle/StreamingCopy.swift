@@ -1,5 +1,6 @@
 @preconcurrency import Crypto
 import Foundation
+import StowageProtocol
 
 /// Copies one file in fixed-size chunks while hashing it (SHA-256, incremental): memory stays one buffer whatever
 /// the file's size, and the hash is of exactly the bytes written. With no destination it only hashes.
@@ -35,6 +36,6 @@ public enum StreamingCopy {
             progress(chunk.count)
         }
         try output?.synchronize()
-        return (hasher.finalize().map { String(format: "%02x", $0) }.joined(), size)
+        return (Hex.encode(hasher.finalize()), size)
     }
 }

@@ -53,7 +53,7 @@ public struct CatalogGate: Sendable {
                     .badSignature, "the signature does not match the catalogue's bytes under any --catalog-key")
             }
         }
-        let digest = SHA256.hash(data: bytes).map { String(format: "%02x", $0) }.joined()
+        let digest = Hex.encode(SHA256.hash(data: bytes))
         if let inForce, inForce.digest == digest { return .unchanged }
         let catalog = try Catalog.decode(bytes)
         if let problem = CatalogLimits.versionProblem(catalog.version, after: inForce?.version) {

@@ -34,16 +34,8 @@ public enum CatalogSignature {
         if contents.count == length { return contents }
         let text = String(decoding: contents, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
         if let data = Data(base64Encoded: text), data.count == length { return data }
-        guard text.count == 2 * length, text.allSatisfy(\.isHexDigit) else { return nil }
-        var out = Data(capacity: length)
-        var index = text.startIndex
-        while index < text.endIndex {
-            let next = text.index(index, offsetBy: 2)
-            guard let byte = UInt8(text[index..<next], radix: 16) else { return nil }
-            out.append(byte)
-            index = next
-        }
-        return out
+        guard Hex.isHex(text, bytes: length), let bytes = try? Hex.decode(text) else { return nil }
+        return Data(bytes)
     }
 }
 

@@ -1,4 +1,5 @@
 import Foundation
+import StowageProtocol
 
 /// One `ContentProtection` element: a protection scheme (`urn:mpeg:dash:mp4protection:2011`) or a DRM system
 /// (`urn:uuid:<system id>`), with what it carries.
@@ -93,7 +94,7 @@ public struct ContentProtection: Sendable, Equatable, Codable {
     /// 32 lowercase hex digits from a UUID (`10000000-1000-…`) or plain hex, nil when it is neither.
     public static func normalizeKID(_ text: String) -> String? {
         let hex = text.trimmingCharacters(in: .whitespaces).filter { $0 != "-" }.lowercased()
-        guard hex.count == 32, hex.allSatisfy(\.isHexDigit) else { return nil }
+        guard Hex.isHex(hex, bytes: 16) else { return nil }
         return hex
     }
 }

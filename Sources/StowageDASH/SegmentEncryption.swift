@@ -1,4 +1,5 @@
 import Foundation
+import StowageProtocol
 
 /// DASH segment encryption (ISO/IEC 23009-4, "SEA"): a ContentProtection `urn:mpeg:dash:sea:2012` whose
 /// `sea:SegmentEncryption` is `urn:mpeg:dash:sea:aes128-cbc:2013` encrypts every media segment whole with
@@ -129,15 +130,8 @@ public struct SegmentEncryption: Sendable, Equatable, Codable {
     public static func iv(_ text: String) -> [UInt8]? {
         var hex = Substring(text.trimmingCharacters(in: .whitespaces))
         if hex.lowercased().hasPrefix("0x") { hex = hex.dropFirst(2) }
-        guard hex.count == 32, hex.allSatisfy(\.isHexDigit) else { return nil }
-        var bytes: [UInt8] = []
-        var index = hex.startIndex
-        while index < hex.endIndex {
-            let next = hex.index(index, offsetBy: 2)
-            bytes.append(UInt8(hex[index..<next], radix: 16) ?? 0)
-            index = next
-        }
-        return bytes
+        guard Hex.isHex(hex, bytes: 16) else { return nil }
+        return try? Hex.decode(hex)
     }
 
     /// The IV of a segment encrypted without `@IV`: its number as a 128-bit big-endian integer.
@@ -146,5 +140,5 @@ public struct SegmentEncryption: Sendable, Equatable, Codable {
     }
 
     /// `0x` + 32 lowercase hex digits.
-    public static func hex(_ iv: [UInt8]) -> String { "0x" + iv.map { String(format: "%02x", $0) }.joined() }
+    public static func hex(_ iv: [UInt8]) -> String { "0x" + Hex.encode(iv) }
 }

@@ -26,7 +26,7 @@ struct StreamingCheck {
     /// The file's hash, or what is wrong with its structure.
     mutating func finish() -> Result<String, Problem> {
         if let problem = checker?.finish() { return .failure(Problem(description: problem)) }
-        return .success(FileVerifier.hex(hasher.finalize()))
+        return .success(Hex.encode(hasher.finalize()))
     }
 
     /// A structural check that failed, in words.

@@ -71,6 +71,6 @@ public enum HLSProtection {
     static func normalizedKID(_ text: String) -> String {
         var hex = text.lowercased()
         if hex.hasPrefix("0x") { hex.removeFirst(2) }
-        return hex.filter(\.isHexDigit)
+        return hex.filter(Hex.isDigit)
     }
 }

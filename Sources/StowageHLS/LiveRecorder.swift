@@ -303,8 +303,8 @@ public enum LiveRecorder {
 
         /// The IV a key without one implies for a segment (RFC 8216 §5.2): its media sequence number, 128 bits.
         static func iv(_ sequence: Int) -> String {
-            let hex = String(UInt64(sequence), radix: 16)
-            return "0x" + String(repeating: "0", count: 32 - hex.count) + hex
+            let low = withUnsafeBytes(of: UInt64(sequence).bigEndian, Array.init)
+            return "0x" + String(repeating: "0", count: 16) + Hex.encode(low)
         }
 
         /// A duration as playlists write it (`4`, `3.753`).

@@ -243,6 +243,6 @@ public struct MediaPlaylist: Sendable {
     static func isValidIV(_ text: String) -> Bool {
         guard text.hasPrefix("0x") || text.hasPrefix("0X") else { return false }
         let hex = text.dropFirst(2)
-        return !hex.isEmpty && hex.count <= 32 && hex.allSatisfy(\.isHexDigit)
+        return !hex.isEmpty && hex.count <= 32 && hex.allSatisfy(Hex.isDigit)
     }
 }

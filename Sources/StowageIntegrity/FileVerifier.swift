@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import StowageProtocol
 
 #if canImport(Glibc)
     import Glibc
@@ -47,7 +48,7 @@ public enum FileVerifier {
             total += Int64(n)
             if let rate = bytesPerSecond, rate > 0 { usleep(UInt32(min(1_000_000, Int64(n) * 1_000_000 / rate))) }
         }
-        let digest = hex(hasher.finalize())
+        let digest = Hex.encode(hasher.finalize())
         if let expectedBytes, expectedBytes != total {
             return Verdict(bytes: total, sha256: digest, problem: "length is \(total) bytes, expected \(expectedBytes)")
         }
@@ -63,16 +64,5 @@ public enum FileVerifier {
             )
         }
         return Verdict(bytes: total, sha256: digest, problem: nil)
-    }
-
-    /// Lowercase hex of a digest.
-    public static func hex<D: Sequence>(_ digest: D) -> String where D.Element == UInt8 {
-        let digits = Array("0123456789abcdef".utf8)
-        var out = [UInt8]()
-        for b in digest {
-            out.append(digits[Int(b >> 4)])
-            out.append(digits[Int(b & 0x0f)])
-        }
-        return String(decoding: out, as: UTF8.self)
     }
 }

@@ -35,6 +35,6 @@ public struct DeviceURLKeys: Sendable {
         let mac = HMAC<SHA256>.authenticationCode(
             for: Data(DeviceSignature.message(path: path, expires: expires).utf8),
             using: urlKey(device: device, verifier: verifier))
-        return mac.map { String(format: "%02x", $0) }.joined()
+        return Hex.encode(mac)
     }
 }

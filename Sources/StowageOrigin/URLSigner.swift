@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import StowageProtocol
 
 /// Imitates a CDN's token auth, for tests of expiring URLs (`stowage-origin serve --sign-urls TTL`).
 ///
@@ -64,7 +65,7 @@ public struct URLSigner: Sendable {
     public func query(forPath path: String, now: Date = Date()) -> String {
         let expires = Int((now.timeIntervalSince1970 + ttl).rounded(.down))
         let mac = HMAC<SHA256>.authenticationCode(for: Self.message(path, expires), using: SymmetricKey(data: key))
-        return "exp=\(expires)&sig=" + mac.map { String(format: "%02x", $0) }.joined()
+        return "exp=\(expires)&sig=" + Hex.encode(mac)
     }
 
     /// `playlist` (served at request path `path`) with every URI it references signed: plain URI lines and every
@@ -142,13 +143,7 @@ public struct URLSigner: Sendable {
     }
 
     private static func bytes(hex: String) -> [UInt8]? {
-        let digits = Array(hex.utf8)
-        guard digits.count == 64, hex.allSatisfy(\.isHexDigit) else { return nil }
-        var out: [UInt8] = []
-        for i in stride(from: 0, to: digits.count, by: 2) {
-            guard let byte = UInt8(String(decoding: digits[i...i + 1], as: UTF8.self), radix: 16) else { return nil }
-            out.append(byte)
-        }
-        return out
+        guard Hex.isHex(hex, bytes: 32) else { return nil }
+        return try? Hex.decode(hex)
     }
 }

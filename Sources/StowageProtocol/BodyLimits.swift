@@ -26,7 +26,7 @@ public struct BodyLimits: Codable, Sendable, Equatable {
     public static let defaultWindow: Double = 30
     /// The longest one file from a peer may take (a 1 GiB file at 1.2 MB/s).
     public static let peerFileTotal: Double = 15 * 60
-    /// The longest a catalogue (at most ``CatalogLimits/maxBytes``) and its signature may take, each.
+    /// The longest a catalogue (at most `CatalogLimits.maxBytes`, StowageCatalog) and its signature may take, each.
     public static let catalogTotal: Double = 2 * 60
     /// The longest one notification POST may take, answer included.
     public static let notifyTotal: Double = 30

@@ -60,12 +60,11 @@ public enum DataURI {
             }
             let end = text.index(i, offsetBy: 2, limitedBy: text.endIndex) ?? text.endIndex
             guard text.distance(from: i, to: end) == 2,
-                text[i..<end].allSatisfy({ Character(Unicode.Scalar($0)).isHexDigit }),
-                let value = UInt8(String(decoding: text[i..<end], as: UTF8.self), radix: 16)
+                let value = try? Hex.decode(String(decoding: text[i..<end], as: UTF8.self))
             else {
                 throw DataURIError("its data has a '%' not followed by two hex digits")
             }
-            out.append(value)
+            out.append(contentsOf: value)
             i = end
         }
         return out

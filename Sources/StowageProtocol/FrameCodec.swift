@@ -54,7 +54,7 @@ public enum FrameCodec {
         {
             return "\"\(text)\"" + (bytes.count > limit ? "…" : "")
         }
-        return "0x" + prefix.map { String(format: "%02x", $0) }.joined() + (bytes.count > limit ? "…" : "")
+        return "0x" + Hex.encode(prefix) + (bytes.count > limit ? "…" : "")
     }
 
     private static func describe(_ error: Error) -> String {

@@ -2,24 +2,16 @@ import Foundation
 
 /// Encodings of key material on the wire: hex (`KEYID=0x…`) and base64url without padding (JSON Web Keys).
 public enum KeyEncoding {
-    /// Bytes of a hex string, with or without `0x`; nil if it is not hex.
+    /// Bytes of a hex key ID or IV as playlists and license APIs write it, with or without `0x` (``Hex``); nil if
+    /// it is not hex.
     public static func hex(_ text: String) -> [UInt8]? {
         var hex = Substring(text)
         if hex.hasPrefix("0x") || hex.hasPrefix("0X") { hex = hex.dropFirst(2) }
-        guard hex.count % 2 == 0, hex.allSatisfy(\.isHexDigit) else { return nil }
-        var out: [UInt8] = []
-        var i = hex.startIndex
-        while i < hex.endIndex {
-            let j = hex.index(i, offsetBy: 2)
-            guard let b = UInt8(hex[i..<j], radix: 16) else { return nil }
-            out.append(b)
-            i = j
-        }
-        return out
+        return try? Hex.decode(hex)
     }
 
-    /// Lowercase hex.
-    public static func hexString(_ bytes: [UInt8]) -> String { bytes.map { String(format: "%02x", $0) }.joined() }
+    /// A key ID's lowercase hex, the form key IDs are compared in (``Hex/encode(_:)``).
+    public static func hexString(_ bytes: [UInt8]) -> String { Hex.encode(bytes) }
 
     public static func base64url(_ bytes: [UInt8]) -> String {
         Data(bytes).base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(

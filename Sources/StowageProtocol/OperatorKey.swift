@@ -28,21 +28,12 @@ public struct OperatorKey: Codable, Sendable, Equatable, CustomStringConvertible
     }
 
     /// The key's 16 bytes.
-    public var keyBytes: [UInt8] {
-        var bytes: [UInt8] = []
-        var i = key.startIndex
-        while i < key.endIndex {
-            let j = key.index(i, offsetBy: 2)
-            bytes.append(UInt8(key[i..<j], radix: 16) ?? 0)
-            i = j
-        }
-        return bytes
-    }
+    public var keyBytes: [UInt8] { (try? Hex.decode(key)) ?? [] }
 
     /// Names the key ID only.
     public var description: String { "\(kid):<redacted>" }
 
-    static func isHex32(_ text: String) -> Bool { text.count == 32 && text.allSatisfy(\.isHexDigit) }
+    static func isHex32(_ text: String) -> Bool { Hex.isHex(text, bytes: 16) }
 }
 
 /// Why a `--key` argument cannot be used; the message says what to fix.

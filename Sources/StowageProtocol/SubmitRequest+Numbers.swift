@@ -29,6 +29,10 @@ extension SubmitRequest {
 
     /// The most plays a license may grant.
     public static let maxPlays = 1_000_000_000
+
+    /// The priorities a title may have (`--priority`, a catalogue's number): the scheduler adds and subtracts 1,000
+    /// around them (verify, renew, scrub), so an unbounded number from a catalogue or a command line would overflow.
+    public static let priorityRange = -1_000_000...1_000_000
 }
 
 extension Selection {

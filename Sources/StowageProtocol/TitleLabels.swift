@@ -1,6 +1,8 @@
 /// The rule for a title's stable id (`submit --id`, a bundle's `title.id`) and its display name (`--name`, a
 /// bundle's `title.displayName`), in one place for every way a title arrives. The id is a path part of the
 /// gateway's `/titles/<id>/` and a `/resolve?id=` value, and both show on one line of `status` and the console.
+/// An id never has a token's shape (``TitleToken``): `/titles/<token-or-id>/` and `stowctl`'s TOKEN or `--id`
+/// must not be able to mean two titles.
 public enum TitleLabels {
     /// The longest id, in characters.
     public static let maxIDLength = 200
@@ -14,6 +16,10 @@ public enum TitleLabels {
                 && !id.contains(where: \.isNewline)
         else {
             return "is 1 to \(maxIDLength) characters, not '.' or '..', without '/', line breaks or control characters"
+        }
+        if TitleToken.hasShape(id) {
+            return "'\(id)' has the shape of a title token (16 hex digits), so it could be taken for one: choose "
+                + "another id (any other length, or a character that is not a hex digit)"
         }
         return nil
     }

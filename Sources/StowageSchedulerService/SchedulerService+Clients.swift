@@ -92,7 +92,7 @@ extension SchedulerService {
     func submitTitle(_ submit: SubmitRequest, reuse: Bool = true) throws -> String {
         try peer?.check(submit)
         if let problem = submit.numberProblem { throw TitleError(code: .refused, message: "\(problem)") }
-        guard CatalogPriority.range.contains(submit.priority) else {
+        guard SubmitRequest.priorityRange.contains(submit.priority) else {
             throw TitleError(code: .refused, message: "priority \(submit.priority) is outside -1000000...1000000")
         }
         if let why = SourceURLRule.refusal(submit.url, allowed: options.allowedHosts) {
@@ -195,12 +195,8 @@ extension SchedulerService {
         return token
     }
 
-    /// 16 lowercase hex digits: unguessable enough for a local name, safe as a folder name.
-    static func newToken() -> String {
-        let n = UInt64.random(in: 0...UInt64.max)
-        let hex = String(n, radix: 16)
-        return String(repeating: "0", count: 16 - hex.count) + hex
-    }
+    /// 16 lowercase hex digits (``TitleToken``): unguessable enough for a local name, safe as a folder name.
+    static func newToken() -> String { TitleToken.make() }
 }
 
 extension TitleError: Error {}

@@ -42,43 +42,45 @@ struct BookmarkCommand: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Add a bookmark (one already at that position is replaced).")
         @OptionGroup var connection: ConnectionOptions
-        @Argument(help: "The title's token.") var token: String
-        @Argument(help: "Position: seconds, M:SS or H:MM:SS.") var position: String
+        @OptionGroup var place: TitleThen<BookmarkPosition>
         @Option(help: "A label.") var label: String = ""
 
-        func validate() throws { try BookmarkCommand.validate(position) }
+        func validate() throws { try BookmarkCommand.validate(place.parts().next) }
 
         func run() throws {
+            let client = try connection.client()
+            let (token, position) = try place.resolve(with: client)
             let seconds = BookmarkCommand.seconds(position)!
             let add: SchedulerCall<[Bookmark]> = .bookmarkAdd(token: token, position: seconds, label: label)
-            BookmarkCommand.show(try connection.request(add), json: connection.json)
+            BookmarkCommand.show(try client.request(add), json: connection.json)
         }
     }
 
     struct Remove: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Remove a user bookmark.")
         @OptionGroup var connection: ConnectionOptions
-        @Argument(help: "The title's token.") var token: String
-        @Argument(help: "Position: seconds, M:SS or H:MM:SS.") var position: String
+        @OptionGroup var place: TitleThen<BookmarkPosition>
 
-        func validate() throws { try BookmarkCommand.validate(position) }
+        func validate() throws { try BookmarkCommand.validate(place.parts().next) }
 
         func run() throws {
-            let remove: SchedulerCall<[Bookmark]> = .bookmarkRemove(
-                token: token, position: BookmarkCommand.seconds(position)!)
-            BookmarkCommand.show(try connection.request(remove), json: connection.json)
+            let client = try connection.client()
+            let (token, position) = try place.resolve(with: client)
+            let seconds = BookmarkCommand.seconds(position)!
+            let remove: SchedulerCall<[Bookmark]> = .bookmarkRemove(token: token, position: seconds)
+            BookmarkCommand.show(try client.request(remove), json: connection.json)
         }
     }
 
     struct ListBookmarks: ParsableCommand {
         static let configuration = CommandConfiguration(commandName: "list", abstract: "List a title's bookmarks.")
         @OptionGroup var connection: ConnectionOptions
-        @Argument(help: "The title's token.") var token: String
+        @OptionGroup var title: TitleRef
 
         func run() throws {
+            let client = try connection.client()
             BookmarkCommand.show(
-                try connection.request(.bookmarks(token: token)),
-                json: connection.json)
+                try client.request(.bookmarks(token: title.resolve(with: client))), json: connection.json)
         }
     }
 }

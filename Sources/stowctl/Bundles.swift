@@ -4,7 +4,7 @@ import StowageBundle
 import StowageProtocol
 import StowageRuntime
 
-/// `stowctl export TOKEN DIR`: a title written to a folder as a signed bundle (docs/bundles.md).
+/// `stowctl export TOKEN DIR` (or `--id ID DIR`): a title written to a folder as a signed bundle (docs/bundles.md).
 struct Export: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Write a completed title and a signed bundle.json to a folder, for another box to import.",
@@ -14,8 +14,7 @@ struct Export: AsyncParsableCommand {
             a rental's plays are not doubled.
             """)
     @OptionGroup var connection: ConnectionOptions
-    @Argument(help: "The title's token.") var token: String
-    @Argument(help: "The folder to write (new or empty).") var directory: String
+    @OptionGroup var title: TitleThen<ExportFolder>
     @Option(name: .customLong("for-box"), help: "The receiving box's public key file (`stowctl box key`).")
     var forBox: String?
     @Flag(help: "Give this box's license up: the title stays playable on the importing box only.") var move = false
@@ -27,6 +26,7 @@ struct Export: AsyncParsableCommand {
             }
         }
         let client = try connection.client()
+        let (token, directory) = try title.resolve(with: client)
         let request = BundleExportRequest(token: token, directory: absolute(directory), forBox: key, move: move)
         let job = try await BundleProgress(client: client, json: connection.json).follow(
             try client.request(.exportTitle(request)))

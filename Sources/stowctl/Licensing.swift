@@ -41,10 +41,12 @@ struct LicenseCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "license", abstract: "License terms, expiry and whether the title can be played now.")
     @OptionGroup var connection: ConnectionOptions
-    @Argument(help: "The title's token.") var token: String
+    @OptionGroup var title: TitleRef
 
     func run() throws {
-        let r = try connection.request(.license(token: token))
+        let client = try connection.client()
+        let token = try title.resolve(with: client)
+        let r = try client.request(.license(token: token))
         if connection.json {
             printJSON(r)
             return
@@ -71,10 +73,12 @@ struct LicenseCommand: ParsableCommand {
 
 struct Renew: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Renew licenses without re-downloading: one title, --all, --expired or --expiring-within D.",
+        abstract:
+            "Renew licenses without re-downloading: a title (TOKEN or --id), --all, --expired or --expiring-within D.",
         discussion: "Bulk renewal shows each item (i of n, ok or error) and a summary; exit 1 if any failed.")
     @OptionGroup var connection: ConnectionOptions
-    @Argument(help: "The title's token (or use --all / --expired).") var token: String?
+    @Argument(help: "The title's token (or use --id, --all, --expired, --expiring-within).") var token: String?
+    @Option(help: "The title's id (as given to submit --id) instead of its token.") var id: String?
     @Flag(help: "Renew every licensed title.") var all = false
     @Flag(help: "Renew every title whose license has expired (or has no plays or play time left).") var expired = false
     @Option(
@@ -84,8 +88,10 @@ struct Renew: AsyncParsableCommand {
     @OptionGroup var license: LicenseOptions
 
     func validate() throws {
-        let picked = [token != nil, all, expired, expiringWithin != nil].filter { $0 }.count
-        if picked != 1 { throw ValidationError("give exactly one of TOKEN, --all, --expired, --expiring-within") }
+        let picked = [token != nil, id != nil, all, expired, expiringWithin != nil].filter { $0 }.count
+        if picked != 1 {
+            throw ValidationError("give exactly one of TOKEN, --id, --all, --expired, --expiring-within")
+        }
         if let expiringWithin, parseDuration(expiringWithin) == nil {
             throw ValidationError("--expiring-within '\(expiringWithin)' is not a duration like 90s, 15m, 24h or 30d")
         }
@@ -104,8 +110,8 @@ struct Renew: AsyncParsableCommand {
     func run() async throws {
         let client = try connection.client()
         var tokens: [String] = []
-        if let token {
-            tokens = [token]
+        if token != nil || id != nil {
+            tokens = [try TitleRef.resolve(token: token, id: id, with: client)]
         } else {
             let titles = try client.request(.list(state: nil))
             let now = Date()

@@ -2,9 +2,12 @@ import ArgumentParser
 import Foundation
 import StowageProtocol
 
-/// One-token commands that answer with the title's status: `TOKEN STATE`, or the status with `--json`.
-func titleCommand(_ connection: ConnectionOptions, _ request: SchedulerCall<TitleStatus>) throws {
-    let status = try connection.request(request)
+/// One-title commands that answer with the title's status: `TOKEN STATE`, or the status with `--json`.
+func titleCommand(
+    _ connection: ConnectionOptions, _ title: TitleRef, _ request: (String) -> SchedulerCall<TitleStatus>
+) throws {
+    let client = try connection.client()
+    let status = try client.request(request(title.resolve(with: client)))
     if connection.json { printJSON(status) } else { print("\(status.token) \(status.state.rawValue)") }
 }
 
@@ -12,24 +15,26 @@ struct Pause: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Suspend a title: fetches in flight stop, bytes on disk are kept; it stays paused across restarts.")
     @OptionGroup var connection: ConnectionOptions
-    @Argument(help: "The title's token.") var token: String
-    func run() throws { try titleCommand(connection, .pause(token: token)) }
+    @OptionGroup var title: TitleRef
+    func run() throws { try titleCommand(connection, title) { .pause(token: $0) } }
 }
 
 struct Resume: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Continue a suspended (or failed) title from what is on disk; verified files are not fetched again.")
     @OptionGroup var connection: ConnectionOptions
-    @Argument(help: "The title's token.") var token: String
-    func run() throws { try titleCommand(connection, .resume(token: token)) }
+    @OptionGroup var title: TitleRef
+    func run() throws { try titleCommand(connection, title) { .resume(token: $0) } }
 }
 
 struct Delete: ParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Remove a title's files, keys and record.")
     @OptionGroup var connection: ConnectionOptions
-    @Argument(help: "The title's token.") var token: String
+    @OptionGroup var title: TitleRef
     func run() throws {
-        _ = try connection.client().request(.delete(token: token))
+        let client = try connection.client()
+        let token = try title.resolve(with: client)
+        _ = try client.request(.delete(token: token))
         if connection.json { printJSON(["token": token, "deleted": "true"]) } else { print("\(token) deleted") }
     }
 }

@@ -14,11 +14,11 @@ struct Playable: ParsableCommand {
         abstract: "Exit 0 if the title can be played offline now, else 1 with the reason.")
 
     @OptionGroup var connection: ConnectionOptions
-    @Argument(help: "The title's token.")
-    var token: String
+    @OptionGroup var title: TitleRef
 
     func run() throws {
-        let verdict = try connection.request(.playable(token: token))
+        let client = try connection.client()
+        let verdict = try client.request(.playable(token: title.resolve(with: client)))
         if connection.json {
             printJSON(verdict)
         } else {
@@ -41,13 +41,13 @@ struct Play: AsyncParsableCommand {
             """)
 
     @OptionGroup var connection: ConnectionOptions
-    @Argument(help: "The title's token.")
-    var token: String
+    @OptionGroup var title: TitleRef
     @Option(help: "Port to serve on (default: any free port).")
     var port: Int = 0
 
     func run() async throws {
         let client = LockedClient(try connection.client())
+        let token = try client.resolve(title)
         let auth = try client.request(.play(token: token))
         guard auth.playable, let directory = auth.directory, let entry = auth.entryPlaylist else {
             throw Failure("cannot play \(token): \(auth.reason ?? "not playable")")
@@ -62,7 +62,7 @@ struct Play: AsyncParsableCommand {
         do {
             try await serve(
                 root: root, entry: entry, client: client, streaming: streaming, clearKeyIDs: auth.clearKeyIDs ?? [:],
-                durations: auth.mediaDurations, logger: logger)
+                token: token, durations: auth.mediaDurations, logger: logger)
         } catch {
             await streaming?.shutdown()
             throw error
@@ -73,9 +73,9 @@ struct Play: AsyncParsableCommand {
     /// Serves until SIGTERM or SIGINT; a thread of its own reports the media played every second.
     private func serve(
         root: URL, entry: String, client: LockedClient, streaming: StreamingSource?, clearKeyIDs: [String: Int],
-        durations: [String: Double]?, logger: Logger
+        token: String, durations: [String: Double]?, logger: Logger
     ) async throws {
-        let token = self.token, json = connection.json
+        let json = connection.json
         let meter =
             durations.map { PlayMeter(durations: $0) } ?? PlayMeter(directory: root, playlists: streaming?.playlists)
         let keys: PlaybackServer.KeyProvider = { index in
@@ -132,5 +132,10 @@ final class LockedClient: Sendable {
     /// See ``SchedulerClient/request(_:timeout:)``.
     func request<Request: SchedulerRequest>(_ request: Request) throws -> Request.Reply {
         try client.withLock { try $0.request(request) }
+    }
+
+    /// The token `title` names (``TitleRef``).
+    func resolve(_ title: TitleRef) throws -> String {
+        try client.withLock { try title.resolve(with: $0) }
     }
 }

@@ -6,11 +6,11 @@ struct Status: ParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Show one title.")
 
     @OptionGroup var connection: ConnectionOptions
-    @Argument(help: "The title's token (from submit or list).")
-    var token: String
+    @OptionGroup var title: TitleRef
 
     func run() throws {
-        let status = try connection.request(.status(token: token))
+        let client = try connection.client()
+        let status = try client.request(.status(token: title.resolve(with: client)))
         if connection.json { printJSON(status) } else { print(TitleFormatter.details(status)) }
     }
 }
@@ -74,10 +74,9 @@ struct Cancel: ParsableCommand {
         abstract: "Cancel a title: work stops, files are removed, the record is kept.")
 
     @OptionGroup var connection: ConnectionOptions
-    @Argument(help: "The title's token.")
-    var token: String
+    @OptionGroup var title: TitleRef
 
-    func run() throws { try titleCommand(connection, .cancel(token: token)) }
+    func run() throws { try titleCommand(connection, title) { .cancel(token: $0) } }
 }
 
 struct Workers: ParsableCommand {

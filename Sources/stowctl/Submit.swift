@@ -97,6 +97,7 @@ struct Submit: AsyncParsableCommand {
     @OptionGroup var license: LicenseOptions
 
     func validate() throws {
+        if let id, let why = TitleLabels.idProblem(id) { throw ValidationError("--id \(why)") }
         if fromPeer != nil || peerSecret != nil {
             guard fromPeer != nil, peerSecret != nil else {
                 throw ValidationError("--from-peer URL and --peer-secret FILE go together")
@@ -188,6 +189,6 @@ struct Stop: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "End a recording: what it found is fetched and verified, then it completes as a VOD title.")
     @OptionGroup var connection: ConnectionOptions
-    @Argument(help: "The recording's token.") var token: String
-    func run() throws { try titleCommand(connection, .stop(token: token)) }
+    @OptionGroup var title: TitleRef
+    func run() throws { try titleCommand(connection, title) { .stop(token: $0) } }
 }

@@ -10,11 +10,12 @@ struct Verify: AsyncParsableCommand {
             the title to completed.
             """)
     @OptionGroup var connection: ConnectionOptions
-    @Argument(help: "The title's token.") var token: String
+    @OptionGroup var title: TitleRef
     @Flag(help: "Fetch bad or missing files again.") var repair = false
 
     func run() async throws {
         let client = try connection.client()
+        let token = try title.resolve(with: client)
         _ = try client.request(.verify(token: token, repair: repair))
         var last: TitleStatus?
         while true {

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import StowageProtocol
 import StowageTestSupport
 import Testing
 
@@ -29,7 +30,7 @@ struct BoxKeyTests {
         // The id is the first 8 bytes of SHA-256 of the Ed25519 public key, and both halves are 32-byte keys.
         let signing = try #require(Data(base64Encoded: keyA["signingKey"] ?? ""))
         #expect(signing.count == 32 && Data(base64Encoded: keyA["agreementKey"] ?? "")?.count == 32)
-        #expect(keyA["id"] == SHA256.hash(data: signing).prefix(8).map { String(format: "%02x", $0) }.joined())
+        #expect(keyA["id"] == Hex.encode(SHA256.hash(data: signing).prefix(8)))
         #expect(keyA["id"] != keyB["id"], "two boxes, two identities")
         // box.key sits beside master.key, private to the scheduler's user.
         let file = a.home.appendingPathComponent("box.key").path

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import StowageProtocol
 
 /// What an attacker does to a bundle: copies the folder, edits `bundle.json` as plain JSON, and signs it with a key
 /// of its own (a box nobody was told to trust, taken in with `--trust-any`). The box key it writes into the manifest
@@ -9,8 +10,7 @@ struct BundleForger {
     let agreement = Curve25519.KeyAgreement.PrivateKey()
 
     var box: [String: String] {
-        let id = SHA256.hash(data: signing.publicKey.rawRepresentation).prefix(8)
-            .map { String(format: "%02x", $0) }.joined()
+        let id = Hex.encode(SHA256.hash(data: signing.publicKey.rawRepresentation).prefix(8))
         return [
             "id": id, "signingKey": signing.publicKey.rawRepresentation.base64EncodedString(),
             "agreementKey": agreement.publicKey.rawRepresentation.base64EncodedString(),

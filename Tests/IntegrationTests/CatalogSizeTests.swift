@@ -1,4 +1,5 @@
 import Foundation
+import StowageCatalog
 import StowageProtocol
 import StowageTestSupport
 import Testing

@@ -14,7 +14,7 @@ struct ClearKeyDASHTests {
         0xe2, 0x71, 0x9d, 0x58, 0xa9, 0x85, 0xb3, 0xc9, 0x78, 0x1a, 0xb0, 0x30, 0xaf, 0x78, 0xd3, 0x0e,
     ]
 
-    static func hex(_ bytes: [UInt8]) -> String { bytes.map { String(format: "%02x", $0) }.joined() }
+    static func hex(_ bytes: [UInt8]) -> String { Hex.encode(bytes) }
 
     static func uuid(_ bytes: [UInt8]) -> String {
         let h = hex(bytes)

@@ -113,7 +113,7 @@ struct LicensingTests {
             let text = try h.stowctl(args).1
             #expect(
                 !text.contains(key.base64EncodedString())
-                    && !text.contains(key.map { String(format: "%02x", $0) }.joined()))
+                    && !text.contains(Hex.encode(key)))
         }
     }
 

@@ -86,7 +86,7 @@ struct NotifyIntegrationTests {
         let key = SymmetricKey(data: Data(secret.utf8))
         for r in all {
             let mac = HMAC<SHA256>.authenticationCode(for: Data(r.body.utf8), using: key)
-            let hex = mac.map { String(format: "%02x", $0) }.joined()
+            let hex = Hex.encode(mac)
             #expect(r.signature == "sha256=" + hex, "signature of \(r.id)")
         }
         var seen: Set<String> = []

@@ -17,7 +17,7 @@ struct SegmentEncryptionDASHTests {
     static let keyB: [UInt8] = (0..<16).map { UInt8(0x60 + $0) }
     static let iv: [UInt8] = (0..<16).map { UInt8(0xC0 + $0) }
 
-    static func hex(_ bytes: [UInt8]) -> String { bytes.map { String(format: "%02x", $0) }.joined() }
+    static func hex(_ bytes: [UInt8]) -> String { Hex.encode(bytes) }
 
     /// The IV of segment `number` encrypted without `@IV`: the number, 128-bit big-endian.
     static func numberIV(_ number: Int) -> [UInt8] {
@@ -177,10 +177,7 @@ struct SEAReader {
         var periods: [Period] = []
         for element in chunk.components(separatedBy: "<sea:CryptoPeriod").dropFirst() {
             let e = Substring(element.prefix { $0 != ">" })
-            let iv = Self.attribute("IV", in: e).map { hex -> [UInt8] in
-                let digits = Array(hex.dropFirst(2))
-                return stride(from: 0, to: 32, by: 2).map { UInt8(String(digits[$0..<$0 + 2]), radix: 16)! }
-            }
+            let iv = Self.attribute("IV", in: e).map { hex in (try? Hex.decode(hex.dropFirst(2))) ?? [] }
             periods.append(
                 Period(
                     offset: Int(Self.attribute("offset", in: e) ?? "0")!,

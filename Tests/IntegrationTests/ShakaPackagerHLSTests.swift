@@ -115,7 +115,7 @@ struct ShakaPackagerHLSTests {
         try bytes.write(to: joined)
         let decoded = try OfflineCopy.framemd5(
             joined.path,
-            extra: ["-fflags", "+ignidx", "-decryption_key", served.map { String(format: "%02x", $0) }.joined()])
+            extra: ["-fflags", "+ignidx", "-decryption_key", Hex.encode(served)])
         #expect(DASHMedia.hashes(decoded) == DASHMedia.hashes(try OfflineCopy.framemd5(input.path)))
 
         let gateway = try h.startGateway(address: "127.0.0.1")

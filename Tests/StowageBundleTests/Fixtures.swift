@@ -33,7 +33,7 @@ enum Fixtures {
             usage: LicenseUsage(playCount: 2), keys: keys, exportID: "feedfacecafebeef")
     }
 
-    static func hex(_ data: Data) -> String { SHA256.hash(data: data).map { String(format: "%02x", $0) }.joined() }
+    static func hex(_ data: Data) -> String { Hex.encode(SHA256.hash(data: data)) }
 
     static func temporaryFolder() throws -> URL {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("bundle-\(UUID().uuidString)")

@@ -81,9 +81,24 @@ struct CatalogGateTests {
         }
     }
 
+    /// A catalogue's ids go by submit's rule (``TitleLabels``): one the gateway could take for a token, or a path
+    /// part such as `..`, refuses the catalogue naming the id, before any entry is submitted.
+    @Test func catalogueIdsFollowSubmitsRule() {
+        for (id, why) in [("0123456789abcdef", "shape of a title token"), ("..", "not '.' or '..'")] {
+            let text = "{\"version\": 1, \"titles\": [{\"id\": \"\(id)\", \"url\": \"http://h/1\"}]}"
+            do {
+                _ = try Catalog.decode(Data(text.utf8))
+                Issue.record("\(id) was accepted")
+            } catch {
+                #expect(
+                    error.code == .malformed && error.message.contains(id) && error.message.contains(why), "\(error)")
+            }
+        }
+    }
+
     @Test func keysAndSignaturesReadAsRawBase64OrHex() throws {
         let raw = key.publicKey.rawRepresentation
-        let hex = raw.map { String(format: "%02x", $0) }.joined()
+        let hex = Hex.encode(raw)
         for contents in [raw, Data(raw.base64EncodedString().utf8), Data((hex + "\n").utf8)] {
             #expect(try CatalogSignature.publicKey(from: contents).rawRepresentation == raw)
         }

@@ -25,7 +25,7 @@ struct StreamingCheckTests {
 
     @Test func theHashCoversEveryByteWhateverTheChunks() throws {
         let bytes = packets(40)
-        let expected = SHA256.hash(data: bytes).map { String(format: "%02x", $0) }.joined()
+        let expected = Hex.encode(SHA256.hash(data: bytes))
         for chunk in [1, 187, 188, 1000, 1 << 16] {
             #expect(try run(bytes, container: .mpegTS, chunk: chunk).get() == expected, "chunks of \(chunk)")
         }
@@ -46,7 +46,7 @@ struct StreamingCheckTests {
     @Test func encryptedBytesAreHashedWithoutAStructureCheck() throws {
         let opaque = (0..<1001).map { UInt8(truncatingIfNeeded: $0 &* 7) }
         let digest = try run(opaque, container: nil, chunk: 64).get()
-        #expect(digest == SHA256.hash(data: opaque).map { String(format: "%02x", $0) }.joined())
+        #expect(digest == Hex.encode(SHA256.hash(data: opaque)))
         if case .success = run(opaque, container: .mpegTS, chunk: 64) { Issue.record("1001 bytes passed as TS") }
     }
 }

@@ -15,12 +15,13 @@ struct DeviceURLKeysTests {
         let verifier = DeviceURLKeys.verifier(secret: "s3cret")
         #expect(verifier == Data(SHA256.hash(data: Data("s3cret".utf8))), "the bearer check is unchanged")
         let sig = keys.signature(device: "tv", verifier: verifier, path: path, expires: 2_000_000_000)
-        #expect(sig.count == 64 && sig.allSatisfy(\.isHexDigit))
+        #expect(sig.count == 64 && sig.allSatisfy(Hex.isDigit))
         // Before #29 the verifier was the HMAC key: what a copy of the store could compute.
-        let old = HMAC<SHA256>.authenticationCode(
-            for: Data(DeviceSignature.message(path: path, expires: 2_000_000_000).utf8),
-            using: SymmetricKey(data: verifier)
-        ).map { String(format: "%02x", $0) }.joined()
+        let old = Hex.encode(
+            HMAC<SHA256>.authenticationCode(
+                for: Data(DeviceSignature.message(path: path, expires: 2_000_000_000).utf8),
+                using: SymmetricKey(data: verifier)
+            ))
         #expect(sig != old)
         // Stable for the same master key, and the same for every path of the title's folder.
         #expect(

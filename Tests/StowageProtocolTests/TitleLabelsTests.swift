@@ -16,6 +16,27 @@ import Testing
         }
     }
 
+    /// An id with a token's shape could be read as the token of another title (`/titles/<token-or-id>/`,
+    /// `stowctl status TOKEN` against `--id`): refused, in either case; every other length or a non-hex character
+    /// is an id like any other.
+    @Test func idsShapedLikeATokenAreRefusedNamingTheShape() throws {
+        for token in [TitleToken.make(), "0123456789abcdef", "0123456789ABCDEF", "ffffffffffffffff"] {
+            let why = try #require(TitleLabels.idProblem(token), "\(token)")
+            #expect(why.contains("shape of a title token"), "\(why)")
+            #expect(why.contains(token), "the message names the id: \(why)")
+        }
+        for fine in ["0123456789abcde", "0123456789abcdef0", "0123456789abcdeg", "film-0123456789ab", "2024"] {
+            #expect(TitleLabels.idProblem(fine) == nil, "\(fine)")
+        }
+    }
+
+    /// Tokens are 16 lowercase hex digits, and the made ones differ.
+    @Test func tokensHaveTheShapeTheIdRuleRefuses() {
+        let made = (0..<200).map { _ in TitleToken.make() }
+        #expect(made.allSatisfy { $0.count == 16 && $0 == $0.lowercased() && TitleToken.hasShape($0) })
+        #expect(Set(made).count == made.count)
+    }
+
     @Test func namesAreOneLineOfBoundedLength() {
         #expect(TitleLabels.nameProblem("Big Buck Bunny — 4K") == nil)
         #expect(TitleLabels.nameProblem("") == nil)

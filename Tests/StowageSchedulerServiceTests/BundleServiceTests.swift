@@ -39,7 +39,7 @@ import Testing
                 at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
             try bytes.write(to: url)
             guard recorded, let id = resource.id else { continue }
-            let hash = SHA256.hash(data: bytes).map { String(format: "%02x", $0) }.joined()
+            let hash = Hex.encode(SHA256.hash(data: bytes))
             try d.store.markVerified(id: id, bytes: Int64(bytes.count), contentLength: nil, sha256: hash)
         }
         return token

@@ -1,4 +1,5 @@
 import Foundation
+import StowageProtocol
 
 /// Where a content key was found at rest: each place as `file: form` (empty: nowhere), and every file looked in.
 public struct KeyAtRestReport: Sendable {
@@ -48,7 +49,7 @@ extension Harness {
 
     /// A key as it could be written: bytes, hex, HEX, base64 and base64url (both unpadded).
     static func keyForms(_ key: [UInt8]) -> [(String, Data)] {
-        let hex = key.map { String(format: "%02x", $0) }.joined()
+        let hex = Hex.encode(key)
         let base64 = Data(key).base64EncodedString().replacingOccurrences(of: "=", with: "")
         let base64url = base64.replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
         return [

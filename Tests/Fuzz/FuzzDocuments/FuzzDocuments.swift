@@ -1,6 +1,7 @@
 import Foundation
 import FuzzReplay
 import StowageBundle
+import StowageCatalog
 import StowageLicensing
 import StowageProtocol
 

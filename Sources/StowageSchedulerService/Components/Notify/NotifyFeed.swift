@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import StowageProtocol
 
 /// Notifications handed from the scheduler's loop to the delivery service, and what became of them handed back,
 /// as a pair of ``Mailbox``es: the loop alone reads and writes the outbox; the service alone talks HTTP.
@@ -39,6 +40,6 @@ public enum NotifySignature {
     /// The header's value for `body` under `secret`.
     public static func value(secret: Data, body: Data) -> String {
         let mac = HMAC<SHA256>.authenticationCode(for: body, using: SymmetricKey(data: secret))
-        return "sha256=" + mac.map { String(format: "%02x", $0) }.joined()
+        return "sha256=" + Hex.encode(mac)
     }
 }

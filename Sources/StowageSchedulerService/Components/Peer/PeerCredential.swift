@@ -1,4 +1,5 @@
 import Foundation
+import StowageCatalog
 import StowageProtocol
 
 /// A peer secret this box keeps for a catalogue's `sources`, and the one origin it may be sent to. A published

@@ -1,3 +1,5 @@
+import StowageProtocol
+
 /// A peer box a catalogue entry fills from before its origin (`sources` of a ``CatalogEntry``), as `stowctl submit
 /// --from-peer` does. A catalogue is published to many boxes, so it never holds the secret: `credential` names a
 /// file each box keeps for itself, `$STOWAGE_HOME/peers/<credential>.secret` (the `stowctl devices add NAME --peer`

@@ -1,4 +1,5 @@
 import Foundation
+import StowageProtocol
 
 /// A catalogue: the titles an operator wants a box to hold (`stowage-scheduler --catalog`, `stowctl catalog
 /// apply`). The box converges on it by itself; `version` must grow with every change, so an old copy replayed
@@ -14,7 +15,8 @@ public struct Catalog: Codable, Sendable, Equatable {
         self.titles = titles
     }
 
-    /// Decodes a catalogue's bytes and checks what JSON alone cannot (ids unique and usable, http(s) URLs).
+    /// Decodes a catalogue's bytes and checks what JSON alone cannot (ids unique and usable by submit's rule,
+    /// ``TitleLabels``; http(s) URLs).
     public static func decode(_ bytes: Data) throws(CatalogRefusal) -> Catalog {
         let catalog: Catalog
         do { catalog = try JSONDecoder().decode(Catalog.self, from: bytes) } catch {
@@ -27,10 +29,8 @@ public struct Catalog: Codable, Sendable, Equatable {
         }
         var seen = Set<String>()
         for entry in catalog.titles {
-            guard !entry.id.isEmpty, entry.id.count <= 200, !entry.id.contains(where: { $0.isNewline || $0 == "/" })
-            else {
-                throw CatalogRefusal(
-                    .malformed, "title id '\(entry.id.prefix(80))' is not 1 to 200 characters without '/'")
+            if let why = TitleLabels.idProblem(entry.id) {
+                throw CatalogRefusal(.malformed, "title id '\(entry.id.prefix(80))': an id \(why)")
             }
             guard seen.insert(entry.id).inserted else {
                 throw CatalogRefusal(.malformed, "title id '\(entry.id)' is listed twice")
@@ -122,76 +122,4 @@ public struct CatalogEntry: Codable, Sendable, Equatable {
     public func sameCopy(url: String, selection: Selection) -> Bool {
         self.url == url && (self.selection ?? Selection()) == selection
     }
-}
-
-/// A catalogue title's priority: a number (as `submit --priority`) or `"urgent"`.
-public enum CatalogPriority: Codable, Sendable, Equatable {
-    case number(Int)
-    case urgent
-
-    /// The priorities a title may have: the scheduler adds and subtracts 1,000 around them (verify, renew, scrub),
-    /// so an unbounded number from a catalogue or a command line would overflow.
-    public static let range = -1_000_000...1_000_000
-
-    /// The queue priority it stands for (urgent goes before any number a catalogue gives).
-    public var value: Int {
-        switch self {
-        case .number(let n): n
-        case .urgent: 1_000_000
-        }
-    }
-
-    public init(from decoder: Decoder) throws {
-        let container = try decoder.singleValueContainer()
-        if let n = try? container.decode(Int.self) {
-            guard Self.range.contains(n), n != Self.range.upperBound else {
-                throw DecodingError.dataCorruptedError(
-                    in: container, debugDescription: "priority \(n) is outside -1000000...999999")
-            }
-            self = .number(n)
-        } else if try container.decode(String.self) == "urgent" {
-            self = .urgent
-        } else {
-            throw DecodingError.dataCorruptedError(
-                in: container, debugDescription: "priority is a number or \"urgent\"")
-        }
-    }
-
-    public func encode(to encoder: Encoder) throws {
-        var container = encoder.singleValueContainer()
-        switch self {
-        case .number(let n): try container.encode(n)
-        case .urgent: try container.encode("urgent")
-        }
-    }
-}
-
-/// Why a catalogue was refused whole (the box keeps the last good one).
-public struct CatalogRefusal: Error, Codable, Sendable, Equatable, CustomStringConvertible {
-    public enum Code: String, Codable, Sendable {
-        /// Keys are configured and no signature came with it.
-        case unsigned
-        /// The signature does not match the bytes under any configured key.
-        case badSignature = "bad-signature"
-        /// Not a catalogue (JSON, fields, ids, URLs).
-        case malformed
-        /// Its version is not above the one in force.
-        case olderVersion = "older-version"
-        /// It could not be fetched or read.
-        case unreachable
-        /// Past ``CatalogLimits/maxBytes`` or ``CatalogLimits/maxEntries``.
-        case tooLarge = "too-large"
-        /// Its `version` is past the ceiling, or jumps too far above the one in force (``CatalogLimits``).
-        case badVersion = "bad-version"
-    }
-
-    public var code: Code
-    public var message: String
-
-    public init(_ code: Code, _ message: String) {
-        self.code = code
-        self.message = message
-    }
-
-    public var description: String { "\(code.rawValue): \(message)" }
 }
