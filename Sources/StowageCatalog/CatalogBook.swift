@@ -40,8 +40,10 @@ public struct CatalogBook: Codable, Sendable, Equatable {
         return (catalog.version, digest)
     }
 
-    /// A catalogue was accepted.
+    /// A catalogue was accepted: its members take their entries' `keepUntil` (one no longer listed keeps the last).
     public mutating func accepted(_ catalog: Catalog, digest: String, source: String, now: Double) {
+        let keep = Dictionary(catalog.titles.map { ($0.id, $0.keepUntilSeconds) }, uniquingKeysWith: { a, _ in a })
+        for i in members.indices where keep[members[i].id] != nil { members[i].keepUntil = keep[members[i].id] ?? nil }
         self.catalog = catalog
         self.digest = digest
         self.source = source
@@ -62,8 +64,12 @@ public struct CatalogBook: Codable, Sendable, Equatable {
         lastError = nil
     }
 
-    /// The service added a title for the catalogue.
-    public mutating func added(_ member: CatalogMember) { members.append(member) }
+    /// The service added a title for the catalogue (kept as long as its entry says).
+    public mutating func added(_ member: CatalogMember) {
+        var member = member
+        member.keepUntil = catalog?.titles.first { $0.id == member.id }?.keepUntilSeconds
+        members.append(member)
+    }
 
     /// Titles that no longer exist (deleted by the operator, or by the catalogue) are forgotten.
     public mutating func keepOnly(tokens: Set<String>) { members.removeAll { !tokens.contains($0.token) } }
@@ -112,6 +118,8 @@ public struct CatalogMember: Codable, Sendable, Equatable {
     public var role: Role
     /// When it is deleted (wall clock), if it is leaving the box.
     public var removeAt: Double?
+    /// Its entry's `keepUntil` (wall clock): the quota does not evict it before, nor the catalogue remove it.
+    public var keepUntil: Double?
 
     public init(token: String, id: String, url: String, selection: Selection, role: Role, removeAt: Double? = nil) {
         self.token = token
@@ -120,5 +128,12 @@ public struct CatalogMember: Codable, Sendable, Equatable {
         self.selection = selection
         self.role = role
         self.removeAt = removeAt
+    }
+}
+
+extension CatalogEntry {
+    /// `keepUntil` as wall-clock seconds (nil: none, or not an ISO 8601 time).
+    public var keepUntilSeconds: Double? {
+        keepUntil.flatMap { ISO8601DateFormatter().date(from: $0)?.timeIntervalSince1970 }
     }
 }

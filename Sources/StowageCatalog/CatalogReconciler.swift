@@ -7,7 +7,8 @@ import StowageProtocol
 /// - A listed id the box lacks is submitted (unless a hand-submitted title holds that id: the operator's).
 /// - A listed id whose url or selection changed gets a new copy (`submitReplacement`); once that copy is
 ///   complete the id moves to it (`swap`) and the old copy leaves. Devices play the old one until then.
-/// - A title that left the catalogue is removed `grace` seconds later; one listed again is kept.
+/// - A title that left the catalogue is removed `grace` seconds later (not before its `keepUntil`); one listed
+///   again is kept.
 /// - Nothing is deleted while a device plays it.
 public enum CatalogReconciler {
     public enum Effect: Sendable, Equatable {
@@ -87,7 +88,8 @@ public enum CatalogReconciler {
             effects.append(.submitReplacement(entry))
         }
         for member in active where !listed.contains(member.id) && member.role != .leaving {
-            let at = member.role == .incoming ? facts.now : facts.now + facts.grace
+            // A title the catalogue keeps until a date goes after its grace and after that date.
+            let at = member.role == .incoming ? facts.now : max(facts.now + facts.grace, member.keepUntil ?? 0)
             effects.append(.scheduleRemoval(token: member.token, at: at))
         }
         for member in facts.members where !kept.contains(member.token) {

@@ -5,7 +5,7 @@ import StowageProtocol
 ///
 /// The order: titles the catalogue removed (waiting out `--catalog-grace`) first, then the least recently played
 /// (a title never played counts from when it completed). Never evicted: a pinned title, one being played, one a
-/// device played within ``protect`` seconds. Victims are taken in that order until the new title fits; when even
+/// device played within ``protect`` seconds, one the catalogue keeps until a date still to come. Victims are taken in that order until the new title fits; when even
 /// all of them would not make room, nothing is evicted and the new title waits (`suspended` / `quota`).
 public struct EvictionPolicy: Sendable, Equatable {
     /// Bytes all titles together may hold.
@@ -29,6 +29,8 @@ public struct EvictionPolicy: Sendable, Equatable {
         public var lastPlayedAt: Double?
         /// When it completed (wall clock): stands for the last play of a title never played.
         public var completedAt: Double?
+        /// Kept until then (wall clock; the catalogue's `keepUntil`): never evicted before.
+        public var keptUntil: Double?
 
         public init(
             token: String, bytes: Int64, evictable: Bool, leftCatalog: Bool = false, pinned: Bool = false,
@@ -62,7 +64,9 @@ public struct EvictionPolicy: Sendable, Equatable {
 
     /// Whether `holding` may be evicted at `now` (wall clock).
     public func mayEvict(_ holding: Holding, now: Double) -> Bool {
-        guard holding.evictable, !holding.pinned, !holding.playing else { return false }
+        guard holding.evictable, !holding.pinned, !holding.playing, now >= holding.keptUntil ?? now else {
+            return false
+        }
         guard let played = holding.lastPlayedAt else { return true }
         return now - played >= protect
     }

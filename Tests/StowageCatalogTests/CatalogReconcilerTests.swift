@@ -70,6 +70,27 @@ struct CatalogReconcilerTests {
         #expect(CatalogReconciler.reconcile(facts([entry("a")], both)) == [.scheduleRemoval(token: "t2", at: 1000)])
     }
 
+    @Test func aTitleKeptUntilADateLeavesAfterItAndAfterTheGrace() {
+        var kept = member("a", "t1")
+        kept.keepUntil = 5000
+        #expect(CatalogReconciler.reconcile(facts([], [kept])) == [.scheduleRemoval(token: "t1", at: 5000)])
+        kept.keepUntil = 500
+        #expect(CatalogReconciler.reconcile(facts([], [kept])) == [.scheduleRemoval(token: "t1", at: 1100)])
+    }
+
+    @Test func membersTakeTheirEntrysKeepUntilAndKeepItOnceUnlisted() throws {
+        var book = CatalogBook()
+        var entry = entry("a")
+        entry.keepUntil = "2027-01-15T10:00:00Z"
+        book.accepted(Catalog(version: 1, titles: [entry]), digest: "d1", source: "apply", now: 0)
+        book.added(member("a", "t1"))
+        #expect(book.members.first?.keepUntil == 1_800_007_200)
+        book.accepted(Catalog(version: 2, titles: []), digest: "d2", source: "apply", now: 1)
+        #expect(book.members.first?.keepUntil == entry.keepUntilSeconds)
+        book.accepted(Catalog(version: 3, titles: [self.entry("a")]), digest: "d3", source: "apply", now: 2)
+        #expect(book.members.first?.keepUntil == nil, "listed again without it: no longer kept")
+    }
+
     @Test func aTitleThatLeftIsRemovedAfterTheGraceAndNotWhilePlayed() {
         #expect(
             CatalogReconciler.reconcile(facts([], [member("a", "t1")])) == [.scheduleRemoval(token: "t1", at: 1100)])

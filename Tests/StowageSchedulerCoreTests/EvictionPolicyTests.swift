@@ -25,6 +25,14 @@ struct EvictionPolicyTests {
         #expect(policy.order(holdings, now: now).map(\.token) == ["old-play", "new-unplayed"])
     }
 
+    @Test func aTitleKeptUntilADateIsNoVictimBeforeIt() {
+        var kept = done("kept", played: 10)
+        kept.keptUntil = now + 1
+        let holdings = [kept, done("b", played: 20)]
+        #expect(policy.admit(need: 100, holdings: holdings, now: now) == .evict(["b"]))
+        #expect(policy.order(holdings, now: now + 1).map(\.token) == ["kept", "b"])
+    }
+
     @Test func titlesTheCatalogueRemovedGoFirst() {
         var left = done("left", played: 90_000)
         left.leftCatalog = true

@@ -79,7 +79,9 @@ package final class CatalogComponent: SchedulerComponent, EvictionAdvisor, Title
     /// The catalogue's pins, and the titles leaving it (evicted first).
     func advise(_ holdings: inout [EvictionPolicy.Holding], now: Double) {
         let (pinned, leaving) = (book.pinnedTokens, book.leavingTokens)
+        let kept = Dictionary(book.members.map { ($0.token, $0.keepUntil) }, uniquingKeysWith: { a, _ in a })
         for i in holdings.indices {
+            holdings[i].keptUntil = kept[holdings[i].token] ?? nil
             holdings[i].pinned = holdings[i].pinned || pinned.contains(holdings[i].token)
             holdings[i].leftCatalog = holdings[i].leftCatalog || leaving.contains(holdings[i].token)
         }
