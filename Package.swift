@@ -218,7 +218,7 @@ let package = Package(
         .executableTarget(
             name: "stowage-origin",
             dependencies: [
-                "StowageOrigin", "StowageProcess",
+                "StowageOrigin", "StowageProcess", "StowageProtocol",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
@@ -310,7 +310,7 @@ let package = Package(
             ]),
         .testTarget(
             name: "StowageProcessTests",
-            dependencies: ["StowageProcess", .product(name: "Logging", package: "swift-log")]),
+            dependencies: ["StowageProcess", "StowageProtocol", .product(name: "Logging", package: "swift-log")]),
         .testTarget(
             name: "StowageGatewayTests",
             dependencies: [

@@ -1,5 +1,6 @@
 import Logging
 import StowageProcess
+import StowageProtocol
 import Testing
 
 @Suite("Process options")
@@ -12,26 +13,17 @@ struct ProcessOptionsTests {
         #expect(LogFormat(argument: "xml") == nil)
     }
 
-    @Test func durationsTakeAUnitOrSeconds() {
-        #expect(parseDuration("90s") == 90)
-        #expect(parseDuration("15m") == 900)
-        #expect(parseDuration("2h") == 7_200)
-        #expect(parseDuration("1d") == 86_400)
-        #expect(parseDuration("42") == 42)
-        #expect(parseDuration("-1s") == nil)
-        #expect(parseDuration("soon") == nil)
-    }
-
-    @Test func sizesTakeBytesOrABinaryUnit() {
-        #expect(parseByteSize("1048576") == 1_048_576)
-        #expect(parseByteSize("500M") == 500 << 20)
-        #expect(parseByteSize("2G") == 2 << 30)
-        #expect(parseByteSize("2g") == 2 << 30)
-        #expect(parseByteSize("1.5K") == 1_536)
-        #expect(parseByteSize("4KB") == 4_096)
-        #expect(parseByteSize("512B") == 512)
-        #expect(parseByteSize("-1M") == nil)
-        #expect(parseByteSize("lots") == nil)
-        #expect(parseByteSize("9000000T") == nil)
+    /// The flag's parser is the variable's: argument-parser's `init?(argument:)` and `init(validating:)` agree.
+    @Test func theFlagAndTheVariableReadAValueAlike() throws {
+        #expect(ByteSize(argument: "500M")?.bytes == 500 << 20)
+        #expect(try ByteSize(validating: "500M").bytes == 500 << 20)
+        #expect(ByteRate(argument: "2M/s")?.bytesPerSecond == 2 << 20)
+        #expect(TimeSpan(argument: "15m")?.seconds == 900)
+        #expect(TimeSpan(argument: "15") == nil, "a duration needs its unit")
+        #expect(SecondsOrSpan(argument: "15")?.seconds == 15, "where seconds were always documented")
+        #expect(SecondsOrSpan(argument: "2m")?.seconds == 120)
+        #expect(throws: (any Error).self) { try Int(validating: "abc") }
+        #expect(ByteSize(bytes: 1 << 30).defaultValueDescription == "1G")
+        #expect(TimeSpan(seconds: 86_400).defaultValueDescription == "1d")
     }
 }
