@@ -110,7 +110,8 @@ struct EnvironmentRuleTests {
                 } else if !marked {
                     continue
                 }
-                #expect(configuration.contains("`\(variable)`"), "docs/configuration.md does not name \(variable)")
+                let documented = configuration.contains("`\(variable)`")
+                #expect(documented, "docs/configuration.md does not name \(variable)")
                 let bad = option.kind == "flag" ? Self.badSwitch : Self.badValues[option.valueName ?? ""]
                 guard let bad else {
                     Issue.record("no bad value known for <\(option.valueName ?? "")> (\(executable) \(variable))")
