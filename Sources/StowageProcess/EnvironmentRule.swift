@@ -63,7 +63,8 @@ public enum EnvironmentRule {
         case "0", "false", "no", "off": return false
         default:
             throw ValidationError(
-                "\(name)='\(text.prefix(80))' is not valid for --\(option): write 1, true, yes or on (0, false, no, off)")
+                "\(name)='\(text.prefix(80))' is not valid for --\(option): "
+                    + "write 1, true, yes or on (0, false, no, off)")
         }
     }
 }

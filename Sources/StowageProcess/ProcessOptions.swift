@@ -30,7 +30,8 @@ public struct ProcessOptions: ParsableArguments {
     /// `--log-level`.
     @Option(
         name: .customLong("log-level"),
-        help: ArgumentHelp("The least severe level logged (default info). [env: STOWAGE_LOG_LEVEL]", valueName: "level"))
+        help: ArgumentHelp("The least severe level logged (default info). [env: STOWAGE_LOG_LEVEL]", valueName: "level")
+    )
     public var logLevel: LogLevel?
     /// `--pidfile FILE`.
     @Option(help: ArgumentHelp("Write this process's pid to FILE. [env: STOWAGE_PIDFILE]", valueName: "file"))
@@ -85,7 +86,6 @@ public enum LogFormat: String, CaseIterable, Sendable {
 /// `--log-level`: the least severe level logged, as swift-log names them.
 public enum LogLevel: String, CaseIterable, Sendable {
     case trace, debug, info, notice, warning, error, critical
-
 
     /// The swift-log level.
     public var level: Logger.Level { Logger.Level(rawValue: rawValue) ?? .info }

@@ -5,7 +5,8 @@ import Foundation
 ///
 /// Entries are `WINDOW=RATE` (a ``FillWindow``) or `*=RATE` (any other time), comma-separated; the first window
 /// that is open decides, `*` otherwise, and without `*` other times are unlimited. A rate is bytes per second
-/// (like `--bandwidth`) as a ``ByteRate`` reads it (binary K, M, G, T: 1K = 1024), or `unlimited` (also `0`). Pure; the scheduler reads it against its wall clock every second.
+/// (like `--bandwidth`) as a ``ByteRate`` reads it (binary K, M, G, T: 1K = 1024), or `unlimited` (also `0`).
+/// Pure; the scheduler reads it against its wall clock every second.
 public struct BandwidthSchedule: Sendable, Equatable, CustomStringConvertible {
     /// One entry: a window and its rate (nil: unlimited).
     public struct Entry: Sendable, Equatable {

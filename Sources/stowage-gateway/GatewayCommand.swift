@@ -39,7 +39,8 @@ struct GatewayCommand: AsyncParsableCommand {
     @OptionGroup var connection: SchedulerConnectionOptions
 
     @Option(
-        help: ArgumentHelp("Address and port to listen on (default 0.0.0.0:8480). [env: STOWAGE_LISTEN]", valueName: "host:port"))
+        help: ArgumentHelp(
+            "Address and port to listen on (default 0.0.0.0:8480). [env: STOWAGE_LISTEN]", valueName: "host:port"))
     var listen: String?
 
     @Option(
@@ -105,7 +106,8 @@ struct GatewayCommand: AsyncParsableCommand {
 
     @Option(
         name: .customLong("log-level"),
-        help: ArgumentHelp("The least severe level logged (default info). [env: STOWAGE_LOG_LEVEL]", valueName: "level"))
+        help: ArgumentHelp("The least severe level logged (default info). [env: STOWAGE_LOG_LEVEL]", valueName: "level")
+    )
     var logLevel: LogLevel?
 
     @Option(

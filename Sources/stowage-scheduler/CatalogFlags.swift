@@ -47,13 +47,15 @@ struct CatalogFlags: ParsableArguments {
         location = try EnvironmentRule.resolve(location, "catalog") { text in
             OptionChecks.httpURL(text) == nil ? nil : OptionChecks.readableFile(text).map { "not a URL, and \($0)" }
         }
-        keys = try EnvironmentRule.resolve(list: keys, "catalog-key", check: { file in
-            if let problem = OptionChecks.readableFile(file) { return problem }
-            do {
-                _ = try CatalogSignature.publicKey(from: Data(contentsOf: URL(fileURLWithPath: file)))
-            } catch { return "\(error)" }
-            return nil
-        })
+        keys = try EnvironmentRule.resolve(
+            list: keys, "catalog-key",
+            check: { file in
+                if let problem = OptionChecks.readableFile(file) { return problem }
+                do {
+                    _ = try CatalogSignature.publicKey(from: Data(contentsOf: URL(fileURLWithPath: file)))
+                } catch { return "\(error)" }
+                return nil
+            })
         interval = try EnvironmentRule.resolve(interval, "catalog-interval") {
             $0.seconds > 0 ? nil : "must be longer than 0s"
         }

@@ -10,7 +10,8 @@ struct FillFlags: ParsableArguments {
     @Option(
         name: .customLong("fill-window"),
         help: ArgumentHelp(
-            "Fetch titles only from HH:MM to HH:MM, local time (repeatable, or comma-separated). [env: STOWAGE_FILL_WINDOW]",
+            "Fetch titles only from HH:MM to HH:MM, local time (repeatable, or comma-separated). "
+                + "[env: STOWAGE_FILL_WINDOW]",
             discussion: """
                 e.g. 01:00-06:00, or 22:00-06:00 across midnight. Outside every window a title waits as suspended \
                 (window) with nextWindowAt, and a download under way stops at once and carries on from the bytes on \
@@ -26,9 +27,9 @@ struct FillFlags: ParsableArguments {
             "The download cap by local time, e.g. 01:00-06:00=unlimited,*=2M. [env: STOWAGE_BANDWIDTH_SCHEDULE]",
             discussion: """
                 Comma-separated WINDOW=RATE entries, the first open window deciding, and *=RATE for any other time \
-                (without it: unlimited). RATE is bytes per second like --bandwidth, with an optional binary K, M, G or T \
-                (2M = 2097152 bytes/s), or unlimited. A cap set with --bandwidth or `stowctl limits --bandwidth` wins \
-                over the schedule until `stowctl limits --reset`.
+                (without it: unlimited). RATE is bytes per second like --bandwidth, with an optional binary K, M, G \
+                or T (2M = 2097152 bytes/s), or unlimited. A cap set with --bandwidth or `stowctl limits --bandwidth` \
+                wins over the schedule until `stowctl limits --reset`.
                 """,
             valueName: "SPEC"))
     var bandwidthSchedule: BandwidthSchedule?

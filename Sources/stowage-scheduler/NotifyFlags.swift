@@ -61,7 +61,9 @@ struct NotifyFlags: ParsableArguments {
         var options = NotifyOptions()
         options.receivers = receivers
         if let secret {
-            guard let bytes = Self.readSecret(secret) else { throw ValidationError("--notify-secret \(secret) cannot be read") }
+            guard let bytes = Self.readSecret(secret) else {
+                throw ValidationError("--notify-secret \(secret) cannot be read")
+            }
             options.secret = bytes
         }
         if let expiryAhead { options.expiryAhead = expiryAhead.seconds }

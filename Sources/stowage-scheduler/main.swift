@@ -85,7 +85,8 @@ struct SchedulerCommand: AsyncParsableCommand {
             "Requests in flight to one origin host across all workers (default 8). [env: STOWAGE_PER_HOST]",
             valueName: "n"))
     var perHost: Int?
-    @Option(help: ArgumentHelp("License requests in flight at once (default 4). [env: STOWAGE_LICENSES]", valueName: "n"))
+    @Option(
+        help: ArgumentHelp("License requests in flight at once (default 4). [env: STOWAGE_LICENSES]", valueName: "n"))
     var licenses: Int?
     @Option(
         help: ArgumentHelp(
@@ -97,7 +98,8 @@ struct SchedulerCommand: AsyncParsableCommand {
     @Option(
         name: .customLong("disk-cushion"),
         help: ArgumentHelp(
-            "Bytes always kept free where titles are stored: bytes or 500M, 2G (default 1G). [env: STOWAGE_DISK_CUSHION]",
+            "Bytes always kept free where titles are stored: bytes or 500M, 2G (default 1G). "
+                + "[env: STOWAGE_DISK_CUSHION]",
             valueName: "size"))
     var diskCushion: ByteSize?
     @Option(

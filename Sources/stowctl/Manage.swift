@@ -55,7 +55,8 @@ struct LimitsCommand: ParsableCommand {
     var bandwidth: ByteRate?
     @Option(
         name: .customLong("disk-cushion"),
-        help: ArgumentHelp("Bytes always kept free where titles are stored: bytes or 500M, 2G (binary).", valueName: "size"))
+        help: ArgumentHelp(
+            "Bytes always kept free where titles are stored: bytes or 500M, 2G (binary).", valueName: "size"))
     var diskCushion: ByteSize?
     @Flag(help: "Forget the stored limits: back to the defaults (other options given with it then apply).")
     var reset = false

@@ -2,7 +2,8 @@ import Foundation
 import StowageProtocol
 import Testing
 
-/// The bandwidth schedule as a pure value: its rates by wall-clock time, bytes per second with binary suffixes (as every rate).
+/// The bandwidth schedule as a pure value: its rates by wall-clock time, bytes per second with binary suffixes (as
+/// every rate).
 @Suite("Bandwidth schedule")
 struct BandwidthScheduleTests {
     @Test func theFirstOpenWindowDecidesAndStarCoversTheRest() throws {

@@ -4,23 +4,25 @@ import Testing
 /// Sizes, rates and durations as operators write them: one reading per spelling, everywhere.
 @Suite("Units")
 struct UnitParsingTests {
-    @Test(arguments: [
-        ("1048576", 1_048_576), ("0", 0), ("512B", 512), ("500M", 500 << 20), ("500MB", 500 << 20),
-        ("500MiB", 500 << 20), ("500m", 500 << 20), ("2G", 2 << 30), ("2g", 2 << 30), ("2GiB", 2 << 30),
-        ("1.5K", 1_536), ("4KB", 4_096), ("4kB", 4_096), ("1T", 1 << 40), ("1.5T", 3 << 39), (" 2K ", 2_048),
-        ("1024T", 1 << 50),
-    ] as [(String, Int64)])
+    @Test(
+        arguments: [
+            ("1048576", 1_048_576), ("0", 0), ("512B", 512), ("500M", 500 << 20), ("500MB", 500 << 20),
+            ("500MiB", 500 << 20), ("500m", 500 << 20), ("2G", 2 << 30), ("2g", 2 << 30), ("2GiB", 2 << 30),
+            ("1.5K", 1_536), ("4KB", 4_096), ("4kB", 4_096), ("1T", 1 << 40), ("1.5T", 3 << 39), (" 2K ", 2_048),
+            ("1024T", 1 << 50),
+        ] as [(String, Int64)])
     func sizesAreBinaryInEverySpelling(_ text: String, _ bytes: Int64) throws {
         #expect(try ByteSize(parsing: text).bytes == bytes)
     }
 
-    @Test(arguments: [
-        ("", UnitError.Code.empty), ("   ", .empty), ("-1M", .negative), ("-0", .negative), ("lots", .malformed),
-        ("12Q", .malformed), ("1.5", .malformed), ("1..5K", .malformed), (".5K", .malformed), ("5.K", .malformed),
-        ("1e3", .malformed), ("0x10", .malformed), ("+5", .malformed), ("5 K", .malformed), ("5KK", .malformed),
-        ("500Mb", .bits), ("4kb", .bits), ("2Mbit", .bits), ("1025T", .tooLarge), ("9000000T", .tooLarge),
-        ("99999999999999999999", .tooLarge), ("9223372036854775807K", .tooLarge), ("1P", .malformed),
-    ] as [(String, UnitError.Code)])
+    @Test(
+        arguments: [
+            ("", UnitError.Code.empty), ("   ", .empty), ("-1M", .negative), ("-0", .negative), ("lots", .malformed),
+            ("12Q", .malformed), ("1.5", .malformed), ("1..5K", .malformed), (".5K", .malformed), ("5.K", .malformed),
+            ("1e3", .malformed), ("0x10", .malformed), ("+5", .malformed), ("5 K", .malformed), ("5KK", .malformed),
+            ("500Mb", .bits), ("4kb", .bits), ("2Mbit", .bits), ("1025T", .tooLarge), ("9000000T", .tooLarge),
+            ("99999999999999999999", .tooLarge), ("9223372036854775807K", .tooLarge), ("1P", .malformed),
+        ] as [(String, UnitError.Code)])
     func sizesRefuseWhatIsNoSize(_ text: String, _ code: UnitError.Code) {
         #expect { try ByteSize(parsing: text) } throws: { ($0 as? UnitError)?.code == code }
     }
@@ -32,8 +34,10 @@ struct UnitParsingTests {
         #expect(try ByteRate(parsing: "100000").bytesPerSecond == 100_000)
         #expect(try ByteRate(parsing: "0").bytesPerSecond == 0)
         #expect(ByteRate(bytesPerSecond: 3 << 20).description == "3M/s")
-        for (text, code) in [("fast", UnitError.Code.malformed), ("-5/s", .negative), ("/s", .empty),
-            ("10Mb/s", .bits), ("2P/s", .malformed), ("2048T/s", .tooLarge)] as [(String, UnitError.Code)] {
+        for (text, code) in [
+            ("fast", UnitError.Code.malformed), ("-5/s", .negative), ("/s", .empty),
+            ("10Mb/s", .bits), ("2P/s", .malformed), ("2048T/s", .tooLarge),
+        ] as [(String, UnitError.Code)] {
             #expect(throws: UnitError.self, "\(text)") { try ByteRate(parsing: text) }
             #expect((try? ByteRate(parsing: text)) == nil)
             do { _ = try ByteRate(parsing: text) } catch { #expect(error.code == code, "\(text): \(error)") }
