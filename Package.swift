@@ -178,7 +178,7 @@ let package = Package(
             name: "stowage-scheduler",
             dependencies: [
                 "StowageSchedulerService", "StowageSchedulerCore", "StowageProtocol", "StowageRuntime",
-                "StowageProcess", "StowageCatalog",
+                "StowageProcess", "StowageCatalog", "StowageLicensing",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

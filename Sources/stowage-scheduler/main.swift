@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Logging
 import ServiceLifecycle
+import StowageLicensing
 import StowageProcess
 import StowageProtocol
 import StowageRuntime
@@ -18,7 +19,8 @@ struct SchedulerCommand: AsyncParsableCommand {
             workers on other hosts). tcp endpoints are always CURVE-encrypted: the scheduler's key pair \
             (--curve-key) and an allow-list of worker and client public keys (--allow-keys); an unknown key is \
             refused and logged. Every option may also come from STOWAGE_<OPTION> (flags win); a bad value stops the \
-            start naming the variable. Sizes and rates take binary K, M, G, T (1K = 1024); durations need a unit.
+            start naming the variable. Sizes and rates take binary K, M, G, T (1K = 1024); durations need a unit. \
+            STOWAGE_MASTER_KEY (base64 of 32 bytes) replaces $STOWAGE_HOME/master.key.
 
             SIGTERM stops it gracefully; a restart (even after kill -9) resumes every unfinished title.
             """)
@@ -185,6 +187,13 @@ struct SchedulerCommand: AsyncParsableCommand {
         scrubBudget = try EnvironmentRule.resolve(scrubBudget, "scrub-budget")
         quota = try EnvironmentRule.resolve(quota, "quota") { $0.bytes > 0 ? nil : "must be more than 0 bytes" }
         evictProtect = try EnvironmentRule.resolve(evictProtect, "evict-protect")
+        // STOWAGE_MASTER_KEY is a secret, so no flag; a bad one stops the start here too, by the vault's own rule
+        // (its environment branch returns before any file is touched).
+        if let (name, text) = environmentValue("master-key") {
+            do { _ = try KeyVault.loadMasterKey(home: URL(fileURLWithPath: "/"), environment: [name: text]) } catch {
+                throw ValidationError("\(error)")
+            }
+        }
     }
 
     func run() async throws {

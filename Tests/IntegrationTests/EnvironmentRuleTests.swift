@@ -123,6 +123,9 @@ struct EnvironmentRuleTests {
                 checked[executable, default: 0] += 1
             }
         }
+        // The one variable that is no option (a secret: no flag), from the scheduler's --help discussion.
+        let (status, stderr) = try Self.start(h, "stowage-scheduler", [], "STOWAGE_MASTER_KEY", "c2hvcnQ=")
+        #expect(status == 2 && stderr.contains("STOWAGE_MASTER_KEY"), "\(String(describing: status)) \(stderr)")
         print("[measure] variables checked: \(checked.sorted { $0.key < $1.key })")
         #expect(checked["stowage-scheduler", default: 0] >= 30, "the scheduler's options were found")
         #expect(checked["stowage-gateway", default: 0] >= 15)
