@@ -12,6 +12,13 @@ public protocol OptionValue: ExpressibleByArgument, Sendable {
     init(validating text: String) throws
 }
 
+extension OptionValue {
+    /// `@Option(transform: ByteSize.parsing)`: the flag is parsed by `init(validating:)` itself, so argument-parser's
+    /// message for a bad flag carries the reason (`The value '3' is invalid for '--rental <duration>': '3' needs a
+    /// unit …`) as the variable's does; `init?(argument:)` alone could only say "invalid".
+    @Sendable public static func parsing(_ text: String) throws -> Self { try Self(validating: text) }
+}
+
 /// A reason for a refused value, worded for a person.
 struct OptionValueError: Error, CustomStringConvertible {
     let description: String

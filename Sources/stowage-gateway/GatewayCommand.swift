@@ -86,14 +86,15 @@ struct GatewayCommand: AsyncParsableCommand {
         name: .customLong("idle-timeout"),
         help: ArgumentHelp(
             "How long an idle connection stays open: seconds, or 30s, 2m (default 30). [env: STOWAGE_IDLE_TIMEOUT]",
-            valueName: "seconds"))
+            valueName: "seconds"), transform: SecondsOrSpan.parsing)
     var idleTimeout: SecondsOrSpan?
 
     @Option(
         name: .customLong("stall-timeout"),
         help: ArgumentHelp(
             "How long a client may leave a response unread (nothing taken from a full send buffer) before it is cut "
-                + "off: seconds, or 30s, 2m (default 30). [env: STOWAGE_STALL_TIMEOUT]", valueName: "seconds"))
+                + "off: seconds, or 30s, 2m (default 30). [env: STOWAGE_STALL_TIMEOUT]", valueName: "seconds"),
+        transform: SecondsOrSpan.parsing)
     var stallTimeout: SecondsOrSpan?
 
     @Flag(

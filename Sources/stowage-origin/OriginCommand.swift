@@ -38,7 +38,8 @@ struct Serve: AsyncParsableCommand {
     @Option(
         name: .customLong("throttle-bps"),
         help: ArgumentHelp(
-            "Send each body at most this fast: bytes/s or 500K, 2M (binary; 0 = unlimited).", valueName: "rate"))
+            "Send each body at most this fast: bytes/s or 500K, 2M (binary; 0 = unlimited).", valueName: "rate"),
+        transform: ByteRate.parsing)
     var throttleBps = ByteRate(bytesPerSecond: 0)
     @Option(
         help: """
@@ -72,7 +73,7 @@ struct Serve: AsyncParsableCommand {
                 query, with a key that is random per process. Playlists need no signature, but every other file \
                 does: without a valid one the answer is 403 "URL signature missing or invalid", after exp it is \
                 403 "URL expired". Use it to test that a client refreshes its playlists when URLs expire.
-                """, valueName: "TTL"))
+                """, valueName: "TTL"), transform: SecondsOrSpan.parsing)
     var signUrls: SecondsOrSpan?
 
     @Flag(

@@ -30,7 +30,8 @@ struct CatalogFlags: ParsableArguments {
     @Option(
         name: .customLong("catalog-interval"),
         help: ArgumentHelp(
-            "How often --catalog is fetched (default 15m). [env: STOWAGE_CATALOG_INTERVAL]", valueName: "duration"))
+            "How often --catalog is fetched (default 15m). [env: STOWAGE_CATALOG_INTERVAL]", valueName: "duration"),
+        transform: TimeSpan.parsing)
     var interval: TimeSpan?
     @Option(
         name: .customLong("catalog-grace"),
@@ -38,7 +39,7 @@ struct CatalogFlags: ParsableArguments {
             """
             How long a title stays after it left the catalogue (default 24h); never deleted while played. \
             [env: STOWAGE_CATALOG_GRACE]
-            """, valueName: "duration"))
+            """, valueName: "duration"), transform: TimeSpan.parsing)
     var grace: TimeSpan?
 
     /// Each from its flag, else its `STOWAGE_` variable. A catalogue that is neither an http(s) URL nor a readable

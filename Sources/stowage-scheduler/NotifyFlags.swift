@@ -31,7 +31,7 @@ struct NotifyFlags: ParsableArguments {
         name: .customLong("notify-expiry-ahead"),
         help: ArgumentHelp(
             "Announce a license this long before it expires (default 24h). [env: STOWAGE_NOTIFY_EXPIRY_AHEAD]",
-            valueName: "duration"))
+            valueName: "duration"), transform: TimeSpan.parsing)
     var expiryAhead: TimeSpan?
 
     /// Each from its flag, else its `STOWAGE_` variable; a URL that is not http(s), an unreadable or empty secret or a

@@ -15,13 +15,13 @@ struct PaceFlags: ParsableArguments {
             The least bytes per second a peer's, the catalogue's or a notification receiver's answer must come at, \
             averaged over --body-rate-window: bytes/s or 4K (binary; default 4096); a slower one is cut and \
             retried with backoff. [env: STOWAGE_MIN_BODY_RATE]
-            """, valueName: "rate"))
+            """, valueName: "rate"), transform: ByteRate.parsing)
     var minRate: ByteRate?
     @Option(
         name: .customLong("body-rate-window"),
         help: ArgumentHelp(
             "The window --min-body-rate is averaged over, 1s to 1h (default 30s). [env: STOWAGE_BODY_RATE_WINDOW]",
-            valueName: "duration"))
+            valueName: "duration"), transform: TimeSpan.parsing)
     var window: TimeSpan?
 
     /// Both from their flags, else their `STOWAGE_` variables; a rate below 1 byte/s or a window outside 1s…1h stops

@@ -95,14 +95,14 @@ struct SchedulerCommand: AsyncParsableCommand {
             """
             Global download rate cap, split across download workers: bytes/s or 500K, 2M (binary; default: none). \
             [env: STOWAGE_BANDWIDTH]
-            """, valueName: "rate"))
+            """, valueName: "rate"), transform: ByteRate.parsing)
     var bandwidth: ByteRate?
     @Option(
         name: .customLong("disk-cushion"),
         help: ArgumentHelp(
             "Bytes always kept free where titles are stored: bytes or 500M, 2G (default 1G). "
                 + "[env: STOWAGE_DISK_CUSHION]",
-            valueName: "size"))
+            valueName: "size"), transform: ByteSize.parsing)
     var diskCushion: ByteSize?
     @Option(
         name: .customLong("give-up-after"),
@@ -110,7 +110,7 @@ struct SchedulerCommand: AsyncParsableCommand {
             """
             Fail a title that has waited this long for an unreachable origin or license server (90s, 15m, 24h, \
             30d). Default: never; it resumes by itself when the host answers. [env: STOWAGE_GIVE_UP_AFTER]
-            """, valueName: "duration"))
+            """, valueName: "duration"), transform: TimeSpan.parsing)
     var giveUpAfter: TimeSpan?
     @Option(
         name: .customLong("auto-renew-before"),
@@ -118,7 +118,7 @@ struct SchedulerCommand: AsyncParsableCommand {
             """
             Renew time-limited licenses automatically this long before they end: seconds, or 90s, 15m, 24h \
             (default: never). [env: STOWAGE_AUTO_RENEW_BEFORE]
-            """, valueName: "seconds"))
+            """, valueName: "seconds"), transform: SecondsOrSpan.parsing)
     var autoRenewBefore: SecondsOrSpan?
     @Option(
         name: .customLong("scrub-interval"),
@@ -126,13 +126,13 @@ struct SchedulerCommand: AsyncParsableCommand {
             """
             Re-verify completed titles at rest this often: seconds, or 15m, 24h, 7d (default: never). \
             [env: STOWAGE_SCRUB_INTERVAL]
-            """, valueName: "seconds"))
+            """, valueName: "seconds"), transform: SecondsOrSpan.parsing)
     var scrubInterval: SecondsOrSpan?
     @Option(
         name: .customLong("scrub-budget"),
         help: ArgumentHelp(
             "Bytes per second the background scrub may read: bytes/s or 50M (default: no limit). "
-                + "[env: STOWAGE_SCRUB_BUDGET]", valueName: "rate"))
+                + "[env: STOWAGE_SCRUB_BUDGET]", valueName: "rate"), transform: ByteRate.parsing)
     var scrubBudget: ByteRate?
     @Option(
         help: ArgumentHelp(
@@ -140,13 +140,13 @@ struct SchedulerCommand: AsyncParsableCommand {
             Bytes all titles together may hold: plain bytes or 500M, 2G, 1.5T (binary; default: no quota). A title \
             that does not fit evicts completed titles (removed from the catalogue first, then the least recently \
             played; never a pinned one or one being played) or waits as suspended (quota). [env: STOWAGE_QUOTA]
-            """, valueName: "size"))
+            """, valueName: "size"), transform: ByteSize.parsing)
     var quota: ByteSize?
     @Option(
         name: .customLong("evict-protect"),
         help: ArgumentHelp(
             "A title played within this long is never evicted for the quota (90s, 15m, 24h; default 1h). "
-                + "[env: STOWAGE_EVICT_PROTECT]", valueName: "duration"))
+                + "[env: STOWAGE_EVICT_PROTECT]", valueName: "duration"), transform: TimeSpan.parsing)
     var evictProtect: TimeSpan?
 
     @OptionGroup(title: "Catalogue")

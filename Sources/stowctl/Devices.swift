@@ -74,7 +74,9 @@ struct DevicesCommand: ParsableCommand {
         @OptionGroup var connection: ConnectionOptions
         @Argument(help: "Device name.") var name: String
         @Argument(help: "Gateway path, e.g. /titles/ID/master.m3u8.") var path: String
-        @Option(help: ArgumentHelp("How long it stays valid (90s, 15m, 24h, 30d).", valueName: "duration"))
+        @Option(
+            help: ArgumentHelp("How long it stays valid (90s, 15m, 24h, 30d).", valueName: "duration"),
+            transform: TimeSpan.parsing)
         var expires: TimeSpan
 
         func validate() throws {

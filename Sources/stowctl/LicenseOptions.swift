@@ -11,19 +11,20 @@ struct LicenseOptions: ParsableArguments {
     @Option(
         help: ArgumentHelp(
             "Ask for a rental of this length (90s, 15m, 24h, 30d); its clock starts at the request.",
-            valueName: "duration"))
+            valueName: "duration"), transform: TimeSpan.parsing)
     var rental: TimeSpan?
     @Option(
         name: .customLong("play-duration"),
         help: ArgumentHelp(
             "The license also ends this long after the first play (dual expiry; 90s, 15m, 24h, 30d).",
-            valueName: "duration"))
+            valueName: "duration"), transform: TimeSpan.parsing)
     var playDuration: TimeSpan?
     @Option(name: .customLong("play-count"), help: "At most this many plays (0 = unlimited).")
     var playCount: Int?
     @Option(
         name: .customLong("play-time"),
-        help: ArgumentHelp("At most this much media played in total (90s, 15m, 24h).", valueName: "duration"))
+        help: ArgumentHelp("At most this much media played in total (90s, 15m, 24h).", valueName: "duration"),
+        transform: TimeSpan.parsing)
     var playTime: TimeSpan?
     @Option(
         name: .customLong("license-url"),

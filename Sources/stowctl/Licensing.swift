@@ -81,7 +81,7 @@ struct Renew: AsyncParsableCommand {
         name: .customLong("expiring-within"),
         help: ArgumentHelp(
             "Renew every title whose license has expired or ends within this long (90s, 15m, 24h, 30d).",
-            valueName: "duration"))
+            valueName: "duration"), transform: TimeSpan.parsing)
     var expiringWithin: TimeSpan?
     @OptionGroup var license: LicenseOptions
 

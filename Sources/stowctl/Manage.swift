@@ -51,12 +51,14 @@ struct LimitsCommand: ParsableCommand {
     var perHost: Int?
     @Option(help: "License requests in flight at once.") var licenses: Int?
     @Option(
-        help: ArgumentHelp("Global download rate cap: bytes/s or 500K, 2M (binary; 0 = none).", valueName: "rate"))
+        help: ArgumentHelp("Global download rate cap: bytes/s or 500K, 2M (binary; 0 = none).", valueName: "rate"),
+        transform: ByteRate.parsing)
     var bandwidth: ByteRate?
     @Option(
         name: .customLong("disk-cushion"),
         help: ArgumentHelp(
-            "Bytes always kept free where titles are stored: bytes or 500M, 2G (binary).", valueName: "size"))
+            "Bytes always kept free where titles are stored: bytes or 500M, 2G (binary).", valueName: "size"),
+        transform: ByteSize.parsing)
     var diskCushion: ByteSize?
     @Flag(help: "Forget the stored limits: back to the defaults (other options given with it then apply).")
     var reset = false

@@ -58,7 +58,9 @@ struct Submit: AsyncParsableCommand {
     var wait = false
     @Flag(help: "Record a live or event stream as it grows (see below).")
     var record = false
-    @Option(help: ArgumentHelp("With --record: stop after this much media (90s, 15m, 2h).", valueName: "duration"))
+    @Option(
+        help: ArgumentHelp("With --record: stop after this much media (90s, 15m, 2h).", valueName: "duration"),
+        transform: TimeSpan.parsing)
     var duration: TimeSpan?
     @Option(help: "With --record: start at the oldest segment of the window (start) or at the live edge (live).")
     var from: RecordRequest.Start?
