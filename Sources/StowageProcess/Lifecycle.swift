@@ -39,7 +39,15 @@ extension AsyncParsableCommand {
             }
         } catch {
             if exitCode(for: error) == .validationFailure {
-                FileHandle.standardError.write(Data((fullMessage(for: error) + "\n").utf8))
+                // Started with no argument at all (as the systemd units start them), argument-parser follows an
+                // option group's error (a bad STOWAGE_HOME) with the whole help; the error and a pointer to
+                // --help say it better.
+                let name = configuration.commandName ?? "the command"
+                let text =
+                    CommandLine.arguments.count > 1
+                    ? fullMessage(for: error)
+                    : "Error: \(message(for: error))\n  See '\(name) --help' for more information."
+                FileHandle.standardError.write(Data((text + "\n").utf8))
                 Foundation.exit(2)
             }
             exit(withError: error)
