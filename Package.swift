@@ -181,7 +181,7 @@ let package = Package(
             name: "stowage-scheduler",
             dependencies: [
                 "StowageSchedulerService", "StowageSchedulerCore", "StowageProtocol", "StowageRuntime",
-                "StowageProcess", "StowageCatalog",
+                "StowageProcess", "StowageCatalog", "StowageLicensing",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -221,7 +221,7 @@ let package = Package(
         .executableTarget(
             name: "stowage-origin",
             dependencies: [
-                "StowageOrigin", "StowageProcess",
+                "StowageOrigin", "StowageProcess", "StowageProtocol",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
@@ -314,7 +314,7 @@ let package = Package(
             ]),
         .testTarget(
             name: "StowageProcessTests",
-            dependencies: ["StowageProcess", .product(name: "Logging", package: "swift-log")]),
+            dependencies: ["StowageProcess", "StowageProtocol", .product(name: "Logging", package: "swift-log")]),
         .testTarget(
             name: "StowageGatewayTests",
             dependencies: [

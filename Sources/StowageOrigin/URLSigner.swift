@@ -23,19 +23,6 @@ public struct URLSigner: Sendable {
         self.key = key
     }
 
-    /// Parses a TTL: `20s`, `15m`, `2h`, `1d` or plain seconds (`90`). Nil unless it is a positive duration.
-    public static func duration(_ text: String) -> TimeInterval? {
-        let text = text.trimmingCharacters(in: .whitespaces).lowercased()
-        let units: [Character: TimeInterval] = ["s": 1, "m": 60, "h": 3600, "d": 86400]
-        var number = Substring(text), unit: TimeInterval = 1
-        if let last = text.last, let seconds = units[last] {
-            number = number.dropLast()
-            unit = seconds
-        }
-        guard let value = TimeInterval(number), value.isFinite, value > 0 else { return nil }
-        return value * unit
-    }
-
     // MARK: checking
 
     /// Why a request for `uri` (path and query, as sent) must be refused with 403, or nil if it may be served.

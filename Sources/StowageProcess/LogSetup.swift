@@ -8,11 +8,11 @@ import Synchronization
 public enum LogSetup {
     private static let done = Mutex(false)
 
-    /// Bootstraps swift-log once per process; a flag wins over its environment variable. An unknown level
-    /// or format in the environment falls back to info and text.
+    /// Bootstraps swift-log once per process at `level` (default info) in `format` (default text), both already
+    /// resolved from their flags or `STOWAGE_` variables by ``EnvironmentRule``.
     public static func bootstrap(level: LogLevel?, format: LogFormat? = nil) {
-        let parsed = (level ?? environmentOption("log-level").flatMap(LogLevel.init(argument:)) ?? .info).level
-        let json = (format ?? environmentOption("log-format").flatMap(LogFormat.init(argument:))) == .json
+        let parsed = (level ?? .info).level
+        let json = format == .json
         done.withLock { already in
             guard !already else { return }
             already = true

@@ -35,7 +35,7 @@ public enum MetricsEndpoint {
     /// binds `/metrics`. Returns the listener as a service (it serves until graceful shutdown), or nil.
     public static func start(address: String?, logger: Logger) async throws -> ChannelService? {
         bootstrap()
-        guard let address = address ?? environmentOption("metrics") else { return nil }
+        guard let address else { return nil }
         let parts = address.split(separator: ":", omittingEmptySubsequences: false)
         let host = parts.count > 1 ? parts.dropLast().joined(separator: ":") : "127.0.0.1"
         guard let port = Int(parts.last ?? ""), (0...65_535).contains(port) else {

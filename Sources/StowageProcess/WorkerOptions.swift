@@ -13,24 +13,37 @@ public struct WorkerOptions: ParsableArguments {
     public var process: ProcessOptions
     /// `--scheduler`: the endpoint to connect to.
     @Option(
-        help: """
-            Scheduler endpoint, e.g. tcp://host:7700. Default: $STOWAGE_SCHEDULER or the ipc socket in \
-            $STOWAGE_HOME/run.
-            """)
+        help: ArgumentHelp(
+            """
+            Scheduler endpoint, e.g. tcp://host:7700. Default: the ipc socket in $STOWAGE_HOME/run. \
+            [env: STOWAGE_SCHEDULER]
+            """, valueName: "endpoint"))
     public var scheduler: String?
     /// `--curve-server-key`: the scheduler's public key, for a tcp endpoint.
     @Option(
         name: .customLong("curve-server-key"),
-        help: """
-            The scheduler's CURVE public key, or its .pub file; required for a tcp:// scheduler.
-            """)
+        help: ArgumentHelp(
+            """
+            The scheduler's CURVE public key, or its .pub file; required for a tcp:// scheduler. \
+            [env: STOWAGE_CURVE_SERVER_KEY]
+            """, valueName: "key|file"))
     public var curveServerKey: String?
     /// `--concurrency`: tasks at once.
-    @Option(help: "Tasks this worker runs at once.")
+    @Option(help: ArgumentHelp("Tasks this worker runs at once, 1 to 1000. [env: STOWAGE_CONCURRENCY]", valueName: "n"))
     public var concurrency: Int?
 
     /// Options as not given (ArgumentParser fills them in).
     public init() {}
+
+    /// Each option from its flag, else its `STOWAGE_` variable; a bad value of either stops the start (exit 2).
+    public mutating func validate() throws {
+        scheduler = try EnvironmentRule.resolve(scheduler, "scheduler", check: OptionChecks.endpoint)
+        curveServerKey = try EnvironmentRule.resolve(
+            curveServerKey, "curve-server-key", check: OptionChecks.curveServerKey)
+        concurrency = try EnvironmentRule.resolve(concurrency, "concurrency") {
+            (1...1_000).contains($0) ? nil : "must be between 1 and 1000"
+        }
+    }
 
     /// What a worker executable provides: its task handler, and what to do once the loop has stopped.
     public typealias Parts = (handler: any TaskHandler, cleanup: @Sendable () async -> Void)
@@ -48,8 +61,7 @@ public struct WorkerOptions: ParsableArguments {
         let endpoint = home.schedulerEndpoint(option: scheduler)
         do {
             try checkEndpoint(endpoint)
-            let capacity = intOption(concurrency, "concurrency", default: defaultConcurrency)
-            guard (1...1_000).contains(capacity) else { throw RuntimeError("--concurrency must be between 1 and 1000") }
+            let capacity = concurrency ?? defaultConcurrency
             writePidFile(process.pidfilePath)
             let metrics = try await process.startMetrics(logger: logger)
             let (handler, cleanup) = try makeHandler(home, capacity, logger)

@@ -1,12 +1,12 @@
 import Foundation
 
 /// The global download rate cap by time of day (`stowage-scheduler --bandwidth-schedule`):
-/// `01:00-06:00=unlimited,*=2M` lifts the cap at night and holds it at 2,000,000 bytes/s otherwise.
+/// `01:00-06:00=unlimited,*=2M` lifts the cap at night and holds it at 2 MiB/s (2,097,152 bytes/s) otherwise.
 ///
 /// Entries are `WINDOW=RATE` (a ``FillWindow``) or `*=RATE` (any other time), comma-separated; the first window
 /// that is open decides, `*` otherwise, and without `*` other times are unlimited. A rate is bytes per second
-/// (like `--bandwidth`), with an optional decimal suffix K (×1,000), M (×1,000,000) or G (×1,000,000,000),
-/// or `unlimited` (also `0`). Pure; the scheduler reads it against its wall clock every second.
+/// (like `--bandwidth`) as a ``ByteRate`` reads it (binary K, M, G, T: 1K = 1024), or `unlimited` (also `0`).
+/// Pure; the scheduler reads it against its wall clock every second.
 public struct BandwidthSchedule: Sendable, Equatable, CustomStringConvertible {
     /// One entry: a window and its rate (nil: unlimited).
     public struct Entry: Sendable, Equatable {
@@ -59,25 +59,15 @@ public struct BandwidthSchedule: Sendable, Equatable, CustomStringConvertible {
             .joined(separator: ",")
     }
 
-    /// `unlimited`, `0`, or a whole number of bytes per second with an optional K, M or G (decimal).
+    /// `unlimited`, `0`, or a ``ByteRate`` (binary K, M, G, T, as every rate and size Stowage reads).
     static func rate(_ raw: String, in text: String) throws(ScheduleSpecError) -> Int64? {
         let value = raw.trimmingCharacters(in: .whitespaces)
         if value.lowercased() == "unlimited" { return nil }
-        let factors: [Character: Int64] = ["K": 1_000, "M": 1_000_000, "G": 1_000_000_000]
-        var digits = Substring(value)
-        var factor: Int64 = 1
-        if let last = value.last?.uppercased().first, let f = factors[last] {
-            factor = f
-            digits = digits.dropLast()
+        do {
+            let rate = try ByteRate(parsing: value).bytesPerSecond
+            return rate == 0 ? nil : rate
+        } catch {
+            throw ScheduleSpecError(.malformedRate, text, "\(error.description) (2M = 2097152 bytes/s), or unlimited")
         }
-        guard !digits.isEmpty, digits.allSatisfy({ $0.isASCII && $0.isNumber }), let n = Int64(digits),
-            n <= Int64.max / factor
-        else {
-            throw ScheduleSpecError(
-                .malformedRate, text,
-                "'\(raw)' is not a rate: bytes per second with an optional K, M or G (2M = 2000000 bytes/s), "
-                    + "or unlimited")
-        }
-        return n == 0 ? nil : n * factor
     }
 }

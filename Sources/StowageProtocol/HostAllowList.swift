@@ -13,6 +13,21 @@ public struct HostAllowList: Codable, Sendable, Equatable {
     /// From a comma-separated option value.
     public init(parsing text: String) { self.init(text.split(separator: ",").map(String.init)) }
 
+    /// Why a comma-separated value is no list of hosts (an entry with a scheme, a path, spaces inside, or a `*` not
+    /// as `*.domain`), or nil: a mistyped entry would otherwise match nothing and refuse every title quietly.
+    public static func problem(parsing text: String) -> String? {
+        let entries = text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+        guard entries.contains(where: { !$0.isEmpty }) else { return "names no host" }
+        let allowed = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-:[]_")
+        for entry in entries where !entry.isEmpty {
+            let name = entry.hasPrefix("*.") ? entry.dropFirst(2) : Substring(entry)
+            guard !name.isEmpty, name.allSatisfy(allowed.contains) else {
+                return "'\(entry.prefix(80))' is not a host name, an address or *.domain"
+            }
+        }
+        return nil
+    }
+
     public func allows(host: String) -> Bool {
         let h = host.lowercased()
         return entries.contains { entry in

@@ -5,7 +5,7 @@ public struct ScheduleSpecError: Error, Sendable, Equatable, CustomStringConvert
     public enum Code: String, Sendable, Equatable {
         /// A window that is not `HH:MM-HH:MM` (or opens and closes at the same time).
         case malformedWindow = "malformed-window"
-        /// A rate that is not a number of bytes per second with an optional K, M or G, nor `unlimited`.
+        /// A rate that is not a ``ByteRate`` (bytes per second, binary K, M, G, T), nor `unlimited`.
         case malformedRate = "malformed-rate"
         /// A schedule entry that is not `WINDOW=RATE` or `*=RATE`, or an empty schedule.
         case malformedEntry = "malformed-entry"

@@ -72,32 +72,37 @@ public struct CurveClientKeys: Sendable {
     public let pair: CurveKeyPair
     public let serverKey: String
 
-    /// From `--curve-key FILE` / `STOWAGE_CURVE_KEY` and `--curve-server-key KEY|FILE` /
-    /// `STOWAGE_CURVE_SERVER_KEY`. nil for a non-tcp endpoint; an error naming what is missing for tcp.
+    /// From `--curve-key FILE` and `--curve-server-key KEY|FILE` (their `STOWAGE_` variables resolved by the option
+    /// groups). nil for a non-tcp endpoint; an error naming what is missing for tcp.
     public static func resolve(endpoint: String, keyFile: String?, serverKey: String?) throws -> CurveClientKeys? {
         guard endpoint.hasPrefix("tcp://") else { return nil }
-        guard let file = keyFile ?? environmentOption("curve-key") else {
+        guard let file = keyFile else {
             throw RuntimeError(
                 "\(endpoint) is a tcp endpoint: connections are CURVE-encrypted, so give "
                     + "--curve-key FILE (make one with `stowctl keys generate NAME` and add NAME.pub to "
                     + "the scheduler's allow-list)")
         }
-        guard let server = serverKey ?? environmentOption("curve-server-key") else {
+        guard let server = serverKey else {
             throw RuntimeError(
                 "\(endpoint) is a tcp endpoint: give --curve-server-key with the scheduler's public "
                     + "key (its .pub file or the 40-character key)")
         }
-        let serverText =
-            Curve.isKey(server)
-            ? server
-            : (try? String(contentsOfFile: server, encoding: .utf8))?.split(separator: " ").first
+        return CurveClientKeys(pair: try CurveKeyPair.load(file), serverKey: try Self.serverKey(from: server))
+    }
+
+    /// The scheduler's public key from `--curve-server-key`: the 40-character Z85 key itself, or a file (a `.pub`)
+    /// whose first word is one.
+    public static func serverKey(from text: String) throws -> String {
+        let key =
+            Curve.isKey(text)
+            ? text
+            : (try? String(contentsOfFile: text, encoding: .utf8))?.split(separator: " ").first
                 .map { $0.trimmingCharacters(in: .whitespacesAndNewlines) } ?? ""
-        guard Curve.isKey(serverText) else {
+        guard Curve.isKey(key) else {
             throw RuntimeError(
-                "--curve-server-key: '\(server.prefix(80))' is neither a 40-character Z85 key nor a "
-                    + "file holding one")
+                "--curve-server-key: '\(text.prefix(80))' is neither a 40-character Z85 key nor a file holding one")
         }
-        return CurveClientKeys(pair: try CurveKeyPair.load(file), serverKey: serverText)
+        return key
     }
 
     /// Sets the client side of CURVE on a socket, before it connects.

@@ -6,8 +6,7 @@ public struct StowageHome: Sendable {
 
     /// `--home` wins, then `STOWAGE_HOME`, then `~/.stowage`.
     public init(option: String?) {
-        let env = ProcessInfo.processInfo.environment
-        let path = option ?? env["STOWAGE_HOME"] ?? (NSHomeDirectory() + "/.stowage")
+        let path = option ?? environmentValue("home")?.value ?? (NSHomeDirectory() + "/.stowage")
         root = URL(fileURLWithPath: path).standardizedFileURL
     }
 
@@ -21,7 +20,7 @@ public struct StowageHome: Sendable {
 
     /// The endpoint to connect to: `--scheduler`, then `STOWAGE_SCHEDULER`, then the default.
     public func schedulerEndpoint(option: String?) -> String {
-        option ?? ProcessInfo.processInfo.environment["STOWAGE_SCHEDULER"] ?? defaultEndpoint
+        option ?? environmentValue("scheduler")?.value ?? defaultEndpoint
     }
 
     /// Creates the folders with safe permissions.

@@ -5,8 +5,9 @@ import StowageProtocol
 ///
 /// The order: titles the catalogue removed (waiting out `--catalog-grace`) first, then the least recently played
 /// (a title never played counts from when it completed). Never evicted: a pinned title, one being played, one a
-/// device played within ``protect`` seconds, one the catalogue keeps until a date still to come. Victims are taken in that order until the new title fits; when even
-/// all of them would not make room, nothing is evicted and the new title waits (`suspended` / `quota`).
+/// device played within ``protect`` seconds, one the catalogue keeps until a date still to come. Victims are taken
+/// in that order until the new title fits; when even all of them would not make room, nothing is evicted and the new
+/// title waits (`suspended` / `quota`).
 public struct EvictionPolicy: Sendable, Equatable {
     /// Bytes all titles together may hold.
     public var quota: Int64

@@ -38,91 +38,140 @@ struct GatewayCommand: AsyncParsableCommand {
 
     @OptionGroup var connection: SchedulerConnectionOptions
 
-    @Option(help: ArgumentHelp("Address and port to listen on (or $STOWAGE_LISTEN).", valueName: "HOST:PORT"))
-    var listen = environmentOption("listen") ?? "0.0.0.0:8480"
+    @Option(
+        help: ArgumentHelp(
+            "Address and port to listen on (default 0.0.0.0:8480). [env: STOWAGE_LISTEN]", valueName: "host:port"))
+    var listen: String?
 
-    @Option(name: .customLong("tls-cert"), help: ArgumentHelp("PEM certificate chain: serve HTTPS.", valueName: "FILE"))
-    var tlsCert: String? = environmentOption("tls-cert")
+    @Option(
+        name: .customLong("tls-cert"),
+        help: ArgumentHelp("PEM certificate chain: serve HTTPS. [env: STOWAGE_TLS_CERT]", valueName: "file"))
+    var tlsCert: String?
 
-    @Option(name: .customLong("tls-key"), help: ArgumentHelp("PEM private key of --tls-cert.", valueName: "FILE"))
-    var tlsKey: String? = environmentOption("tls-key")
+    @Option(
+        name: .customLong("tls-key"),
+        help: ArgumentHelp("PEM private key of --tls-cert. [env: STOWAGE_TLS_KEY]", valueName: "file"))
+    var tlsKey: String?
 
     @Flag(
         name: .customLong("fallback-to-source"),
-        help: "/resolve of a title that cannot be played offline sends the player to its source URL (else 404).")
+        help: """
+            /resolve of a title that cannot be played offline sends the player to its source URL (else 404). \
+            [env: STOWAGE_FALLBACK_TO_SOURCE=1]
+            """)
     var fallbackToSource = false
 
     @Option(
         name: .customLong("admin-secret"),
         help: ArgumentHelp(
-            "File holding the admin's secret (or $STOWAGE_ADMIN_SECRET). None: no admin.", valueName: "FILE"))
+            "File holding the admin's secret. None: no admin. [env: STOWAGE_ADMIN_SECRET, the secret itself]",
+            valueName: "secret-file"))
     var adminSecret: String?
 
     @Option(
         name: .customLong("cors-origin"),
         help: ArgumentHelp(
-            "An origin (scheme://host[:port]) whose pages may call the gateway with credentials; repeatable "
-                + "(or $STOWAGE_CORS_ORIGIN, comma-separated). None: no CORS.", valueName: "ORIGIN"))
+            "An origin (scheme://host[:port]) whose pages may call the gateway with credentials; repeatable. "
+                + "None: no CORS. [env: STOWAGE_CORS_ORIGIN, comma-separated]", valueName: "origin"))
     var corsOrigin: [String] = []
 
     @Option(
         name: .customLong("public-url"),
         help: ArgumentHelp(
-            "Where devices reach the gateway (or $STOWAGE_PUBLIC_URL), for absolute links; without it links are "
-                + "relative.", valueName: "URL"))
-    var publicURL: String? = environmentOption("public-url")
+            "Where devices reach the gateway, for absolute links; without it links are relative. "
+                + "[env: STOWAGE_PUBLIC_URL]", valueName: "url"))
+    var publicURL: String?
 
-    @Option(name: .customLong("idle-timeout"), help: "Seconds before an idle connection is closed.")
-    var idleTimeout: Int64 = 30
+    @Option(
+        name: .customLong("idle-timeout"),
+        help: ArgumentHelp(
+            "How long an idle connection stays open: seconds, or 30s, 2m (default 30). [env: STOWAGE_IDLE_TIMEOUT]",
+            valueName: "seconds"), transform: SecondsOrSpan.parsing)
+    var idleTimeout: SecondsOrSpan?
 
     @Option(
         name: .customLong("stall-timeout"),
         help: ArgumentHelp(
-            "Seconds a client may leave a response unread (nothing taken from a full send buffer) before it is cut "
-                + "off (or $STOWAGE_STALL_TIMEOUT).", valueName: "SECONDS"))
-    var stallTimeout: Int64 = environmentOption("stall-timeout").flatMap { Int64($0) } ?? 30
+            "How long a client may leave a response unread (nothing taken from a full send buffer) before it is cut "
+                + "off: seconds, or 30s, 2m (default 30). [env: STOWAGE_STALL_TIMEOUT]", valueName: "seconds"),
+        transform: SecondsOrSpan.parsing)
+    var stallTimeout: SecondsOrSpan?
 
     @Flag(
         name: .customLong("no-zero-copy"),
-        help: "Read title files into buffers instead of sending them with sendfile (plain HTTP; TLS always reads).")
+        help: """
+            Read title files into buffers instead of sending them with sendfile (plain HTTP; TLS always reads). \
+            [env: STOWAGE_NO_ZERO_COPY=1]
+            """)
     var noZeroCopy = false
 
-    @Option(name: .customLong("log-level"), help: "The least severe level logged (default info).")
+    @Option(
+        name: .customLong("log-level"),
+        help: ArgumentHelp("The least severe level logged (default info). [env: STOWAGE_LOG_LEVEL]", valueName: "level")
+    )
     var logLevel: LogLevel?
 
-    func validate() throws {
-        guard ListenOptions.parse(listen) != nil else {
-            throw ValidationError("--listen wants HOST:PORT, not \(listen)")
+    @Option(
+        name: .customLong("log-format"),
+        help: ArgumentHelp(
+            "Log lines as text (default) or json (one JSON object per line). [env: STOWAGE_LOG_FORMAT]",
+            valueName: "format"))
+    var logFormat: LogFormat?
+
+    /// Every option from its flag, else its `STOWAGE_` variable; a bad value of either stops the start naming it
+    /// (exit 2).
+    mutating func validate() throws {
+        listen = try EnvironmentRule.resolve(listen, "listen") {
+            ListenOptions.parse($0) == nil ? "is not HOST:PORT, e.g. 0.0.0.0:8480" : nil
         }
+        tlsCert = try EnvironmentRule.resolve(tlsCert, "tls-cert", check: OptionChecks.readableFile)
+        tlsKey = try EnvironmentRule.resolve(tlsKey, "tls-key", check: OptionChecks.readableFile)
         guard (tlsCert == nil) == (tlsKey == nil) else {
             throw ValidationError("give both --tls-cert and --tls-key, or neither")
         }
-        guard idleTimeout > 0 else { throw ValidationError("--idle-timeout must be positive") }
-        guard stallTimeout > 0 else { throw ValidationError("--stall-timeout must be positive") }
-        for origin in corsOrigins where WebOrigin.exact(origin) == nil {
-            throw ValidationError(
-                "--cors-origin wants an origin such as https://player.example:8443 (scheme, host, port; no path), "
-                    + "not \(origin)")
+        fallbackToSource = try EnvironmentRule.resolve(flag: fallbackToSource, "fallback-to-source")
+        if let adminSecret {
+            if let problem = OptionChecks.readableFile(adminSecret) {
+                throw ValidationError("--admin-secret \(adminSecret): \(problem)")
+            }
+        } else {
+            _ = try Self.environmentSecret()
         }
-        if let publicURL, WebOrigin.of(publicURL) == nil || publicURL.contains("?") || publicURL.contains("#") {
-            throw ValidationError("--public-url wants an http(s) URL such as https://box.lan:8443, not \(publicURL)")
+        corsOrigin = try EnvironmentRule.resolve(list: corsOrigin, "cors-origin", separator: { $0 == "," }) {
+            WebOrigin.exact($0.trimmingCharacters(in: .whitespaces)) == nil
+                ? "wants an origin such as https://player.example:8443 (scheme, host, port; no path)" : nil
         }
+        corsOrigin = corsOrigin.map { $0.trimmingCharacters(in: .whitespaces) }
+        publicURL = try EnvironmentRule.resolve(publicURL, "public-url") {
+            WebOrigin.of($0) == nil || $0.contains("?") || $0.contains("#")
+                ? "wants an http(s) URL such as https://box.lan:8443" : nil
+        }
+        let positive = { (span: SecondsOrSpan) in span.seconds > 0 ? nil : "must be longer than 0s" }
+        idleTimeout = try EnvironmentRule.resolve(idleTimeout, "idle-timeout", check: positive)
+        stallTimeout = try EnvironmentRule.resolve(stallTimeout, "stall-timeout", check: positive)
+        noZeroCopy = try EnvironmentRule.resolve(flag: noZeroCopy, "no-zero-copy")
+        logLevel = try EnvironmentRule.resolve(logLevel, "log-level")
+        logFormat = try EnvironmentRule.resolve(logFormat, "log-format")
     }
 
-    /// `--cors-origin` values, else `STOWAGE_CORS_ORIGIN` split at commas.
-    var corsOrigins: [String] {
-        if !corsOrigin.isEmpty { return corsOrigin }
-        return (environmentOption("cors-origin") ?? "").split(separator: ",").map {
-            $0.trimmingCharacters(in: .whitespaces)
-        }.filter { !$0.isEmpty }
+    /// `STOWAGE_ADMIN_SECRET`: the secret itself (never echoed in an error), trimmed; nil when unset.
+    private static func environmentSecret() throws -> String? {
+        try EnvironmentRule.resolve(String?.none, "admin-secret", secret: true) {
+            $0.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty ? "holds only spaces" : nil
+        }?.trimmingCharacters(in: .whitespacesAndNewlines)
     }
+
+    /// As `AsyncParsableCommand.main()`, but a usage error exits 2, as every Stowage executable's does.
+    static func main() async { await topLevelMain() }
 
     func run() async throws {
         // It holds the admin secret and device sessions: other processes of its user may not read its memory.
         _ = stowage_forbid_inspection()
-        LogSetup.bootstrap(level: logLevel)
+        LogSetup.bootstrap(level: logLevel, format: logFormat)
         let logger = Logger(label: "stowage-gateway")
-        let (host, port) = ListenOptions.parse(listen)!
+        guard let (host, port) = ListenOptions.parse(listen ?? Self.defaultListen) else {
+            throw ValidationError("--listen wants HOST:PORT")
+        }
         let secret = try readAdminSecret()
         let backend: SchedulerBackend
         do {
@@ -134,12 +183,13 @@ struct GatewayCommand: AsyncParsableCommand {
             configuration: .init(
                 titlesRoot: connection.stowageHome.titlesRoot, adminSecret: secret,
                 fallbackToSource: fallbackToSource, secureCookies: tlsCert != nil,
-                corsOrigins: corsOrigins.compactMap(WebOrigin.exact), publicURL: publicURL),
+                corsOrigins: corsOrigin.compactMap(WebOrigin.exact), publicURL: publicURL),
             backend: backend, logger: logger, clock: { monotonic() },
             sourceFetcher: { HTTPFetcher(logger: logger, connectionsPerHost: 4) })
         let listenOptions = ListenOptions(
-            host: host, port: port, tlsCertificate: tlsCert, tlsKey: tlsKey, idleTimeoutSeconds: idleTimeout,
-            stallTimeoutSeconds: stallTimeout, zeroCopy: !noZeroCopy)
+            host: host, port: port, tlsCertificate: tlsCert, tlsKey: tlsKey,
+            idleTimeoutSeconds: Self.wholeSeconds(idleTimeout, default: 30),
+            stallTimeoutSeconds: Self.wholeSeconds(stallTimeout, default: 30), zeroCopy: !noZeroCopy)
         let scheme = listenOptions.tls ? "https" : "http"
         if let warning = listenOptions.plaintextWarning { logger.warning("\(warning)") }
         let app = try gateway.application(listen: listenOptions) { bound in
@@ -148,6 +198,14 @@ struct GatewayCommand: AsyncParsableCommand {
             logger.info("listening", metadata: ["url": "\(scheme)://\(shown):\(bound)/", "admin": "\(secret != nil)"])
         }
         try await Lifecycle.run([app, gateway.playReporter, backend.eventRelay(logger: logger)], logger: logger)
+    }
+
+    /// Where the gateway listens without `--listen` or `STOWAGE_LISTEN`.
+    static let defaultListen = "0.0.0.0:8480"
+
+    /// A timeout in whole seconds (a fraction rounds up: `0.5s` still waits), or `value` when none was given.
+    static func wholeSeconds(_ span: SecondsOrSpan?, default value: Int64) -> Int64 {
+        span.map { Int64($0.seconds.rounded(.up)) } ?? value
     }
 
     /// The admin's secret from `--admin-secret FILE` or `STOWAGE_ADMIN_SECRET`, trimmed; nil when neither.
@@ -160,6 +218,6 @@ struct GatewayCommand: AsyncParsableCommand {
             guard !secret.isEmpty else { throw ValidationError("--admin-secret \(adminSecret) is empty") }
             return secret
         }
-        return environmentOption("admin-secret")
+        return try Self.environmentSecret()
     }
 }

@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import StowageOrigin
 import StowageProcess
+import StowageProtocol
 
 @main
 struct OriginCommand: AsyncParsableCommand {
@@ -10,6 +11,9 @@ struct OriginCommand: AsyncParsableCommand {
         commandName: "stowage-origin",
         abstract: "A development HLS origin for Stowage's demo, tests and benchmarks.",
         subcommands: [Serve.self, Sample.self])
+
+    /// As `AsyncParsableCommand.main()`, but a usage error exits 2, as every Stowage executable's does.
+    static func main() async { await topLevelMain() }
 }
 
 struct Serve: AsyncParsableCommand {
@@ -33,8 +37,10 @@ struct Serve: AsyncParsableCommand {
     var accessLog: String?
     @Option(
         name: .customLong("throttle-bps"),
-        help: "Send each body at most this many bytes per second (0 = unlimited).")
-    var throttleBps = 0
+        help: ArgumentHelp(
+            "Send each body at most this fast: bytes/s or 500K, 2M (binary; 0 = unlimited).", valueName: "rate"),
+        transform: ByteRate.parsing)
+    var throttleBps = ByteRate(bytesPerSecond: 0)
     @Option(
         help: """
             Probability (0…1) of a fault on each media request: reset, truncated body, 503 + Retry-After, stall.
@@ -60,15 +66,15 @@ struct Serve: AsyncParsableCommand {
     @Option(
         name: .customLong("sign-urls"),
         help: ArgumentHelp(
-            "Imitate CDN token auth with URLs that expire after TTL (20s, 15m, 2h or plain seconds).",
+            "Imitate CDN token auth with URLs that expire after TTL (plain seconds, or 20s, 15m, 2h).",
             discussion: """
                 Every playlist is served with each URI it references (segments, variants, keys, init sections) \
                 signed: exp=<unix time now+TTL>&sig=<HMAC-SHA256 of \"<absolute path>|<exp>\"> is appended to its \
                 query, with a key that is random per process. Playlists need no signature, but every other file \
                 does: without a valid one the answer is 403 "URL signature missing or invalid", after exp it is \
                 403 "URL expired". Use it to test that a client refreshes its playlists when URLs expire.
-                """, valueName: "TTL"))
-    var signUrls: String?
+                """, valueName: "TTL"), transform: SecondsOrSpan.parsing)
+    var signUrls: SecondsOrSpan?
 
     @Flag(
         name: .customLong("live"),
@@ -143,7 +149,7 @@ struct Serve: AsyncParsableCommand {
     }
 
     func validate() throws {
-        if let signUrls, URLSigner.duration(signUrls) == nil {
+        if let signUrls, signUrls.seconds <= 0 {
             throw ValidationError("--sign-urls takes a positive duration such as 20s, 15m, 2h or 90 (seconds)")
         }
         let liveSet: [(String, Bool)] = [
@@ -163,10 +169,10 @@ struct Serve: AsyncParsableCommand {
         var options = OriginServer.Options(
             root: URL(fileURLWithPath: root), host: host, port: port,
             latencyMilliseconds: latencyMs, accessLog: accessLog,
-            throttleBytesPerSecond: throttleBps)
+            throttleBytesPerSecond: Int(throttleBps.bytesPerSecond))
         options.faultProbability = faults
         options.faultSeed = seed
-        options.signURLs = signUrls.flatMap(URLSigner.duration)
+        options.signURLs = signUrls?.seconds
         options.live = liveOptions
         for rule in redirect {
             let parts = rule.split(separator: "=", maxSplits: 1).map(String.init)

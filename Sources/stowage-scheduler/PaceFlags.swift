@@ -10,29 +10,34 @@ import StowageSchedulerService
 struct PaceFlags: ParsableArguments {
     @Option(
         name: .customLong("min-body-rate"),
-        help: """
+        help: ArgumentHelp(
+            """
             The least bytes per second a peer's, the catalogue's or a notification receiver's answer must come at, \
-            averaged over --body-rate-window (default 4096); a slower one is cut and retried with backoff.
-            """)
-    var minRate: Int?
+            averaged over --body-rate-window: bytes/s or 4K (binary; default 4096); a slower one is cut and \
+            retried with backoff. [env: STOWAGE_MIN_BODY_RATE]
+            """, valueName: "rate"), transform: ByteRate.parsing)
+    var minRate: ByteRate?
     @Option(
         name: .customLong("body-rate-window"),
-        help: "The window --min-body-rate is averaged over (90s, 15m; default 30s).")
-    var window: String?
+        help: ArgumentHelp(
+            "The window --min-body-rate is averaged over, 1s to 1h (default 30s). [env: STOWAGE_BODY_RATE_WINDOW]",
+            valueName: "duration"), transform: TimeSpan.parsing)
+    var window: TimeSpan?
 
-    /// `options.answerPace` with what was given; a rate below 1 or a window that is no duration stops the start.
-    func apply(to options: inout SchedulerService.Options) throws {
-        if let text = minRate.map(String.init) ?? environmentOption("min-body-rate") {
-            guard let rate = Int(text), rate >= 1 else {
-                throw ValidationError("--min-body-rate '\(text)' is not a number of bytes per second (1 or more)")
-            }
-            options.answerPace.minRate = rate
+    /// Both from their flags, else their `STOWAGE_` variables; a rate below 1 byte/s or a window outside 1s…1h stops
+    /// the start naming the flag or the variable.
+    mutating func validate() throws {
+        minRate = try EnvironmentRule.resolve(minRate, "min-body-rate") {
+            $0.bytesPerSecond >= 1 ? nil : "must be at least 1 byte per second"
         }
-        if let text = window ?? environmentOption("body-rate-window") {
-            guard let seconds = parseDuration(text), seconds >= 1, seconds <= 3600 else {
-                throw ValidationError("--body-rate-window '\(text)' is not a duration from 1s to 1h, like 30s")
-            }
-            options.answerPace.window = seconds
+        window = try EnvironmentRule.resolve(window, "body-rate-window") {
+            (1...3_600).contains($0.seconds) ? nil : "must be from 1s to 1h"
         }
+    }
+
+    /// `options.answerPace` with what was given.
+    func apply(to options: inout SchedulerService.Options) {
+        if let minRate { options.answerPace.minRate = Int(minRate.bytesPerSecond) }
+        if let window { options.answerPace.window = window.seconds }
     }
 }

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Logging
 import ServiceLifecycle
+import StowageLicensing
 import StowageProcess
 import StowageProtocol
 import StowageRuntime
@@ -17,96 +18,136 @@ struct SchedulerCommand: AsyncParsableCommand {
             Binds ipc://$STOWAGE_HOME/run/scheduler.ipc, plus any --bind endpoint (e.g. tcp://0.0.0.0:7700 for \
             workers on other hosts). tcp endpoints are always CURVE-encrypted: the scheduler's key pair \
             (--curve-key) and an allow-list of worker and client public keys (--allow-keys); an unknown key is \
-            refused and logged. Every option may also come from STOWAGE_<OPTION> (flags win).
+            refused and logged. Every option may also come from STOWAGE_<OPTION> (flags win); a bad value stops the \
+            start naming the variable. Sizes and rates take binary K, M, G, T (1K = 1024); durations need a unit. \
+            STOWAGE_MASTER_KEY (base64 of 32 bytes) replaces $STOWAGE_HOME/master.key.
 
             SIGTERM stops it gracefully; a restart (even after kill -9) resumes every unfinished title.
             """)
 
     @OptionGroup(title: "Process options")
     var process: ProcessOptions
-    @Option(help: "An extra endpoint to bind, e.g. tcp://0.0.0.0:7700 (repeatable).")
+    @Option(
+        help: ArgumentHelp(
+            "An extra endpoint to bind, e.g. tcp://0.0.0.0:7700 (repeatable). [env: STOWAGE_BIND, one]",
+            valueName: "endpoint"))
     var bind: [String] = []
     @Option(
         name: .customLong("allow-keys"),
-        help: """
+        help: ArgumentHelp(
+            """
             Public keys allowed over tcp: a file (one key per line) or a directory of .pub files, re-read at every \
             connection. In a directory, the folder of a key is its role: worker/, gateway/ or operator/ (a .pub \
             directly in it is an operator's); a request outside the role is refused as forbidden. Default: \
-            $STOWAGE_HOME/keys/allowed.
-            """)
+            $STOWAGE_HOME/keys/allowed. [env: STOWAGE_ALLOW_KEYS]
+            """, valueName: "path"))
     var allowKeys: String?
     @Option(
         name: .customLong("allow-hosts"),
-        help: """
+        help: ArgumentHelp(
+            """
             Fetch only from these origin hosts: comma-separated names or addresses, *.example.com for a whole \
-            domain (default: any host). Checked on submit and on every request and redirect.
-            """)
+            domain (default: any host). Checked on submit and on every request and redirect. \
+            [env: STOWAGE_ALLOW_HOSTS]
+            """, valueName: "hosts"))
     var allowHosts: String?
     @Option(
         name: .customLong("allow-networks"),
-        help: """
+        help: ArgumentHelp(
+            """
             Address ranges every title may fetch from, whatever its source (comma-separated CIDR, e.g. \
             10.20.0.0/16 for a LAN CDN that public playlists name). Otherwise a title reaches no address deeper in \
-            than its source's (public < private < loopback), and never link-local, multicast or unspecified ones.
-            """)
+            than its source's (public < private < loopback), and never link-local, multicast or unspecified ones. \
+            [env: STOWAGE_ALLOW_NETWORKS]
+            """, valueName: "cidr,..."))
     var allowNetworks: String?
     @Option(
         name: .customLong("deny-networks"),
-        help: """
+        help: ArgumentHelp(
+            """
             Address ranges no title may fetch from (comma-separated CIDR, e.g. the box's management subnet); \
-            wins over --allow-networks. Checked on the address each request connects to, after every redirect.
-            """)
+            wins over --allow-networks. Checked on the address each request connects to, after every redirect. \
+            [env: STOWAGE_DENY_NETWORKS]
+            """, valueName: "cidr,..."))
     var denyNetworks: String?
     @Option(
-        help: """
+        help: ArgumentHelp(
+            """
             Titles downloading at once (default 2). Limits given at start override, for this run, those stored \
-            with `stowctl limits`.
-            """)
+            with `stowctl limits`. [env: STOWAGE_TITLES]
+            """, valueName: "n"))
     var titles: Int?
-    @Option(name: .customLong("per-title"), help: "Segment fetches in flight per title (default 6).")
+    @Option(
+        name: .customLong("per-title"),
+        help: ArgumentHelp("Segment fetches in flight per title (default 6). [env: STOWAGE_PER_TITLE]", valueName: "n"))
     var perTitle: Int?
     @Option(
         name: .customLong("per-host"),
-        help: "Requests in flight to one origin host across all workers (default 8).")
+        help: ArgumentHelp(
+            "Requests in flight to one origin host across all workers (default 8). [env: STOWAGE_PER_HOST]",
+            valueName: "n"))
     var perHost: Int?
-    @Option(help: "License requests in flight at once (default 4).")
+    @Option(
+        help: ArgumentHelp("License requests in flight at once (default 4). [env: STOWAGE_LICENSES]", valueName: "n"))
     var licenses: Int?
-    @Option(help: "Global download rate cap in bytes/s, split across download workers (default: none).")
-    var bandwidth: Int64?
+    @Option(
+        help: ArgumentHelp(
+            """
+            Global download rate cap, split across download workers: bytes/s or 500K, 2M (binary; default: none). \
+            [env: STOWAGE_BANDWIDTH]
+            """, valueName: "rate"), transform: ByteRate.parsing)
+    var bandwidth: ByteRate?
     @Option(
         name: .customLong("disk-cushion"),
-        help: "Bytes always kept free where titles are stored (default 1073741824 = 1 GiB).")
-    var diskCushion: Int64?
+        help: ArgumentHelp(
+            "Bytes always kept free where titles are stored: bytes or 500M, 2G (default 1G). "
+                + "[env: STOWAGE_DISK_CUSHION]",
+            valueName: "size"), transform: ByteSize.parsing)
+    var diskCushion: ByteSize?
     @Option(
         name: .customLong("give-up-after"),
-        help: """
+        help: ArgumentHelp(
+            """
             Fail a title that has waited this long for an unreachable origin or license server (90s, 15m, 24h, \
-            30d). Default: never; it resumes by itself when the host answers.
-            """)
-    var giveUpAfter: String?
+            30d). Default: never; it resumes by itself when the host answers. [env: STOWAGE_GIVE_UP_AFTER]
+            """, valueName: "duration"), transform: TimeSpan.parsing)
+    var giveUpAfter: TimeSpan?
     @Option(
         name: .customLong("auto-renew-before"),
-        help: "Renew time-limited licenses automatically this many seconds before they end (default: never).")
-    var autoRenewBefore: Double?
+        help: ArgumentHelp(
+            """
+            Renew time-limited licenses automatically this long before they end: seconds, or 90s, 15m, 24h \
+            (default: never). [env: STOWAGE_AUTO_RENEW_BEFORE]
+            """, valueName: "seconds"), transform: SecondsOrSpan.parsing)
+    var autoRenewBefore: SecondsOrSpan?
     @Option(
         name: .customLong("scrub-interval"),
-        help: "Re-verify completed titles at rest this often, in seconds (default: never).")
-    var scrubInterval: Double?
+        help: ArgumentHelp(
+            """
+            Re-verify completed titles at rest this often: seconds, or 15m, 24h, 7d (default: never). \
+            [env: STOWAGE_SCRUB_INTERVAL]
+            """, valueName: "seconds"), transform: SecondsOrSpan.parsing)
+    var scrubInterval: SecondsOrSpan?
     @Option(
         name: .customLong("scrub-budget"),
-        help: "Bytes per second the background scrub may read (default: no limit).")
-    var scrubBudget: Int64?
+        help: ArgumentHelp(
+            "Bytes per second the background scrub may read: bytes/s or 50M (default: no limit). "
+                + "[env: STOWAGE_SCRUB_BUDGET]", valueName: "rate"), transform: ByteRate.parsing)
+    var scrubBudget: ByteRate?
     @Option(
-        help: """
-            Bytes all titles together may hold: plain bytes or 500M, 2G, 1.5T (default: no quota). A title that \
-            does not fit evicts completed titles (removed from the catalogue first, then the least recently \
-            played; never a pinned one or one being played) or waits as suspended (quota).
-            """)
-    var quota: String?
+        help: ArgumentHelp(
+            """
+            Bytes all titles together may hold: plain bytes or 500M, 2G, 1.5T (binary; default: no quota). A title \
+            that does not fit evicts completed titles (removed from the catalogue first, then the least recently \
+            played; never a pinned one or one being played) or waits as suspended (quota). [env: STOWAGE_QUOTA]
+            """, valueName: "size"), transform: ByteSize.parsing)
+    var quota: ByteSize?
     @Option(
         name: .customLong("evict-protect"),
-        help: "A title played within this long is never evicted for the quota (90s, 15m, 24h; default 1h).")
-    var evictProtect: String?
+        help: ArgumentHelp(
+            "A title played within this long is never evicted for the quota (90s, 15m, 24h; default 1h). "
+                + "[env: STOWAGE_EVICT_PROTECT]", valueName: "duration"), transform: TimeSpan.parsing)
+    var evictProtect: TimeSpan?
 
     @OptionGroup(title: "Catalogue")
     var catalog: CatalogFlags
@@ -117,67 +158,77 @@ struct SchedulerCommand: AsyncParsableCommand {
     @OptionGroup(title: "Slow answers")
     var pace: PaceFlags
 
+    /// Every option from its flag, else its `STOWAGE_` variable (the groups resolve their own); a bad value stops
+    /// the start naming the flag or the variable (exit 2).
+    mutating func validate() throws {
+        bind = try EnvironmentRule.resolve(list: bind, "bind", check: OptionChecks.endpoint)
+        allowKeys = try EnvironmentRule.resolve(allowKeys, "allow-keys", check: OptionChecks.existing)
+        allowHosts = try EnvironmentRule.resolve(allowHosts, "allow-hosts", check: HostAllowList.problem(parsing:))
+        let networks = { (text: String) -> String? in
+            do { _ = try IPNetwork.list(parsing: text) } catch { return "\(error)" }
+            return nil
+        }
+        allowNetworks = try EnvironmentRule.resolve(allowNetworks, "allow-networks", check: networks)
+        denyNetworks = try EnvironmentRule.resolve(denyNetworks, "deny-networks", check: networks)
+        let count = { (n: Int) in (1...10_000).contains(n) ? nil : "must be between 1 and 10000" }
+        titles = try EnvironmentRule.resolve(titles, "titles", check: count)
+        perTitle = try EnvironmentRule.resolve(perTitle, "per-title", check: count)
+        perHost = try EnvironmentRule.resolve(perHost, "per-host", check: count)
+        licenses = try EnvironmentRule.resolve(licenses, "licenses", check: count)
+        bandwidth = try EnvironmentRule.resolve(bandwidth, "bandwidth")
+        diskCushion = try EnvironmentRule.resolve(diskCushion, "disk-cushion")
+        giveUpAfter = try EnvironmentRule.resolve(giveUpAfter, "give-up-after") {
+            $0.seconds > 0 ? nil : "must be longer than 0s"
+        }
+        autoRenewBefore = try EnvironmentRule.resolve(autoRenewBefore, "auto-renew-before")
+        scrubInterval = try EnvironmentRule.resolve(scrubInterval, "scrub-interval") {
+            $0.seconds > 0 ? nil : "must be longer than 0s"
+        }
+        scrubBudget = try EnvironmentRule.resolve(scrubBudget, "scrub-budget")
+        quota = try EnvironmentRule.resolve(quota, "quota") { $0.bytes > 0 ? nil : "must be more than 0 bytes" }
+        evictProtect = try EnvironmentRule.resolve(evictProtect, "evict-protect")
+        // STOWAGE_MASTER_KEY is a secret, so no flag; a bad one stops the start here too, by the vault's own rule
+        // (its environment branch returns before any file is touched).
+        if let (name, text) = environmentValue("master-key") {
+            do { _ = try KeyVault.loadMasterKey(home: URL(fileURLWithPath: "/"), environment: [name: text]) } catch {
+                throw ValidationError("\(error)")
+            }
+        }
+    }
+
     func run() async throws {
         process.bootstrapLogging()
         let logger = Logger(label: "stowage.scheduler")
         let home = process.stowageHome
-        let binds = bind.isEmpty ? (environmentOption("bind").map { [$0] } ?? []) : bind
         // Given at start: overrides the limits stored with `stowctl limits` for this run (and says so in the log).
         let overrides = LimitSettings(
-            titles: titles ?? environmentOption("titles").flatMap { Int($0) },
-            perTitle: perTitle ?? environmentOption("per-title").flatMap { Int($0) },
-            perHost: perHost ?? environmentOption("per-host").flatMap { Int($0) },
-            licenses: licenses ?? environmentOption("licenses").flatMap { Int($0) },
-            bandwidth: bandwidth ?? environmentOption("bandwidth").flatMap { Int64($0) },
-            diskCushion: diskCushion ?? environmentOption("disk-cushion").flatMap { Int64($0) })
+            titles: titles, perTitle: perTitle, perHost: perHost, licenses: licenses,
+            bandwidth: bandwidth?.bytesPerSecond, diskCushion: diskCushion?.bytes)
         if let refusal = overrides.refusal() { throw ValidationError(refusal) }
-        var options = SchedulerService.Options(home: home, binds: binds, limitOverrides: overrides)
-        if let text = giveUpAfter ?? environmentOption("give-up-after") {
-            guard let seconds = parseDuration(text), seconds > 0 else {
-                throw ValidationError("--give-up-after '\(text)' is not a duration like 90s, 15m, 24h or 30d")
-            }
-            options.giveUpAfter = seconds
-        }
-        options.autoRenewBefore = autoRenewBefore ?? environmentOption("auto-renew-before").flatMap { Double($0) }
-        options.scrubInterval = scrubInterval ?? environmentOption("scrub-interval").flatMap { Double($0) }
-        options.scrubBytesPerSecond = scrubBudget ?? environmentOption("scrub-budget").flatMap { Int64($0) }
+        var options = SchedulerService.Options(home: home, binds: bind, limitOverrides: overrides)
+        options.giveUpAfter = giveUpAfter?.seconds
+        options.autoRenewBefore = autoRenewBefore?.seconds
+        options.scrubInterval = scrubInterval?.seconds
+        options.scrubBytesPerSecond = scrubBudget?.bytesPerSecond
         options.catalog = try catalog.options(logger: logger)
         try fill.apply(to: &options)
-        if let text = quota ?? environmentOption("quota") {
-            guard let bytes = parseByteSize(text), bytes > 0 else {
-                throw ValidationError("--quota '\(text)' is not a size like 1073741824, 500M, 2G or 1.5T")
-            }
-            options.quota = bytes
-        }
-        if let text = evictProtect ?? environmentOption("evict-protect") {
-            guard let seconds = parseDuration(text) else {
-                throw ValidationError("--evict-protect '\(text)' is not a duration like 90s, 15m, 1h or 1d")
-            }
-            options.evictProtect = seconds
-        }
+        options.quota = quota?.bytes
+        if let evictProtect { options.evictProtect = evictProtect.seconds }
         options.notify = try notify.options(logger: logger)
-        try pace.apply(to: &options)
-        if binds.contains(where: { $0.hasPrefix("tcp://") }) {
-            let keyFile =
-                process.curveKey ?? environmentOption("curve-key")
-                ?? home.root.appendingPathComponent("keys/scheduler.key").path
+        pace.apply(to: &options)
+        if bind.contains(where: { $0.hasPrefix("tcp://") }) {
+            let keyFile = process.curveKey ?? home.root.appendingPathComponent("keys/scheduler.key").path
             do { options.curveKey = try CurveKeyPair.load(keyFile) } catch {
                 logger.critical("scheduler cannot run: \(error)")
                 throw ExitCode(1)
             }
-            options.allowList = AllowList(
-                path: allowKeys ?? environmentOption("allow-keys")
-                    ?? home.root.appendingPathComponent("keys/allowed").path)
+            options.allowList = AllowList(path: allowKeys ?? home.root.appendingPathComponent("keys/allowed").path)
         }
-        options.allowedHosts = (allowHosts ?? environmentOption("allow-hosts")).map(HostAllowList.init(parsing:))
-        do {
-            options.network = NetworkPolicy(
-                allow: try IPNetwork.list(parsing: allowNetworks ?? environmentOption("allow-networks") ?? ""),
-                deny: try IPNetwork.list(parsing: denyNetworks ?? environmentOption("deny-networks") ?? ""))
-        } catch {
-            logger.critical("scheduler cannot run: --allow-networks / --deny-networks: \(error)")
-            throw ExitCode(2)
-        }
+        options.allowedHosts = allowHosts.map(HostAllowList.init(parsing:))
+        // Both lists were checked in validate().
+        options.network = NetworkPolicy(
+            allow: (try? IPNetwork.list(parsing: allowNetworks ?? "")) ?? [],
+            deny: (try? IPNetwork.list(parsing: denyNetworks ?? "")) ?? [])
         do {
             let metrics = try await process.startMetrics(logger: logger)
             let pidfile = process.pidfilePath

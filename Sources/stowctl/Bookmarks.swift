@@ -13,7 +13,7 @@ struct BookmarkCommand: ParsableCommand {
 
     /// `90`, `1:30`, `1:02:03` or `90s` as seconds.
     static func seconds(_ text: String) -> Double? {
-        if let d = LicenseOptions.seconds(text) { return d }
+        if let d = try? TimeSpan(parsing: text, bareSeconds: true) { return d.seconds }
         let parts = text.split(separator: ":").map { Double($0) }
         guard (2...3).contains(parts.count), parts.allSatisfy({ $0 != nil && $0! >= 0 }) else { return nil }
         return parts.reduce(0) { $0 * 60 + $1! }

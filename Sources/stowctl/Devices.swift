@@ -74,10 +74,13 @@ struct DevicesCommand: ParsableCommand {
         @OptionGroup var connection: ConnectionOptions
         @Argument(help: "Device name.") var name: String
         @Argument(help: "Gateway path, e.g. /titles/ID/master.m3u8.") var path: String
-        @Option(help: "How long it stays valid (90s, 15m, 24h, 30d).") var expires: String
+        @Option(
+            help: ArgumentHelp("How long it stays valid (90s, 15m, 24h, 30d).", valueName: "duration"),
+            transform: TimeSpan.parsing)
+        var expires: TimeSpan
 
         func validate() throws {
-            guard (parseDuration(expires) ?? 0) > 0 else {
+            guard expires.seconds > 0 else {
                 throw ValidationError("--expires takes a duration such as 90s, 15m, 24h or 30d")
             }
             guard path.hasPrefix("/") else { throw ValidationError("PATH is a gateway path starting with '/'") }
@@ -85,7 +88,7 @@ struct DevicesCommand: ParsableCommand {
 
         func run() throws {
             let signed = try connection.request(
-                .deviceSign(name: name, path: path, expiresInSeconds: parseDuration(expires) ?? 0))
+                .deviceSign(name: name, path: path, expiresInSeconds: expires.seconds))
             if connection.json { printJSON(["name": name, "path": signed]) } else { print(signed) }
         }
     }

@@ -8,16 +8,24 @@ import StowageRuntime
 struct LicenseOptions: ParsableArguments {
     @Flag(help: "Ask for a purchase (never expires).")
     var purchase = false
-    @Option(help: "Ask for a rental of this length (90s, 15m, 24h, 30d); its clock starts at the request.")
-    var rental: String?
+    @Option(
+        help: ArgumentHelp(
+            "Ask for a rental of this length (90s, 15m, 24h, 30d); its clock starts at the request.",
+            valueName: "duration"), transform: TimeSpan.parsing)
+    var rental: TimeSpan?
     @Option(
         name: .customLong("play-duration"),
-        help: "The license also ends this long after the first play (dual expiry).")
-    var playDuration: String?
+        help: ArgumentHelp(
+            "The license also ends this long after the first play (dual expiry; 90s, 15m, 24h, 30d).",
+            valueName: "duration"), transform: TimeSpan.parsing)
+    var playDuration: TimeSpan?
     @Option(name: .customLong("play-count"), help: "At most this many plays (0 = unlimited).")
     var playCount: Int?
-    @Option(name: .customLong("play-time"), help: "At most this much media played in total.")
-    var playTime: String?
+    @Option(
+        name: .customLong("play-time"),
+        help: ArgumentHelp("At most this much media played in total (90s, 15m, 24h).", valueName: "duration"),
+        transform: TimeSpan.parsing)
+    var playTime: TimeSpan?
     @Option(
         name: .customLong("license-url"),
         help: "A JSON license API (identity and authorisation in its query string).")
@@ -25,11 +33,6 @@ struct LicenseOptions: ParsableArguments {
 
     func validate() throws {
         if purchase && rental != nil { throw ValidationError("--purchase and --rental exclude each other") }
-        for (flag, value) in [("--rental", rental), ("--play-duration", playDuration), ("--play-time", playTime)] {
-            if let value, Self.seconds(value) == nil {
-                throw ValidationError("\(flag) '\(value)' is not a duration like 90s, 15m, 24h or 30d")
-            }
-        }
         if let playCount, playCount < 0 { throw ValidationError("--play-count must be 0 or more") }
         if let licenseURL, !(licenseURL.hasPrefix("http://") || licenseURL.hasPrefix("https://")) {
             throw ValidationError("--license-url must be an http(s) URL")
@@ -43,11 +46,7 @@ struct LicenseOptions: ParsableArguments {
         }
         return RequestedTerms(
             kind: rental != nil ? .rental : (purchase ? .purchase : .none),
-            rentalSeconds: rental.flatMap(Self.seconds),
-            playDurationSeconds: playDuration.flatMap(Self.seconds), playCount: playCount,
-            playTimeSeconds: playTime.flatMap(Self.seconds))
+            rentalSeconds: rental?.seconds, playDurationSeconds: playDuration?.seconds, playCount: playCount,
+            playTimeSeconds: playTime?.seconds)
     }
-
-    /// `90s`, `15m`, `24h`, `30d` (a bare number is seconds).
-    static func seconds(_ text: String) -> Double? { parseDuration(text) }
 }

@@ -83,8 +83,10 @@ struct Renew: AsyncParsableCommand {
     @Flag(help: "Renew every title whose license has expired (or has no plays or play time left).") var expired = false
     @Option(
         name: .customLong("expiring-within"),
-        help: "Renew every title whose license has expired or ends within this long (90s, 15m, 24h, 30d).")
-    var expiringWithin: String?
+        help: ArgumentHelp(
+            "Renew every title whose license has expired or ends within this long (90s, 15m, 24h, 30d).",
+            valueName: "duration"), transform: TimeSpan.parsing)
+    var expiringWithin: TimeSpan?
     @OptionGroup var license: LicenseOptions
 
     func validate() throws {
@@ -92,16 +94,13 @@ struct Renew: AsyncParsableCommand {
         if picked != 1 {
             throw ValidationError("give exactly one of TOKEN, --id, --all, --expired, --expiring-within")
         }
-        if let expiringWithin, parseDuration(expiringWithin) == nil {
-            throw ValidationError("--expiring-within '\(expiringWithin)' is not a duration like 90s, 15m, 24h or 30d")
-        }
     }
 
     /// Whether a title's license is picked by --expired / --expiring-within.
     private func picked(_ status: TitleStatus, now: Date) -> Bool {
         guard let l = status.license, status.state != .canceled, status.state != .failed else { return false }
         if all || l.expired { return true }
-        guard let within = expiringWithin.flatMap(parseDuration), let text = l.expiresAt,
+        guard let within = expiringWithin?.seconds, let text = l.expiresAt,
             let end = try? Date(text, strategy: .iso8601)
         else { return false }
         return end.timeIntervalSince(now) <= within

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import StowageProcess
 import StowageProtocol
 
 /// One-title commands that answer with the title's status: `TOKEN STATE`, or the status with `--json`.
@@ -54,9 +55,16 @@ struct LimitsCommand: ParsableCommand {
     @Option(name: .customLong("per-host"), help: "Requests in flight to one origin host, across all workers.")
     var perHost: Int?
     @Option(help: "License requests in flight at once.") var licenses: Int?
-    @Option(help: "Global download rate cap in bytes/s (0 = none).") var bandwidth: Int64?
-    @Option(name: .customLong("disk-cushion"), help: "Bytes always kept free where titles are stored.")
-    var diskCushion: Int64?
+    @Option(
+        help: ArgumentHelp("Global download rate cap: bytes/s or 500K, 2M (binary; 0 = none).", valueName: "rate"),
+        transform: ByteRate.parsing)
+    var bandwidth: ByteRate?
+    @Option(
+        name: .customLong("disk-cushion"),
+        help: ArgumentHelp(
+            "Bytes always kept free where titles are stored: bytes or 500M, 2G (binary).", valueName: "size"),
+        transform: ByteSize.parsing)
+    var diskCushion: ByteSize?
     @Flag(help: "Forget the stored limits: back to the defaults (other options given with it then apply).")
     var reset = false
 
@@ -64,14 +72,12 @@ struct LimitsCommand: ParsableCommand {
         for (name, v) in [("titles", titles), ("per-title", perTitle), ("per-host", perHost), ("licenses", licenses)] {
             if let v, v < 1 { throw ValidationError("--\(name) must be at least 1") }
         }
-        if let bandwidth, bandwidth < 0 { throw ValidationError("--bandwidth must be 0 (none) or positive") }
-        if let diskCushion, diskCushion < 0 { throw ValidationError("--disk-cushion must be 0 or positive") }
     }
 
     func run() throws {
         let change = LimitsInfo(
             titles: titles, perTitle: perTitle, perHost: perHost, licenses: licenses,
-            bandwidth: bandwidth, diskCushion: diskCushion, reset: reset ? true : nil)
+            bandwidth: bandwidth?.bytesPerSecond, diskCushion: diskCushion?.bytes, reset: reset ? true : nil)
         let any =
             reset || [titles, perTitle, perHost, licenses].contains { $0 != nil } || bandwidth != nil
             || diskCushion != nil

@@ -58,8 +58,10 @@ struct Submit: AsyncParsableCommand {
     var wait = false
     @Flag(help: "Record a live or event stream as it grows (see below).")
     var record = false
-    @Option(help: "With --record: stop after this much media (90s, 15m, 2h).")
-    var duration: String?
+    @Option(
+        help: ArgumentHelp("With --record: stop after this much media (90s, 15m, 2h).", valueName: "duration"),
+        transform: TimeSpan.parsing)
+    var duration: TimeSpan?
     @Option(help: "With --record: start at the oldest segment of the window (start) or at the live edge (live).")
     var from: RecordRequest.Start?
     @Flag(help: "Download media only a device's DRM can play (Widevine, PlayReady, FairPlay); never playable here.")
@@ -127,7 +129,7 @@ struct Submit: AsyncParsableCommand {
         if !keys.isEmpty && license.licenseURL != nil {
             throw ValidationError("--key and --license-url are two sources of the same keys: give one")
         }
-        if let duration, (parseDuration(duration) ?? 0) <= 0 {
+        if let duration, duration.seconds <= 0 {
             throw ValidationError("--duration takes a positive duration such as 90s, 15m or 2h")
         }
     }
@@ -144,7 +146,7 @@ struct Submit: AsyncParsableCommand {
         if !headerHosts.isEmpty { request.headerHosts = headerHosts }
         if !keys.isEmpty { request.keys = try keys.map { try OperatorKey(parsing: $0) } }
         if record {
-            request.record = RecordRequest(durationSeconds: duration.flatMap(parseDuration), from: from ?? .start)
+            request.record = RecordRequest(durationSeconds: duration?.seconds, from: from ?? .start)
         }
         if let fromPeer, let peerSecret {
             // The peer's manifest is fetched by the title's resolve, in a download worker under the network

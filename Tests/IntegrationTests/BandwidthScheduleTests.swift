@@ -22,11 +22,11 @@ struct BandwidthScheduleIntegrationTests {
         let h = try Harness(name: "rate-schedule")
         try h.makeSample(seconds: 30)
         try h.startOrigin()
-        // At a whole minute about two hours from now (local time) the cap goes from 300 KB/s to 600 KB/s.
+        // At a whole minute about two hours from now (local time) the cap goes from 300,000 to 600,000 bytes/s.
         let boundary = (Date().timeIntervalSince1970 / 60).rounded(.down) * 60 + 7_260
         let schedule =
             "\(FillWindowIntegrationTests.local(boundary))-\(FillWindowIntegrationTests.local(boundary + 1_800))"
-            + "=600K,*=300K"
+            + "=600000,*=300000"
         let (clock, fake) = try h.fakeClock("scheduler")
         let boundaryReally = try FillWindowIntegrationTests.setClock(clock, reads: boundary - 10, at: boundary)
         try h.startScheduler(

@@ -79,7 +79,7 @@ struct FillWindowsTests {
 
     @Test func theBandwidthCapFollowsTheScheduleUnlessOneIsSetExplicitly() throws {
         var limits = LimitState()
-        limits.schedule = try BandwidthSchedule(parsing: "01:00-06:00=unlimited,*=2M")
+        limits.schedule = try BandwidthSchedule(parsing: "01:00-06:00=unlimited,*=2000000")
         /// The cap after following the schedule at `hhmm`, and whether it changed.
         func follow(_ hhmm: String) -> (cap: Int64?, changed: Bool) {
             let changed = limits.followSchedule(at: Self.at(hhmm), in: Self.utc)

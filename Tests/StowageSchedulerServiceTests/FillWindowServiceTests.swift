@@ -141,7 +141,7 @@ import Testing
     }
 
     @Test func theBandwidthScheduleSetsTheCapUnlessTheOperatorSetOne() throws {
-        let d = try Self.driver(window: "00:00-24:00", bandwidth: "09:00-10:00=unlimited,*=2M")
+        let d = try Self.driver(window: "00:00-24:00", bandwidth: "09:00-10:00=unlimited,*=2000000")
         func cap() throws -> Int64? {
             guard case .limits(let l) = try d.request(.limits(nil)) else { throw DriverError("no limits") }
             return l.bandwidth
@@ -159,7 +159,7 @@ import Testing
         #expect(try cap() == 0)
         #expect(try shares().last == .some(nil), "the worker is told the cap is lifted")
         _ = try d.request(.limits(LimitsInfo(bandwidth: 700_000)))
-        d.advance(3600)  // 10:00: the schedule says 2M, the operator said 700 K
+        d.advance(3600)  // 10:00: the schedule says 2000000, the operator said 700000
         #expect(try cap() == 700_000)
         _ = try d.request(.limits(LimitsInfo(reset: true)))
         #expect(try cap() == 2_000_000, "after --reset the schedule applies again")
