@@ -6,8 +6,6 @@ public struct SchedulerMemory: Sendable {
     public var retries = RetryQueue()
     /// Re-resolutions of titles whose signed URLs were refused.
     public var urlRefresh = URLRefreshPolicy()
-    /// License renewals.
-    public var renewals = Renewals()
     /// Fetch pacing and batch sizes.
     public var pacing = FetchPacing()
     /// Subscribers and live progress.
@@ -39,7 +37,6 @@ public struct SchedulerMemory: Sendable {
     public mutating func forget(_ token: String) {
         retries.forget(token)
         urlRefresh.forget(token)
-        renewals.forget(token)
         pacing.forget(token)
         progress.forget(token)
         caches.forget(token)

@@ -33,7 +33,7 @@ final class PlaysComponent: SchedulerComponent, EvictionAdvisor {
 
     func answer(_ request: ComponentRequest) throws -> ReplyBody? {
         guard case .played(let token, let seconds) = request.operation else { return nil }
-        guard var title = try context.store.title(token) else { throw TitleError.unknownTitle(token) }
+        guard var title = try context.store.title(token) else { throw TitleError.noTitle(token) }
         guard seconds.isFinite, seconds >= 0, seconds < 86_400 else {
             throw TitleError(code: .refused, message: "played seconds out of range")
         }
