@@ -4,8 +4,6 @@
 public struct SchedulerMemory: Sendable {
     /// Work waiting for its retry time, and failed attempts of resolve and license work.
     public var retries = RetryQueue()
-    /// Re-resolutions of titles whose signed URLs were refused.
-    public var urlRefresh = URLRefreshPolicy()
     /// Fetch pacing and batch sizes.
     public var pacing = FetchPacing()
     /// Subscribers and live progress.
@@ -36,7 +34,6 @@ public struct SchedulerMemory: Sendable {
     /// The title stopped or ended: every concern forgets it.
     public mutating func forget(_ token: String) {
         retries.forget(token)
-        urlRefresh.forget(token)
         pacing.forget(token)
         progress.forget(token)
         caches.forget(token)

@@ -42,6 +42,7 @@ extension SchedulerService {
             BundlesComponent(
                 context: context, vault: vault, box: box, allowedHosts: options.allowedHosts,
                 claimants: { [unowned self] in components.all.compactMap { $0 as? any TitleIDClaimant } }))
+        components.register(URLRefreshComponent(context: context, pipeline: self))
         components.register(RecordingComponent(context: context, pipeline: self, maxAttempts: options.maxAttempts))
         components.register(
             VerificationComponent(
@@ -74,9 +75,12 @@ extension SchedulerService {
     /// A license task that failed (a first license, a renewal, a recording's new keys): a key URL refused for its
     /// signature is re-resolved first; then licensing decides.
     func licenseFailed(_ failure: TaskFailure, lease: Lease) throws {
-        if try refreshKeysAfterRefusal(lease.item.token, failure) { return }
+        if try urlRefresh?.keysRefused(lease.item.token, failure) == true { return }
         try licensing?.licenseFailed(failure, item: lease.item)
     }
+
+    /// Signed URLs that expire: a refused file or key re-resolves the title; a fetched file says its URLs work.
+    var urlRefresh: URLRefreshComponent? { components.first(URLRefreshComponent.self) }
 
     /// The pipeline's hooks into the quota: admitting a planned title, and an operator's resume of one waiting.
     var quota: QuotaComponent? { components.first(QuotaComponent.self) }
@@ -166,6 +170,8 @@ extension SchedulerService: PipelineDesk {
     }
 
     func leaveQueue(_ token: String) { _ = core.dropTitle(token) }
+
+    func enqueueFirst(_ item: WorkItem) { core.enqueue(item, front: true) }
 
     func enqueueRenewal(_ token: String, priority: Int, requestedAt: Double) {
         core.addTitle(token, priority: priority, requestedAt: requestedAt)

@@ -118,7 +118,7 @@ extension SchedulerService {
             try retry(r, reason: "got \(report.bytes) bytes of a \(expected)-byte range", code: .network)
             return true
         }
-        memory.urlRefresh.fetched(token)
+        urlRefresh?.fetched(token)
         if let network, network.anyFailing, let r = try store.resource(id: id),
             let host = HostProbe.endpoint(of: peer?.fetch(r)?.url ?? r.url)
         {
@@ -166,7 +166,7 @@ extension SchedulerService {
             {
                 return
             }
-            if try refreshAfterRefusal(r, failure, lease: lease) { return }
+            if try urlRefresh?.fileRefused(r, failure, lease: lease) == true { return }
             if try recording?.gap(r, reason: failure.message) == true { return }
             return try fail(token, TitleError(code: failure.code, message: failure.message))
         }

@@ -57,7 +57,7 @@ extension SchedulerService {
     func applyPlan(_ plan: ResolvedPlan, token: String) throws {
         guard var title = try store.title(token) else { return }
         try rememberReach(token, title, plan.reach)
-        if title.planned { return try applyRefresh(token, plan: plan) }
+        if title.planned { return try urlRefresh?.reResolved(token, plan: plan) ?? () }
         if title.peer != nil, let peer {
             switch try peer.adopt(plan, title: try store.title(token) ?? title) {
             case .adopted(let adopted):

@@ -13,6 +13,10 @@ protocol PipelineDesk: TitleDesk {
     func handle(_ event: TitleLifecycle.Event, of token: String) throws
     /// Work for the queue: now, or at `at` (monotonic) for a retry.
     func enqueue(_ item: WorkItem, at: Double?)
+    /// Work for the front of the queue (a re-resolution, what waited for it).
+    func enqueueFirst(_ item: WorkItem)
+    /// The resolve task of a title.
+    func resolveItem(_ title: TitleRecord) -> WorkItem
     /// A failed attempt of a resolve, license or reload task: true when it is tried again (within the budget, with
     /// backoff); false when the budget is spent (its attempts then start over).
     func retryTask(_ item: WorkItem, after failure: TaskFailure) -> Bool
