@@ -70,6 +70,8 @@ struct PeerSecretTests {
         let anyCarried = a.originLog().dropFirst(mark).filter { $0.count > 7 && $0[7] != "-" }
         #expect(anyCarried.isEmpty, "no request at the origin carried credentials: \(anyCarried)")
         let onB = try PeerFillTests.files(b.home.appendingPathComponent("titles/\(token)"))
-        #expect(onB[moved.planned.localPath] == (try Data(contentsOf: served.appendingPathComponent(moved.planned.localPath))))
+        #expect(
+            onB[moved.planned.localPath]
+                == (try Data(contentsOf: served.appendingPathComponent(moved.planned.localPath))))
     }
 }
