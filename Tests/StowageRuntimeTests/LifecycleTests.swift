@@ -53,9 +53,11 @@ struct LifecycleTests {
     @Test func workerFinishesTasksInFlightBeforeItStops() throws {
         let scheduler = try FakeScheduler()
         let stop = ShutdownSignal()
+        let taken = Ended()
         let runtime = try WorkerRuntime(
             options: .init(kind: .license, capacity: 1, endpoint: scheduler.endpoint),
-            handler: SlowHandler(delay: .milliseconds(500)), shutdown: stop, logger: Logger(label: "test"))
+            handler: SlowHandler(delay: .milliseconds(500), started: taken), shutdown: stop,
+            logger: Logger(label: "test"))
         let ended = Ended()
         Thread {
             try? runtime.run()
@@ -63,7 +65,8 @@ struct LifecycleTests {
         }.start()
         let worker = try scheduler.expect(.register, within: 5).identity
         try scheduler.send(worker, FrameCodec.encode(.task, Self.task("t1")))
-        Thread.sleep(forTimeInterval: 0.1)
+        // The stop comes once the task is in flight (a task that arrives after the stop is not taken).
+        #expect(taken.wait(seconds: 5), "the worker took the task")
         stop.trigger()
         let began = monotonic()
         let result = try scheduler.expect(.result, within: 5)
@@ -105,8 +108,11 @@ struct LifecycleTests {
 /// Sleeps `delay` (or until cancelled), then fails the task: enough to see it end.
 private struct SlowHandler: TaskHandler {
     let delay: Duration
+    /// Marked when a task begins: the worker took it (a stop after that finds it in flight).
+    var started: Ended? = nil
 
     func handle(_ task: TaskAssignment, progress: @escaping @Sendable (Int64) -> Void) async -> Outcome {
+        started?.mark()
         try? await Task.sleep(for: delay)
         return .failed(TaskFailure(code: .internal, message: "done", retryable: false))
     }
