@@ -51,7 +51,7 @@ struct LifecycleTests {
     /// A task in flight when the stop comes finishes: its result goes out before `BYE`, and the loop
     /// returns as soon as it has (not at the end of the grace period).
     @Test func workerFinishesTasksInFlightBeforeItStops() throws {
-        let scheduler = try FakeScheduler()
+        let scheduler = try FakeScheduler(answersHeartbeats: true)
         let stop = ShutdownSignal()
         let taken = Ended()
         let runtime = try WorkerRuntime(
@@ -139,8 +139,12 @@ private final class FakeScheduler {
     let endpoint: String
     private let context: Context
     private let socket: Socket
+    /// Answers each heartbeat while it waits (as the scheduler's own do), so the worker never finds it silent,
+    /// however slowly a loaded machine runs the test; false for a scheduler that falls silent.
+    private let answersHeartbeats: Bool
 
-    init() throws {
+    init(answersHeartbeats: Bool = false) throws {
+        self.answersHeartbeats = answersHeartbeats
         endpoint = "ipc:///tmp/stw-rt-\(UInt32.random(in: 0...UInt32.max)).ipc"
         context = try Context()
         socket = try context.socket(.router)
@@ -166,6 +170,9 @@ private final class FakeScheduler {
             while let frames = try socket.receive(dontWait: true) {
                 let envelope = try FrameCodec.decode(Array(frames.dropFirst()))
                 if envelope.command == command { return (frames[0], envelope, skipped) }
+                if answersHeartbeats, envelope.command == .heartbeat {
+                    try socket.send([frames[0]] + FrameCodec.encode(.heartbeat))
+                }
                 skipped.append(envelope.command)
             }
         }
