@@ -215,6 +215,12 @@ public final class WorkerRuntime: Sendable {
         let logger = self.logger
         let metrics = self.metrics
         let began = monotonic()
+        // At debug level, which files each fetch task names: how a test tells what was leased after a restart.
+        if case .fetchBatch(let batch) = task.work {
+            logger.debug("fetch task", metadata: ["task": "\(task.taskID)", "files": "\(batch.items.map(\.path))"])
+        } else if case .fetch(let work) = task.work {
+            logger.debug("fetch task", metadata: ["task": "\(task.taskID)", "files": "\([work.path])"])
+        }
         // Registered under the lock before it can finish, so the table never keeps a finished task.
         running.withLock { table in
             table[task.taskID] = Task { [self] in

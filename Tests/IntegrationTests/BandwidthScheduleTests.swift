@@ -27,8 +27,10 @@ struct BandwidthScheduleIntegrationTests {
         let schedule =
             "\(FillWindowIntegrationTests.local(boundary))-\(FillWindowIntegrationTests.local(boundary + 1_800))"
             + "=600000,*=300000"
+        // The processes start an hour before the boundary; once the worker has its share the clock is stepped to
+        // 10 s before it, so a slow start cannot eat the stretch before the boundary that the test measures.
         let (clock, fake) = try h.fakeClock("scheduler")
-        let boundaryReally = try FillWindowIntegrationTests.setClock(clock, reads: boundary - 10, at: boundary)
+        _ = try FillWindowIntegrationTests.setClock(clock, reads: boundary - 3_600)
         try h.startScheduler(
             environment: fake.merging([
                 "STOWAGE_BANDWIDTH_SCHEDULE": schedule, "TZ": FillWindowIntegrationTests.zone,
@@ -41,6 +43,7 @@ struct BandwidthScheduleIntegrationTests {
         try h.waitUntil(timeout: 10, "the download worker to receive its share") {
             h.log("download").contains("bytesPerSecond=300000")
         }
+        let boundaryReally = try FillWindowIntegrationTests.setClock(clock, reads: boundary - 10, at: boundary)
         let token = try h.submit("master.m3u8", ["--bitrate", "2000000"])
         let final = try h.waitForFinal(token, timeout: 60)
         #expect(final.state == .completed, "\(String(describing: final.error))")

@@ -141,6 +141,14 @@ struct CatalogTests {
         #expect(try box.titles().count == 1)
     }
 
+    /// An ISO 8601 time of a report (with or without fractional seconds) as seconds since 1970.
+    static func instant(_ text: String) -> Double? {
+        let plain = ISO8601DateFormatter()
+        let fractional = ISO8601DateFormatter()
+        fractional.formatOptions.insert(.withFractionalSeconds)
+        return (plain.date(from: text) ?? fractional.date(from: text))?.timeIntervalSince1970
+    }
+
     @Test func aReplacedCopyADeviceIsPlayingThroughTheGatewayIsNotDeletedUnderIt() throws {
         let box = try Box("catalog-play", titles: ["a", "a2"], latency: 1200)
         try box.publish(box.catalogue(version: 1, [("a", "a")]))
@@ -166,11 +174,16 @@ struct CatalogTests {
             let entry = try box.report().entries.first { $0.id == "a" }
             return entry?.phase == .present && entry?.token != old
         }
-        // Several catalogue passes later the old copy is still there: a device plays it.
-        let until = Date().addingTimeInterval(6)
-        while Date() < until {
+        // Catalogue passes after the old copy's removeAt, the device playing all along: each fetch of the catalogue
+        // (`lastFetchAt`) is followed in the same loop turn by a convergence pass, before `catalog status` is
+        // answered, so two fetches stamped after removeAt prove two passes that would have deleted it.
+        let removeAt = try #require(
+            try box.report().entries.first { $0.token == old }?.removeAt.flatMap(Self.instant), "removeAt of \(old)")
+        var fetches: Set<Double> = []
+        try box.h.waitUntil(timeout: 60, "two catalogue passes after the old copy's removeAt") {
             #expect(try box.h.httpStatus(playing, headers: [bearer]) == 200, "the device was cut off")
-            usleep(700_000)
+            if let at = try box.report().lastFetchAt.flatMap(Self.instant), at > removeAt { fetches.insert(at) }
+            return fetches.count >= 2
         }
         #expect(try box.h.stowctl(["status", old]).0 == 0, "the replaced copy is kept while it is played")
         #expect(try box.report().entries.contains { $0.token == old && $0.phase == .toBeRemoved })

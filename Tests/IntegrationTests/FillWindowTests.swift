@@ -38,17 +38,20 @@ struct FillWindowIntegrationTests {
         try h.makeSample(seconds: 6)
         try h.startOrigin()
         let urgentOrigin = try h.startOrigin(named: "urgent")
-        // The window opens at a whole minute about two hours from now, local time; the clock reads 20 s before it.
+        // The window opens at a whole minute about two hours from now, local time. The processes start an hour
+        // before it; once the workers registered the clock is stepped to 30 s before it, so however slowly they
+        // started, the test has the whole 30 s.
         let opens = (Date().timeIntervalSince1970 / 60).rounded(.down) * 60 + 7_260
         let window = "\(Self.local(opens))-\(Self.local(opens + 1_800))"
         let (clock, fake) = try h.fakeClock("scheduler")
-        let opensReally = try Self.setClock(clock, reads: opens - 20, at: opens)
+        _ = try Self.setClock(clock, reads: opens - 3_600)
         try h.startScheduler(
             environment: fake.merging(["STOWAGE_FILL_WINDOW": window, "TZ": Self.zone]) { $1 })
         try h.startWorker("license")
         try h.startWorker("download")
         try h.startWorker("integrity")
         try h.waitUntil(timeout: 20, "three workers registered") { (try? h.workers().count) == 3 }
+        let opensReally = try Self.setClock(clock, reads: opens - 30, at: opens)
 
         let token = try h.submit("master.m3u8", ["--bitrate", "1000000"])
         let waiting = try h.status(token)

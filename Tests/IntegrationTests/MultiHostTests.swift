@@ -89,6 +89,22 @@ struct MultiHostTests {
         #expect(noServer == 1 && noServerError.contains("--curve-server-key"), "\(noServerError)")
     }
 
+    /// Everything host B's kernel had for the scheduler's `port` was delivered and read: on B no connection to it
+    /// holds unacknowledged bytes or is still closing with data or a FIN unacknowledged (`ss`: Send-Q 0, not
+    /// FIN-WAIT-1, CLOSING, LAST-ACK or SYN-SENT), and on this host no connection from B to it holds bytes the
+    /// scheduler has not read (Recv-Q 0).
+    static func drained(_ h: Harness, _ b: TestHost, port: Int) throws -> Bool {
+        func sockets(_ command: String) throws -> [[Substring]] {
+            try TestMedia.shOutput(command, in: h.root).1.split(separator: "\n").map { $0.split(separator: " ") }
+                .filter { $0.count >= 5 }
+        }
+        let onB = try sockets("ip netns exec \(b.namespace) ss -Htn state all '( dport = :\(port) )'")
+        let closing: Set<Substring> = ["FIN-WAIT-1", "CLOSING", "LAST-ACK", "SYN-SENT"]
+        if onB.contains(where: { closing.contains($0[0]) || $0[2] != "0" }) { return false }
+        let here = try sockets("ss -Htn state all '( sport = :\(port) )'")
+        return !here.contains { $0[4].hasPrefix(b.address + ":") && $0[1] != "0" }
+    }
+
     @Test func aWorkerHostCutOffMidTitle() throws {
         let h = try Harness(name: "hosts")
         let b = try TestHost.make()
@@ -124,7 +140,13 @@ struct MultiHostTests {
         try h.waitUntil(timeout: 60, "host B registered again") {
             try h.workers().contains { $0.kind == .download && $0.id != first.id && $0.pid == first.pid && $0.alive }
         }
-        usleep(2_000_000)  // an observation window: whatever B still had in hand may arrive now
+        // Whatever B sent before its new registration may still be on its way (its kernel retransmits what the
+        // cut held back): wait until it all arrived and was read, so nothing more of it can come.
+        let port = try #require(URL(string: endpoint)?.port)
+        try h.waitUntil(timeout: 240, "everything host B sent to the scheduler delivered and read") {
+            try Self.drained(h, b, port: port)
+        }
+        _ = try h.workers()  // one more turn of the scheduler's loop over what it read
         let after = try h.status(token)
         #expect(
             after.state == .completed && after.segmentsDone == final.segmentsDone

@@ -29,6 +29,49 @@ struct NotifyIntegrationTests {
         http.server.ThreadingHTTPServer(('127.0.0.1', port), H).serve_forever()
         """
 
+    /// Records each POST when it arrives (`at`, headers, body), answers 204 after `DELAY` seconds and records that
+    /// (`{"answered": id, "at": …}`): a receiver that counts every delivery and answers slowly.
+    static let slowReceiverScript = """
+        import http.server, json, sys, threading, time
+        port, out, delay = int(sys.argv[1]), sys.argv[2], float(sys.argv[3])
+        lock = threading.Lock()
+        def record(entry):
+            with lock, open(out, 'a') as f:
+                f.write(json.dumps(entry) + '\\n')
+        class H(http.server.BaseHTTPRequestHandler):
+            def do_POST(self):
+                body = self.rfile.read(int(self.headers.get('Content-Length', 0)))
+                record({'at': time.time(), 'headers': dict(self.headers), 'body': body.decode()})
+                time.sleep(delay)
+                self.send_response(204)
+                self.end_headers()
+                record({'at': time.time(), 'answered': json.loads(body).get('id', '')})
+            def log_message(self, *a):
+                pass
+        http.server.ThreadingHTTPServer(('127.0.0.1', port), H).serve_forever()
+        """
+
+    /// When each request the slow receiver recorded arrived (by id, in order) and when it was answered.
+    static func timeline(_ file: URL) -> (arrived: [(id: String, at: Double)], answered: [String: Double]) {
+        let text = (try? String(contentsOf: file, encoding: .utf8)) ?? ""
+        var arrived: [(id: String, at: Double)] = []
+        var answered: [String: Double] = [:]
+        for line in text.split(separator: "\n") {
+            guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+                let at = object["at"] as? Double
+            else { continue }
+            if let id = object["answered"] as? String {
+                answered[id] = at
+            } else if let body = object["body"] as? String,
+                let event = try? JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: Any],
+                let id = event["id"] as? String
+            {
+                arrived.append((id, at))
+            }
+        }
+        return (arrived, answered)
+    }
+
     /// One request the receiver recorded.
     struct Received {
         var signature: String?
@@ -67,11 +110,16 @@ struct NotifyIntegrationTests {
         return Int(rows.trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1
     }
 
-    /// Starts the receiver on `port`, recording into `file`.
-    static func startReceiver(_ h: Harness, port: Int, file: URL) throws {
+    /// Starts the receiver on `port`, recording into `file`; with `delay`, the slow one that answers that late.
+    static func startReceiver(_ h: Harness, port: Int, file: URL, delay: Double? = nil) throws {
         let script = h.root.appendingPathComponent("receiver.py")
-        try receiverScript.write(to: script, atomically: true, encoding: .utf8)
-        try h.spawn("receiver", "/usr/bin/python3", [script.path, "\(port)", file.path])
+        try (delay == nil ? receiverScript : slowReceiverScript).write(to: script, atomically: true, encoding: .utf8)
+        try h.spawn(
+            "receiver", "/usr/bin/python3", [script.path, "\(port)", file.path] + (delay.map { ["\($0)"] } ?? []))
+        try h.waitUntil(timeout: 10, "the receiver to listen") {
+            (try TestMedia.shOutput("ss -Htln 'sport = :\(port)' | wc -l", in: h.root)).1.trimmingCharacters(
+                in: .whitespacesAndNewlines) != "0"
+        }
     }
 
     /// Every title's moves arrived, each id at least once, in order per title, each signed over its exact body.
@@ -196,5 +244,55 @@ struct NotifyIntegrationTests {
         try h.waitUntil(timeout: 8, "the scheduler to stop on SIGTERM") { !h.isRunning("scheduler") }
         #expect(h.terminate("scheduler") == 0, "a graceful stop exits 0")
         #expect(try Self.waitingInOutbox(h) >= 1, "the event in flight stays for the next start")
+    }
+
+    /// The receiver counts every request and answers each 2 s late; the scheduler is killed (-9) while a delivery is
+    /// out and more wait. After the restart every id arrives; an id arrives again only if it was in flight at the
+    /// kill (arrived, not answered before it), at most once more; per title the arrivals, repeats folded, are the
+    /// moves in order. The emptied outbox proves nothing is left to send, so no repeat can come later.
+    @Test func aKillDuringASlowDeliveryRepeatsOnlyWhatWasInFlight() throws {
+        let h = try Harness(name: "notify-slow")
+        try h.makeSample(seconds: 4)
+        try h.startOrigin()
+        let port = try Harness.freePort()
+        let file = h.root.appendingPathComponent("received.jsonl")
+        try Self.startReceiver(h, port: port, file: file, delay: 2)
+        let arguments = try Self.schedulerArguments(h, port: port)
+        try h.startPipeline(schedulerArguments: arguments)
+        let token = try h.submit("master.m3u8", ["--bitrate", "1000000"])
+        try h.waitUntil(timeout: 60, "a delivery in flight after two answered") {
+            let (arrived, answered) = Self.timeline(file)
+            return answered.count >= 2 && arrived.contains { answered[$0.id] == nil }
+        }
+        let before = Date().timeIntervalSince1970
+        h.kill9("scheduler")
+        let after = Date().timeIntervalSince1970
+        // In flight at the kill: arrived before it ended, not answered before it began.
+        let (arrivedAtKill, answeredAtKill) = Self.timeline(file)
+        let inFlight = Set(
+            arrivedAtKill.filter { $0.at < after && (answeredAtKill[$0.id] ?? .infinity) >= before }.map(\.id))
+        #expect(!inFlight.isEmpty, "the kill landed during a delivery")
+        let waiting = try Self.waitingInOutbox(h)
+        #expect(waiting >= inFlight.count, "what was in flight at the kill is still in the outbox: \(waiting)")
+        try h.startScheduler(arguments)
+        #expect(try h.waitForFinal(token, timeout: 60).state == .completed)
+        try h.waitUntil(timeout: 90, "the outbox emptied") { try Self.waitingInOutbox(h) == 0 }
+
+        let expected = try Self.moves(h, token)
+        let arrivals = Self.timeline(file).arrived.map(\.id)
+        let counts = Dictionary(arrivals.map { ($0, 1) }, uniquingKeysWith: +)
+        let repeated = Set(counts.filter { $0.value > 1 }.keys)
+        #expect(
+            repeated.isSubset(of: inFlight),
+            "repeated though answered before the kill: \(repeated.subtracting(inFlight))")
+        #expect(
+            counts.values.allSatisfy { $0 <= 2 }, "an id arrived more than twice: \(counts.filter { $0.value > 2 })")
+        let received = Self.received(file)
+        #expect(Set(received.map(\.id)).count == expected.count, "every id arrived: \(received.map(\.detail))")
+        let folded = received.enumerated().filter { $0.offset == 0 || received[$0.offset - 1].id != $0.element.id }
+        #expect(folded.map(\.element.detail) == expected, "order of \(token)")
+        print(
+            "[measure] notify-slow: \(arrivals.count) deliveries of \(expected.count) ids; at the kill "
+                + "\(inFlight.count) in flight, \(waiting) in the outbox")
     }
 }

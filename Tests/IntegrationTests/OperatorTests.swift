@@ -19,7 +19,15 @@ struct OperatorTests {
         try h.waitForIdleWorkers()  // what was in flight was called back...
         try h.waitForOriginIdle()  // ...and the origin logged all it saw
         let before = h.originRequests(matching: ".ts")
-        usleep(1_500_000)  // an observation window: nothing may be fetched while paused
+        // Nothing may be fetched while paused. The proof is a witness: a title from another origin (its own log),
+        // submitted after the pause, is fetched whole while the paused title's files wait in the queue and the
+        // workers are free, so the scheduler leased all that work and none of the paused title's.
+        let witnessOrigin = try h.startOrigin(named: "witness")
+        let (submitted, said) = try h.stowctl(["submit", witnessOrigin.url + "master.m3u8"])
+        #expect(submitted == 0, "\(said)")
+        let witness = try h.waitForFinal(String(try #require(said.split(separator: "\n").last)), timeout: 60)
+        #expect(witness.state == .completed && witness.segmentsDone > 4, "the witness was fetched")
+        try h.waitForOriginIdle()
         #expect(h.originRequests(matching: ".ts") == before, "nothing is fetched while paused")
         // Paused stays paused across a scheduler restart.
         #expect(h.terminate("scheduler") == 0)

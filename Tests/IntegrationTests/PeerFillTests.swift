@@ -162,6 +162,9 @@ struct PeerFillTests {
             .map { String($0[2].split(separator: "?")[0]) }
         let media = fetched.filter { $0.hasSuffix(".ts") || $0.hasSuffix(".vtt") }
         #expect(media == ["/" + Self.originPath(corrupted)], "\(fetched)")
+        // The fallback fetch, and every other request of B at the origin, carried no credentials (the 8th field).
+        let carried = a.originLog().dropFirst(originBefore).filter { $0.count > 7 }.map { "\($0[2]) \($0[7])" }
+        #expect(!carried.isEmpty && carried.allSatisfy { $0.hasSuffix(" -") }, "the peer secret went on: \(carried)")
         #expect(fetched.contains("/k0.key") && fetched.contains("/k1.key"), "B licensed its own keys: \(fetched)")
         #expect(!fetched.contains { $0.hasSuffix(".m3u8") }, "the plan is A's: no playlist from the origin")
 

@@ -93,13 +93,24 @@ struct PipelineTests {
         let h = try Harness(name: "sched")
         try h.makeSample(seconds: 30)
         try h.startOrigin(latencyMilliseconds: 150)
-        try h.startPipeline(schedulerArguments: ["--per-title", "2"])
+        try h.startScheduler(["--per-title", "2"])
+        try h.startWorker("license")
+        try h.startWorker("download", environment: Harness.fetchTaskLogging)
+        try h.startWorker("integrity")
+        try h.waitUntil(timeout: 20, "three workers registered") { (try? h.workers().count) == 3 }
         let token = try h.submit("master.m3u8")
         try h.waitUntil(timeout: 60, "a few files verified") { ((try? h.status(token))?.segmentsDone ?? 0) >= 4 }
         h.kill9("scheduler")
         // What the store says was verified when the scheduler died: none of these may be requested again.
         let verified = try h.verifiedPaths(token)
         #expect(verified.count >= 4, "files verified before the kill: \(verified)")
+        // Nor leased again: after the restart the fetch tasks name exactly the files not verified at the kill.
+        let states = try h.resourceStates(token)
+        let unverified = Set(states.filter { $0.state == "pending" || $0.state == "fetching" }.map(\.path))
+        #expect(
+            states.allSatisfy { ["pending", "fetching", "verified"].contains($0.state) },
+            "every file is fetched or verified whole: \(states.map(\.state))")
+        let mark = h.logMark("download")
         let restart = Date()
         try h.startScheduler(["--per-title", "2"])
         let final = try h.waitForFinal(token)
@@ -118,6 +129,9 @@ struct PipelineTests {
             let requests = h.originGets(path: path)
             #expect(requests == 1, "\(path) was verified before the kill and requested \(requests) times")
         }
+        let leased = Set(h.fetchTaskFiles("download", after: mark))
+        let extra = leased.subtracting(unverified).sorted(), missing = unverified.subtracting(leased).sorted()
+        #expect(leased == unverified, "leased after the restart though verified: \(extra); never leased: \(missing)")
     }
 
     @Test func malformedPlaylistFailsNamingTheLine() throws {

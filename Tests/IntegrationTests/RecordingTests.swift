@@ -4,7 +4,8 @@ import StowageTestSupport
 import Testing
 
 /// Recording live and event streams (`submit --record`) from `stowage-origin serve --live`, which turns a VOD
-/// folder made by ffmpeg into a playlist that grows with time.
+/// folder made by ffmpeg into a playlist that grows with time. The live clock starts with the origin, so each test
+/// starts the origin after the workers registered: a slow start of the pipeline cannot eat the window under test.
 @Suite("Recording live and event streams", .serialized)
 struct RecordingTests {
     /// A second, plain (VOD) origin on the same folder: what the recording must equal.
@@ -27,18 +28,21 @@ struct RecordingTests {
         return compared
     }
 
-    /// The origin's live media playlist as served now, and its media sequence.
-    func originSequence(_ h: Harness, _ path: String) throws -> Int {
+    /// The origin's live window of a media playlist as served now: its media sequence and how many segments it
+    /// lists (each sequence number is the segment's index in the VOD file, whose sequence starts at 0).
+    func originWindow(_ h: Harness, _ path: String) throws -> (first: Int, count: Int) {
         let text = try TestMedia.sh("curl -sf '\(h.originURL + path)'", in: h.root)
-        let line = try #require(text.split(separator: "\n").first { $0.hasPrefix("#EXT-X-MEDIA-SEQUENCE:") })
-        return try #require(Int(line.dropFirst("#EXT-X-MEDIA-SEQUENCE:".count)))
+        let lines = text.split(separator: "\n")
+        let line = try #require(lines.first { $0.hasPrefix("#EXT-X-MEDIA-SEQUENCE:") })
+        let first = try #require(Int(line.dropFirst("#EXT-X-MEDIA-SEQUENCE:".count)))
+        return (first, lines.filter { $0.hasPrefix("#EXTINF:") }.count)
     }
 
     @Test func anEventRecordedFromStartToEndIsTheVODFileForFileAndFrameForFrame() throws {
         let h = try Harness(name: "rec-event")
         try h.makeSample(seconds: 12)
-        try h.startOrigin(extra: ["--live", "--live-speed", "1"])
         try h.startPipeline()
+        try h.startOrigin(extra: ["--live", "--live-speed", "1"])
         // Without --record the live playlist is refused, with a message that says how to record it.
         let refused = try h.waitForFinal(try h.submit("master.m3u8"), timeout: 60)
         #expect(refused.state == .failed)
@@ -113,16 +117,19 @@ struct RecordingTests {
 
     @Test func aSlidingWindowWithRotatingKeysIsRecordedForItsDuration() throws {
         let h = try Harness(name: "rec-window")
-        try TestMedia.aesRotatingNoIV(into: h.media, seconds: 16)
+        // Twelve 2-second segments: the five recorded fit after any window start of the first seven. At speed 1 a
+        // segment stays in the 3-segment window for 6 s, twice the 3 s between reloads (the target duration): at
+        // speed 2 it stayed 3 s, no longer than that interval, and a reload a little late under load missed one.
+        try TestMedia.aesRotatingNoIV(into: h.media, seconds: 24)
         let vodPlaylist = h.media.appendingPathComponent("index.m3u8")
-        let (window, start, speed, firstVODSequence) = (3, 3, 2.0, 7)
+        let (window, start, speed, firstVODSequence) = (3, 3, 1.0, 7)
+        try h.startPipeline()
         // The live clock starts with the origin, somewhere between these two instants.
         let beforeOrigin = Date().timeIntervalSince1970
         try h.startOrigin(extra: [
             "--live", "--live-window", "\(window)", "--live-start", "\(start)", "--live-speed", "\(speed)",
         ])
         let originListening = Date().timeIntervalSince1970
-        try h.startPipeline()
         let token = try h.submit("index.m3u8", ["--record", "--duration", "10s"])
         let final = try h.waitForFinal(token, timeout: 120)
         #expect(final.state == .completed, "\(String(describing: final.error))")
@@ -184,19 +191,29 @@ struct RecordingTests {
 
     @Test func aStalledRecorderReportsWhatLeftTheWindowAsAGap() throws {
         let h = try Harness(name: "rec-gap")
-        try h.makeSample(seconds: 24)
-        try h.startOrigin(extra: ["--live", "--live-window", "4", "--live-speed", "2", "--live-retain", "0"])
+        // Twenty 2-second segments, a new one each second: room for the window to pass the stalled recorder.
+        let (seconds, path) = (40, "v360p/index.m3u8")
+        try h.makeSample(seconds: seconds)
+        let segments = try durations(h.media.appendingPathComponent(path)).count
         try h.startPipeline()
-        let token = try h.submit("v360p/index.m3u8", ["--record"])
+        try h.startOrigin(extra: ["--live", "--live-window", "4", "--live-speed", "2", "--live-retain", "0"])
+        let token = try h.submit(path, ["--record"])
         try h.waitUntil(timeout: 60, "two segments recorded") { (try h.status(token).recordedSeconds ?? 0) >= 4 }
-        // The recorder stalls while the window moves on by more than its length.
+        // The recorder stalls while the window moves on by more than its length. The window is read after the
+        // stop: the recorder cannot have seen a segment past its last, but for one more that a reload in flight
+        // at the stop may still bring. Two segments after that one must leave the window unseen (4 s missed), so
+        // the window's first segment must pass them.
         let scheduler = try #require(h.pid("scheduler"))
-        let sequence = try originSequence(h, "v360p/index.m3u8")
         kill(scheduler, SIGSTOP)
         do {
             defer { kill(scheduler, SIGCONT) }
-            try h.waitUntil(timeout: 30, "the window to move on by six segments") {
-                try originSequence(h, "v360p/index.m3u8") >= sequence + 6
+            let stopped = try originWindow(h, path)
+            let awaited = stopped.first + stopped.count + 3
+            try #require(
+                awaited <= segments - stopped.count,
+                "the stream ends before its window can pass the stalled recorder: \(stopped) of \(segments)")
+            try h.waitUntil(timeout: 30, "the window to begin at sequence \(awaited)") {
+                try originWindow(h, path).first >= awaited
             }
         }
         let final = try h.waitForFinal(token, timeout: 120)
@@ -204,12 +221,14 @@ struct RecordingTests {
         let gaps = try #require(final.gaps)
         #expect(!gaps.isEmpty, "the missed stretch is reported")
         let missed = gaps.reduce(0) { $0 + $1.to - $1.from }
-        #expect(missed >= 4 && (final.recordedSeconds ?? 0) + missed <= 24.001, "\(gaps) \(final.recordedSeconds ?? 0)")
+        #expect(
+            missed >= 4 && (final.recordedSeconds ?? 0) + missed <= Double(seconds) + 0.001,
+            "\(gaps) \(final.recordedSeconds ?? 0)")
         #expect(gaps.allSatisfy { $0.from >= 4 && $0.to > $0.from })
         let local = URL(fileURLWithPath: try #require(final.localPlaylist))
         let text = try String(contentsOf: local, encoding: .utf8)
         #expect(text.contains("#EXT-X-GAP") && text.contains("#EXT-X-DISCONTINUITY"))
-        #expect(try compareBySequence(local: local, origin: h.media.appendingPathComponent("v360p/index.m3u8")) >= 4)
+        #expect(try compareBySequence(local: local, origin: h.media.appendingPathComponent(path)) >= 4)
         let (_, shown) = try h.stowctl(["status", token])
         #expect(shown.contains("gap:"), "\(shown)")
         // Gaps are part of the copy: it plays and verifies with them (nothing is fetched for them).
@@ -220,15 +239,22 @@ struct RecordingTests {
 
     @Test func killingTheSchedulerLosesNothingThatWasStillInTheWindow() throws {
         let h = try Harness(name: "rec-kill")
+        let path = "v360p/index.m3u8"
         try h.makeSample(seconds: 20)
-        try h.startOrigin(extra: ["--live", "--live-window", "6", "--live-speed", "1"])
+        let segments = try durations(h.media.appendingPathComponent(path)).count
         try h.startPipeline()
-        let token = try h.submit("v360p/index.m3u8", ["--record"])
+        try h.startOrigin(extra: ["--live", "--live-window", "6", "--live-speed", "1"])
+        let token = try h.submit(path, ["--record"])
         try h.waitUntil(timeout: 60, "two segments recorded") { (try h.status(token).recordedSeconds ?? 0) >= 4 }
-        let sequence = try originSequence(h, "v360p/index.m3u8")
         h.kill9("scheduler")
-        try h.waitUntil(timeout: 30, "the stream to move on while the scheduler is down") {
-            try originSequence(h, "v360p/index.m3u8") > sequence
+        // The window read after the kill lists every segment the dead scheduler can have known of; the stream
+        // moves on while it is down until a segment past that window appears.
+        let killed = try originWindow(h, path)
+        let awaited = killed.first + killed.count
+        try #require(awaited < segments, "no segment left to appear while the scheduler is down: \(killed)")
+        try h.waitUntil(timeout: 30, "segment \(awaited) to appear while the scheduler is down") {
+            let now = try originWindow(h, path)
+            return now.first + now.count > awaited
         }
         try h.startScheduler()
         let final = try h.waitForFinal(token, timeout: 120)
@@ -236,14 +262,14 @@ struct RecordingTests {
         #expect(final.gaps == [], "nothing was missed")
         #expect(final.recordedSeconds == 20)
         let local = URL(fileURLWithPath: try #require(final.localPlaylist))
-        #expect(try compareBySequence(local: local, origin: h.media.appendingPathComponent("v360p/index.m3u8")) == 10)
+        #expect(try compareBySequence(local: local, origin: h.media.appendingPathComponent(path)) == segments)
     }
 
     @Test func aStalledPlaylistIsReportedAndStopEndsTheRecording() throws {
         let h = try Harness(name: "rec-stall")
         try h.makeSample(seconds: 12)
-        try h.startOrigin(extra: ["--live", "--live-speed", "4", "--live-stall-after", "3"])
         try h.startPipeline()
+        try h.startOrigin(extra: ["--live", "--live-speed", "4", "--live-stall-after", "3"])
         let token = try h.submit("v360p/index.m3u8", ["--record"])
         var stalled: TitleStatus?
         try h.waitUntil(timeout: 60, "the recording to report the stalled playlist") {

@@ -51,11 +51,13 @@ struct LifecycleTests {
     /// A task in flight when the stop comes finishes: its result goes out before `BYE`, and the loop
     /// returns as soon as it has (not at the end of the grace period).
     @Test func workerFinishesTasksInFlightBeforeItStops() throws {
-        let scheduler = try FakeScheduler()
+        let scheduler = try FakeScheduler(answersHeartbeats: true)
         let stop = ShutdownSignal()
+        let taken = Ended()
         let runtime = try WorkerRuntime(
             options: .init(kind: .license, capacity: 1, endpoint: scheduler.endpoint),
-            handler: SlowHandler(delay: .milliseconds(500)), shutdown: stop, logger: Logger(label: "test"))
+            handler: SlowHandler(delay: .milliseconds(500), started: taken), shutdown: stop,
+            logger: Logger(label: "test"))
         let ended = Ended()
         Thread {
             try? runtime.run()
@@ -63,7 +65,8 @@ struct LifecycleTests {
         }.start()
         let worker = try scheduler.expect(.register, within: 5).identity
         try scheduler.send(worker, FrameCodec.encode(.task, Self.task("t1")))
-        Thread.sleep(forTimeInterval: 0.1)
+        // The stop comes once the task is in flight (a task that arrives after the stop is not taken).
+        #expect(taken.wait(seconds: 5), "the worker took the task")
         stop.trigger()
         let began = monotonic()
         let result = try scheduler.expect(.result, within: 5)
@@ -105,8 +108,11 @@ struct LifecycleTests {
 /// Sleeps `delay` (or until cancelled), then fails the task: enough to see it end.
 private struct SlowHandler: TaskHandler {
     let delay: Duration
+    /// Marked when a task begins: the worker took it (a stop after that finds it in flight).
+    var started: Ended? = nil
 
     func handle(_ task: TaskAssignment, progress: @escaping @Sendable (Int64) -> Void) async -> Outcome {
+        started?.mark()
         try? await Task.sleep(for: delay)
         return .failed(TaskFailure(code: .internal, message: "done", retryable: false))
     }
@@ -133,8 +139,12 @@ private final class FakeScheduler {
     let endpoint: String
     private let context: Context
     private let socket: Socket
+    /// Answers each heartbeat while it waits (as the scheduler's own do), so the worker never finds it silent,
+    /// however slowly a loaded machine runs the test; false for a scheduler that falls silent.
+    private let answersHeartbeats: Bool
 
-    init() throws {
+    init(answersHeartbeats: Bool = false) throws {
+        self.answersHeartbeats = answersHeartbeats
         endpoint = "ipc:///tmp/stw-rt-\(UInt32.random(in: 0...UInt32.max)).ipc"
         context = try Context()
         socket = try context.socket(.router)
@@ -160,6 +170,9 @@ private final class FakeScheduler {
             while let frames = try socket.receive(dontWait: true) {
                 let envelope = try FrameCodec.decode(Array(frames.dropFirst()))
                 if envelope.command == command { return (frames[0], envelope, skipped) }
+                if answersHeartbeats, envelope.command == .heartbeat {
+                    try socket.send([frames[0]] + FrameCodec.encode(.heartbeat))
+                }
                 skipped.append(envelope.command)
             }
         }
