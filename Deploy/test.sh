@@ -1,15 +1,21 @@
 #!/usr/bin/env bash
-# Installs what is missing and runs the whole test suite (unit + multi-process integration tests), one
-# test at a time: the integration tests start whole pipelines and measure limits at the origin.
+# Installs what is missing, builds the executables and the tests, and runs the whole test suite: the unit and service
+# tests, then the multi-process integration suites, STOWAGE_TEST_JOBS (default 2) at a time
+# (Deploy/test-suites.sh; `--jobs 1` runs one suite at a time). Prints the ten slowest tests at the end.
 cd "$(dirname "$0")/.."
 source Deploy/lib.sh
 
 ensure_packages iproute2 faketime chromium
 log "checking the format (Deploy/lint.sh)"
 bash Deploy/lint.sh
-build
-export STOWAGE_BIN="$BIN"
+log "building the executables and the tests ($STOWAGE_CONFIGURATION)"
+buildlog="${TMPDIR:-/tmp}/stowage-build.log"
+if ! swift build -c "$STOWAGE_CONFIGURATION" --build-tests >"$buildlog" 2>&1; then
+  grep -vE '^\[[0-9]+/[0-9]+\] ' "$buildlog" | tail -60 >&2
+  log "the build failed (the whole output: $buildlog)"
+  exit 1
+fi
+bin_path
 ensure_shaka_packager >/dev/null  # exports SHAKA_PACKAGER for the real-packager tests
 log "running tests"
-swift test -c "$STOWAGE_CONFIGURATION" --no-parallel 2>&1 | tee /tmp/stowage-test-output.txt | grep -vE '^\[[0-9]+/[0-9]+\] (Compiling|Emitting|Linking|Write|Build|Planning)'
-exit "${PIPESTATUS[0]}"
+exec bash Deploy/test-suites.sh "$@"

@@ -20,7 +20,13 @@ public final class TestHost: Sendable {
     }
 
     public static func make() throws -> TestHost {
-        let n = Int.random(in: 1...250), tag = String(UInt16.random(in: 0...UInt16.max), radix: 16)
+        // Suites run side by side (Deploy/test-suites.sh): take a /24 no other test host holds now.
+        let taken = Self.addressesInUse()
+        let free = (1...250).filter { !taken.contains("10.77.\($0).1") }
+        guard let n = free.randomElement() else {
+            throw HarnessError("all 250 test host subnets 10.77.*.0/24 are in use")
+        }
+        let tag = String(UInt16.random(in: 0...UInt16.max), radix: 16)
         let ns = "stw-\(tag)", outer = "stw\(tag)a", inner = "stw\(tag)b"
         let outerAddress = "10.77.\(n).1", innerAddress = "10.77.\(n).2"
         let steps = [
@@ -53,6 +59,22 @@ public final class TestHost: Sendable {
     public func remove() {
         _ = Self.ip(["link", "del", outerLink])
         _ = Self.ip(["netns", "del", namespace])
+    }
+
+    /// The IPv4 addresses this host's interfaces hold now (`ip -o -4 addr show`).
+    static func addressesInUse() -> Set<String> {
+        let p = Process(), pipe = Pipe()
+        p.executableURL = URL(fileURLWithPath: "/usr/sbin/ip")
+        p.arguments = ["-o", "-4", "addr", "show"]
+        p.standardOutput = pipe
+        p.standardError = FileHandle.nullDevice
+        do { try p.run() } catch { return [] }
+        let text = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        p.waitUntilExit()
+        return Set(
+            text.split(separator: " ").compactMap { word in
+                word.contains("/") ? word.split(separator: "/").first.map(String.init) : nil
+            })
     }
 
     @discardableResult
