@@ -1,6 +1,7 @@
 import Foundation
 
-/// A parsed static MPEG-DASH Media Presentation Description (ISO/IEC 23009-1).
+/// A parsed MPEG-DASH Media Presentation Description (ISO/IEC 23009-1): static, or dynamic (live) when read with
+/// ``init(liveData:url:)``.
 public struct MPD: Sendable, Equatable {
     public enum PresentationType: String, Sendable, Equatable {
         case `static`, dynamic
@@ -16,10 +17,12 @@ public struct MPD: Sendable, Equatable {
     /// Absolute MPD-level BaseURL alternatives (the MPD's own URL when there is none).
     public var baseURLs: [String]
     public var periods: [Period]
+    /// A dynamic MPD's timing (`availabilityStartTime`, `timeShiftBufferDepth`, `UTCTiming`, …); nil when static.
+    public var live: LiveTiming?
 
     public init(
         url: String, type: PresentationType = .static, mediaPresentationDuration: Double?, minBufferTime: Double? = nil,
-        profiles: String? = nil, baseURLs: [String], periods: [Period]
+        profiles: String? = nil, baseURLs: [String], periods: [Period], live: LiveTiming? = nil
     ) {
         self.url = url
         self.type = type
@@ -28,12 +31,19 @@ public struct MPD: Sendable, Equatable {
         self.profiles = profiles
         self.baseURLs = baseURLs
         self.periods = periods
+        self.live = live
     }
 
     /// Parses an MPD fetched from `url`. Refuses XML that is not an MPD, dynamic (live) MPDs (code `dynamic`),
     /// and malformed elements, naming the element and attribute.
     public init(data: Data, url: String) throws(DASHError) {
         self = try MPDParser.parse(data, url: url)
+    }
+
+    /// Parses an MPD a recording reloads: static or dynamic. A dynamic one must have `availabilityStartTime`; its
+    /// timing is in ``live``.
+    public init(liveData data: Data, url: String) throws(DASHError) {
+        self = try MPDParser.parse(data, url: url, allowDynamic: true)
     }
 
     /// Parses MPD text fetched from `url`.

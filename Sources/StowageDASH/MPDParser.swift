@@ -46,7 +46,7 @@ enum MPDParser {
         }
     }
 
-    static func parse(_ data: Data, url: String) throws(DASHError) -> MPD {
+    static func parse(_ data: Data, url: String, allowDynamic: Bool = false) throws(DASHError) -> MPD {
         guard data.count <= maxBytes else {
             throw DASHError(.tooLarge, "the MPD is \(data.count) bytes; at most \(maxBytes) are accepted")
         }
@@ -57,6 +57,7 @@ enum MPDParser {
         let type: MPD.PresentationType
         switch root.attribute("type") ?? "static" {
         case "static": type = .static
+        case "dynamic" where allowDynamic: type = .dynamic
         case "dynamic":
             throw DASHError(
                 .dynamic, element: "MPD", attribute: "type",
@@ -97,7 +98,7 @@ enum MPDParser {
         return MPD(
             url: documentURL, type: type, mediaPresentationDuration: presentationDuration,
             minBufferTime: try root.duration("minBufferTime"), profiles: root.attribute("profiles"),
-            baseURLs: baseURLs, periods: periods)
+            baseURLs: baseURLs, periods: periods, live: type == .dynamic ? try LiveTiming.parse(root) : nil)
     }
 
     private static func parsePeriod(_ node: XMLNode, start: Double, parents: [String]) throws(DASHError) -> Period {

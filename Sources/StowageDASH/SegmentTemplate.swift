@@ -13,11 +13,14 @@ public struct SegmentTemplate: Sendable, Equatable {
     public var duration: UInt64?
     public var presentationTimeOffset: UInt64?
     public var timeline: SegmentTimeline?
+    /// `@availabilityTimeOffset`, seconds: a live segment may be asked for this much before it is complete (chunked
+    /// low-latency origins); `.infinity` for `INF`.
+    public var availabilityTimeOffset: Double?
 
     public init(
         media: String? = nil, initialization: String? = nil, initializationElement: SegmentInitialization? = nil,
         startNumber: UInt64? = nil, endNumber: UInt64? = nil, timescale: UInt64? = nil, duration: UInt64? = nil,
-        presentationTimeOffset: UInt64? = nil, timeline: SegmentTimeline? = nil
+        presentationTimeOffset: UInt64? = nil, timeline: SegmentTimeline? = nil, availabilityTimeOffset: Double? = nil
     ) {
         self.media = media
         self.initialization = initialization
@@ -28,6 +31,7 @@ public struct SegmentTemplate: Sendable, Equatable {
         self.duration = duration
         self.presentationTimeOffset = presentationTimeOffset
         self.timeline = timeline
+        self.availabilityTimeOffset = availabilityTimeOffset
     }
 
     /// This element's attributes, completed by those of the same element one level up (the child wins).
@@ -42,7 +46,8 @@ public struct SegmentTemplate: Sendable, Equatable {
             timescale: timescale ?? parent.timescale,
             duration: duration ?? parent.duration,
             presentationTimeOffset: presentationTimeOffset ?? parent.presentationTimeOffset,
-            timeline: timeline ?? parent.timeline)
+            timeline: timeline ?? parent.timeline,
+            availabilityTimeOffset: availabilityTimeOffset ?? parent.availabilityTimeOffset)
     }
 
     static func parse(_ node: XMLNode) throws(DASHError) -> SegmentTemplate {
@@ -55,6 +60,18 @@ public struct SegmentTemplate: Sendable, Equatable {
             timescale: try node.positive("timescale"),
             duration: try node.positive("duration"),
             presentationTimeOffset: try node.unsigned("presentationTimeOffset"),
-            timeline: try node.child("SegmentTimeline").map { n throws(DASHError) in try SegmentTimeline.parse(n) })
+            timeline: try node.child("SegmentTimeline").map { n throws(DASHError) in try SegmentTimeline.parse(n) },
+            availabilityTimeOffset: try availabilityTimeOffset(node))
+    }
+
+    /// `@availabilityTimeOffset`: a non-negative `xs:double` or `INF`.
+    static func availabilityTimeOffset(_ node: XMLNode) throws(DASHError) -> Double? {
+        guard let text = node.attribute("availabilityTimeOffset") else { return nil }
+        if text == "INF" { return .infinity }
+        guard let value = Double(text), value.isFinite, value >= 0 else {
+            throw DASHError.invalid(
+                node.name, "availabilityTimeOffset", text, "a number of seconds of 0 or more, or INF")
+        }
+        return value
     }
 }
