@@ -73,7 +73,7 @@ struct LiveSegmentsTests {
     }
 
     @Test func theLiveEdgeIsTheSuggestedDelayBehindNow() throws {
-        #expect(try numbered(delay: 4).liveEdge(now: Self.ast + 10.5)?.number == 4, "10.5 - 4 = 6.5 s: the one from 6 s")
+        #expect(try numbered(delay: 4).liveEdge(now: Self.ast + 10.5)?.number == 4, "6.5 s: the one from 6 s")
         #expect(try numbered().liveEdge(now: Self.ast + 10.5)?.number == 3, "three segments back without a delay")
         #expect(try numbered(depth: 6, delay: 600).liveEdge(now: Self.ast + 10.5)?.number == 3, "the oldest kept")
         #expect(try numbered().liveEdge(now: Self.ast + 1) == nil)
