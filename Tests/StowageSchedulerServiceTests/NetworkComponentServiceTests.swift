@@ -2,6 +2,7 @@ import Foundation
 import StowageProtocol
 import StowageSchedulerCore
 import StowageSchedulerService
+import Synchronization
 import Testing
 
 /// The network component through the real service on the manual clock: a title whose host does not answer waits
@@ -9,12 +10,19 @@ import Testing
 /// real TCP probe on a thread of its own, a probe that gets through resumes the title, and `--give-up-after` fails
 /// a title that waited longer, counting the outage across a restart.
 @Suite struct NetworkComponentServiceTests {
+    /// Ports handed out by ``closedHost()``: a port one test closed is never another's (a test that reopens its
+    /// port must not answer another test's probes).
+    private static let handedOut = Mutex<Set<Int>>([])
+
     /// `127.0.0.1:PORT` where nothing listens: fetches and probes alike are refused at once.
     static func closedHost() throws -> (host: String, port: Int) {
-        let listener = try LoopbackListener()
-        let port = listener.port
-        listener.close()
-        return ("127.0.0.1:\(port)", port)
+        for _ in 0..<100 {
+            let listener = try LoopbackListener()
+            let port = listener.port
+            listener.close()
+            if handedOut.withLock({ $0.insert(port).inserted }) { return ("127.0.0.1:\(port)", port) }
+        }
+        throw DriverError("no fresh loopback port in 100 tries")
     }
 
     /// What a download worker reports when the origin refuses the connection.

@@ -81,15 +81,6 @@ import Testing
         #expect(try d.store.progress(token: token).verified == 4)
     }
 
-    @Test func theResolveOfARefusalGoesFromTheTitlesOwnURL() throws {
-        let d = try driver(perTitle: 1)
-        _ = try d.licensedTitle(files: 2)
-        try d.answerFetch("dl", try d.task(for: "dl")) { _ in Self.refused(403) }
-        let resolve = try d.resolveTask("dl")
-        guard case .resolve(let work) = resolve.work else { throw DriverError("not a resolve: \(resolve.work)") }
-        #expect(work.url == Self.origin + "master.m3u8")
-    }
-
     @Test func refusalsDuringAReResolutionWaitForItAndGoOutFirstInPlaylistOrder() throws {
         let d = try driver(perTitle: 3)
         let token = try d.licensedTitle(files: 6)
