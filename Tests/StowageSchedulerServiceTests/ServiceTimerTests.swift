@@ -4,8 +4,8 @@ import StowageSchedulerCore
 import StowageStore
 import Testing
 
-/// The service's timing on a manual clock: leases and workers that go silent, heartbeats, subscriptions,
-/// waiting for the network and giving up, space coming back, limits across restarts, clock steps.
+/// The service's timing on a manual clock: leases and workers that go silent, heartbeats, subscriptions, limits
+/// across restarts, clock steps. (Waiting for the network and space coming back: the network and disk suites.)
 @Suite struct ServiceTimerTests {
     @Test func aSilentWorkerIsDeclaredDeadAndItsLateResultIsIgnored() throws {
         let d = try ServiceDriver()
@@ -51,78 +51,6 @@ import Testing
         for _ in 0..<4 { d.advance(1.1) }
         _ = try d.request(.resume(token: token))
         #expect(!d.outbox.take("watcher").contains { $0.command == .event })
-    }
-
-    @Test func aHostThatStopsAnsweringSuspendsTheTitleUntilAProbeGetsThrough() throws {
-        let listener = try LoopbackListener()
-        let port = listener.port
-        listener.close()  // nothing listens: connections are refused
-        let d = try ServiceDriver { $0.maxAttempts = 2 }
-        let host = "127.0.0.1:\(port)"
-        let token = try d.licensedTitle(files: 1, source: "http://\(host)/show/")
-        var rounds = 0
-        while try d.state(token) != .suspended, rounds < 10 {
-            for task in try d.tasks(for: "dl") {
-                d.answer(
-                    "dl", task, .failed(TaskFailure(code: .network, message: "refused", retryable: true, host: host)))
-            }
-            d.advance(31)
-            rounds += 1
-        }
-        let title = try #require(try d.store.title(token))
-        #expect(title.state == .suspended)
-        #expect(title.suspendedReason == .network)
-        #expect(title.waitingHost == host)
-        #expect(try d.status(token).waitingFor == host)
-        // The host answers again: the next probe sees it and the title carries on.
-        let back = try LoopbackListener(port: port)
-        defer { back.close() }
-        let deadline = Date().addingTimeInterval(10)
-        while try d.state(token) == .suspended, Date() < deadline {
-            d.advance(5)  // probes back off 2 s, 4 s … the probe itself connects on a thread of its own
-            Thread.sleep(forTimeInterval: 0.02)
-        }
-        #expect([.requested, .downloading].contains(try d.state(token)))
-        #expect(try d.store.title(token)?.waitingHost == nil)
-    }
-
-    @Test func aTitleWaitingLongerThanGiveUpAfterFails() throws {
-        let d = try ServiceDriver {
-            $0.maxAttempts = 1
-            $0.giveUpAfter = 30
-        }
-        let token = try d.licensedTitle(files: 1)
-        let fetch = try d.task(for: "dl")
-        d.answer(
-            "dl", fetch, .failed(TaskFailure(code: .network, message: "down", retryable: true, host: "10.255.0.1:9")))
-        #expect(try d.state(token) == .suspended)
-        d.advance(20)
-        #expect(try d.state(token) == .suspended)
-        d.advance(12)
-        #expect(try d.state(token) == .failed)
-        #expect(try d.store.title(token)?.errorMessage?.contains("--give-up-after") == true)
-    }
-
-    @Test func aTitleSuspendedForSpaceResumesWhenTheDiskCheckFindsRoom() throws {
-        let d = try ServiceDriver()
-        let token = try d.licensedTitle(files: 1)
-        _ = try d.task(for: "dl")
-        // Stored by an earlier run: suspended for space. Only the reason says so (no error code).
-        var title = try #require(try d.store.title(token))
-        title.state = .suspended
-        title.suspendedReason = .diskFull
-        title.errorCode = nil
-        try d.store.update(title)
-        _ = try d.request(.limits(LimitsInfo(diskCushion: 1 << 50)))  // no disk here has room for this cushion
-        try d.restart()
-        d.register("dl", .download)
-        d.tick()  // the first pass runs every duty: the disk check finds no room
-        #expect(try d.state(token) == .suspended)
-        _ = try d.request(.limits(LimitsInfo(diskCushion: 1)))
-        d.advance(1.9)
-        #expect(try d.state(token) == .suspended)  // the disk check waits for its 2 s
-        d.advance(0.2)
-        #expect([.requested, .downloading].contains(try d.state(token)))
     }
 
     @Test func limitsSetByTheOperatorHoldAfterARestart() throws {
