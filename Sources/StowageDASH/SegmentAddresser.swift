@@ -38,14 +38,7 @@ public enum SegmentAddresser {
         let startNumber = template.startNumber ?? 1
         var values = URLTemplate.Values(representationID: representation.id, bandwidth: representation.bandwidth)
 
-        var initialization: SegmentLocation?
-        if let text = template.initialization {
-            let path = try URLTemplate.expand(text, values, attribute: "initialization")
-            initialization = SegmentLocation(
-                urls: try BaseURLResolver.resolve(path, against: bases, element: "SegmentTemplate"))
-        } else if let element = template.initializationElement {
-            initialization = try location(element, bases: bases, element: "Initialization")
-        }
+        let initialization = try initialization(template, representation)
 
         let slots: [SegmentTimeline.Slot]
         if let timeline = template.timeline {
@@ -68,13 +61,37 @@ public enum SegmentAddresser {
             }
             values.number = number
             values.time = slot.time
-            let path = try URLTemplate.expand(media, values, attribute: "media")
-            let urls = try BaseURLResolver.resolve(path, against: bases, element: "SegmentTemplate")
             segments.append(
-                segment(SegmentLocation(urls: urls), slot: slot, timescale: timescale, offset: offset, number: number))
+                segment(
+                    try location(media, values, bases: bases), slot: slot, timescale: timescale, offset: offset,
+                    number: number))
         }
         return RepresentationSegments(
             initialization: initialization, timescale: timescale, presentationTimeOffset: offset, segments: segments)
+    }
+
+    /// A template's initialization segment: `@initialization` expanded, else its `Initialization` element; nil
+    /// when it has neither (self-initialising segments). Shared by static titles and live recordings.
+    static func initialization(
+        _ template: SegmentTemplate, _ representation: Representation
+    ) throws(DASHError) -> SegmentLocation? {
+        if let text = template.initialization {
+            let values = URLTemplate.Values(representationID: representation.id, bandwidth: representation.bandwidth)
+            let path = try URLTemplate.expand(text, values, attribute: "initialization")
+            return SegmentLocation(
+                urls: try BaseURLResolver.resolve(path, against: representation.baseURLs, element: "SegmentTemplate"))
+        }
+        return try template.initializationElement.map { element throws(DASHError) in
+            try location(element, bases: representation.baseURLs, element: "Initialization")
+        }
+    }
+
+    /// A media segment's location: `SegmentTemplate@media` with `values`, against every BaseURL alternative.
+    static func location(
+        _ media: String, _ values: URLTemplate.Values, bases: [String]
+    ) throws(DASHError) -> SegmentLocation {
+        let path = try URLTemplate.expand(media, values, attribute: "media")
+        return SegmentLocation(urls: try BaseURLResolver.resolve(path, against: bases, element: "SegmentTemplate"))
     }
 
     /// Segments of a fixed `duration`: up to `endNumber`, else as many as cover the Period (the last one cut

@@ -50,7 +50,11 @@ struct LiveMPDTests {
         }
         #expect(template.availabilityTimeOffset == 1.5 && template.startNumber == 5)
         let segments = LiveSegments(timing: live, template: template, periodStart: 0, periodDuration: nil)
-        #expect(try segments.available(now: 1_700_000_010.5).map(\.number) == [5, 6, 7, 8, 9, 10])
+        let available = try segments.available(now: 1_700_000_010.5)
+        #expect(available.map(\.number) == [5, 6, 7, 8, 9, 10])
+        let last = try #require(available.last)
+        #expect(try segments.location(of: last, in: representation).urls == ["http://origin.test/live/v-10.m4s"])
+        #expect(try segments.initialization(of: representation)?.urls == ["http://origin.test/live/v-init.mp4"])
     }
 
     @Test func theDownloadPathStillRefusesLiveAndAStaticMPDReadForRecordingHasNoTiming() throws {
