@@ -6,22 +6,35 @@ import StowageStore
 
 extension SchedulerService {
     /// The registration list: one line a component (its order is the order requests are offered and ticks run).
-    func makeComponents(_ context: ComponentContext) {
-        components.register(DiskComponent(context: context, cushion: { [unowned self] in memory.limits.diskCushion }))
+    func makeComponents(_ context: ComponentContext) throws {
+        let limits = try LimitsComponent(
+            context: context, overrides: options.limitOverrides, schedule: options.bandwidthSchedule,
+            timeZone: options.timeZone, heartbeat: Self.heartbeat, setCore: { [unowned self] in core.limits = $0 },
+            downloaders: { [unowned self] in core.workers.values.filter { $0.info.kind == .download }.map(\.id) },
+            sendShare: { [unowned self] in
+                send(Array($0.utf8), FrameCodec.encode(.limits, WorkerLimits(bytesPerSecond: $1)))
+            })
+        components.register(limits)
+        let clockGuard = ClockGuardComponent(context: context)
+        components.register(clockGuard)
+        components.register(CrashComponent(context: context, previousCrash: journal.previousCrash))
+        components.register(DiskComponent(context: context, cushion: { [unowned limits] in limits.diskCushion }))
         components.register(
             NetworkComponent(
                 context: context, giveUpAfter: options.giveUpAfter,
                 renew: { [unowned self] in try? licensing?.renew($0, terms: nil, licenseURL: nil) }))
         components.register(
             PlaybackComponent(
-                context: context, vault: vault, clockRolledBack: { [unowned self] in clockRolledBack(for: $0) },
-                fetchScope: { [unowned self] in try fetchScope($0) }))
+                context: context, vault: vault, clockRolledBack: { [unowned clockGuard] in clockGuard.rolledBack(for: $0) },
+                fetchScope: { [unowned self] in try messages.fetchScope($0) }))
         components.register(
             LicensingComponent(
                 context: context, pipeline: self, autoRenewBefore: options.autoRenewBefore,
-                epoch: { [unowned self] in memory.clockEpoch.epoch },
-                assumedRate: { [unowned self] in memory.limits.bandwidth },
-                playability: { [unowned self] in try playability($0, startingPlay: true) }))
+                epoch: { [unowned clockGuard] in clockGuard.epoch }, assumedRate: { [unowned limits] in limits.bandwidth },
+                playability: { [unowned self] in
+                    guard let playback else { throw TitleError(code: .internal, message: "no playback component") }
+                    return try playback.playability($0, startingPlay: true)
+                }))
         let plays = PlaysComponent(context: context)
         components.register(plays)
         components.register(CatalogComponent(context: context, options: options.catalog, plays: plays))
@@ -51,6 +64,12 @@ extension SchedulerService {
                 isStaging: { [unowned self] in bundles?.isStaging($0) == true }
             ))
     }
+
+    /// The clock guard's epoch: a title adopted now counts its license from it.
+    var clockGuard: ClockGuardComponent? { components.first(ClockGuardComponent.self) }
+
+    /// Titles whose input crashes the scheduler or its workers: failed at start, or when their task kills workers.
+    var crash: CrashComponent? { components.first(CrashComponent.self) }
 
     /// Whether a title may be played now (status, the devices' plays).
     var playback: PlaybackComponent? { components.first(PlaybackComponent.self) }
@@ -123,7 +142,7 @@ extension SchedulerService: TitleDesk {
 
     func adopt(_ title: TitleRecord, fill: () throws -> Void, last: () throws -> Void) throws {
         var title = title
-        title.licenseEpoch = memory.clockEpoch.epoch
+        title.licenseEpoch = clockGuard?.epoch ?? 0
         var failure: (any Error)?
         try inOneTransaction {
             do {
@@ -185,9 +204,9 @@ extension SchedulerService: PipelineDesk {
     func hasWork(_ token: String) -> Bool { core.hasWork(token) }
 
     func licenseRefusal(_ title: TitleRecord) -> String? {
-        guard let terms = terms(of: title) else { return nil }
+        guard let terms = title.licenseTerms else { return nil }
         return LicensePolicy.refusal(
-            terms, usage(of: title), now: clock.now(), clockRolledBack: clockRolledBack(for: title),
+            terms, title.licenseUsage, now: clock.now(), clockRolledBack: clockGuard?.rolledBack(for: title) ?? false,
             startingPlay: false)
     }
 }

@@ -9,7 +9,7 @@ import StowageStore
 /// owning concern's consent (``SuspensionRule``), and that concern gives it (``SuspensionOwner``).
 extension SchedulerService {
     func operate(_ action: TitleLifecycle.OperatorAction, on token: String) throws -> TitleStatus {
-        guard let title = try store.title(token) else { throw unknownTitle(token) }
+        guard let title = try store.title(token) else { throw TitleError.noTitle(token) }
         if let why = title.lifecycle.refusal(
             action, of: token, recording: title.isRecording, isRecordingTitle: title.record != nil)
         {

@@ -144,7 +144,7 @@ extension SchedulerService {
 
     /// Whether a planned title holds every key and its terms (nothing left to license).
     func hasLicense(_ title: TitleRecord) throws -> Bool {
-        try terms(of: title) != nil && !store.keys(token: title.token).contains(where: { $0.wrapped == nil })
+        try title.licenseTerms != nil && !store.keys(token: title.token).contains(where: { $0.wrapped == nil })
     }
 
     /// Moves a title by `event` (see ``TitleLifecycle``, the one table of transitions): its state, why it waits,
@@ -303,6 +303,7 @@ extension SchedulerService {
             send(Array(lease.worker.utf8), FrameCodec.encode(.cancelTask, CancelTask(taskID: lease.taskID)))
         }
         memory.forget(token)
+        messages.forget(token)
         components.forget(token)
     }
 }
