@@ -6,16 +6,15 @@ public struct SchedulerMemory: Sendable {
     public var retries = RetryQueue()
     /// Fetch pacing and batch sizes.
     public var pacing = FetchPacing()
-    /// Subscribers and live progress.
-    public var progress: ProgressFeed
-    /// Heartbeats to workers (with subscriber expiry and metrics); the components keep their own timers.
+    /// Live progress: bytes of fetches in flight.
+    public var progress = ProgressFeed()
+    /// Heartbeats to workers (with metrics); the components keep their own timers.
     public var heartbeat: Every
     /// When each unknown worker was last told to register again (at most once per two heartbeats).
     public var registerAgain: RateLimitedLog
 
-    /// `heartbeat`: seconds between heartbeats; subscribers live three of them.
+    /// `heartbeat`: seconds between heartbeats.
     public init(heartbeat: Double) {
-        progress = ProgressFeed(subscriberLifetime: 3 * heartbeat)
         self.heartbeat = Every(seconds: heartbeat)
         registerAgain = RateLimitedLog(interval: 2 * heartbeat)
     }

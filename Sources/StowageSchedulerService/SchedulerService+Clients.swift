@@ -48,23 +48,7 @@ extension SchedulerService {
             if !title.state.isFinal || title.state == .completed { try cancel(token) }
             return .title(try currentStatus(token))
         case .workers:
-            let t = clock.monotonic()
-            return .workers(
-                core.workers.values.sorted { $0.id < $1.id }.map { w in
-                    WorkerInfo(
-                        id: w.id, kind: w.info.kind, host: w.info.host, pid: w.info.pid, capacity: w.info.capacity,
-                        tasksInHand: w.leases.count, lastSeenSecondsAgo: ((t - w.lastSeen) * 1000).rounded() / 1000,
-                        alive: t - w.lastSeen <= core.workerTimeout)
-                })
-        case .subscribe(let tokens):
-            if memory.progress.subscribers.subscribe(identity, to: tokens, now: clock.monotonic()) {
-                let titles = tokens.isEmpty ? try store.titles() : try tokens.compactMap { try store.title($0) }
-                for title in titles { publish(title.token, kind: "snapshot", to: [identity]) }
-            }
-            return .ok
-        case .unsubscribe:
-            memory.progress.subscribers.remove(identity)
-            return .ok
+            return .workers(core.workersShown(now: clock.monotonic()))
         case .pause(let token):
             return .title(try operate(.pause, on: token))
         case .resume(let token):
@@ -80,7 +64,7 @@ extension SchedulerService {
         case .pin, .evictable, .renew, .license, .playable, .play, .key, .bookmarkAdd, .bookmarkRemove, .bookmarks,
             .deviceAdd, .devices, .deviceRevoke, .deviceSign, .authenticate, .playOn, .lookup, .peerManifest,
             .notifyStatus, .boxKey, .exportTitle, .importBundle, .bundleJob, .verify, .gc, .catalogApply,
-            .catalogStatus, .played, .limits:
+            .catalogStatus, .played, .limits, .subscribe, .unsubscribe:
             throw TitleError(code: .internal, message: "no component answered \(operation)")
         }
     }

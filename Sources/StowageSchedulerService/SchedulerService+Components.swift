@@ -63,10 +63,17 @@ extension SchedulerService {
                 scrubBytesPerSecond: options.scrubBytesPerSecond,
                 isStaging: { [unowned self] in bundles?.isStaging($0) == true }
             ))
+        // Last: subscribers hear of an event once every other component has taken it in.
+        components.register(
+            SubscribersComponent(
+                context: context, heartbeat: Self.heartbeat, send: { [unowned self] in send($0, $1) }))
     }
 
     /// The clock guard's epoch: a title adopted now counts its license from it.
     var clockGuard: ClockGuardComponent? { components.first(ClockGuardComponent.self) }
+
+    /// Who hears about titles: the pipeline's progress events, a client that cannot be reached.
+    var subscribers: SubscribersComponent? { components.first(SubscribersComponent.self) }
 
     /// Titles whose input crashes the scheduler or its workers: failed at start, or when their task kills workers.
     var crash: CrashComponent? { components.first(CrashComponent.self) }
@@ -160,14 +167,14 @@ extension SchedulerService: TitleDesk {
     }
 
     /// The one sink of title events: the event log, the components (the notification outbox among them: it stores
-    /// what has a notice), the subscribers. Inside a batch, all of it commits with the change it reports.
+    /// what has a notice; the subscribers hear what is published). Inside a batch, all of it commits with the change
+    /// it reports.
     func record(_ event: TitleHappening) throws {
         if let kind = event.kind {
             try store.appendEvent(
                 token: event.token, kind: kind, detail: event.detail, at: Date(timeIntervalSince1970: clock.now()))
         }
         try components.observe(event)
-        if let published = event.published { publish(event.token, kind: published) }
     }
 }
 
@@ -184,7 +191,7 @@ extension SchedulerService: PipelineDesk {
             return false
         }
         metrics.retried(failure.code)
-        memory.retries.schedule(item, at: clock.monotonic() + max(backoff(n), failure.retryAfter ?? 0))
+        memory.retries.schedule(item, at: clock.monotonic() + max(RetryQueue.backoff(attempt: n), failure.retryAfter ?? 0))
         return true
     }
 

@@ -26,20 +26,8 @@ extension SchedulerService {
         return out
     }
 
-    /// Sends an event about a title to its subscribers (or to `only`).
-    func publish(_ token: String, kind: String, to only: [[UInt8]]? = nil) {
-        let targets = only ?? memory.progress.subscribers.targets(for: token)
-        guard !targets.isEmpty, let title = try? store.title(token), let progress = try? store.progress(token: token),
-            let status = try? status(of: title, progress: progress)
-        else { return }
-        let frames = FrameCodec.encode(.event, TitleEvent(kind: kind, status: status))
-        for identity in targets where !send(identity, frames) { memory.progress.subscribers.remove(identity) }
-    }
-
-    /// Progress events, at most four a second per title.
+    /// Progress events to the title's subscribers (``SubscribersComponent``).
     func publishProgress(_ token: String, throttled: Bool) {
-        let t = clock.monotonic()
-        guard memory.progress.shouldPublish(token, throttled: throttled, now: t) else { return }
-        publish(token, kind: "progress")
+        subscribers?.progress(token, throttled: throttled)
     }
 }

@@ -112,15 +112,8 @@ extension SchedulerService {
         r.state = .pending
         try store.update(r)
         metrics.retried(code)
-        // Connectivity is the host's, not the file's: failures in a row at a host (any file, no answer between)
-        // spend the budget as well, so an outage is noticed in about a minute however many files are queued.
-        var inARow = 0
-        if code == .network, let host = endpoint ?? HostProbe.endpoint(of: r.url) {
-            // Counts once the host has failed for a while: a blip of a second does not suspend anything.
-            inARow = network?.failed(host) ?? 0
-        } else if network?.anyFailing == true, let host = HostProbe.endpoint(of: r.url) {
-            network?.answered(host)  // it answered (an HTTP status, a bad file): reachable
-        }
+        // Failures in a row at the file's host spend the budget as well (``FileRetryVerdict``).
+        let inARow = network?.attemptFailed(code: code, endpoint: endpoint, url: r.url) ?? 0
         switch FileRetryVerdict.of(
             attempts: r.attempts, inARow: inARow, maxAttempts: options.maxAttempts, code: code, retryAfter: retryAfter)
         {
@@ -137,10 +130,5 @@ extension SchedulerService {
             if try recording?.gap(r, reason: "\(reason) (after \(r.attempts) attempts)") == true { return }
             try fail(r.token, TitleError(code: code, message: "\(r.url): \(reason) (after \(r.attempts) attempts)"))
         }
-    }
-
-    /// Exponential backoff with jitter: 0.5 s, 1 s, 2 s … capped at 30 s.
-    func backoff(_ attempt: Int) -> Double {
-        RetryQueue.backoff(attempt: attempt)
     }
 }

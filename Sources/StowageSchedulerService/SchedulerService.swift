@@ -168,7 +168,7 @@ public final class SchedulerService {
         } catch {
             let peer = frames.first ?? []
             logger.debug("send failed", metadata: ["peer": "\(FrameCodec.printable(peer))", "error": "\(error)"])
-            memory.progress.subscribers.remove(peer)
+            subscribers?.gone(peer)
             return false
         }
     }
@@ -216,7 +216,7 @@ public final class SchedulerService {
 
     /// Every pass of the loop: leases and workers that timed out, retries due, the heartbeat, the components'
     /// timers (fill windows among them, before new work goes out; the limits' shares and schedule, the clock guard,
-    /// recordings' reloads, the scrub, the quota, the network watch) and new work out.
+    /// subscribers' expiry, recordings' reloads, the scrub, the quota, the network watch) and new work out.
     package func tick() {
         let t = clock.monotonic()
         let expiry = core.expireReporting(now: t)
@@ -232,7 +232,6 @@ public final class SchedulerService {
         }
         if memory.heartbeat.isDue(now: t) {
             for id in core.workers.keys { send(Array(id.utf8), FrameCodec.encode(.heartbeat)) }
-            memory.progress.subscribers.expire(now: t)
             metrics.refresh(titles: (try? store.titleCounts()) ?? [:], core: core, now: t)
         }
         components.tick(now: t)
