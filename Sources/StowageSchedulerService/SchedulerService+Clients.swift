@@ -75,8 +75,9 @@ extension SchedulerService {
         let submit = try Submission(request, allowedHosts: options.allowedHosts)
         // A recording of a URL recorded before is a new title (a stream is recorded again); one in progress is
         // the same title.
-        if reuse, let existing = try request.record == nil
-            ? store.liveTitle(url: request.url) : store.recordingInProgress(url: request.url)
+        if reuse,
+            let existing = try request.record == nil
+                ? store.liveTitle(url: request.url) : store.recordingInProgress(url: request.url)
         {
             return try reuseTitle(existing, for: request)
         }

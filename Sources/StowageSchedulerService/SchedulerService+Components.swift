@@ -25,12 +25,14 @@ extension SchedulerService {
                 renew: { [unowned self] in try? licensing?.renew($0, terms: nil, licenseURL: nil) }))
         components.register(
             PlaybackComponent(
-                context: context, vault: vault, clockRolledBack: { [unowned clockGuard] in clockGuard.rolledBack(for: $0) },
+                context: context, vault: vault,
+                clockRolledBack: { [unowned clockGuard] in clockGuard.rolledBack(for: $0) },
                 fetchScope: { [unowned self] in try messages.fetchScope($0) }))
         components.register(
             LicensingComponent(
                 context: context, pipeline: self, autoRenewBefore: options.autoRenewBefore,
-                epoch: { [unowned clockGuard] in clockGuard.epoch }, assumedRate: { [unowned limits] in limits.bandwidth },
+                epoch: { [unowned clockGuard] in clockGuard.epoch },
+                assumedRate: { [unowned limits] in limits.bandwidth },
                 playability: { [unowned self] in
                     guard let playback else { throw TitleError(code: .internal, message: "no playback component") }
                     return try playback.playability($0, startingPlay: true)
@@ -191,7 +193,8 @@ extension SchedulerService: PipelineDesk {
             return false
         }
         metrics.retried(failure.code)
-        memory.retries.schedule(item, at: clock.monotonic() + max(RetryQueue.backoff(attempt: n), failure.retryAfter ?? 0))
+        memory.retries.schedule(
+            item, at: clock.monotonic() + max(RetryQueue.backoff(attempt: n), failure.retryAfter ?? 0))
         return true
     }
 

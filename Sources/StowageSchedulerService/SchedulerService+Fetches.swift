@@ -141,7 +141,8 @@ extension SchedulerService {
                 core.slowDown(
                     host: slowDown.host, resumeAt: t + slowDown.resumeAfter, recoverAt: t + slowDown.recoverAfter)
                 logger.info(
-                    "origin asked to slow down", metadata: ["host": "\(slowDown.host)", "retryAfter": "\(slowDown.resumeAfter)"])
+                    "origin asked to slow down",
+                    metadata: ["host": "\(slowDown.host)", "retryAfter": "\(slowDown.resumeAfter)"])
             }
             var counted = r
             if progressMade {  // progress was made: the counters start over

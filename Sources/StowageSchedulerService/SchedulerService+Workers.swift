@@ -81,7 +81,8 @@ extension SchedulerService {
                     try tookSlot(lease.item.token)
                 }
                 let built =
-                    lease.batch.isEmpty ? try messages.work(for: lease.item, taskID: lease.taskID) : try batchWork(lease)
+                    lease.batch.isEmpty
+                    ? try messages.work(for: lease.item, taskID: lease.taskID) : try batchWork(lease)
                 guard let work = built else {
                     _ = core.complete(taskID: lease.taskID, from: lease.worker)
                     continue

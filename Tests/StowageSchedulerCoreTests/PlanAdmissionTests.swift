@@ -46,7 +46,9 @@ import Testing
         }
         #expect(error.code == .refused)
         #expect(error.message == widevine.deviceOnlyRefusal("https://o/m.m3u8"))
-        guard case .admitted(let admitted) = PlanAdmission.of(plan(protection: widevine), for: request(allowDeviceDRM: true))
+        guard
+            case .admitted(let admitted) = PlanAdmission.of(
+                plan(protection: widevine), for: request(allowDeviceDRM: true))
         else {
             Issue.record("a device-only title allowed by the submit was refused")
             return

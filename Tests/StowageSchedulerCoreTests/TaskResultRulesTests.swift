@@ -22,9 +22,12 @@ import Testing
     }
 
     @Test func aRefusedFileIsAGapFirstOnlyWhenTheOriginSaysItIsGone() {
-        #expect(FetchFailureVerdict.of(failure(.httpStatus, retryable: false, status: 404)) == .refused(goneFirst: true))
-        #expect(FetchFailureVerdict.of(failure(.httpStatus, retryable: false, status: 410)) == .refused(goneFirst: true))
-        #expect(FetchFailureVerdict.of(failure(.httpStatus, retryable: false, status: 403)) == .refused(goneFirst: false))
+        #expect(
+            FetchFailureVerdict.of(failure(.httpStatus, retryable: false, status: 404)) == .refused(goneFirst: true))
+        #expect(
+            FetchFailureVerdict.of(failure(.httpStatus, retryable: false, status: 410)) == .refused(goneFirst: true))
+        #expect(
+            FetchFailureVerdict.of(failure(.httpStatus, retryable: false, status: 403)) == .refused(goneFirst: false))
         #expect(FetchFailureVerdict.of(failure(.integrity, retryable: false)) == .refused(goneFirst: false))
     }
 
@@ -33,7 +36,8 @@ import Testing
             FetchFailureVerdict.of(failure(.network, retryable: true))
                 == .retry(slowDown: nil, progressMade: false))
         #expect(
-            FetchFailureVerdict.of(failure(.httpStatus, retryable: true, retryAfter: 5, host: "cdn", madeProgress: true))
+            FetchFailureVerdict.of(
+                failure(.httpStatus, retryable: true, retryAfter: 5, host: "cdn", madeProgress: true))
                 == .retry(
                     slowDown: .init(host: "cdn", resumeAfter: 5, recoverAfter: 5 + FetchFailureVerdict.recovery),
                     progressMade: true))

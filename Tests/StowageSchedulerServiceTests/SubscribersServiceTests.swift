@@ -13,7 +13,8 @@ import Testing
 
     /// Subscribes `client` to `tokens` without taking what it was sent (the snapshot comes before the reply).
     func subscribe(_ d: ServiceDriver, _ tokens: [String], as client: String = "watcher") {
-        let request = ClientRequest(requestID: "s\(UInt32.random(in: 0...UInt32.max))", operation: .subscribe(tokens: tokens))
+        let request = ClientRequest(
+            requestID: "s\(UInt32.random(in: 0...UInt32.max))", operation: .subscribe(tokens: tokens))
         d.deliver(client, FrameCodec.encode(.request, request))
     }
 

@@ -69,7 +69,8 @@ final class RecordingComponent: SchedulerComponent {
         guard let title = try context.store.title(token), title.record != nil, title.recordingEndedAt != nil,
             !title.state.isFinal
         else { return }
-        try context.desk.fail(token, TitleError(code: .playlist, message: "no segment of the recording could be fetched"))
+        try context.desk.fail(
+            token, TitleError(code: .playlist, message: "no segment of the recording could be fetched"))
     }
 
     /// Every rendition not ended is due for a reload now. One whose renditions all ended (a restart between the
