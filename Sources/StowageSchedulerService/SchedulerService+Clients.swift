@@ -13,7 +13,7 @@ extension SchedulerService {
             try gate.authorize(request.operation, by: caller, now: clock.monotonic())
             let asked = ComponentRequest(operation: request.operation, caller: caller, identity: identity)
             components.see(asked)
-            body = try components.answer(asked) ?? answer(request.operation, from: identity)
+            body = try components.answer(asked) ?? answer(request.operation)
         } catch let error as TitleError {
             body = .error(error)
         } catch let refused as TitleLifecycle.IllegalTransition {
@@ -24,7 +24,7 @@ extension SchedulerService {
         send(identity, FrameCodec.encode(.reply, ClientReply(requestID: request.requestID, result: body)))
     }
 
-    private func answer(_ operation: ClientOperation, from identity: [UInt8]) throws -> ReplyBody {
+    private func answer(_ operation: ClientOperation) throws -> ReplyBody {
         switch operation {
         case .submit(let submit):
             return .submitted(token: try submitTitle(submit))

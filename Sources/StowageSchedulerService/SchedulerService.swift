@@ -38,7 +38,9 @@ public final class SchedulerService {
     /// What each caller's key may ask.
     var gate: AccessGate
     /// What workers are sent for their leases.
-    private(set) var messages: TaskMessages!
+    private(set) lazy var messages = TaskMessages(
+        store: store, vault: vault, options: options, components: components,
+        isFresh: { [unowned self] in memory.pacing.isFresh($0, resource: $1) })
 
     func noteDropped() { metrics.droppedMessage() }
 
@@ -76,9 +78,6 @@ public final class SchedulerService {
         shutdown.notify(endpoint.waker)
         components = ComponentRegistry(logger: logger)
         gate = AccessGate(logger: logger)
-        messages = TaskMessages(
-            store: store, vault: vault, options: options, components: components,
-            isFresh: { [unowned self] in memory.pacing.isFresh($0, resource: $1) })
         try makeComponents(
             ComponentContext(desk: self, store: store, clock: clock, home: options.home, logger: logger))
     }
