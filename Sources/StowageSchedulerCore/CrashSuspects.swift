@@ -1,3 +1,5 @@
+import StowageProtocol
+
 /// Work that keeps dying with its workers. A worker that traps on a title's input (a playlist, an MPD, a license
 /// answer, a container it checks) dies holding that title's task, the task goes to the next worker, and that one dies
 /// too: without a count, one title stops every worker of its kind, restarted ones included. After ``threshold``
@@ -45,5 +47,22 @@ public struct CrashSuspects: Sendable {
         case .resolve, .license, .reload, .verify: true
         case .fetch: false
         }
+    }
+
+    /// Why a title whose item died with ``threshold`` workers in a row is failed, and what the operator may do.
+    public static func workersDied(of item: WorkItem) -> TitleError {
+        TitleError(
+            code: .internal,
+            message: "\(threshold) \(item.kind.workerKind.rawValue) workers died while handling its \(item.kind) task "
+                + "(its input likely crashes them: their logs say where); the title was failed so that the other "
+                + "titles go on; delete it, or resume it once the cause is fixed")
+    }
+
+    /// Why the title whose handling (`doing`) crashed the previous run of the scheduler is failed.
+    public static func schedulerCrashed(doing: String) -> TitleError {
+        TitleError(
+            code: .internal,
+            message: "the scheduler crashed while handling \(doing) (the log of the previous run says where): "
+                + "the title was failed so that the box keeps running; delete it, or resume it once the cause is fixed")
     }
 }

@@ -6,29 +6,17 @@ public struct SchedulerMemory: Sendable {
     public var retries = RetryQueue()
     /// Fetch pacing and batch sizes.
     public var pacing = FetchPacing()
-    /// Subscribers and live progress.
-    public var progress: ProgressFeed
-    /// Stored limits, bandwidth shares, disk cushion.
-    public var limits = LimitState()
-    /// Periodic duties.
-    public var timers: SchedulerTimers
-    /// Headers and fetch scopes per title.
-    public var caches = TitleCaches()
-    /// When each refused key last had a refusal logged (a refused caller may insist).
-    public var refusals = RateLimitedLog(interval: 60)
+    /// Live progress: bytes of fetches in flight.
+    public var progress = ProgressFeed()
+    /// Heartbeats to workers (with metrics); the components keep their own timers.
+    public var heartbeat: Every
     /// When each unknown worker was last told to register again (at most once per two heartbeats).
     public var registerAgain: RateLimitedLog
-    /// The wall-clock guard (persisted by the service).
-    public var clockEpoch: ClockEpoch
-    /// Work that keeps dying with its workers (a title whose input traps them).
-    public var crashSuspects = CrashSuspects()
 
-    /// `heartbeat`: seconds between heartbeats; subscribers live three of them.
-    public init(heartbeat: Double, clockEpoch: ClockEpoch) {
-        progress = ProgressFeed(subscriberLifetime: 3 * heartbeat)
-        timers = SchedulerTimers(heartbeat: heartbeat)
+    /// `heartbeat`: seconds between heartbeats.
+    public init(heartbeat: Double) {
+        self.heartbeat = Every(seconds: heartbeat)
         registerAgain = RateLimitedLog(interval: 2 * heartbeat)
-        self.clockEpoch = clockEpoch
     }
 
     /// The title stopped or ended: every concern forgets it.
@@ -36,7 +24,5 @@ public struct SchedulerMemory: Sendable {
         retries.forget(token)
         pacing.forget(token)
         progress.forget(token)
-        caches.forget(token)
-        crashSuspects.forget(token)
     }
 }

@@ -10,10 +10,10 @@ extension SchedulerService {
         let request = try FrameCodec.body(ClientRequest.self, from: envelope)
         let body: ReplyBody
         do {
-            try authorize(request.operation, by: caller)
+            try gate.authorize(request.operation, by: caller, now: clock.monotonic())
             let asked = ComponentRequest(operation: request.operation, caller: caller, identity: identity)
             components.see(asked)
-            body = try components.answer(asked) ?? answer(request.operation, from: identity)
+            body = try components.answer(asked) ?? answer(request.operation)
         } catch let error as TitleError {
             body = .error(error)
         } catch let refused as TitleLifecycle.IllegalTransition {
@@ -24,12 +24,12 @@ extension SchedulerService {
         send(identity, FrameCodec.encode(.reply, ClientReply(requestID: request.requestID, result: body)))
     }
 
-    private func answer(_ operation: ClientOperation, from identity: [UInt8]) throws -> ReplyBody {
+    private func answer(_ operation: ClientOperation) throws -> ReplyBody {
         switch operation {
         case .submit(let submit):
             return .submitted(token: try submitTitle(submit))
         case .status(let token):
-            guard let title = try store.title(token) else { throw unknownTitle(token) }
+            guard let title = try store.title(token) else { throw TitleError.noTitle(token) }
             return .title(try status(of: title, progress: store.progress(token: token)))
         case .list(let state, let after, let limit):
             guard let limit else {
@@ -44,27 +44,11 @@ extension SchedulerService {
                     try status(of: $0, progress: store.progress(token: $0.token))
                 })
         case .cancel(let token):
-            guard let title = try store.title(token) else { throw unknownTitle(token) }
+            guard let title = try store.title(token) else { throw TitleError.noTitle(token) }
             if !title.state.isFinal || title.state == .completed { try cancel(token) }
             return .title(try currentStatus(token))
         case .workers:
-            let t = clock.monotonic()
-            return .workers(
-                core.workers.values.sorted { $0.id < $1.id }.map { w in
-                    WorkerInfo(
-                        id: w.id, kind: w.info.kind, host: w.info.host, pid: w.info.pid, capacity: w.info.capacity,
-                        tasksInHand: w.leases.count, lastSeenSecondsAgo: ((t - w.lastSeen) * 1000).rounded() / 1000,
-                        alive: t - w.lastSeen <= core.workerTimeout)
-                })
-        case .subscribe(let tokens):
-            if memory.progress.subscribers.subscribe(identity, to: tokens, now: clock.monotonic()) {
-                let titles = tokens.isEmpty ? try store.titles() : try tokens.compactMap { try store.title($0) }
-                for title in titles { publish(title.token, kind: "snapshot", to: [identity]) }
-            }
-            return .ok
-        case .unsubscribe:
-            memory.progress.subscribers.remove(identity)
-            return .ok
+            return .workers(core.workersShown(now: clock.monotonic()))
         case .pause(let token):
             return .title(try operate(.pause, on: token))
         case .resume(let token):
@@ -72,121 +56,74 @@ extension SchedulerService {
         case .stop(let token):
             return .title(try operate(.stop, on: token))
         case .delete(let token):
-            guard try store.title(token) != nil else { throw unknownTitle(token) }
+            guard try store.title(token) != nil else { throw TitleError.noTitle(token) }
             try delete(token)
             return .ok
-        case .limits(let change):
-            if let change { try applyLimits(change) }
-            return .limits(limitsInForce())
         case .stats:
             return .stats(try stats())
         case .pin, .evictable, .renew, .license, .playable, .play, .key, .bookmarkAdd, .bookmarkRemove, .bookmarks,
             .deviceAdd, .devices, .deviceRevoke, .deviceSign, .authenticate, .playOn, .lookup, .peerManifest,
             .notifyStatus, .boxKey, .exportTitle, .importBundle, .bundleJob, .verify, .gc, .catalogApply,
-            .catalogStatus, .played:
+            .catalogStatus, .played, .limits, .subscribe, .unsubscribe:
             throw TitleError(code: .internal, message: "no component answered \(operation)")
         }
     }
 
-    /// A new title (or, with `reuse`, the unfinished or completed title of the same URL).
-    func submitTitle(_ submit: SubmitRequest, reuse: Bool = true) throws -> String {
-        try peer?.check(submit)
-        if let problem = submit.numberProblem { throw TitleError(code: .refused, message: "\(problem)") }
-        guard SubmitRequest.priorityRange.contains(submit.priority) else {
-            throw TitleError(code: .refused, message: "priority \(submit.priority) is outside -1000000...1000000")
-        }
-        if let why = SourceURLRule.refusal(submit.url, allowed: options.allowedHosts) {
-            throw TitleError(code: .refused, message: why)
-        }
-        if let allowed = options.allowedHosts {
-            for url in [submit.posterURL, submit.licenseURL].compactMap({ $0 }) {
-                if let reason = allowed.refusal(url) {
-                    throw TitleError(code: .refused, message: reason + " (stowage-scheduler --allow-hosts)")
-                }
-            }
-        }
+    /// A new title (or, with `reuse`, the unfinished or completed title of the same URL), checked by ``Submission``.
+    func submitTitle(_ request: SubmitRequest, reuse: Bool = true) throws -> String {
+        try peer?.check(request)
+        let submit = try Submission(request, allowedHosts: options.allowedHosts)
         // A recording of a URL recorded before is a new title (a stream is recorded again); one in progress is
         // the same title.
-        let reusable =
-            !reuse
-            ? nil
-            : submit.record == nil
-                ? try store.liveTitle(url: submit.url) : try store.recordingInProgress(url: submit.url)
-        let window = try submit.window.map { text in
-            do { return try FillSchedule(parsing: text).description } catch {
-                throw TitleError(code: .refused, message: "--window \(error)")
-            }
-        }
-        if var existing = reusable {
-            logger.info("submit reuses the existing title", metadata: ["token": "\(existing.token)"])
-            if submit.now == true && !existing.fetchNow {
-                existing.fetchNow = true  // `--now` again: the windows no longer hold it
-                try store.update(existing)
-                if existing.state == .suspended && existing.suspendedReason == .window { try resume(existing.token) }
-            }
-            if existing.state == .licensed && !submit.preloadOnly {
-                // Preloaded: the license is there; now download (when its window allows).
-                existing.preloadOnly = false
-                try store.update(existing)
-                if windowHolds(existing) { return try holdForWindow(existing.token) }
-                core.addTitle(existing.token, priority: existing.priority, requestedAt: existing.requestedAt)
-                try startDownloading(existing.token)
-            }
-            return existing.token
+        if reuse,
+            let existing = try request.record == nil
+                ? store.liveTitle(url: request.url) : store.recordingInProgress(url: request.url)
+        {
+            return try reuseTitle(existing, for: request)
         }
         let token = Self.newToken()
-        let record = TitleRecord(
-            token: token, url: submit.url, name: submit.name, state: .requested, priority: submit.priority,
-            selection: submit.selection,
-            headers: submit.headers, requestedAt: clock.now())
-        var stored = record
-        stored.requestedTerms = submit.terms
-        stored.licenseURL = submit.licenseURL
-        stored.preloadOnly = submit.preloadOnly
-        stored.posterURL = submit.posterURL
-        stored.allowDeviceDRM = submit.allowDeviceDRM ?? false
-        stored.operatorKeys = try licensing?.wrapOperatorKeys(submit.keys, token: token)
-        stored.fillWindow = window
-        stored.fetchNow = submit.now ?? false
-        if let hosts = submit.headerHosts, !hosts.isEmpty {
-            if let bad = hosts.first(where: { $0.isEmpty || $0.contains(where: { "/:@ ?#".contains($0) }) }) {
-                throw TitleError(code: .refused, message: "--header-host '\(bad.prefix(100))' is not a host name")
-            }
-            stored.headerHosts = hosts.map { $0.lowercased() }
+        var stored = try submit.newTitle(token: token, now: clock.now())
+        if let id = request.id, let other = try store.title(externalID: id) {
+            throw TitleError(
+                code: .refused, message: "id '\(id)' is already title \(other.token) (`stowctl delete` it first)")
         }
-        if let name = submit.name, let why = TitleLabels.nameProblem(name) {
-            throw TitleError(code: .refused, message: "--name \(why)")
-        }
-        if let id = submit.id {
-            if let why = TitleLabels.idProblem(id) { throw TitleError(code: .refused, message: "--id \(why)") }
-            if let other = try store.title(externalID: id) {
-                throw TitleError(
-                    code: .refused, message: "id '\(id)' is already title \(other.token) (`stowctl delete` it first)")
-            }
-            stored.externalID = id
-        }
-        if let record = submit.record {
-            if let d = record.durationSeconds, !(d.isFinite && d > 0) {
-                throw TitleError(code: .refused, message: "--duration must be a positive duration")
-            }
-            stored.record = record
-        }
-        stored.peer = try submit.peer.map { source in
+        stored.operatorKeys = try licensing?.wrapOperatorKeys(request.keys, token: token)
+        stored.peer = try request.peer.map { source in
             guard let peer else { throw TitleError(code: .internal, message: "peer fill is not registered") }
             return try peer.wrapSecret(source, token: token)
         }
         try store.insert(stored)
-        logger.info("title requested", metadata: ["token": "\(token)", "url": "\(submit.url)"])
+        logger.info("title requested", metadata: ["token": "\(token)", "url": "\(request.url)"])
         // Outside its fill window it waits at once: not even its playlist (or a peer's manifest) is fetched.
         let held = windowHolds(stored)
-        try self.record(
+        try record(
             TitleHappening(
-                token, kind: "state", detail: "requested \(submit.url)", notice: .state, noticeDetail: "requested",
+                token, kind: "state", detail: "requested \(request.url)", notice: .state, noticeDetail: "requested",
                 published: held ? nil : "state"))
         if held { return try holdForWindow(token) }
-        core.addTitle(token, priority: submit.priority, requestedAt: record.requestedAt)
-        core.enqueue(resolveItem(record))
+        core.addTitle(token, priority: request.priority, requestedAt: stored.requestedAt)
+        core.enqueue(resolveItem(stored))
         return token
+    }
+
+    /// A submit of a URL whose title is there: `--now` again frees it from the windows; a preloaded title's
+    /// download starts (when its window allows).
+    private func reuseTitle(_ title: TitleRecord, for request: SubmitRequest) throws -> String {
+        var existing = title
+        logger.info("submit reuses the existing title", metadata: ["token": "\(existing.token)"])
+        if request.now == true && !existing.fetchNow {
+            existing.fetchNow = true  // `--now` again: the windows no longer hold it
+            try store.update(existing)
+            if existing.state == .suspended && existing.suspendedReason == .window { try resume(existing.token) }
+        }
+        if existing.state == .licensed && !request.preloadOnly {
+            existing.preloadOnly = false
+            try store.update(existing)
+            if windowHolds(existing) { return try holdForWindow(existing.token) }
+            core.addTitle(existing.token, priority: existing.priority, requestedAt: existing.requestedAt)
+            try startDownloading(existing.token)
+        }
+        return existing.token
     }
 
     /// A title submitted outside its fill window waits for it (suspended, `window`).

@@ -6,22 +6,37 @@ import StowageStore
 
 extension SchedulerService {
     /// The registration list: one line a component (its order is the order requests are offered and ticks run).
-    func makeComponents(_ context: ComponentContext) {
-        components.register(DiskComponent(context: context, cushion: { [unowned self] in memory.limits.diskCushion }))
+    func makeComponents(_ context: ComponentContext) throws {
+        let limits = try LimitsComponent(
+            context: context, overrides: options.limitOverrides, schedule: options.bandwidthSchedule,
+            timeZone: options.timeZone, heartbeat: Self.heartbeat, setCore: { [unowned self] in core.limits = $0 },
+            downloaders: { [unowned self] in core.workers.values.filter { $0.info.kind == .download }.map(\.id) },
+            sendShare: { [unowned self] in
+                send(Array($0.utf8), FrameCodec.encode(.limits, WorkerLimits(bytesPerSecond: $1)))
+            })
+        components.register(limits)
+        let clockGuard = ClockGuardComponent(context: context)
+        components.register(clockGuard)
+        components.register(CrashComponent(context: context, previousCrash: journal.previousCrash))
+        components.register(DiskComponent(context: context, cushion: { [unowned limits] in limits.diskCushion }))
         components.register(
             NetworkComponent(
                 context: context, giveUpAfter: options.giveUpAfter,
                 renew: { [unowned self] in try? licensing?.renew($0, terms: nil, licenseURL: nil) }))
         components.register(
             PlaybackComponent(
-                context: context, vault: vault, clockRolledBack: { [unowned self] in clockRolledBack(for: $0) },
-                fetchScope: { [unowned self] in try fetchScope($0) }))
+                context: context, vault: vault,
+                clockRolledBack: { [unowned clockGuard] in clockGuard.rolledBack(for: $0) },
+                fetchScope: { [unowned self] in try messages.fetchScope($0) }))
         components.register(
             LicensingComponent(
                 context: context, pipeline: self, autoRenewBefore: options.autoRenewBefore,
-                epoch: { [unowned self] in memory.clockEpoch.epoch },
-                assumedRate: { [unowned self] in memory.limits.bandwidth },
-                playability: { [unowned self] in try playability($0, startingPlay: true) }))
+                epoch: { [unowned clockGuard] in clockGuard.epoch },
+                assumedRate: { [unowned limits] in limits.bandwidth },
+                playability: { [unowned self] in
+                    guard let playback else { throw TitleError(code: .internal, message: "no playback component") }
+                    return try playback.playability($0, startingPlay: true)
+                }))
         let plays = PlaysComponent(context: context)
         components.register(plays)
         components.register(CatalogComponent(context: context, options: options.catalog, plays: plays))
@@ -50,7 +65,20 @@ extension SchedulerService {
                 scrubBytesPerSecond: options.scrubBytesPerSecond,
                 isStaging: { [unowned self] in bundles?.isStaging($0) == true }
             ))
+        // Last: subscribers hear of an event once every other component has taken it in.
+        components.register(
+            SubscribersComponent(
+                context: context, heartbeat: Self.heartbeat, send: { [unowned self] in send($0, $1) }))
     }
+
+    /// The clock guard's epoch: a title adopted now counts its license from it.
+    var clockGuard: ClockGuardComponent? { components.first(ClockGuardComponent.self) }
+
+    /// Who hears about titles: the pipeline's progress events, a client that cannot be reached.
+    var subscribers: SubscribersComponent? { components.first(SubscribersComponent.self) }
+
+    /// Titles whose input crashes the scheduler or its workers: failed at start, or when their task kills workers.
+    var crash: CrashComponent? { components.first(CrashComponent.self) }
 
     /// Whether a title may be played now (status, the devices' plays).
     var playback: PlaybackComponent? { components.first(PlaybackComponent.self) }
@@ -123,7 +151,7 @@ extension SchedulerService: TitleDesk {
 
     func adopt(_ title: TitleRecord, fill: () throws -> Void, last: () throws -> Void) throws {
         var title = title
-        title.licenseEpoch = memory.clockEpoch.epoch
+        title.licenseEpoch = clockGuard?.epoch ?? 0
         var failure: (any Error)?
         try inOneTransaction {
             do {
@@ -141,14 +169,14 @@ extension SchedulerService: TitleDesk {
     }
 
     /// The one sink of title events: the event log, the components (the notification outbox among them: it stores
-    /// what has a notice), the subscribers. Inside a batch, all of it commits with the change it reports.
+    /// what has a notice; the subscribers hear what is published). Inside a batch, all of it commits with the change
+    /// it reports.
     func record(_ event: TitleHappening) throws {
         if let kind = event.kind {
             try store.appendEvent(
                 token: event.token, kind: kind, detail: event.detail, at: Date(timeIntervalSince1970: clock.now()))
         }
         try components.observe(event)
-        if let published = event.published { publish(event.token, kind: published) }
     }
 }
 
@@ -165,7 +193,8 @@ extension SchedulerService: PipelineDesk {
             return false
         }
         metrics.retried(failure.code)
-        memory.retries.schedule(item, at: clock.monotonic() + max(backoff(n), failure.retryAfter ?? 0))
+        memory.retries.schedule(
+            item, at: clock.monotonic() + max(RetryQueue.backoff(attempt: n), failure.retryAfter ?? 0))
         return true
     }
 
@@ -185,9 +214,9 @@ extension SchedulerService: PipelineDesk {
     func hasWork(_ token: String) -> Bool { core.hasWork(token) }
 
     func licenseRefusal(_ title: TitleRecord) -> String? {
-        guard let terms = terms(of: title) else { return nil }
+        guard let terms = title.licenseTerms else { return nil }
         return LicensePolicy.refusal(
-            terms, usage(of: title), now: clock.now(), clockRolledBack: clockRolledBack(for: title),
+            terms, title.licenseUsage, now: clock.now(), clockRolledBack: clockGuard?.rolledBack(for: title) ?? false,
             startingPlay: false)
     }
 }

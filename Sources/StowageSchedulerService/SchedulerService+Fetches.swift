@@ -6,24 +6,13 @@ import StowageStore
 
 /// Fetch results, one file at a time or a batch at once (``FetchBatch``): what each means for its file and title.
 extension SchedulerService {
-    /// The work of a fetch batch lease: one ``FetchWork`` per resource still known, in the lease's order (the
-    /// resources sent are remembered to read the results by). Nil when none is left.
+    /// The work of a fetch batch lease (``TaskMessages/batch(_:)``); the resources sent are remembered to read the
+    /// results by. Nil when none is left.
     func batchWork(_ lease: Lease) throws -> Work? {
-        guard let headers = try requestHeaders(lease.item.token) else { return nil }
-        var items: [FetchWork] = []
-        var ids: [Int64] = []
-        var wanted: [Int64] = []
-        for case .fetch(let id) in lease.items.map(\.kind) { wanted.append(id) }
-        let records = try store.resources(ids: wanted)
-        for id in wanted {
-            guard let r = records[id] else { continue }
-            items.append(fetchWork(r, headers: headers))
-            ids.append(id)
-        }
-        guard !items.isEmpty else { return nil }
-        memory.pacing.sent(ids, task: lease.taskID) { core.leases[$0] != nil }
-        logger.debug("fetch batch", metadata: ["files": "\(ids.count)", "token": "\(lease.item.token)"])
-        return .fetchBatch(FetchBatch(items: items))
+        guard let batch = try messages.batch(lease) else { return nil }
+        memory.pacing.sent(batch.ids, task: lease.taskID) { core.leases[$0] != nil }
+        logger.debug("fetch batch", metadata: ["files": "\(batch.ids.count)", "token": "\(lease.item.token)"])
+        return batch.work
     }
 
     /// Learns how long a title's files take to fetch (per file, from the lease's time out) and sizes its batches
@@ -39,28 +28,6 @@ extension SchedulerService {
     /// the pace is known.
     func setFetchBatch(_ token: String) {
         core.setFetchBatch(token, memory.pacing.batchSize(token, limit: core.limits.fetchBatch))
-    }
-
-    /// What a worker needs to fetch one resource.
-    func fetchWork(_ r: ResourceRecord, headers: [Header]) -> FetchWork {
-        var work = FetchWork(
-            url: r.url, headers: headers, rangeOffset: r.rangeOffset, rangeLength: r.rangeLength,
-            path: "\(r.token)/\(r.localPath)", container: r.encrypted ? nil : r.container)
-        if let decryption = decryption(for: r) {
-            work.decryption = decryption
-            work.container = r.container
-        }
-        work.alternates = r.alternates
-        if let id = r.id { work.fresh = memory.pacing.isFresh(r.token, resource: id) }
-        if let peer = peer?.fetch(r) {
-            // The peer's stored file, whole: its byte range (if any) was the origin's.
-            work.url = peer.url
-            work.headers = peer.headers
-            work.rangeOffset = nil
-            work.rangeLength = nil
-            work.alternates = nil
-        }
-        return work
     }
 
     /// The results of a batch, item by item, as if each had been a task of its own; items not attempted go back
@@ -146,42 +113,45 @@ extension SchedulerService {
         return true
     }
 
-    /// A fetch failed: retry, re-resolve, suspend or fail the title, as the failure says.
+    /// A fetch failed: retry, re-resolve, suspend or fail the title, as the failure says (``FetchFailureVerdict``).
     func fetchFailed(_ id: Int64, _ failure: TaskFailure, lease: Lease) throws {
         let token = lease.item.token
-        if failure.code == .diskFull {
+        let verdict = FetchFailureVerdict.of(failure)
+        if verdict == .waitForSpace {
             logger.warning("disk full: suspending the title until space returns", metadata: ["token": "\(token)"])
-            try suspend(
+            return try suspend(
                 token, reason: .diskFull, waitingHost: nil,
                 error: TitleError(code: .diskFull, message: "\(failure.message); suspended until space returns"))
-            return
         }
         guard let r = try store.resource(id: id) else { return }
         if let r = try peer?.fetchFailed(r, failure) {
             return memory.retries.schedule(fetchItem(r), at: clock.monotonic())
         }
-        if !failure.retryable {
-            if let status = failure.status, status == 404 || status == 410,
-                try recording?.gap(r, reason: failure.message) == true
-            {
-                return
-            }
+        switch verdict {
+        case .waitForSpace:
+            return
+        case .refused(let goneFirst):
+            if goneFirst, try recording?.gap(r, reason: failure.message) == true { return }
             if try urlRefresh?.fileRefused(r, failure, lease: lease) == true { return }
             if try recording?.gap(r, reason: failure.message) == true { return }
             return try fail(token, TitleError(code: failure.code, message: failure.message))
+        case .retry(let slowDown, let progressMade):
+            if let slowDown {
+                let t = clock.monotonic()
+                core.slowDown(
+                    host: slowDown.host, resumeAt: t + slowDown.resumeAfter, recoverAt: t + slowDown.recoverAfter)
+                logger.info(
+                    "origin asked to slow down",
+                    metadata: ["host": "\(slowDown.host)", "retryAfter": "\(slowDown.resumeAfter)"])
+            }
+            var counted = r
+            if progressMade {  // progress was made: the counters start over
+                counted.attempts = 0
+                if let host = failure.endpoint ?? HostProbe.endpoint(of: r.url) { network?.answered(host) }
+            }
+            try retry(
+                counted, reason: failure.message, code: failure.code, retryAfter: failure.retryAfter,
+                endpoint: failure.endpoint)
         }
-        if let host = failure.host, let wait = failure.retryAfter {
-            let t = clock.monotonic()
-            core.slowDown(host: host, resumeAt: t + wait, recoverAt: t + wait + 30)
-            logger.info("origin asked to slow down", metadata: ["host": "\(host)", "retryAfter": "\(wait)"])
-        }
-        var counted = r
-        if failure.madeProgress == true {  // progress was made: the counters start over
-            counted.attempts = 0
-            if let host = failure.endpoint ?? HostProbe.endpoint(of: r.url) { network?.answered(host) }
-        }
-        try retry(
-            counted, reason: failure.message, code: failure.code, retryAfter: failure.retryAfter,
-            endpoint: failure.endpoint)
     }
 }

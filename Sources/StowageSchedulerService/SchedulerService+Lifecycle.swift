@@ -34,12 +34,7 @@ extension SchedulerService {
         /// (the group stops services in reverse order: the loop first, then what feeds it): the `--catalog` fetcher,
         /// which hands what it fetched to the loop through its ``CatalogFeed``.
         public var companions: [any Service] {
-            guard let location = options.catalog.location, let feed = options.catalog.feed else { return [] }
-            return [
-                CatalogFetcher(
-                    location: location, interval: options.catalog.interval, feed: feed, logger: logger,
-                    limits: options.answerPace.total(BodyLimits.catalogTotal))
-            ]
+            [options.catalog.fetcher(logger: logger, pace: options.answerPace)].compactMap { $0 }
         }
 
         /// Serves until graceful shutdown; throws what stops the scheduler from starting (a bind, the store).

@@ -9,7 +9,7 @@ import StowageStore
 /// owning concern's consent (``SuspensionRule``), and that concern gives it (``SuspensionOwner``).
 extension SchedulerService {
     func operate(_ action: TitleLifecycle.OperatorAction, on token: String) throws -> TitleStatus {
-        guard let title = try store.title(token) else { throw unknownTitle(token) }
+        guard let title = try store.title(token) else { throw TitleError.noTitle(token) }
         if let why = title.lifecycle.refusal(
             action, of: token, recording: title.isRecording, isRecordingTitle: title.record != nil)
         {
@@ -22,7 +22,7 @@ extension SchedulerService {
         case .resume:
             if title.state == .suspended, let reason = title.suspendedReason,
                 SuspensionRule.of(reason).operatorResume == .ifAdmitted,
-                let why = try resumeRefusal(title, waitingFor: reason)
+                let why = try components.resumeRefusal(title, waitingFor: reason)
             {
                 throw TitleError(code: .refused, message: "title \(token) \(SuspensionRule.of(reason).shown): \(why)")
             }
@@ -31,14 +31,5 @@ extension SchedulerService {
             try recording?.end(token, reason: "stopped by the operator")
         }
         return try currentStatus(token)
-    }
-
-    /// Why the concern that owns `reason` keeps the title waiting now (nil: it may resume).
-    private func resumeRefusal(_ title: TitleRecord, waitingFor reason: SuspendedReason) throws -> String? {
-        let owners = components.all.compactMap { $0 as? any SuspensionOwner }.filter { $0.owns == reason }
-        for owner in owners {
-            if let why = try owner.resumeRefusal(title) { return why }
-        }
-        return nil
     }
 }

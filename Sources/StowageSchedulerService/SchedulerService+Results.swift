@@ -54,14 +54,14 @@ extension SchedulerService {
     }
 
     /// A resolve's plan: saved (with the poster) unless it cannot be downloaded; a license comes next.
-    func applyPlan(_ plan: ResolvedPlan, token: String) throws {
+    func applyPlan(_ resolved: ResolvedPlan, token: String) throws {
         guard var title = try store.title(token) else { return }
-        try rememberReach(token, title, plan.reach)
-        if title.planned { return try urlRefresh?.reResolved(token, plan: plan) ?? () }
+        try messages.rememberReach(token, title, resolved.reach)
+        if title.planned { return try urlRefresh?.reResolved(token, plan: resolved) ?? () }
         if title.peer != nil, let peer {
-            switch try peer.adopt(plan, title: try store.title(token) ?? title) {
+            switch try peer.adopt(resolved, title: try store.title(token) ?? title) {
             case .adopted(let adopted):
-                memory.caches.scopeChanged(token)
+                messages.scopeChanged(token)
                 title = adopted
             case .failed:
                 return
@@ -69,27 +69,14 @@ extension SchedulerService {
                 return resolveFromOrigin(direct)
             }
         }
-        guard !plan.resources.isEmpty || title.record != nil else {
-            return try fail(
-                token,
-                TitleError(code: .playlist, message: "\(title.url): the selected renditions have no segments"))
-        }
-        var plan = plan
-        plan.protection = plan.protection?.given(keySource: title.licenseURL != nil || title.operatorKeys != nil)
-        if let protection = plan.protection, protection.deviceOnly {
-            if !title.allowDeviceDRM { return try fail(token, Self.deviceOnlyRefusal(title.url, protection)) }
-            plan.keys.removeAll { $0.keyFormat == "org.w3.clearkey" }  // no source: a device licenses it
-        }
-        if let poster = title.posterURL, let url = URL(string: poster), let scheme = url.scheme?.lowercased(),
-            ["http", "https"].contains(scheme)
-        {
-            let ext =
-                ["jpg", "jpeg", "png", "webp"].contains(url.pathExtension.lowercased())
-                ? url.pathExtension.lowercased() : "img"
-            plan.resources.append(
-                PlannedResource(
-                    kind: .poster, rendition: 0, url: poster, rangeOffset: nil, rangeLength: nil,
-                    localPath: "poster.\(ext)", container: .other, encrypted: false, duration: 0))
+        let request = PlanAdmission.Request(
+            url: title.url, recording: title.record != nil,
+            keySource: title.licenseURL != nil || title.operatorKeys != nil, allowDeviceDRM: title.allowDeviceDRM,
+            posterURL: title.posterURL)
+        let plan: ResolvedPlan
+        switch PlanAdmission.of(resolved, for: request) {
+        case .admitted(let admitted): plan = admitted
+        case .refused(let error): return try fail(token, error)
         }
         // Under a quota the title evicts what the policy allows (before the disk check: that frees space too).
         let overQuota = try quota?.refusal(token, need: plan.bytesEstimate ?? 0)
@@ -110,29 +97,29 @@ extension SchedulerService {
         core.enqueue(WorkItem(token: token, kind: .license))
     }
 
-    /// An integrity check's verdict on one file: verified, or fetched again.
+    /// An integrity check's verdict on one file (``CheckVerdict``): verified, or fetched again.
     private func applyVerified(_ id: Int64, _ report: VerifyReport, token: String) throws {
         guard var r = try store.resource(id: id) else { return }
         if try verification?.recordResult(r, ok: report.ok, reason: report.reason) == true { return }
-        if report.ok {
-            guard r.sha256 != nil || report.sha256 != nil else {
-                return try retry(r, reason: "integrity: the check reported no SHA-256", code: .integrity)
-            }
+        switch CheckVerdict.of(report, known: r.sha256) {
+        case .verified(let sha256):
             metrics.verified(bytes: r.bytes ?? 0)
-            r.sha256 = r.sha256 ?? report.sha256
+            r.sha256 = sha256
             r.state = .verified
             r.lastError = nil
             try store.update(r)
             publishProgress(token, throttled: true)
             try checkComplete(token)
             try verification?.finishIfDone(token)
-        } else {
-            logger.warning(
-                "integrity check failed; fetching again",
-                metadata: ["token": "\(token)", "file": "\(r.localPath)", "reason": "\(report.reason ?? "")"])
-            try? FileManager.default.removeItem(
-                at: options.home.titleDirectory(token).appendingPathComponent(r.localPath))
-            try retry(r, reason: "integrity: \(report.reason ?? "check failed")", code: .integrity)
+        case .fetchAgain(let reason, let removeFile):
+            if removeFile {
+                logger.warning(
+                    "integrity check failed; fetching again",
+                    metadata: ["token": "\(token)", "file": "\(r.localPath)", "reason": "\(report.reason ?? "")"])
+                try? FileManager.default.removeItem(
+                    at: options.home.titleDirectory(token).appendingPathComponent(r.localPath))
+            }
+            try retry(r, reason: reason, code: .integrity)
         }
     }
 
@@ -156,7 +143,7 @@ extension SchedulerService {
 
     /// A title from a peer that the peer cannot fill (its peer dropped): resolved from its origin URL.
     private func resolveFromOrigin(_ direct: TitleRecord) {
-        memory.caches.forget(direct.token)
+        messages.forget(direct.token)
         core.enqueue(resolveItem(direct))
     }
 }

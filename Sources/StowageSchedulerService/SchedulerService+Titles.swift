@@ -11,7 +11,7 @@ extension SchedulerService {
     /// what the store says. Verified files are never fetched again.
     func recover() throws {
         let reset = try store.recoverInterruptedWork()
-        try storeSuspendedReasons()
+        try store.fillSuspendedReasons()
         var resumed = 0
         for title in try store.titles() where !title.state.isFinal && title.state != .suspended {
             core.addTitle(title.token, priority: title.priority, requestedAt: title.requestedAt)
@@ -22,15 +22,6 @@ extension SchedulerService {
         core.unfinishedAtStart = resumed > 0 || reset > 0
         try reportMissingFiles()
         logger.info("recovered", metadata: ["titles": "\(resumed)", "leasesReissued": "\(reset)"])
-    }
-
-    /// Titles suspended before the reason was stored (before v7) get it once, from their error: from then on
-    /// `suspendedReason` alone says why a title waits.
-    private func storeSuspendedReasons() throws {
-        for var title in try store.titles(state: .suspended) where title.suspendedReason == nil {
-            title.suspendedReason = title.errorCode == ErrorCode.diskFull.rawValue ? .diskFull : .paused
-            try store.update(title)
-        }
     }
 
     /// Completed titles whose offline copy is gone are reported once (an event and `status.error`);
@@ -144,7 +135,7 @@ extension SchedulerService {
 
     /// Whether a planned title holds every key and its terms (nothing left to license).
     func hasLicense(_ title: TitleRecord) throws -> Bool {
-        try terms(of: title) != nil && !store.keys(token: title.token).contains(where: { $0.wrapped == nil })
+        try title.licenseTerms != nil && !store.keys(token: title.token).contains(where: { $0.wrapped == nil })
     }
 
     /// Moves a title by `event` (see ``TitleLifecycle``, the one table of transitions): its state, why it waits,
@@ -199,23 +190,13 @@ extension SchedulerService {
             return
         }
         guard try store.hasResources(token: token, in: [.verified]) else {
-            // A recording that ended with nothing it could fetch has nothing to complete.
-            if let title = try store.title(token), title.record != nil, title.recordingEndedAt != nil,
-                !title.state.isFinal
-            {
-                try fail(token, TitleError(code: .playlist, message: "no segment of the recording could be fetched"))
-            }
-            return
+            return try recording?.endedEmpty(token) ?? ()
         }
-        guard var title = try store.title(token), !title.state.isFinal, !title.isRecording else { return }
-        // A recording waits for the keys it met last (unless acquiring them failed: then it completes unplayable).
-        if title.record != nil, title.licenseError == nil,
-            try store.keys(token: token).contains(where: { $0.wrapped == nil })
-        {
-            return
-        }
+        guard var title = try store.title(token), !title.state.isFinal, !title.isRecording,
+            try recording?.waitsForKeys(title) != true
+        else { return }
         do {
-            title.localPlaylist = try writeOfflinePlaylists(title)
+            title.localPlaylist = try store.writeOfflinePlaylists(title, in: options.home.titleDirectory(token))
         } catch {
             return try fail(
                 token,
@@ -224,24 +205,6 @@ extension SchedulerService {
         try store.update(title)
         _ = core.dropTitle(token)
         try handle(.allVerified, of: token)
-    }
-
-    private func writeOfflinePlaylists(_ title: TitleRecord) throws -> String {
-        let dir = options.home.titleDirectory(title.token)
-        removePartialFiles(in: dir)
-        let playlists = try store.offlinePlaylists(title)
-        for (path, text) in playlists.files {
-            let url = dir.appendingPathComponent(path)
-            try FileManager.default.createDirectory(
-                at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-            try Data(text.utf8).write(to: url, options: .atomic)
-        }
-        return playlists.entry
-    }
-
-    /// Partial downloads left by workers that died mid-fetch; once a title is complete nothing writes them.
-    func removePartialFiles(in dir: URL) {
-        FetchLeftovers.remove(under: dir.path)
     }
 
     /// Ends a title with an error; work still out is called back.
@@ -303,6 +266,7 @@ extension SchedulerService {
             send(Array(lease.worker.utf8), FrameCodec.encode(.cancelTask, CancelTask(taskID: lease.taskID)))
         }
         memory.forget(token)
+        messages.forget(token)
         components.forget(token)
     }
 }

@@ -15,7 +15,7 @@ public final class SchedulerService {
     /// How the scheduler runs (``SchedulerOptions``).
     public typealias Options = SchedulerOptions
 
-    var options: Options
+    let options: Options
     let logger: Logger
     let store: Store
     /// Wraps content keys with the master key before they touch the store.
@@ -35,6 +35,12 @@ public final class SchedulerService {
     let journal: CrashJournal
     /// The concerns beside the title pipeline (``SchedulerComponent``), registered in ``makeComponents(_:)``.
     let components: ComponentRegistry
+    /// What each caller's key may ask.
+    var gate: AccessGate
+    /// What workers are sent for their leases.
+    private(set) lazy var messages = TaskMessages(
+        store: store, vault: vault, options: options, components: components,
+        isFresh: { [unowned self] in memory.pacing.isFresh($0, resource: $1) })
 
     func noteDropped() { metrics.droppedMessage() }
 
@@ -61,12 +67,7 @@ public final class SchedulerService {
         }
         vault = KeyVault(masterKey: try KeyVault.loadMasterKey(home: options.home.root))
         box = try BoxIdentity.loadOrCreate(home: options.home.root)
-        let epoch = ClockEpoch(
-            epoch: (try? store.setting(Self.clockEpochSetting)).flatMap { $0.flatMap(Int.init) } ?? 0,
-            lastSeen: (try? store.setting(Self.clockLastSeenSetting)).flatMap { $0.flatMap(Double.init) },
-            tolerance: Self.clockTolerance)
-        memory = SchedulerMemory(heartbeat: Double(WireProtocol.heartbeatMilliseconds) / 1000, clockEpoch: epoch)
-        memory.limits.schedule = options.bandwidthSchedule
+        memory = SchedulerMemory(heartbeat: Self.heartbeat)
         metrics = SchedulerMetrics(startedAt: clock.monotonic())
         let prefix = String(UInt64.random(in: 0...UInt64.max), radix: 36)
         core = SchedulerCore(idPrefix: prefix)
@@ -76,8 +77,8 @@ public final class SchedulerService {
             logger: logger, clock: clock)
         shutdown.notify(endpoint.waker)
         components = ComponentRegistry(logger: logger)
-        try loadLimits()
-        makeComponents(
+        gate = AccessGate(logger: logger)
+        try makeComponents(
             ComponentContext(desk: self, store: store, clock: clock, home: options.home, logger: logger))
     }
 
@@ -111,8 +112,8 @@ public final class SchedulerService {
                     "timeZone": "\(options.timeZone.identifier)",
                 ])
         }
-        checkClock()
-        try failAfterCrash()
+        clockGuard?.check()
+        try crash?.failAfterCrash()
         try recover()
         try components.start()
     }
@@ -166,7 +167,7 @@ public final class SchedulerService {
         } catch {
             let peer = frames.first ?? []
             logger.debug("send failed", metadata: ["peer": "\(FrameCodec.printable(peer))", "error": "\(error)"])
-            memory.progress.subscribers.remove(peer)
+            subscribers?.gone(peer)
             return false
         }
     }
@@ -187,7 +188,13 @@ public final class SchedulerService {
                 metadata: ["peer": "\(FrameCodec.printable(identity))", "reason": "\(error)"])
             return
         }
-        guard let caller = admit(envelope, from: identity, userID: userID) else { return }
+        let caller: Caller
+        switch gate.admit(envelope, userID: userID, now: clock.monotonic()) {
+        case .admitted(let admitted): caller = admitted
+        case .refused(let reply):
+            if let reply { send(identity, FrameCodec.encode(.reply, reply)) }
+            return
+        }
         do {
             switch envelope.command {
             case .register, .heartbeat, .result, .progress, .bye:
@@ -206,9 +213,9 @@ public final class SchedulerService {
         }
     }
 
-    /// Every pass of the loop: leases and workers that timed out, retries due, the periodic duties, the components'
-    /// timers (fill windows among them, before new work goes out; recordings' reloads, the scrub, the quota, the
-    /// network watch) and new work out.
+    /// Every pass of the loop: leases and workers that timed out, retries due, the heartbeat, the components'
+    /// timers (fill windows among them, before new work goes out; the limits' shares and schedule, the clock guard,
+    /// subscribers' expiry, recordings' reloads, the scrub, the quota, the network watch) and new work out.
     package func tick() {
         let t = clock.monotonic()
         let expiry = core.expireReporting(now: t)
@@ -218,39 +225,18 @@ public final class SchedulerService {
         if !expiry.requeued.isEmpty {
             logger.info("re-issuing work", metadata: ["items": "\(expiry.requeued.count)"])
         }
-        failCrashSuspects(memory.crashSuspects.lost(expiry.lostWithWorkers))
+        crash?.lost(expiry.lostWithWorkers)
         if !memory.retries.isEmpty {
             for item in memory.retries.due(now: t) { core.enqueue(item) }
         }
-        for duty in memory.timers.due(now: t) {
-            switch duty {
-            case .heartbeat:
-                for id in core.workers.keys { send(Array(id.utf8), FrameCodec.encode(.heartbeat)) }
-                memory.progress.subscribers.expire(now: t)
-                shareBandwidth()
-                metrics.refresh(titles: (try? store.titleCounts()) ?? [:], core: core, now: t)
-            case .clock:
-                checkClock()
-            case .disk:
-                break  // (the disk, network and quota components keep their own timers)
-            case .bandwidth:
-                followBandwidthSchedule()
-            }
+        if memory.heartbeat.isDue(now: t) {
+            for id in core.workers.keys { send(Array(id.utf8), FrameCodec.encode(.heartbeat)) }
+            metrics.refresh(titles: (try? store.titleCounts()) ?? [:], core: core, now: t)
         }
         components.tick(now: t)
         dispatch(now: t)
     }
-}
 
-extension SchedulerService {
-    /// Sends each download worker its share of the bandwidth cap when the cap or the workers change.
-    func shareBandwidth() {
-        let downloaders = core.workers.values.filter { $0.info.kind == .download }.map(\.id)
-        for (id, share) in memory.limits.sharesToSend(downloaders) {
-            if send(Array(id.utf8), FrameCodec.encode(.limits, WorkerLimits(bytesPerSecond: share > 0 ? share : nil))) {
-                memory.limits.shareSent(share, to: id)
-            }
-        }
-        memory.limits.keepShares(of: downloaders)
-    }
+    /// Seconds between heartbeats to workers (the wire protocol's).
+    static let heartbeat = Double(WireProtocol.heartbeatMilliseconds) / 1000
 }

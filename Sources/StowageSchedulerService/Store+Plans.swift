@@ -1,4 +1,5 @@
 import Foundation
+import StowageIntegrity
 import StowageProtocol
 import StowageStore
 
@@ -52,5 +53,28 @@ extension Store {
             return (files, "master.m3u8")
         }
         return (files, renditions.first?.localPath ?? "master.m3u8")
+    }
+
+    /// Writes a title's offline playlists into its folder `dir` (partial downloads left by workers that died
+    /// mid-fetch go first: once a title is complete nothing writes them); returns the entry playlist's path.
+    func writeOfflinePlaylists(_ title: TitleRecord, in dir: URL) throws -> String {
+        FetchLeftovers.remove(under: dir.path)
+        let playlists = try offlinePlaylists(title)
+        for (path, text) in playlists.files {
+            let url = dir.appendingPathComponent(path)
+            try FileManager.default.createDirectory(
+                at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try Data(text.utf8).write(to: url, options: .atomic)
+        }
+        return playlists.entry
+    }
+
+    /// Titles suspended before the reason was stored (before v7) get it once, from their error: from then on
+    /// `suspendedReason` alone says why a title waits.
+    func fillSuspendedReasons() throws {
+        for var title in try titles(state: .suspended) where title.suspendedReason == nil {
+            title.suspendedReason = title.errorCode == ErrorCode.diskFull.rawValue ? .diskFull : .paused
+            try update(title)
+        }
     }
 }

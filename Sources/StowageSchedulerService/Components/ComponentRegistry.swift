@@ -54,6 +54,14 @@ final class ComponentRegistry {
         for component in all { component.forget(token) }
     }
 
+    /// Why the concern that owns `reason` (``SuspensionOwner``) keeps the title waiting now (nil: it may resume).
+    func resumeRefusal(_ title: TitleRecord, waitingFor reason: SuspendedReason) throws -> String? {
+        for owner in all.compactMap({ $0 as? any SuspensionOwner }) where owner.owns == reason {
+            if let why = try owner.resumeRefusal(title) { return why }
+        }
+        return nil
+    }
+
     func describe(_ title: TitleRecord, into status: inout TitleStatus) {
         for component in all { component.describe(title, into: &status) }
     }

@@ -1,4 +1,6 @@
+import Logging
 import StowageCatalog
+import StowageProtocol
 
 /// `stowage-scheduler --catalog`, `--catalog-key`, `--catalog-interval`, `--catalog-grace`.
 public struct CatalogOptions: Sendable {
@@ -14,4 +16,13 @@ public struct CatalogOptions: Sendable {
     public var feed: CatalogFeed?
 
     public init() {}
+
+    /// The side task that fetches `location` every `interval` and hands it to the loop through `feed` (nil without
+    /// a location): a service of the scheduler's group. Its answers are held to `pace` (a catalogue's total cap).
+    func fetcher(logger: Logger, pace: BodyLimits) -> CatalogFetcher? {
+        guard let location, let feed else { return nil }
+        return CatalogFetcher(
+            location: location, interval: interval, feed: feed, logger: logger,
+            limits: pace.total(BodyLimits.catalogTotal))
+    }
 }

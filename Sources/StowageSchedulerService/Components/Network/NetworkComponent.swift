@@ -104,6 +104,15 @@ final class NetworkComponent: SchedulerComponent, SuspensionOwner {
     /// for a while, so a blip of a second suspends nothing).
     func failed(_ host: String) -> Int { watch.failures.failed(host, now: context.clock.monotonic()) }
 
+    /// A file's attempt at `url` failed with `code`: connectivity is the host's, not the file's, so a network failure
+    /// counts against its host (`endpoint`, else the URL's) and answers its failures in a row; any other failure
+    /// (an HTTP status, a bad file) is an answer: the host is reachable (0).
+    func attemptFailed(code: ErrorCode, endpoint: String?, url: String) -> Int {
+        if code == .network, let host = endpoint ?? HostProbe.endpoint(of: url) { return failed(host) }
+        if anyFailing, let host = HostProbe.endpoint(of: url) { answered(host) }
+        return 0
+    }
+
     /// Whether any host is failing now (a fetch's answer is worth noting only then).
     var anyFailing: Bool { !watch.failures.isEmpty }
 

@@ -7,6 +7,13 @@ import StowageStore
 /// Keys a recording meets during the event (key rotation): fetched by key-only license tasks beside the terms
 /// granted at the start, which stay as they are.
 extension RecordingComponent {
+    /// Whether a recording whose files are all verified still waits for the keys it met last (unless acquiring them
+    /// failed: then it completes unplayable).
+    func waitsForKeys(_ title: TitleRecord) throws -> Bool {
+        guard title.record != nil, title.licenseError == nil else { return false }
+        return try context.store.keys(token: title.token).contains(where: { $0.wrapped == nil })
+    }
+
     /// A recording's keys met during the event but not acquired yet (the task was lost to a restart or a
     /// suspension): a key-only license task fetches them.
     func queueMissingKeys(_ title: TitleRecord) throws {

@@ -63,6 +63,16 @@ final class RecordingComponent: SchedulerComponent {
         try pipeline.handle(.recordingStarted, of: token)
     }
 
+    /// A title with no verified file: a recording that ended with nothing it could fetch has nothing to complete,
+    /// and fails.
+    func endedEmpty(_ token: String) throws {
+        guard let title = try context.store.title(token), title.record != nil, title.recordingEndedAt != nil,
+            !title.state.isFinal
+        else { return }
+        try context.desk.fail(
+            token, TitleError(code: .playlist, message: "no segment of the recording could be fetched"))
+    }
+
     /// Every rendition not ended is due for a reload now. One whose renditions all ended (a restart between the
     /// last reload and the end of the recording) ends now.
     func scheduleReloads(_ title: TitleRecord) throws {
