@@ -42,7 +42,6 @@ public protocol CodedError: Error {
     var message: String { get }
 }
 
-
 /// An error as it appears in `status --json`.
 public struct TitleError: Codable, Sendable, Equatable {
     public var code: ErrorCode

@@ -12,8 +12,8 @@ struct Stowctl: AsyncParsableCommand {
         abstract: "Queue, watch and manage Stowage's offline HLS downloads.",
         discussion: """
             Every command talks to stowage-scheduler: by default over ipc in $STOWAGE_HOME/run (start one with \
-            Deploy/start.sh), or over --scheduler tcp://HOST:PORT. Add --json for machine output. \
-            Exit status: 0 ok, 1 failure, 2 usage error.
+            Deploy/start.sh), or over --scheduler tcp://HOST:PORT. Add --json for machine output (a failure too: \
+            {"error": {"code", "message"}} on stdout). Exit status: 0 ok, 1 failure, 2 usage error.
 
             Examples:
               stowctl submit https://cdn.example.com/movie/master.m3u8 --bitrate 3000000 --wait

@@ -110,7 +110,8 @@ struct DeployTrapTests {
             h, "start.sh", ["--gateway", "127.0.0.1:\(port)", "--admin-secret", h.root.path + "/nothing"])
         #expect(missing.status == 2 && missing.stderr.contains("/nothing"), "\(missing.stderr)")
         #expect(DeployScript.processesOfHome(h).isEmpty, "a usage error starts nothing")
-        let started = try DeployScript.run(h, "start.sh", ["--gateway", "127.0.0.1:\(port)", "--admin-secret", secret.path])
+        let started = try DeployScript.run(
+            h, "start.sh", ["--gateway", "127.0.0.1:\(port)", "--admin-secret", secret.path])
         #expect(started.status == 0, "\(started.stderr)")
         func login(_ secret: String) throws -> String {
             try TestMedia.shOutput(

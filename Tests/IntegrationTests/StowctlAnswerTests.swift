@@ -22,7 +22,10 @@ struct StowctlAnswerTests {
         let started = clock.now
         let r = try runCapturingStreams(p)
         let elapsed = clock.now - started
-        return (r.status, r.stdout, r.stderr, Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+        return (
+            r.status, r.stdout, r.stderr,
+            Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        )
     }
 
     /// The `{"error": {code, message}}` object on stdout.
