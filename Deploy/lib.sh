@@ -50,8 +50,20 @@ build() {
   export BIN
 }
 
+# Sets BIN to the folder of the built executables: BIN as given, else .build/$STOWAGE_CONFIGURATION when it holds
+# them (no swift needed to run what is built), else what swift says. Returns 1, saying why, when there is none.
 bin_path() {
-  BIN="${BIN:-$(swift build -c "$STOWAGE_CONFIGURATION" --show-bin-path)}"
+  if [ -z "${BIN:-}" ]; then
+    if [ -x ".build/$STOWAGE_CONFIGURATION/stowage-scheduler" ]; then
+      BIN="$PWD/.build/$STOWAGE_CONFIGURATION"
+    elif command -v swift >/dev/null; then
+      BIN="$(swift build -c "$STOWAGE_CONFIGURATION" --show-bin-path)"
+    else
+      echo "no built executables in .build/$STOWAGE_CONFIGURATION and swift is not on PATH: install the Swift 6" \
+        "toolchain (Deploy/quickstart.sh builds), or set BIN to the folder holding stowage-scheduler" >&2
+      return 1
+    fi
+  fi
   export BIN
 }
 
@@ -70,7 +82,8 @@ pid_status() {
   process_status "$pid" "$@"
 }
 
-# pid_status for a pid rather than a pid file: PID is alive, not a zombie, and runs one of the EXECUTABLEs.
+# pid_status for a pid rather than a pid file: PID is alive, not a zombie, and runs one of the EXECUTABLEs (the one
+# it runs, resolved, in PID_STATUS_EXE).
 process_status() {
   local pid="$1" stat state exe candidate; shift
   PID_STATUS_PID=""
@@ -96,7 +109,7 @@ process_status() {
   exe="${exe% (deleted)}"
   for candidate in "$@"; do
     [ -n "$candidate" ] || continue
-    if [ "$exe" = "$(realpath -m -- "$candidate")" ]; then PID_STATUS_PID="$pid"; return 0; fi
+    if [ "$exe" = "$(realpath -m -- "$candidate")" ]; then PID_STATUS_PID="$pid"; PID_STATUS_EXE="$exe"; return 0; fi
   done
   PID_STATUS_WHY="pid $pid runs $exe"
   return 1
@@ -123,11 +136,54 @@ executable_for() {
 }
 
 # The pids of alive workers in `stowctl workers --json` (pretty-printed JSON, one key per line), one per line;
-# nothing while the scheduler does not answer.
+# nothing while the scheduler does not answer, or not within TIMEOUT seconds (default 10).
 alive_worker_pids() {
-  { "$BIN/stowctl" workers --json --home "$STOWAGE_HOME" 2>/dev/null || true; } | awk '
+  { timeout "${1:-10}" "$BIN/stowctl" workers --json --home "$STOWAGE_HOME" 2>/dev/null || true; } | awk '
     /^[[:space:]]*\{/ { alive = ""; pid = "" }
     /"alive"[[:space:]]*:/ { alive = ($0 ~ /true/) }
     /"pid"[[:space:]]*:/ { pid = $0; gsub(/[^0-9]/, "", pid) }
     /^[[:space:]]*\}/ { if (alive && pid != "") print pid }'
+}
+
+# Stops the processes in STOP_PIDS, each running the executable at the same index of STOP_EXES: SIGTERM, then up to
+# STOP_WAIT seconds (default 15) for them to exit, then SIGKILL for what is left. A pid that no longer runs its
+# executable (it exited, or the pid was reused) is never signalled. Shared by stop.sh and start.sh (which stops
+# what it started when the start fails).
+stop_processes() {
+  local i _ alive
+  for i in "${!STOP_PIDS[@]}"; do
+    if process_status "${STOP_PIDS[$i]}" "${STOP_EXES[$i]}"; then kill -TERM "${STOP_PIDS[$i]}" 2>/dev/null || true; fi
+  done
+  for _ in $(seq 1 $((${STOP_WAIT:-15} * 10))); do
+    alive=0
+    for i in "${!STOP_PIDS[@]}"; do
+      if process_status "${STOP_PIDS[$i]}" "${STOP_EXES[$i]}"; then alive=1; fi
+    done
+    [ "$alive" -eq 0 ] && return 0
+    sleep 0.1
+  done
+  for i in "${!STOP_PIDS[@]}"; do
+    if process_status "${STOP_PIDS[$i]}" "${STOP_EXES[$i]}"; then
+      log "pid ${STOP_PIDS[$i]} did not stop in ${STOP_WAIT:-15} s; killing"
+      kill -KILL "${STOP_PIDS[$i]}" 2>/dev/null || true
+    fi
+  done
+}
+
+# The value of FLAG (--flag VALUE or --flag=VALUE) in the command line of PID; empty when it has none.
+process_option() {
+  local pid="$1" flag="$2" previous="" arg
+  while IFS= read -r -d '' arg; do
+    if [ "$previous" = "$flag" ]; then printf '%s\n' "$arg"; return 0; fi
+    case "$arg" in "$flag="*) printf '%s\n' "${arg#*=}"; return 0 ;; esac
+    previous="$arg"
+  done 2>/dev/null <"/proc/$pid/cmdline" || true
+  return 0
+}
+
+# Centiseconds since boot (/proc/uptime): a clock that the wall clock's steps do not move, for deadlines.
+uptime_centiseconds() {
+  local up _
+  read -r up _ </proc/uptime
+  echo $((10#${up/./}))
 }

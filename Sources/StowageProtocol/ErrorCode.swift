@@ -29,6 +29,17 @@ public enum ErrorCode: String, Codable, Sendable, CaseIterable {
     case forbidden
     /// A bug or an unexpected state; the message says what.
     case `internal`
+    /// A command line a command cannot run (a bad flag or value, a bad `STOWAGE_<OPTION>`): exit 2. Only a
+    /// command's own answer (`stowctl --json`) carries it; no title ends with it.
+    case usage
+}
+
+/// An error that carries one of the fixed codes, so a command can print it as `{"error": {code, message}}`
+/// (`stowctl --json`) or as one `Error: [code] message` line, whatever part of the program threw it.
+public protocol CodedError: Error {
+    var code: ErrorCode { get }
+    /// The message in words, without the code.
+    var message: String { get }
 }
 
 /// An error as it appears in `status --json`.

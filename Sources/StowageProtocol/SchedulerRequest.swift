@@ -31,6 +31,22 @@ public enum ReplyError: Error, Sendable, Equatable, CustomStringConvertible {
     }
 }
 
+extension ReplyError: CodedError {
+    public var code: ErrorCode {
+        switch self {
+        case .refused(let error): error.code
+        case .unexpected: .internal
+        }
+    }
+
+    public var message: String {
+        switch self {
+        case .refused(let error): error.message
+        case .unexpected: description
+        }
+    }
+}
+
 extension SchedulerRequest {
     /// The answer in `body`; the scheduler's error, or a reply of another kind, is thrown.
     public func decode(_ body: ReplyBody) throws(ReplyError) -> Reply {

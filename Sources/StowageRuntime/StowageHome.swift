@@ -1,4 +1,5 @@
 import Foundation
+import StowageProtocol
 
 /// `$STOWAGE_HOME` and what lives in it: the store, `titles/`, `run/` (ipc sockets, pid files), `logs/`.
 public struct StowageHome: Sendable {
@@ -14,6 +15,10 @@ public struct StowageHome: Sendable {
     public var titlesRoot: URL { root.appendingPathComponent("titles") }
     public var runDirectory: URL { root.appendingPathComponent("run") }
     public var logsDirectory: URL { root.appendingPathComponent("logs") }
+
+    /// Where devices reach this home's gateway (its `--public-url`, else the address it listens on), one line
+    /// written by `stowage-gateway` once it listens, so `stowctl devices sign` can print a whole URL.
+    public var gatewayURLFile: URL { runDirectory.appendingPathComponent("gateway.url") }
 
     /// The scheduler's default endpoint: an ipc socket in `run/` (a 0700 directory).
     public var defaultEndpoint: String { "ipc://" + runDirectory.appendingPathComponent("scheduler.ipc").path }
@@ -46,8 +51,13 @@ public func checkEndpoint(_ endpoint: String) throws {
     }
 }
 
-/// A start-up or runtime failure with a message for a person.
-public struct RuntimeError: Error, CustomStringConvertible, Sendable {
+/// A start-up or runtime failure with a message for a person, and its code (`internal` unless said).
+public struct RuntimeError: Error, CustomStringConvertible, Sendable, CodedError {
     public let description: String
-    public init(_ description: String) { self.description = description }
+    public let code: ErrorCode
+    public init(_ description: String, code: ErrorCode = .internal) {
+        self.description = description
+        self.code = code
+    }
+    public var message: String { description }
 }

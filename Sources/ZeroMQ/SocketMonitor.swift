@@ -11,6 +11,10 @@ public struct SocketEvents: OptionSet, Sendable {
     /// Authentication refused the peer (the ZAP handler said no).
     public static let handshakeFailedAuth = SocketEvents(rawValue: ZMQ_EVENT_HANDSHAKE_FAILED_AUTH)
     public static let handshakeSucceeded = SocketEvents(rawValue: ZMQ_EVENT_HANDSHAKE_SUCCEEDED)
+    /// A connection to the peer was made (before any handshake).
+    public static let connected = SocketEvents(rawValue: ZMQ_EVENT_CONNECTED)
+    /// A connect failed (refused, or no such ipc socket) and is retried later.
+    public static let connectRetried = SocketEvents(rawValue: ZMQ_EVENT_CONNECT_RETRIED)
 }
 
 /// One event read from a monitor socket: what happened, its value (an errno or protocol error code) and the

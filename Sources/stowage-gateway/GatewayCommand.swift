@@ -192,12 +192,34 @@ struct GatewayCommand: AsyncParsableCommand {
             stallTimeoutSeconds: Self.wholeSeconds(stallTimeout, default: 30), zeroCopy: !noZeroCopy)
         let scheme = listenOptions.tls ? "https" : "http"
         if let warning = listenOptions.plaintextWarning { logger.warning("\(warning)") }
+        let home = connection.stowageHome
+        let publicURL = publicURL
         let app = try gateway.application(listen: listenOptions) { bound in
             let shown = host.contains(":") ? "[\(host)]" : host
             FileHandle.standardOutput.write(Data("listening \(scheme)://\(shown):\(bound)/\n".utf8))
             logger.info("listening", metadata: ["url": "\(scheme)://\(shown):\(bound)/", "admin": "\(secret != nil)"])
+            Self.publish(Self.reachableURL(publicURL: publicURL, scheme: scheme, host: host, port: bound), in: home)
         }
-        try await Lifecycle.run([app, gateway.playReporter, backend.eventRelay(logger: logger)], logger: logger)
+        do {
+            try await Lifecycle.run([app, gateway.playReporter, backend.eventRelay(logger: logger)], logger: logger)
+        } catch {
+            throw ListenFailure.explaining(error, host: host, port: port) ?? error
+        }
+    }
+
+    /// Where devices reach this gateway: `--public-url`, else the address it listens on (this machine's host name
+    /// for a wildcard address).
+    static func reachableURL(publicURL: String?, scheme: String, host: String, port: Int) -> String {
+        if let publicURL { return publicURL.hasSuffix("/") ? String(publicURL.dropLast()) : publicURL }
+        let name = host == "0.0.0.0" || host == "::" ? ProcessInfo.processInfo.hostName : host
+        return "\(scheme)://\(name.contains(":") ? "[\(name)]" : name):\(port)"
+    }
+
+    /// Writes `url` to the home's ``StowageHome/gatewayURLFile`` for `stowctl devices sign`; a home it cannot
+    /// write only loses that convenience.
+    static func publish(_ url: String, in home: StowageHome) {
+        try? FileManager.default.createDirectory(at: home.runDirectory, withIntermediateDirectories: true)
+        try? Data((url + "\n").utf8).write(to: home.gatewayURLFile, options: .atomic)
     }
 
     /// Where the gateway listens without `--listen` or `STOWAGE_LISTEN`.

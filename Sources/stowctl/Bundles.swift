@@ -22,7 +22,7 @@ struct Export: AsyncParsableCommand {
     func run() async throws {
         let key = try forBox.map { path -> String in
             do { return try BoxPublicKey.read(file: URL(fileURLWithPath: path)).fileText() } catch {
-                throw Failure("--for-box: \(error)")
+                throw Failure("--for-box: \(error)", code: .refused)
             }
         }
         let client = try connection.client()
@@ -58,7 +58,7 @@ struct Import: AsyncParsableCommand {
     func run() async throws {
         let keys = try trust.map { path -> String in
             do { return try BoxPublicKey.read(file: URL(fileURLWithPath: path)).fileText() } catch {
-                throw Failure("--trust: \(error)")
+                throw Failure("--trust: \(error)", code: .refused)
             }
         }
         let client = try connection.client()
@@ -102,7 +102,7 @@ struct BundleProgress {
         if job.state == .failed {
             if json { printJSON(job) }
             let error = job.error ?? TitleError(code: .internal, message: "the \(job.kind.rawValue) failed")
-            throw Failure("error [\(error.code.rawValue)]: \(error.message)")
+            throw Failure(error.message, code: error.code)
         }
         return job
     }

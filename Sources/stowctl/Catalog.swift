@@ -21,7 +21,7 @@ struct CatalogCommand: ParsableCommand {
         func run() throws {
             let document: Data
             do { document = try Data(contentsOf: URL(fileURLWithPath: file)) } catch {
-                throw Failure("cannot read \(file): \(error.localizedDescription)")
+                throw Failure("cannot read \(file): \(error.localizedDescription)", code: .io)
             }
             let signature = try? Data(contentsOf: URL(fileURLWithPath: file + ".sig"))
             let report = try connection.request(

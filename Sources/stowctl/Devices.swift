@@ -69,7 +69,9 @@ struct DevicesCommand: ParsableCommand {
             abstract: "A signed gateway URL for a device (?dev=…&exp=…&sig=…), for players without headers.",
             discussion: """
                 PATH is a gateway path such as /titles/ID/master.m3u8. A signature on a path under /titles/ID/ \
-                covers that whole title (its playlists, media and keys), until it expires or the device is revoked.
+                covers that whole title (its playlists, media and keys), until it expires or the device is revoked. \
+                Prints the whole URL: the gateway's address (its --public-url, as this home's gateway published it \
+                when it started, or --gateway-url) and the signed path.
                 """)
         @OptionGroup var connection: ConnectionOptions
         @Argument(help: "Device name.") var name: String
@@ -78,8 +80,20 @@ struct DevicesCommand: ParsableCommand {
             help: ArgumentHelp("How long it stays valid (90s, 15m, 24h, 30d).", valueName: "duration"),
             transform: TimeSpan.parsing)
         var expires: TimeSpan
+        @Option(
+            name: .customLong("gateway-url"),
+            help: ArgumentHelp(
+                "Where devices reach the gateway (default: what this home's gateway published: its --public-url, "
+                    + "else its address).", valueName: "url"))
+        var gatewayURL: String?
 
-        func validate() throws {
+        mutating func validate() throws {
+            if let url = gatewayURL {
+                guard let parsed = URL(string: url), ["http", "https"].contains(parsed.scheme ?? ""),
+                    parsed.host != nil, parsed.query == nil
+                else { throw ValidationError("--gateway-url wants an http(s) URL such as https://box.lan:8443") }
+                gatewayURL = url.hasSuffix("/") ? String(url.dropLast()) : url
+            }
             guard expires.seconds > 0 else {
                 throw ValidationError("--expires takes a duration such as 90s, 15m, 24h or 30d")
             }
@@ -89,7 +103,23 @@ struct DevicesCommand: ParsableCommand {
         func run() throws {
             let signed = try connection.request(
                 .deviceSign(name: name, path: path, expiresInSeconds: expires.seconds))
-            if connection.json { printJSON(["name": name, "path": signed]) } else { print(signed) }
+            let base = gatewayURL ?? Self.publishedGatewayURL(connection.scheduler.stowageHome)
+            guard let base else {
+                if connection.json { return printJSON(["name": name, "path": signed]) }
+                printError(
+                    "no gateway address known (no --gateway-url, and no stowage-gateway has listened for this home): "
+                        + "put the gateway's address before this path")
+                return print(signed)
+            }
+            let url = base + signed
+            if connection.json { printJSON(["name": name, "path": signed, "url": url]) } else { print(url) }
+        }
+
+        /// What the home's gateway wrote when it started listening (its `--public-url`, else its address).
+        static func publishedGatewayURL(_ home: StowageHome) -> String? {
+            guard let text = try? String(contentsOf: home.gatewayURLFile, encoding: .utf8) else { return nil }
+            let url = text.trimmingCharacters(in: .whitespacesAndNewlines)
+            return url.isEmpty ? nil : url
         }
     }
 }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import StowageProtocol
 import StowageRuntime
 
 /// `stowctl keys`: CURVE key pairs for tcp endpoints.
@@ -56,7 +57,7 @@ struct KeysCommand: ParsableCommand {
                     print(pair.publicKey)
                 }
             } catch let error as RuntimeError {
-                throw Failure(error.description)
+                throw Failure(error.description, code: error.code)
             }
         }
     }

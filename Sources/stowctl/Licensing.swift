@@ -27,7 +27,7 @@ struct Preload: AsyncParsableCommand {
             if s.state == .licensed || s.state == .downloading || s.state == .completed || s.state.isFinal {
                 if s.state == .failed {
                     let error = "[\(s.error?.code.rawValue ?? "")] \(s.error?.message ?? "")"
-                    throw Failure("preload of \(token) failed: \(error)")
+                    throw Failure("preload of \(token) failed: \(error)", code: s.error?.code ?? .license)
                 }
                 break
             }

@@ -50,7 +50,7 @@ struct Play: AsyncParsableCommand {
         let token = try client.resolve(title)
         let auth = try client.request(.play(token: token))
         guard auth.playable, let directory = auth.directory, let entry = auth.entryPlaylist else {
-            throw Failure("cannot play \(token): \(auth.reason ?? "not playable")")
+            throw Failure("cannot play \(token): \(auth.reason ?? "not playable")", code: .license)
         }
         let logger = Logger(label: "stowctl.play")
         let root = URL(fileURLWithPath: directory)

@@ -12,8 +12,8 @@ struct Stowctl: AsyncParsableCommand {
         abstract: "Queue, watch and manage Stowage's offline HLS downloads.",
         discussion: """
             Every command talks to stowage-scheduler: by default over ipc in $STOWAGE_HOME/run (start one with \
-            Deploy/start.sh), or over --scheduler tcp://HOST:PORT. Add --json for machine output. \
-            Exit status: 0 ok, 1 failure, 2 usage error.
+            Deploy/start.sh), or over --scheduler tcp://HOST:PORT. Add --json for machine output (a failure too: \
+            {"error": {"code", "message"}} on stdout). Exit status: 0 ok, 1 failure, 2 usage error.
 
             Examples:
               stowctl submit https://cdn.example.com/movie/master.m3u8 --bitrate 3000000 --wait
@@ -41,23 +41,9 @@ struct Stowctl: AsyncParsableCommand {
             CommandGroup(name: "Box to box", subcommands: [BoxCommand.self, Export.self, Import.self]),
         ])
 
-    /// As `AsyncParsableCommand.main()`, but a usage error exits 2 (the contract), not 64.
-    static func main() async {
-        do {
-            var command = try parseAsRoot()
-            if var asyncCommand = command as? AsyncParsableCommand {
-                try await asyncCommand.run()
-            } else {
-                try command.run()
-            }
-        } catch {
-            if exitCode(for: error) == .validationFailure {
-                FileHandle.standardError.write(Data((fullMessage(for: error) + "\n").utf8))
-                Foundation.exit(2)
-            }
-            exit(withError: error)
-        }
-    }
+    /// Every failure as `topLevelMain` tells it: one `Error: [code] message` line, or with `--json` the error as
+    /// JSON on stdout; a usage error exits 2 (the contract), any other failure 1.
+    static func main() async { await topLevelMain(jsonFlag: "--json") }
 }
 
 /// Options every command shares: how to reach the scheduler (as the gateway does), and `--json`.
@@ -66,13 +52,7 @@ struct ConnectionOptions: ParsableArguments {
     @Flag(help: "Machine-readable JSON output.")
     var json = false
 
-    func client() throws -> sending SchedulerClient {
-        do {
-            return try scheduler.client()
-        } catch let error as RuntimeError {
-            throw Failure(error.description)
-        }
-    }
+    func client() throws -> sending SchedulerClient { try scheduler.client() }
 
     /// One request on a new connection; see ``SchedulerClient/request(_:timeout:)``.
     func request<Request: SchedulerRequest>(_ request: Request) throws -> Request.Reply {
@@ -80,13 +60,16 @@ struct ConnectionOptions: ParsableArguments {
     }
 }
 
-/// A failure already explained to the user: exit 1.
-struct Failure: Error, CustomStringConvertible {
-    let description: String
-}
+/// A failure of a command, with its code and a message a person can act on: exit 1.
+struct Failure: Error, CustomStringConvertible, CodedError {
+    let code: ErrorCode
+    let message: String
+    var description: String { message }
 
-extension Failure {
-    init(_ description: String) { self.description = description }
+    init(_ message: String, code: ErrorCode = .internal) {
+        self.code = code
+        self.message = message
+    }
 }
 
 /// Pretty JSON with stable key order for scripts.

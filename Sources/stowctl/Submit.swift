@@ -169,7 +169,8 @@ struct Submit: AsyncParsableCommand {
             let reason =
                 final[token]?.error.map { "[\($0.code.rawValue)] \($0.message)" }
                 ?? final[token]?.state.rawValue ?? "unknown"
-            throw Failure("title \(token) did not complete: \(reason)")
+            throw Failure(
+                "title \(token) did not complete: \(reason)", code: final[token]?.error?.code ?? .internal)
         }
     }
 }
@@ -180,7 +181,7 @@ extension Submit {
         do {
             return try String(contentsOfFile: path, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
         } catch {
-            throw Failure("cannot read the peer secret from \(path): \(error.localizedDescription)")
+            throw Failure("cannot read the peer secret from \(path): \(error.localizedDescription)", code: .io)
         }
     }
 }

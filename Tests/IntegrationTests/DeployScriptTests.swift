@@ -6,40 +6,16 @@ import Testing
 /// executable, so a dead, zombie or reused pid is restarted and never signalled.
 @Suite("Deploy scripts", .serialized)
 struct DeployScriptTests {
-    static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent()
+    static let repository = DeployScript.repository
 
     func script(_ h: Harness, _ name: String, _ arguments: [String] = []) throws -> (status: Int32, stderr: String) {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/bin/bash")
-        // Foundation's Process learns that its child ended when an inherited socket closes; the daemons the
-        // script leaves running would keep it open for ever. Close every descriptor above 2 first.
-        let closeInherited = #"for fd in $(ls /proc/$$/fd); do [ "$fd" -gt 2 ] && eval "exec $fd>&-"; done; "#
-        p.arguments =
-            [
-                "-c", closeInherited + #"exec bash "$0" "$@""#,
-                Self.repository.appendingPathComponent("Deploy/\(name)").path,
-            ] + arguments
-        var env = Harness.cleanEnvironment()
-        env["STOWAGE_HOME"] = h.home.path
-        env["BIN"] = h.bin.path
-        p.environment = env
-        let r = try runCapturingStreams(p)
+        let r = try DeployScript.run(h, name, arguments)
         return (r.status, r.stderr)
     }
 
-    func pid(_ h: Harness, _ name: String) -> Int32? {
-        let text = try? String(contentsOf: h.home.appendingPathComponent("run/\(name).pid"), encoding: .utf8)
-        return text.flatMap { Int32($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
-    }
+    func pid(_ h: Harness, _ name: String) -> Int32? { DeployScript.pid(h, name) }
 
-    func alive(_ pid: Int32) -> Bool {
-        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-            let close = stat.lastIndex(of: ")")
-        else { return false }
-        let state = stat[stat.index(close, offsetBy: 2)]
-        return state != "Z" && state != "X"
-    }
+    func alive(_ pid: Int32) -> Bool { DeployScript.alive(pid) }
 
     @Test func aDeadZombieOrReusedPidIsRestartedAndTheOthersAreLeftRunning() throws {
         let h = try Harness(name: "deploy")

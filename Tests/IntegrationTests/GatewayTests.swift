@@ -97,12 +97,13 @@ struct GatewayTests {
             "--expires", "4s",
         ])
         #expect(signCode == 0)
-        let path = signed.trimmingCharacters(in: .whitespacesAndNewlines)
-        #expect(try deviceFrames(host, gateway + path, in: h) == expected, "the signed URL plays")
+        let signedURL = signed.trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(signedURL.hasPrefix(gateway + "/titles/lecture-1/"), "the whole URL, the gateway's address first")
+        #expect(try deviceFrames(host, signedURL, in: h) == expected, "the signed URL plays")
         let expires = try #require(
-            URLComponents(string: path)?.queryItems?.first { $0.name == "exp" }?.value.flatMap(Double.init))
+            URLComponents(string: signedURL)?.queryItems?.first { $0.name == "exp" }?.value.flatMap(Double.init))
         try h.waitUntil(timeout: 30, "the signed URL to expire") { Date().timeIntervalSince1970 > expires + 1 }
-        #expect(try curl(host, gateway + path, in: h).0 == 401, "an expired signed URL is refused")
+        #expect(try curl(host, signedURL, in: h).0 == 401, "an expired signed URL is refused")
         // Revoked: refused at once.
         #expect(try h.stowctl(["devices", "revoke", "tablet-1"]).0 == 0)
         let (revoked, _) = try curl(
@@ -184,7 +185,8 @@ struct GatewayTests {
         let gateway = try h.startGateway(address: "127.0.0.1")
         let kiosk = try h.addDevice("kiosk")
         let (_, signed) = try h.stowctl(["devices", "sign", "kiosk", "/", "--expires", "10m"])
-        let page = gateway + signed.trimmingCharacters(in: .whitespacesAndNewlines)
+        let page = signed.trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(page.hasPrefix(gateway + "/?"), "devices sign prints the whole URL: \(page)")
         func progress(_ dom: String) -> String? {
             guard let row = dom.range(of: "data-token=\"\(token)\"") else { return nil }
             let rest = dom[row.upperBound...]

@@ -209,7 +209,8 @@ struct ResumptionTests {
         let missing = try h.stowctlStreams(["status", "0123456789abcdef", "--json"])
         #expect(missing.status == 1)
         #expect(
-            missing.stderr.contains("[not-found]") && missing.stderr.contains("0123456789abcdef"), "\(missing.stderr)")
+            missing.stdout.contains("\"not-found\"") && missing.stdout.contains("0123456789abcdef"), "\(missing.stdout)"
+        )
     }
 
     /// A worker stopped (SIGSTOP) past its lease, its answer arriving meanwhile, then resumed (SIGCONT): the
