@@ -13,9 +13,27 @@ import Testing
 struct NetworkWaitTests {
     /// Three titles wait for three hosts (`network`, naming the host and the connection refused): A's origin
     /// stopped after two files, C's license server never started, B's origin never started. A's origin and C's
-    /// license server come back: the probes resume both, which complete by themselves (A from its bytes on disk).
-    /// B still waits; the scheduler restarted with `--give-up-after 10s` fails it at once, since its wait counts
+    /// license server come back (each once its title waits): the probes resume both, which complete by themselves
+    /// (A from its bytes on disk).
+    /// B still waits; the scheduler restarted with `--give-up-after 6s` fails it at once, since its wait counts
     /// from when it was suspended, not from the restart.
+    /// Waits until `token` is suspended (or ended), then checks that it waits for the network, naming `host`.
+    static func waitsForTheNetwork(_ h: Harness, _ token: String, host: Int) throws -> TitleStatus {
+        var waiting: TitleStatus?
+        try h.waitUntil(timeout: 120, "\(token) to wait for 127.0.0.1:\(host)") {
+            waiting = try? h.status(token)
+            return waiting?.state == .suspended || waiting?.state.isFinal == true
+        }
+        let w = try #require(waiting)
+        #expect(w.state == .suspended && w.suspendedReason == .network, "\(w.state) \(String(describing: w.error))")
+        #expect(w.waitingFor == "127.0.0.1:\(host)")
+        #expect(w.suspendedSince != nil && w.nextProbeAt != nil, "status says since when and the next probe")
+        #expect(w.error?.code == .network)
+        #expect(
+            w.error?.message.contains("connection refused by 127.0.0.1:\(host)") == true, "\(w.error?.message ?? "")")
+        return w
+    }
+
     @Test func titlesWaitForTheirHostsResumeWhenTheyAnswerAndGiveUpAfterFailsTheRest() throws {
         let h = try Harness(name: "netwait")
         try h.makeSample(seconds: 12)
@@ -38,27 +56,12 @@ struct NetworkWaitTests {
         try h.waitUntil(timeout: 60, "two files of A verified") { ((try? h.status(a))?.segmentsDone ?? 0) >= 2 }
         #expect(h.terminate("origin") == 0)
 
-        var waiting: [String: TitleStatus] = [:]
-        try h.waitUntil(timeout: 150, "the three titles to wait for the network") {
-            for token in [a, b, c] { waiting[token] = try? h.status(token) }
-            return waiting.count == 3
-                && waiting.values.allSatisfy { $0.state == .suspended || $0.state.isFinal }
-        }
-        for (token, host) in [(a, port), (b, deadPort), (c, licensePort)] {
-            let w = try #require(waiting[token])
-            #expect(w.state == .suspended && w.suspendedReason == .network, "\(w.state) \(String(describing: w.error))")
-            #expect(w.waitingFor == "127.0.0.1:\(host)")
-            #expect(w.suspendedSince != nil && w.nextProbeAt != nil, "status says since when and the next probe")
-            #expect(w.error?.code == .network)
-            #expect(
-                w.error?.message.contains("connection refused by 127.0.0.1:\(host)") == true,
-                "\(w.error?.message ?? "")")
-        }
-        let before = try #require(waiting[a]).segmentsDone
-
-        // A's origin (unthrottled now) and C's license server come back: no command, the probes find them.
-        try h.startOrigin(port: port)
+        // Each host comes back as soon as its title waits, so the first probe (2 s after) finds it.
+        let before = try Self.waitsForTheNetwork(h, a, host: port).segmentsDone
+        try h.startOrigin(port: port)  // unthrottled now
+        _ = try Self.waitsForTheNetwork(h, c, host: licensePort)
         try h.startOrigin(named: "licenses", port: licensePort, extra: ["--license-policy", policy.path])
+        _ = try Self.waitsForTheNetwork(h, b, host: deadPort)
         let finalA = try h.waitForFinal(a, timeout: 90)
         #expect(finalA.state == .completed, "\(String(describing: finalA.error))")
         #expect(finalA.error == nil)
@@ -80,17 +83,17 @@ struct NetworkWaitTests {
         let stillB = try h.status(b)
         #expect(stillB.state == .suspended && stillB.suspendedReason == .network, "B waits while its host is away")
 
-        // Restarted with --give-up-after 10s once B has waited 12 s: it fails at the restart's first check (every
-        // 2 s), not 10 s after the restart, since its wait counts from its suspension.
+        // Restarted with --give-up-after 6s once B has waited 8 s: it fails at the restart's first check (every
+        // 2 s), not 6 s after the restart, since its wait counts from its suspension.
         let since = try #require(stillB.suspendedSince.flatMap { ISO8601DateFormatter().date(from: $0) })
-        try h.waitUntil(timeout: 15, "B to have waited 12 s") { Date().timeIntervalSince(since) >= 12 }
+        try h.waitUntil(timeout: 15, "B to have waited 8 s") { Date().timeIntervalSince(since) >= 8 }
         #expect(h.terminate("scheduler") == 0)
         let restarted = Date()
-        try h.startScheduler(["--give-up-after", "10s"])
+        try h.startScheduler(["--give-up-after", "6s"])
         let finalB = try h.waitForFinal(b, timeout: 60)
         let failedAfter = Date().timeIntervalSince(restarted)
         print("[measure] netwait: B failed \(failedAfter) s after the restart")
-        #expect(failedAfter < 9, "the wait before the restart counts: B failed \(failedAfter) s after it")
+        #expect(failedAfter < 5, "the wait before the restart counts: B failed \(failedAfter) s after it")
         #expect(finalB.state == .failed)
         #expect(finalB.error?.code == .network)
         #expect(finalB.error?.message.contains("--give-up-after") == true, "\(finalB.error?.message ?? "")")

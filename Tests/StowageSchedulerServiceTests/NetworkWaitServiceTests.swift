@@ -115,7 +115,8 @@ import Testing
         }
         let acquisition = try #require(license.first, "the license is asked for again once the server answers")
         d.answer(
-            "lic", acquisition, .licensed(LicenseGrant(terms: GrantedTerms(kind: .purchase, requestedAt: d.clock.now()))))
+            "lic", acquisition,
+            .licensed(LicenseGrant(terms: GrantedTerms(kind: .purchase, requestedAt: d.clock.now()))))
         try d.fetchEverything("dl")
         #expect(try d.state(token) == .completed)
         #expect(try d.status(token).license?.kind == .purchase)
