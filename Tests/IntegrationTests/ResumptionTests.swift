@@ -3,76 +3,10 @@ import StowageProtocol
 import StowageTestSupport
 import Testing
 
-/// Resumption under real faults: the origin gone for minutes, wall-clock steps, a scheduler killed after
-/// the operator changed the limits, signed URLs that expire mid-title.
+/// Resumption under real faults: wall-clock steps, a scheduler killed after the operator changed the limits, signed
+/// URLs that expire mid-title. Hosts that go away are `NetworkWaitTests`.
 @Suite("Resumption under real-world faults", .serialized)
 struct ResumptionTests {
-    /// The port of the origin's URL (`http://127.0.0.1:PORT/`).
-    func port(of url: String) throws -> Int {
-        try #require(URL(string: url)?.port)
-    }
-
-    @Test func aTitleWaitsForTheNetworkAndCompletesByItselfWhenTheOriginIsBack() throws {
-        let h = try Harness(name: "netloss")
-        try h.makeSample(seconds: 12)
-        try h.startOrigin(throttleBytesPerSecond: 150_000)
-        let port = try port(of: h.originURL)
-        try h.startPipeline(schedulerArguments: ["--per-title", "2"])
-        let token = try h.submit("master.m3u8", ["--bitrate", "2000000"])
-        try h.waitUntil(timeout: 60, "two files verified") { ((try? h.status(token))?.segmentsDone ?? 0) >= 2 }
-        let downAt = Date()
-        #expect(h.terminate("origin") == 0)
-
-        var waiting: TitleStatus?
-        try h.waitUntil(timeout: 120, "the title to wait for the network") {
-            waiting = try? h.status(token)
-            return waiting?.state == .suspended
-        }
-        let w = try #require(waiting)
-        #expect(w.suspendedReason == .network)
-        #expect(w.waitingFor == "127.0.0.1:\(port)")
-        #expect(w.suspendedSince != nil && w.nextProbeAt != nil, "status says since when and the next probe")
-        #expect(w.error?.code == .network)
-        #expect(
-            w.error?.message.contains("connection refused by 127.0.0.1:\(port)") == true, "\(w.error?.message ?? "")")
-        // Down for at least two minutes in all: the title keeps waiting, it never fails.
-        while Date().timeIntervalSince(downAt) < 125 {
-            let s = try h.status(token)
-            #expect(
-                s.state == .suspended && s.suspendedReason == .network,
-                "still waiting after \(Date().timeIntervalSince(downAt)) s")
-            usleep(2_000_000)
-        }
-        let before = try h.status(token).segmentsDone
-        try h.startOrigin(throttleBytesPerSecond: 150_000, port: port)
-        let final = try h.waitForFinal(token, timeout: 150)
-        #expect(final.state == .completed, "\(String(describing: final.error))")
-        #expect(final.error == nil)
-        #expect(final.segmentsDone > before)
-        let dir = URL(fileURLWithPath: try #require(final.localPlaylist)).deletingLastPathComponent()
-        let compared = try OfflineCopy.compare(
-            localMedia: dir.appendingPathComponent("video/index.m3u8"),
-            originMedia: h.media.appendingPathComponent("v720p/index.m3u8"))
-        #expect(compared >= 3)
-        #expect(h.log("scheduler").contains("host answers again"), "resumed by the probe, not by an operator")
-    }
-
-    @Test func giveUpAfterFailsATitleThatWaitedTooLong() throws {
-        let h = try Harness(name: "giveup")
-        try h.makeSample(seconds: 6)
-        try h.startOrigin()
-        let url = h.originURL
-        #expect(h.terminate("origin") == 0)
-        try h.startPipeline(schedulerArguments: ["--give-up-after", "3s"])
-        let (code, out) = try h.stowctl(["submit", url + "master.m3u8"])
-        #expect(code == 0)
-        let token = String(try #require(out.split(separator: "\n").last))
-        let final = try h.waitForFinal(token, timeout: 150)
-        #expect(final.state == .failed)
-        #expect(final.error?.code == .network)
-        #expect(final.error?.message.contains("--give-up-after") == true, "\(final.error?.message ?? "")")
-    }
-
     @Test func wallClockStepsDeclareNoWorkerDeadAndDelayNothing() throws {
         let h = try Harness(name: "clock")
         try h.makeSample(seconds: 12)
@@ -302,33 +236,5 @@ struct ResumptionTests {
         #expect(
             try h.workers().contains { $0.kind == .license && $0.pid == licenseWorker.pid && $0.alive },
             "the resumed worker registered again")
-    }
-
-    @Test func anUnreachableLicenseServerIsWaitedForAndTheTitleCompletesWhenItAnswers() throws {
-        let h = try Harness(name: "licnet")
-        try TestMedia.aesExplicitIV(into: h.media)
-        try h.startOrigin()
-        let port = try Harness.freePort()
-        let policy = h.root.appendingPathComponent("policy.json")
-        try #"{"default": {"grantKind": "rental", "maxRentalSeconds": 3600}}"#.write(
-            to: policy, atomically: true, encoding: .utf8)
-        try h.startPipeline()
-        let token = try h.submit(
-            "index.m3u8", ["--rental", "1h", "--license-url", "http://127.0.0.1:\(port)/license?user=a"])
-        var waiting: TitleStatus?
-        try h.waitUntil(timeout: 150, "the title to wait for the license server") {
-            waiting = try? h.status(token)
-            return waiting?.state == .suspended || waiting?.state.isFinal == true
-        }
-        let w = try #require(waiting)
-        #expect(w.state == .suspended && w.suspendedReason == .network, "\(w.state) \(String(describing: w.error))")
-        #expect(w.waitingFor == "127.0.0.1:\(port)")
-        #expect(w.error?.message.contains("connection refused by 127.0.0.1:\(port)") == true)
-        // The license server comes up: the probe resumes the title, which is licensed and completes.
-        try h.startOrigin(named: "licenses", port: port, extra: ["--license-policy", policy.path])
-        let final = try h.waitForFinal(token, timeout: 150)
-        #expect(final.state == .completed, "\(String(describing: final.error))")
-        #expect(final.license?.kind == .rental)
-        #expect(h.log("scheduler").contains("host answers again"), "resumed by the probe, not by an operator")
     }
 }
