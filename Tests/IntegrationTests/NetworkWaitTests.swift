@@ -7,8 +7,8 @@ import Testing
 /// answer and an origin never reached, all in one run, because each costs the retry budget (8 attempts with
 /// backoff, about a minute of real time) before the title waits, and the three budgets run side by side.
 /// The decisions behind it (the budget, the probe's backoff, minutes of waiting without failing, the give-up
-/// limit) are proven on the manual clock in `StowageSchedulerServiceTests` (`NetworkWaitServiceTests`,
-/// `ServiceTimerTests`); this test proves that the processes wire them to real sockets.
+/// limit) are proven on the manual clock in `StowageSchedulerServiceTests` (`NetworkComponentServiceTests`,
+/// `NetworkWaitServiceTests` for a license server); this test proves that the processes wire them to real sockets.
 @Suite("Waiting for the network", .serialized)
 struct NetworkWaitTests {
     /// Three titles wait for three hosts (`network`, naming the host and the connection refused): A's origin

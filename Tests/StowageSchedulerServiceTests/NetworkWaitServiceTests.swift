@@ -3,11 +3,11 @@ import StowageProtocol
 import StowageSchedulerCore
 import Testing
 
-/// Waiting for the network on the manual clock with the default options: the retry budget spent on connectivity
-/// failures suspends a title (it never fails by itself), it waits however long the host is away while the probes
-/// (real TCP connections to a closed loopback port) keep failing at most a minute apart, and the first probe that
-/// gets through resumes it. The integration test (`NetworkWaitTests`) proves the same with real processes in about
-/// a minute; the ten minutes of waiting are proven here.
+/// A license server that does not answer, on the manual clock with the default options: the retry budget spent on
+/// connectivity failures suspends the title waiting for that server (not the origin), it waits while the probes
+/// (real TCP connections to a closed loopback port) fail, and the first probe that gets through sends the license
+/// request again. The origin's side of the same rules is `NetworkComponentServiceTests`; the integration test
+/// (`NetworkWaitTests`) proves both with real processes.
 @Suite(.serialized) struct NetworkWaitServiceTests {
     /// A loopback port nothing listens on: connections to it are refused at once.
     static func closedPort() throws -> Int {
@@ -43,46 +43,6 @@ import Testing
             waited += 5
             Thread.sleep(forTimeInterval: 0.01)
         }
-    }
-
-    static func seconds(untilISO text: String?, from now: Double) throws -> Double {
-        let date = try #require(text.flatMap { ISO8601DateFormatter().date(from: $0) }, "\(String(describing: text))")
-        return date.timeIntervalSince1970 - now
-    }
-
-    @Test func aTitleWaitsForItsOriginForMinutesWithoutFailingAndAProbeThatGetsThroughResumesIt() throws {
-        let port = try Self.closedPort()
-        let host = "127.0.0.1:\(port)"
-        let d = try ServiceDriver()  // no --give-up-after: titles wait for ever
-        let token = try d.licensedTitle(files: 1, source: "http://\(host)/show/")
-        var failure = TaskFailure(code: .network, message: "connection refused by \(host)", retryable: true)
-        failure.endpoint = host
-        let attempts = try Self.spendBudget(d, token, worker: "dl", failure: failure)
-        #expect(attempts == 8, "the default budget is 8 attempts")
-        let suspended = try d.status(token)
-        #expect(suspended.suspendedReason == .network && suspended.waitingFor == host)
-        #expect(suspended.error?.code == .network)
-        #expect(suspended.error?.message.contains("connection refused by \(host)") == true)
-
-        // Ten minutes away: it keeps waiting, the next probe never more than a minute ahead, no work goes out.
-        for minute in 1...10 {
-            try Self.wait(d, seconds: 60)
-            let s = try d.status(token)
-            #expect(s.state == .suspended && s.suspendedReason == .network, "after \(minute) min: \(s.state)")
-            let ahead = try Self.seconds(untilISO: s.nextProbeAt, from: d.clock.now())
-            #expect(ahead >= -1 && ahead <= 61, "after \(minute) min the next probe is \(ahead) s ahead")
-            #expect(try d.tasks(for: "dl").isEmpty, "nothing is fetched while the host is away")
-        }
-
-        // The host answers: within the longest probe interval the title carries on by itself and completes.
-        let back = try LoopbackListener(port: port)
-        defer { back.close() }
-        try Self.wait(d, seconds: 65) { try d.state(token) != .suspended }
-        let resumed = try d.state(token)
-        #expect(resumed == .requested || resumed == .downloading, "\(String(describing: resumed))")
-        #expect(try d.store.title(token)?.waitingHost == nil)
-        try d.fetchEverything("dl")
-        #expect(try d.state(token) == .completed)
     }
 
     @Test func aLicenseServerThatDoesNotAnswerSuspendsTheTitleUntilAProbeGetsThrough() throws {

@@ -6,7 +6,7 @@ import Testing
 /// A file whose check keeps failing spends the default retry budget (8 attempts, backoff 0.5 s doubling to at most
 /// 30 s with ±25 % jitter: about a minute) and then fails the title naming it: the decision the integration tests
 /// of broken segments (`DecryptedCheckTests`, `ShakaPackagerHLSTests`) leave to this suite, so they stop at the
-/// first refusal instead of waiting a minute of real time.
+/// first refusal instead of waiting a minute of real time. The integrity worker's verdict spends the same budget.
 @Suite struct RetryBudgetServiceTests {
     static let url = "http://origin.test/show/seg0.ts"
 
@@ -40,5 +40,22 @@ import Testing
         #expect(try d.store.progress(token: token).verified == 0, "nothing of the broken file was kept")
         d.advance(60)
         #expect(try d.tasks(for: "dl").isEmpty, "no retry outlives the failure")
+    }
+
+    @Test func aFileTheIntegrityCheckFindsBadIsFetchedAgainUntilTheBudgetIsSpent() throws {
+        let d = try ServiceDriver { $0.maxAttempts = 2 }
+        d.register("int", .integrity)
+        let token = try d.licensedTitle(files: 1)
+        for attempt in 1...2 {
+            d.answer("dl", try d.task(for: "dl"), .fetched(FetchReport(bytes: 10, contentLength: 10)))
+            d.answer("int", try d.task(for: "int"), .verified(VerifyReport(ok: false, reason: "bad bytes")))
+            if attempt == 1 {
+                #expect(try d.tasks(for: "dl").isEmpty, "fetched again only after its backoff")
+                d.advance(0.7)
+            }
+        }
+        let failed = try #require(try d.store.title(token))
+        #expect(failed.state == .failed && failed.errorCode == ErrorCode.integrity.rawValue)
+        #expect(failed.errorMessage == "http://origin.test/show/seg0.ts: integrity: bad bytes (after 2 attempts)")
     }
 }

@@ -97,50 +97,6 @@ import Testing
         #expect(try d.store.title(token)?.errorCode == nil)
     }
 
-    @Test func aFileFailingIntegrityIsRetriedWithGrowingBackoffAndFailsTheTitleAfterMaxAttempts() throws {
-        let d = try ServiceDriver()  // the default budget: 8 attempts
-        let token = try d.licensedTitle(files: 1)
-        let bad = TaskFailure(code: .integrity, message: "integrity: SHA-256 mismatch", retryable: true)
-        var fetch = try d.task(for: "dl")
-        for attempt in 1...8 {
-            d.answer("dl", fetch, .failed(bad))
-            guard attempt < 8 else { break }
-            // The wait after failed attempt n: 0.5 s doubling per attempt, capped at 30 s, jittered by ±25 %.
-            let wait = min(30, 0.5 * pow(2, Double(attempt - 1)))
-            d.advance(wait * 0.75 - 0.01)
-            #expect(try d.tasks(for: "dl").isEmpty, "attempt \(attempt + 1) waits its backoff")
-            d.advance(wait * 0.5 + 0.02)
-            fetch = try d.task(for: "dl")
-            #expect(try d.state(token) == .downloading)
-        }
-        let failed = try d.status(token)
-        #expect(failed.state == .failed)
-        #expect(failed.error?.code == .integrity)
-        #expect(
-            failed.error?.message == "http://origin.test/show/seg0.ts: integrity: SHA-256 mismatch (after 8 attempts)",
-            "\(String(describing: failed.error))")
-        #expect(try d.moves(token).last?.hasPrefix("downloading -> failed") == true)
-        d.advance(60)
-        #expect(try d.tasks(for: "dl").isEmpty, "no attempt after the budget")
-    }
-
-    @Test func aFileTheIntegrityCheckFindsBadIsFetchedAgainUntilTheBudgetIsSpent() throws {
-        let d = try ServiceDriver { $0.maxAttempts = 2 }
-        d.register("int", .integrity)
-        let token = try d.licensedTitle(files: 1)
-        for attempt in 1...2 {
-            d.answer("dl", try d.task(for: "dl"), .fetched(FetchReport(bytes: 10, contentLength: 10)))
-            d.answer("int", try d.task(for: "int"), .verified(VerifyReport(ok: false, reason: "bad bytes")))
-            if attempt == 1 {
-                #expect(try d.tasks(for: "dl").isEmpty, "fetched again only after its backoff")
-                d.advance(0.7)
-            }
-        }
-        let failed = try #require(try d.store.title(token))
-        #expect(failed.state == .failed && failed.errorCode == ErrorCode.integrity.rawValue)
-        #expect(failed.errorMessage == "http://origin.test/show/seg0.ts: integrity: bad bytes (after 2 attempts)")
-    }
-
     @Test func cancelRemovesTheFilesAndKeepsTheRecord() throws {
         let d = try ServiceDriver()
         let token = try d.licensedTitle(files: 2)
