@@ -5,7 +5,8 @@ import StowageStore
 import Testing
 
 /// The service's timing on a manual clock: leases and workers that go silent, heartbeats, subscriptions, limits
-/// across restarts, clock steps. (Waiting for the network and space coming back: the network and disk suites.)
+/// across restarts. (Waiting for the network and space coming back: the network and disk suites; clock steps: the
+/// clock guard's.)
 @Suite struct ServiceTimerTests {
     @Test func aSilentWorkerIsDeclaredDeadAndItsLateResultIsIgnored() throws {
         let d = try ServiceDriver()
@@ -71,21 +72,5 @@ import Testing
         }
         #expect(try share("dl1") == 2_500_000)
         #expect(try share("dl2") == 2_500_000)
-    }
-
-    @Test func theWallClockGoingBackStartsANewEpochAndExpiresTimedLicenses() throws {
-        let d = try ServiceDriver()
-        let rental = GrantedTerms(kind: .rental, requestedAt: d.clock.now(), expiresAt: d.clock.now() + 86_400)
-        let token = try d.licensedTitle(files: 1, terms: rental)
-        try d.fetchEverything("dl")
-        #expect(try d.status(token).license?.expired == false)
-        d.clock.stepWall(-3_600)
-        d.advance(10.1)  // the clock guard runs every 10 s
-        #expect(try d.store.setting("clock.epoch") == "1")
-        #expect(try d.status(token).license?.expired == true)
-        // Forward steps move nothing.
-        d.clock.stepWall(7_200)
-        d.advance(10.1)
-        #expect(try d.store.setting("clock.epoch") == "1")
     }
 }
