@@ -59,7 +59,7 @@ public struct GatewayError: Error, Sendable, Equatable, CustomStringConvertible,
         case .license, .forbidden: .forbidden
         case .refused, .playlist: .badRequest
         case .network, .httpStatus: .badGateway
-        case .diskFull: .init(code: 507)
+        case .diskFull, .quota: .init(code: 507)
         default: .internalServerError
         }
     }

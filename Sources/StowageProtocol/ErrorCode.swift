@@ -6,6 +6,9 @@ public enum ErrorCode: String, Codable, Sendable, CaseIterable {
     case httpStatus = "http-status"
     /// No space left on the device holding the titles.
     case diskFull = "disk-full"
+    /// Over the box's quota (`--quota`), not a full disk: the title waits (`suspended`, reason `quota`) until an
+    /// eviction, a deletion or a larger quota makes room.
+    case quota
     /// A license was refused or could not be acquired.
     case license
     /// A stored file failed verification more times than allowed.

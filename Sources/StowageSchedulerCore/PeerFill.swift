@@ -20,7 +20,7 @@ public enum PeerFill {
     public static func next(after code: ErrorCode, slowAnswer: Bool = false) -> Next {
         if slowAnswer { return .fromOrigin }
         switch code {
-        case .network, .diskFull, .io, .canceled, .internal: return .retry
+        case .network, .diskFull, .quota, .io, .canceled, .internal: return .retry
         default: return .fromOrigin
         }
     }

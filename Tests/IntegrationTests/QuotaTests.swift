@@ -47,6 +47,8 @@ struct QuotaTests {
             let s = try h.status(d)
             return s.state == .suspended && s.suspendedReason == .quota
         }
+        let (_, waitingText) = try h.stowctl(["status", d])
+        #expect(waitingText.contains("quota") && !waitingText.contains("disk-full"), "\(waitingText)")
         let (_, evictable) = try h.stowctl(["list", "--evictable", "--json"])
         #expect(!evictable.contains(a) && !evictable.contains(c), "neither a pinned nor a played title may go")
         #expect(try h.status(c).state == .completed)

@@ -118,6 +118,7 @@ import Testing
         let c = try submitted(d, "c")
         let waiting = try d.status(c)
         #expect(waiting.state == .suspended && waiting.suspendedReason == .quota)
+        #expect(waiting.error?.code == .quota, "a quota wait has its own code, not disk-full")
         #expect(waiting.error?.message.contains("quota") == true)
         d.advance(60)
         #expect(try d.state(c) == .suspended)

@@ -66,7 +66,7 @@ final class QuotaComponent: SchedulerComponent, SuspensionOwner {
     func wait(_ token: String, reason: String) throws {
         context.logger.info("waits for room under the quota", metadata: ["token": "\(token)", "reason": "\(reason)"])
         try context.desk.suspend(
-            token, reason: .quota, error: TitleError(code: .diskFull, message: "over the quota: \(reason)"))
+            token, reason: .quota, error: TitleError(code: .quota, message: "over the quota: \(reason)"))
     }
 
     /// Titles waiting for room carry on, oldest request first, once they fit (evicting what the policy allows: a
