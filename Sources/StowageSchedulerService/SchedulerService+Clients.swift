@@ -79,6 +79,8 @@ extension SchedulerService {
             let existing = try request.record == nil
                 ? store.liveTitle(url: request.url) : store.recordingInProgress(url: request.url)
         {
+            let differences = submit.differences(from: existing)
+            guard differences.isEmpty else { throw Submission.conflict(existing, differences) }
             return try reuseTitle(existing, for: request)
         }
         let token = Self.newToken()

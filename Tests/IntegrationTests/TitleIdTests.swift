@@ -26,6 +26,10 @@ struct TitleIdTests {
         // (Another URL: a submit of the same URL reuses the unfinished title.)
         let other = try h.submit("v720p/index.m3u8", ["--id", "lecture-2", "--purchase"])
         #expect(other != token)
+        // The same URL with other options is refused naming the title, not answered with its token.
+        let again = try h.stowctlStreams(["submit", h.originURL + "master.m3u8", "--bitrate", "800000"])
+        #expect(again.status == 1 && !again.stdout.contains(token), "\(again)")
+        #expect(again.stderr.contains("is already title \(token)") && again.stderr.contains("--bitrate 800000"))
 
         let byID = try json(TitleStatus.self, h, ["status", "--id", "lecture-1"])
         #expect(byID.token == token && byID.id == "lecture-1")
