@@ -19,7 +19,7 @@ extension Submission {
         compare("--max-height", asked.maxHeight, kept.maxHeight) { "\($0)" }
         compare("--audio", asked.audio, kept.audio) { $0.joined(separator: ",") }
         compare("--subtitles", asked.subtitles, kept.subtitles) { $0.joined(separator: ",") }
-        compare("--iframes", asked.iframes == true ? true : nil, kept.iframes ?? false) { _ in "on" }
+        compare("--iframes", asked.iframes == true ? true : nil, kept.iframes ?? false) { $0 ? "on" : "off" }
         compare("--license-url", request.licenseURL, title.licenseURL) { $0 }
         compare("--window", window, title.fillWindow) { $0 }
         return out

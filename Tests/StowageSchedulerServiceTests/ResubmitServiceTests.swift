@@ -52,6 +52,7 @@ import Testing
         #expect(try refusal(submit(d) { $0.name = "Other" }).contains("--name 'Other', not 'Lecture'"))
         #expect(try refusal(submit(d) { $0.id = "lecture-2" }).contains("--id 'lecture-2', not 'lecture-1'"))
         #expect(try refusal(submit(d) { $0.selection.audio = ["fr"] }).contains("--audio fr, not unset"))
+        #expect(try refusal(submit(d) { $0.selection.iframes = true }).contains("--iframes on, not off"))
         #expect(try d.store.titles().count == 1, "nothing was made of the refused submits")
         #expect(try d.store.title(first)?.selection.bitrate == 800_000, "the title kept its options")
     }
