@@ -8,8 +8,7 @@
 #   bash Deploy/test-suites.sh Resumption Peer # only the integration suites whose name matches (and no unit job)
 #
 # Build first (`swift build --build-tests`; Deploy/test.sh does). Suites run in parallel are independent: each test
-# makes its own home, ports, network namespace and origin. Suites marked `alone` in Tests/suite-times.txt measure
-# rates or real time closely and run after the others, one at a time.
+# makes its own home, ports, network namespace and origin.
 cd "$(dirname "$0")/.."
 set -uo pipefail
 
@@ -43,13 +42,12 @@ mkdir -p "$logs"
 hints=Tests/suite-times.txt
 [ -f "$bin/stowage-test-times.txt" ] && hints="$bin/stowage-test-times.txt"
 
-# The integration suites the binary holds, and the jobs: "SECONDS NAME" (the hint, 60 when unknown), alone ones apart.
+# The integration suites the binary holds, and the jobs: "SECONDS NAME" (the hint, 60 when unknown).
 mapfile -t suites < <("$xctest" --testing-library swift-testing --list-tests 2>/dev/null |
   sed -n 's|^IntegrationTests\.\([A-Za-z0-9_]*\)/.*|\1|p' | sort -u)
 [ "${#suites[@]}" -gt 0 ] || { echo "test-suites: the test binary lists no integration suite" >&2; exit 2; }
 hint() { awk -v n="$1" '$2 == n { print $1; found = 1; exit } END { if (!found) print 60 }' "$hints"; }
-alone() { grep -qE "^[0-9]+ $1 alone\$" Tests/suite-times.txt; }
-together=() apart=()
+together=()
 [ "${#filters[@]}" -eq 0 ] && together+=("$(hint unit) unit")
 for s in "${suites[@]}"; do
   if [ "${#filters[@]}" -gt 0 ]; then
@@ -57,7 +55,7 @@ for s in "${suites[@]}"; do
     for f in "${filters[@]}"; do [[ "$s" == *"$f"* ]] && matched=yes; done
     [ "$matched" = yes ] || continue
   fi
-  if alone "$s"; then apart+=("$(hint "$s") $s"); else together+=("$(hint "$s") $s"); fi
+  together+=("$(hint "$s") $s")
 done
 
 # One job: the test binary on one suite (or on everything but the integration suites), its log in $logs/NAME.log,
@@ -85,9 +83,8 @@ export -f run_job
 export xctest logs
 
 began=$(date +%s)
-echo "==> ${#together[@]} jobs, $jobs at a time, then ${#apart[@]} alone; logs in $logs" >&2
+echo "==> ${#together[@]} jobs, $jobs at a time; logs in $logs" >&2
 printf '%s\n' "${together[@]}" | sort -rn | cut -d' ' -f2 | xargs -P "$jobs" -I{} bash -c 'run_job "$1"' _ {}
-printf '%s\n' "${apart[@]}" | grep . | sort -rn | cut -d' ' -f2 | xargs -r -I{} bash -c 'run_job "$1"' _ {}
 took=$(($(date +%s) - began))
 
 # Everything in one file (CI keeps it), the new timing hints, the ten slowest tests, and the verdict.
@@ -117,7 +114,7 @@ if [ "${#failed[@]}" -gt 0 ]; then
     echo "--- $name: what failed ($logs/$name.log)"
     grep -E -A6 '✘|recorded an issue|Fatal error|Crash|HUNG' "$logs/$name.log" | head -80
   done
-  echo "✘ ${#failed[@]} of $((${#together[@]} + ${#apart[@]})) jobs failed (${failed[*]}); $total tests ran in $took s"
+  echo "✘ ${#failed[@]} of ${#together[@]} jobs failed (${failed[*]}); $total tests ran in $took s"
   exit 1
 fi
-echo "✔ $total tests in $((${#together[@]} + ${#apart[@]})) jobs passed in $took s ($jobs at a time)"
+echo "✔ $total tests in ${#together[@]} jobs passed in $took s ($jobs at a time)"

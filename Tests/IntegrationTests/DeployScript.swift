@@ -76,22 +76,7 @@ final class HeldPort {
     private let fd: Int32
 
     init() throws {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var addr = sockaddr_in()
-        addr.sin_family = sa_family_t(AF_INET)
-        addr.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var len = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let ok = withUnsafeMutablePointer(to: &addr) { p in
-            p.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(fd, $0, len) == 0 && listen(fd, 4) == 0 && getsockname(fd, $0, &len) == 0
-            }
-        }
-        guard fd >= 0, ok else {
-            if fd >= 0 { close(fd) }
-            throw HarnessError("cannot hold a port: \(String(cString: strerror(errno)))")
-        }
-        self.fd = fd
-        port = Int(UInt16(bigEndian: addr.sin_port))
+        (fd, port) = try Harness.loopbackSocket(listening: true)
     }
 
     deinit { close(fd) }

@@ -131,20 +131,31 @@ public final class Harness: @unchecked Sendable {
 
     /// A TCP port free on 127.0.0.1 now (the kernel picks it), so two test runs never pick the same one.
     public static func freePort() throws -> Int {
+        let (fd, port) = try loopbackSocket(listening: false)
+        close(fd)
+        return port
+    }
+
+    /// A TCP socket bound to a port of 127.0.0.1 the kernel picks (listening when asked), and that port; the
+    /// caller closes it.
+    public static func loopbackSocket(listening: Bool) throws -> (fd: Int32, port: Int) {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw HarnessError("socket() failed: \(String(cString: strerror(errno)))") }
-        defer { close(fd) }
         var addr = sockaddr_in()
         addr.sin_family = sa_family_t(AF_INET)
         addr.sin_addr.s_addr = inet_addr("127.0.0.1")
         var len = socklen_t(MemoryLayout<sockaddr_in>.size)
         let ok = withUnsafeMutablePointer(to: &addr) { p in
             p.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(fd, $0, len) == 0 && getsockname(fd, $0, &len) == 0
+                bind(fd, $0, len) == 0 && (!listening || listen(fd, 4) == 0) && getsockname(fd, $0, &len) == 0
             }
         }
-        guard ok else { throw HarnessError("cannot find a free port: \(String(cString: strerror(errno)))") }
-        return Int(UInt16(bigEndian: addr.sin_port))
+        guard ok else {
+            let why = String(cString: strerror(errno))
+            close(fd)
+            throw HarnessError("cannot bind a port of 127.0.0.1: \(why)")
+        }
+        return (fd, Int(UInt16(bigEndian: addr.sin_port)))
     }
 
     /// libfaketime (Debian `faketime`, installed by Deploy/test.sh).
