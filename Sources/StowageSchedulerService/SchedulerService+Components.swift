@@ -193,8 +193,13 @@ extension SchedulerService: PipelineDesk {
             return false
         }
         metrics.retried(failure.code)
-        memory.retries.schedule(
-            item, at: clock.monotonic() + max(RetryQueue.backoff(attempt: n), failure.retryAfter ?? 0))
+        let delay = max(RetryQueue.backoff(attempt: n), failure.retryAfter ?? 0)
+        memory.retries.schedule(item, at: clock.monotonic() + delay)
+        if failure.code == .network {
+            let source = (try? store.title(item.token))??.url
+            let host = failure.endpoint ?? source.flatMap(HostProbe.endpoint(of:))
+            network?.retrying(item.token, host: host, message: failure.message, attempts: n, in: delay)
+        }
         return true
     }
 

@@ -120,6 +120,11 @@ extension SchedulerService {
         {
         case .again(let delay):
             memory.retries.schedule(fetchItem(r), at: clock.monotonic() + delay)
+            if code == .network {
+                network?.retrying(
+                    r.token, host: endpoint ?? HostProbe.endpoint(of: r.url), message: reason, attempts: r.attempts,
+                    in: delay)
+            }
         case .waitForHost(let count):
             // The title waits for the host instead of failing; the file's count starts over then.
             r.attempts = 0

@@ -77,6 +77,9 @@ enum TitleFormatter {
             if let next = s.nextWindowAt { text += ", window opens \(next)" }
             return text + ")"
         }
+        if let host = s.waitingFor {
+            return " (retrying: \(host) did not answer\(s.nextProbeAt.map { ", next attempt \($0)" } ?? ""))"
+        }
         if let place = s.queuePosition { return " (waiting for a download slot: \(place) in the queue)" }
         if s.state == .recording {
             var text = " (\(duration(s.recordedSeconds ?? 0)) recorded"

@@ -153,6 +153,36 @@ import Testing
         #expect(try d.moves(token).last?.hasPrefix("suspended -> failed") == true)
     }
 
+    @Test func theWaitShowsFromTheFirstFailedAttemptNotWhenTheBudgetIsSpent() throws {
+        let (host, _) = try Self.closedHost()
+        let d = try ServiceDriver()
+        d.register("dl", .download)
+        let token = try d.submit("http://\(host)/show/master.m3u8")
+        let before = try d.status(token)
+        #expect(before.waitingFor == nil && before.error == nil, "nothing failed yet")
+        // The resolve's first attempt is refused: the title is still requested and says why, and when it tries next.
+        d.answer("dl", try d.resolveTask("dl"), .failed(Self.refused(host)))
+        let first = try d.status(token)
+        #expect(first.state == .requested && first.suspendedReason == nil)
+        #expect(first.waitingFor == host, "\(first)")
+        #expect(first.error?.code == .network)
+        #expect(first.error?.message.contains("connection refused by \(host); attempt 1 failed") == true)
+        let next = try Self.seconds(first.nextProbeAt) - d.clock.now()
+        #expect(next >= 0 && next <= 1, "the first retry comes within a second: \(next)")
+        // A title whose files are refused says so too; the host answering (a file arrives) clears it.
+        let other = try d.licensedTitle(files: 2, source: "http://\(host)/b/")
+        for task in try d.tasks(for: "dl") where task.token == other {
+            try d.answerFetch("dl", task) { _ in Self.refused(host) }
+        }
+        let retrying = try d.status(other)
+        #expect(retrying.state == .downloading && retrying.waitingFor == host, "\(retrying)")
+        d.advance(2)
+        for task in try d.tasks(for: "dl") where task.token == other { try d.fetchedAll("dl", task) }
+        #expect(try d.status(other).segmentsDone == 2)
+        let answered = try d.status(other)
+        #expect(answered.waitingFor == nil && answered.error == nil, "\(answered)")
+    }
+
     @Test func aRestartCarriesOnTheOutageFromWhenTheTitleStartedWaiting() throws {
         let (host, _) = try Self.closedHost()
         let d = try ServiceDriver {

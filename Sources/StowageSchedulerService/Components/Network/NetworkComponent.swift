@@ -21,6 +21,8 @@ final class NetworkComponent: SchedulerComponent, SuspensionOwner {
     /// What the probes found, posted from their threads.
     let probes = Mailbox<(endpoint: String, reachable: Bool)>()
     private var giveUpDue = Every(seconds: 2)
+    /// Titles trying again after a connectivity failure, not yet waiting: shown from the first failed attempt.
+    private var retrying: [String: ConnectivityRetry] = [:]
 
     init(context: ComponentContext, giveUpAfter: Double?, renew: @escaping (String) -> Void) {
         self.context = context
@@ -62,13 +64,36 @@ final class NetworkComponent: SchedulerComponent, SuspensionOwner {
         if giveUpDue.isDue(now: t) { giveUpWaiting(now: t) }
     }
 
-    /// The host a waiting title names, and when it is probed next.
+    /// The host a waiting title names, and when it is probed next; a title still trying after a connectivity
+    /// failure names the host, its next attempt and the failure.
     func describe(_ title: TitleRecord, into status: inout TitleStatus) {
+        if [.requested, .licensing, .downloading].contains(title.state), let retry = retrying[title.token],
+            context.clock.monotonic() < retry.nextAttempt + ConnectivityRetry.staleAfter
+        {
+            status.waitingFor = retry.host
+            status.nextProbeAt = iso8601(context.clock.now() + max(0, retry.nextAttempt - context.clock.monotonic()))
+            if status.error == nil { status.error = retry.error }
+            return
+        }
         guard title.state == .suspended, title.suspendedReason == .network, let host = title.waitingHost else { return }
         status.waitingFor = host
         status.nextProbeAt = iso8601(
             watch.hosts.hosts[host].map { context.clock.now() + max(0, $0.nextProbe - context.clock.monotonic()) })
     }
+
+    /// A task or file of `token` failed for connectivity at `host` and is tried again in `delay` seconds.
+    func retrying(_ token: String, host: String?, message: String, attempts: Int, in delay: Double) {
+        guard let host else { return }
+        retrying[token] = ConnectivityRetry(
+            host: host, message: message, attempts: attempts, nextAttempt: context.clock.monotonic() + delay)
+    }
+
+    /// A move of the title's lifecycle ends its run of failed attempts (it went on, or now waits or failed).
+    func observe(_ event: TitleHappening) throws {
+        if event.kind == "state" { retrying[event.token] = nil }
+    }
+
+    func forget(_ token: String) { retrying[token] = nil }
 
     /// An operator's resume of a title waiting for its host: always admitted (it waits again if the host is still
     /// away).
@@ -119,11 +144,12 @@ final class NetworkComponent: SchedulerComponent, SuspensionOwner {
     /// `host` answered (an HTTP status, a file, even a bad one): it is reachable.
     func answered(_ host: String) {
         if !watch.failures.isEmpty { watch.failures.answered(host) }
+        if !retrying.isEmpty { retrying = retrying.filter { $0.value.host != host } }
     }
 
     /// The host answered: suspended titles waiting for it resume, renewals waiting for it run.
     private func resumeWaiting(on endpoint: String) throws {
-        watch.failures.answered(endpoint)
+        answered(endpoint)
         for var title in try context.store.titlesWaitingForHosts() where title.waitingHost == endpoint {
             if title.state == .suspended && title.suspendedReason == .network {
                 try context.desk.resume(title.token)
