@@ -19,6 +19,9 @@ public struct SchedulerStats: Codable, Sendable, Equatable {
     /// Malformed messages dropped since start.
     public var droppedMessages: Int
     public var uptimeSeconds: Double
+    /// Seconds left of the start-up grace during which every title counts as being played, so the quota evicts
+    /// nothing and `list --evictable` is empty (plays under way report within it); 0 or null past it.
+    public var evictionGraceSeconds: Double?
 
     public init(
         titles: [String: Int], queued: [String: Int], leases: Int, workers: [String: Int], verifiedBytes: Int64,

@@ -23,6 +23,12 @@ public struct PlayActivity: Sendable, Equatable {
         since.map { now - $0 >= min(idle, Self.startupBlindness) } ?? false
     }
 
+    /// Seconds until ``seesEveryPlay(now:)`` holds (0 once it does).
+    public func blindFor(now: Double) -> Double {
+        guard let since else { return min(idle, Self.startupBlindness) }
+        return max(0, min(idle, Self.startupBlindness) - (now - since))
+    }
+
     /// A sign that `token` is being played.
     public mutating func saw(_ token: String, now: Double) {
         lastSeen[token] = now

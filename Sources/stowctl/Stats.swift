@@ -30,5 +30,8 @@ struct Stats: ParsableCommand {
         print(
             "dropped:     \(s.droppedMessages) malformed message(s)   "
                 + "uptime \(TitleFormatter.duration(s.uptimeSeconds))")
+        if let grace = s.evictionGraceSeconds, grace > 0 {
+            print("evictions:   held \(Int(grace.rounded(.up))) s more (start-up grace: plays under way report first)")
+        }
     }
 }

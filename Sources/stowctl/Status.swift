@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import StowageProtocol
+import StowageRuntime
 
 struct Status: ParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Show one title.")
@@ -37,7 +38,7 @@ struct List: ParsableCommand {
             let order = try client.request(.evictable)
             if connection.json { return printJSON(order) }
             for (n, t) in order.enumerated() { print("\(n + 1). " + TitleFormatter.line(t)) }
-            if order.isEmpty { print("nothing evictable (no --quota, or every title pinned, played or unfinished)") }
+            if order.isEmpty { print(try Self.nothingEvictable(client)) }
             return
         }
         var after: String?
@@ -106,3 +107,15 @@ struct Workers: ParsableCommand {
 
 /// `list --state`: a state by its name, the names listed in `--help`.
 extension TitleState: ExpressibleByArgument {}
+
+extension List {
+    /// Why `list --evictable` is empty, in words: the start-up grace (every title counts as being played until
+    /// plays under way have reported), else what keeps each title.
+    static func nothingEvictable(_ client: SchedulerClient) throws -> String {
+        let stats = try client.request(.stats)
+        guard let grace = stats.evictionGraceSeconds, grace > 0 else { return "nothing evictable (no --quota, or every title pinned, played recently or unfinished)" }
+        return "nothing evictable yet: the scheduler started \(Int(stats.uptimeSeconds)) s ago and, for "
+            + "\(Int(grace.rounded(.up))) s more, counts every title as being played (plays under way report first); "
+            + "ask again then"
+    }
+}

@@ -100,6 +100,25 @@ struct StowctlAnswerTests {
         #expect(refused.status == 1 && refusal.code == .notFound, "\(refused.stdout)")
     }
 
+    /// `list --evictable` just after a start says why it is empty (the start-up grace, and for how long more),
+    /// and `stats` shows the grace; past it, the usual reasons.
+    @Test func anEmptyEvictableListDuringTheStartUpGraceSaysWhy() throws {
+        let h = try Harness(name: "evict-grace")
+        try h.startScheduler(["--quota", "1G"])
+        let early = try stowctl(h, ["list", "--evictable"])
+        #expect(early.status == 0)
+        #expect(early.stdout.contains("nothing evictable yet") && early.stdout.contains("s more"), "\(early.stdout)")
+        let stats = try stowctl(h, ["stats"])
+        #expect(stats.stdout.contains("evictions:   held"), "\(stats.stdout)")
+        try h.waitUntil(timeout: 30, "the start-up grace to pass") {
+            let json = try stowctl(h, ["stats", "--json"]).stdout
+            return (try JSONDecoder().decode(SchedulerStats.self, from: Data(json.utf8))).evictionGraceSeconds == 0
+        }
+        let later = try stowctl(h, ["list", "--evictable"])
+        #expect(later.stdout.hasPrefix("nothing evictable (no --quota"), "\(later.stdout)")
+        #expect(!(try stowctl(h, ["stats"])).stdout.contains("evictions:"))
+    }
+
     /// `devices sign` prints the whole URL: the gateway's `--public-url` (published in the home when it starts
     /// listening), or `--gateway-url`; `--json` has `url` beside `path`; the URL opens the page for the device.
     @Test func devicesSignPrintsTheWholeURL() throws {

@@ -53,6 +53,9 @@ final class PlaysComponent: SchedulerComponent, EvictionAdvisor {
         activity.seesEveryPlay(now: now) ? activity.playing(now: now) : nil
     }
 
+    /// Seconds left of the start-up blindness (`stats`' `evictionGraceSeconds`).
+    var blindFor: Double { activity.blindFor(now: context.clock.monotonic()) }
+
     /// A title being played is kept; just after a start, every title.
     func advise(_ holdings: inout [EvictionPolicy.Holding], now: Double) {
         let playing = playing(now: now)
