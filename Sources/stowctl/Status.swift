@@ -113,7 +113,9 @@ extension List {
     /// plays under way have reported), else what keeps each title.
     static func nothingEvictable(_ client: SchedulerClient) throws -> String {
         let stats = try client.request(.stats)
-        guard let grace = stats.evictionGraceSeconds, grace > 0 else { return "nothing evictable (no --quota, or every title pinned, played recently or unfinished)" }
+        guard let grace = stats.evictionGraceSeconds, grace > 0 else {
+            return "nothing evictable (no --quota, or every title pinned, played recently or unfinished)"
+        }
         return "nothing evictable yet: the scheduler started \(Int(stats.uptimeSeconds)) s ago and, for "
             + "\(Int(grace.rounded(.up))) s more, counts every title as being played (plays under way report first); "
             + "ask again then"
