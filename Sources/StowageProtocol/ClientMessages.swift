@@ -250,10 +250,14 @@ public struct TitleEvent: Codable, Sendable, Equatable {
     /// `state`, `progress`, `error` …
     public var kind: String
     public var status: TitleStatus
+    /// What happened, in words, for an event that is more than a change of the status (`evicted`: which title
+    /// left to make room); null otherwise.
+    public var detail: String?
 
-    public init(kind: String, status: TitleStatus) {
+    public init(kind: String, status: TitleStatus, detail: String? = nil) {
         self.kind = kind
         self.status = status
+        self.detail = detail
     }
 }
 

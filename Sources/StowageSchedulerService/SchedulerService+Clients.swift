@@ -29,7 +29,7 @@ extension SchedulerService {
         case .submit(let submit):
             return .submitted(token: try submitTitle(submit))
         case .status(let token):
-            guard let title = try store.title(token) else { throw TitleError.noTitle(token) }
+            guard let title = try store.title(token) else { throw try missing(token) }
             return .title(try status(of: title, progress: store.progress(token: token)))
         case .list(let state, let after, let limit):
             guard let limit else {

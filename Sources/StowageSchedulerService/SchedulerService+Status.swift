@@ -13,6 +13,18 @@ extension SchedulerService {
         return try status(of: title, progress: store.progress(token: token))
     }
 
+    /// Why there is no title `token`: one the quota evicted says when and for what (its event outlives its
+    /// record); any other is unknown.
+    func missing(_ token: String) throws -> TitleError {
+        guard let evicted = try store.events(token: token).last(where: { $0.kind == "evicted" }) else {
+            return TitleError.noTitle(token)
+        }
+        return TitleError(
+            code: .notFound,
+            message: "title \(token) was evicted at \(iso8601(evicted.at) ?? "?") \(evicted.detail); its files and "
+                + "record are gone (the scheduler's --quota; `stowctl list --evictable` shows what goes next)")
+    }
+
     /// The contract's status object for a title (``TitleStatusBuilder``), with the components' fields.
     func status(of title: TitleRecord, progress: Store.Progress) throws -> TitleStatus {
         let builder = TitleStatusBuilder(home: options.home) { [playback] in

@@ -32,6 +32,12 @@ struct ProgressWatcher {
                 guard tokens.contains(status.token) else { continue }
                 latest[status.token] = status
                 rates[status.token, default: RateMeter()].add(bytes: status.bytesDownloaded, at: monotonic())
+                if !json, event.kind == "evicted", let detail = event.detail {
+                    // Said as a line of its own, above the bars, so it stays on the screen.
+                    if tty, drawnLines > 0 { handle.write(Data("\u{1B}[\(drawnLines)A\u{1B}[J".utf8)) }
+                    drawnLines = 0
+                    handle.write(Data("\(status.token): \(detail)\n".utf8))
+                }
                 if json {
                     printJSONLine(event, handle)
                 } else if tty {

@@ -31,11 +31,18 @@ struct QuotaTests {
         #expect(try h.status(a).pinned == true)
 
         // A third one: b, not pinned, goes (once the scheduler can tell plays from none, 15 s after its start).
-        let c = try h.submit("t2/master.m3u8", ["--name", "c"])
-        #expect(try h.waitForFinal(c, timeout: 60).state == .completed)
+        // `submit --wait` says which title went for it (issue #47: an eviction is told where the operator looks).
+        let waited = try h.stowctlStreams(["submit", h.originURL + "t2/master.m3u8", "--name", "c", "--wait"])
+        #expect(waited.status == 0, "\(waited.stderr)")
+        let c = String(waited.stdout.split(separator: "\n").last ?? "")
+        #expect(try h.status(c).state == .completed)
+        #expect(
+            waited.stderr.contains("\(c): evicted \(b) (b) to make room under the quota"), "\(waited.stderr)")
         let gone = try h.stowctlStreams(["status", b, "--json"])
-        // With --json the failure is JSON on stdout (issue #47): {"error": {"code": "not-found", …}}.
+        // With --json the failure is JSON on stdout (issue #47): {"error": {"code": "not-found", …}}, and says where
+        // the title went.
         #expect(gone.status == 1 && gone.stdout.contains("\"not-found\""), "b was evicted: \(gone.stdout)")
+        #expect(gone.stdout.contains("was evicted at") && gone.stdout.contains("for \(c)"), "\(gone.stdout)")
         #expect(!FileManager.default.fileExists(atPath: h.home.appendingPathComponent("titles/\(b)").path))
         #expect(try h.status(a).state == .completed, "the pinned title stays")
 

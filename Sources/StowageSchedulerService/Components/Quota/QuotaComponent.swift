@@ -95,13 +95,16 @@ final class QuotaComponent: SchedulerComponent, SuspensionOwner {
         context.logger.warning(
             "evicted to make room under the quota",
             metadata: ["token": "\(victim)", "name": "\(name)", "for": "\(token)"])
-        // Told before the record goes, so receivers learn which copy left.
+        // Told before the record goes, so receivers learn which copy left; the victim's event stays in the log, so
+        // a `status` of its token says where it went (``SchedulerService/missing(_:)``).
         try context.desk.record(
             TitleHappening(
-                victim, kind: nil, detail: "to make room under the quota for \(token)", notice: .evicted))
+                victim, kind: "evicted", detail: "to make room under the quota for \(token)", notice: .evicted))
         try context.desk.delete(victim)
         try context.desk.record(
-            TitleHappening(token, kind: "evicted", detail: "evicted \(victim)\(name) to make room under the quota"))
+            TitleHappening(
+                token, kind: "evicted", detail: "evicted \(victim)\(name) to make room under the quota",
+                published: "evicted"))
     }
 
     /// `pin` / `unpin`: a pinned title is never evicted; an unpinned one may be, so waiting titles are looked at.

@@ -43,7 +43,9 @@ final class SubscribersComponent: SchedulerComponent {
     }
 
     func observe(_ event: TitleHappening) throws {
-        if let published = event.published { publish(event.token, kind: published) }
+        if let published = event.published {
+            publish(event.token, kind: published, detail: published == "evicted" ? event.detail : nil)
+        }
     }
 
     func forget(_ token: String) { feed.forget(token) }
@@ -58,10 +60,10 @@ final class SubscribersComponent: SchedulerComponent {
     }
 
     /// Sends an event about a title to its subscribers (or to `only`).
-    private func publish(_ token: String, kind: String, to only: [[UInt8]]? = nil) {
+    private func publish(_ token: String, kind: String, detail: String? = nil, to only: [[UInt8]]? = nil) {
         let targets = only ?? feed.subscribers.targets(for: token)
         guard !targets.isEmpty, let status = try? context.desk.status(token) else { return }
-        let frames = FrameCodec.encode(.event, TitleEvent(kind: kind, status: status))
+        let frames = FrameCodec.encode(.event, TitleEvent(kind: kind, status: status, detail: detail))
         for identity in targets where !send(identity, frames) { feed.subscribers.remove(identity) }
     }
 }
