@@ -163,8 +163,10 @@ struct Submit: AsyncParsableCommand {
             return
         }
         let final = try ProgressWatcher(client: client, tokens: [token], json: false, output: .standardError).run()
-        if connection.json, let status = final[token] { printJSON(status) }
-        print(token)
+        // One document on stdout: with --json the final status when it completed, else only the error (the
+        // error names the token); without, the token as the last line either way.
+        if !connection.json { print(token) }
+        if final[token]?.state == .completed, connection.json, let status = final[token] { printJSON(status) }
         if final[token]?.state != .completed {
             let reason =
                 final[token]?.error.map { "[\($0.code.rawValue)] \($0.message)" }

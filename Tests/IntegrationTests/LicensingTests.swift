@@ -77,12 +77,13 @@ struct LicensingTests {
         try h.stowctl(["list", "--json"]).1.split(separator: "\"token\" : \"").dropFirst().forEach { part in
             _ = try? h.stowctl(["delete", String(part.prefix(16))])
         }
-        let (code, out) = try h.stowctl([
+        let (code, out, err) = try h.stowctlStreams([
             "submit", h.originURL + "index.m3u8", "--rental", "24h", "--play-count", "5",
             "--license-url", licenseURL, "--wait", "--json",
         ])
-        #expect(code == 0, "\(out)")
-        let token = try #require(out.split(separator: "\n").last.map(String.init))
+        #expect(code == 0, "\(out) \(err)")
+        // With --json, one document: the final status (the token is in it).
+        let token = try JSONDecoder().decode(TitleStatus.self, from: Data(out.utf8)).token
         let report = try license(h, token)
         let l = try #require(report.license)
         #expect(l.kind == .rental)

@@ -100,6 +100,23 @@ struct StowctlAnswerTests {
         #expect(refused.status == 1 && refusal.code == .notFound, "\(refused.stdout)")
     }
 
+    /// `submit --wait --json` prints one JSON document: the final status when the title completed, else only the
+    /// error object (naming the token), with exit 1.
+    @Test func submitWaitJSONOfAFailedTitleIsOneDocument() throws {
+        let h = try Harness(name: "wait-json")
+        try h.makeSample(seconds: 2)
+        try h.startOrigin()
+        try h.startPipeline()
+        let failed = try stowctl(h, ["submit", h.originURL + "no-such/master.m3u8", "--wait", "--json"])
+        #expect(failed.status == 1, "\(failed.stderr)")
+        let error = try jsonError(failed.stdout)
+        #expect(error.message.contains("did not complete"), "\(failed.stdout)")
+        let done = try stowctl(h, ["submit", h.originURL + "master.m3u8", "--wait", "--json"])
+        #expect(done.status == 0, "\(done.stderr)")
+        let status = try JSONDecoder().decode(TitleStatus.self, from: Data(done.stdout.utf8))
+        #expect(status.state == .completed)
+    }
+
     /// `list --evictable` just after a start says why it is empty (the start-up grace, and for how long more),
     /// and `stats` shows the grace; past it, the usual reasons.
     @Test func anEmptyEvictableListDuringTheStartUpGraceSaysWhy() throws {
