@@ -296,7 +296,7 @@ public enum LiveRecorder {
                     resource: PlannedResource(
                         kind: .initSection, rendition: rendition, url: url, rangeOffset: map.byteRange?.offset,
                         rangeLength: map.byteRange?.length, localPath: "\(state.folder)/\(name)", container: .fmp4,
-                        encrypted: false, duration: 0),
+                        encrypted: map.key?.encryptsWholeSegment ?? false, duration: 0),
                     isGap: false))
             lines.append("#EXT-X-MAP:URI=\"\(name)\"")
         }

@@ -25,6 +25,9 @@ public struct MediaPlaylist: Sendable {
         public var byteRange: ByteRange?
         /// 1-based line of the tag.
         public var line: Int
+        /// The `EXT-X-KEY` in force at the tag (RFC 8216 §4.3.2.4: a key applies to the maps that follow it): an
+        /// AES-128, AES-256 or AES-256-CTR key means the section is ciphertext on the wire; nil when clear.
+        public var key: Key? = nil
     }
     public struct Segment: Sendable {
         public var uri: String
@@ -190,7 +193,7 @@ public struct MediaPlaylist: Sendable {
                             throw fail("#EXT-X-MAP \(error.message)")
                         }
                     }
-                    map = InitSection(uri: uri, byteRange: range, line: number)
+                    map = InitSection(uri: uri, byteRange: range, line: number, key: key)
                 default:
                     continue  // unknown and pass-through tags (DISCONTINUITY, PROGRAM-DATE-TIME, …)
                 }

@@ -12,11 +12,8 @@ extension OfflinePlanner {
         var initCount = 0
         for (n, segment) in playlist.segments.enumerated() {
             if let map = segment.map, lineTarget[map.line] == nil {
-                let url = try URIResolver.resolve(map.uri, against: playlist.url, line: map.line)
-                let path = add(
-                    kind: .initSection, rendition: index, url: url, range: map.byteRange,
-                    suggested: "\(folder)/init-\(initCount).\(LocalNames.fileExtension(of: map.uri) ?? "mp4")",
-                    container: .fmp4, encrypted: false, duration: 0)
+                let path = try addInitSection(
+                    map, before: n, of: playlist, rendition: index, suggested: "\(folder)/init-\(initCount)")
                 initCount += 1
                 lineTarget[map.line] = relative(path, from: folder)
             }

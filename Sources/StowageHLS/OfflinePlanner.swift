@@ -89,11 +89,8 @@ public struct OfflinePlanner: Sendable {
         }
         for (n, segment) in playlist.segments.enumerated() {
             if let map = segment.map, lineTarget[map.line] == nil {
-                let url = try URIResolver.resolve(map.uri, against: playlist.url, line: map.line)
-                let ext = LocalNames.fileExtension(of: map.uri) ?? "mp4"
-                let path = add(
-                    kind: .initSection, rendition: index, url: url, range: map.byteRange,
-                    suggested: "\(folder)/init-\(initCount).\(ext)", container: .fmp4, encrypted: false, duration: 0)
+                let path = try addInitSection(
+                    map, before: n, of: playlist, rendition: index, suggested: "\(folder)/init-\(initCount)")
                 initCount += 1
                 lineTarget[map.line] = relative(path, from: folder)
             }
@@ -120,6 +117,23 @@ public struct OfflinePlanner: Sendable {
             PlannedRendition(
                 kind: input.kind, sourceURL: playlist.url, localPath: "\(folder)/index.m3u8",
                 playlist: text, language: input.rendition?.language))
+    }
+
+    /// Plans the init section `map` that segment `n` of `playlist` comes with (at `suggested` plus its extension).
+    /// After a whole-segment key it is ciphertext on the wire (RFC 8216 §4.3.2.4): stored as delivered, checked
+    /// decrypted; its IV is the key's (§4.3.2.5 requires one), else that of the segment it comes with.
+    mutating func addInitSection(
+        _ map: MediaPlaylist.InitSection, before n: Int, of playlist: MediaPlaylist, rendition: Int,
+        suggested: String
+    ) throws(PlaylistError) -> String {
+        let url = try URIResolver.resolve(map.uri, against: playlist.url, line: map.line)
+        let cipher = try map.key.flatMap { (key) throws(PlaylistError) in
+            try self.cipher(of: key, line: map.line, sequence: playlist.mediaSequence + n, in: playlist)
+        }
+        return add(
+            kind: .initSection, rendition: rendition, url: url, range: map.byteRange,
+            suggested: "\(suggested).\(LocalNames.fileExtension(of: map.uri) ?? "mp4")", container: .fmp4,
+            encrypted: map.key?.encryptsWholeSegment ?? false, duration: 0, cipher: cipher)
     }
 
     mutating func add(
@@ -163,12 +177,18 @@ public struct OfflinePlanner: Sendable {
     mutating func cipher(
         of segment: MediaPlaylist.Segment, number n: Int, in playlist: MediaPlaylist
     ) throws(PlaylistError) -> SegmentCipher? {
-        guard let key = segment.key, ["AES-128", "AES-256"].contains(key.method), key.isDeliverable,
-            let uri = key.uri
-        else { return nil }
-        let position = try keyPosition(key, uri: uri, in: playlist, line: segment.line)
-        return SegmentCipher(
-            key: position, iv: SegmentCipher.iv(explicit: key.iv, sequence: UInt64(playlist.mediaSequence + n)))
+        guard let key = segment.key else { return nil }
+        return try cipher(of: key, line: segment.line, sequence: playlist.mediaSequence + n, in: playlist)
+    }
+
+    /// How a file under `key` (at `line`; media sequence number `sequence` for an IV the key does not give) is
+    /// enciphered, when it is one AES-CBC ciphertext under a key the license worker acquires.
+    mutating func cipher(
+        of key: MediaPlaylist.Key, line: Int, sequence: Int, in playlist: MediaPlaylist
+    ) throws(PlaylistError) -> SegmentCipher? {
+        guard ["AES-128", "AES-256"].contains(key.method), key.isDeliverable, let uri = key.uri else { return nil }
+        let position = try keyPosition(key, uri: uri, in: playlist, line: line)
+        return SegmentCipher(key: position, iv: SegmentCipher.iv(explicit: key.iv, sequence: UInt64(sequence)))
     }
 
     mutating func offlineMediaText(

@@ -210,6 +210,44 @@ struct HLSCompletenessTests {
         }
     }
 
+    /// An encrypted init section (issue #46; Shaka Player's `hls-aes-256` title): the key before the `EXT-X-MAP`
+    /// applies to it, so it is ciphertext on the wire. Each method downloads, verifies (the CBC ones judged after
+    /// decryption), keeps init and segments as delivered (decrypted with the served key they are the clear files,
+    /// byte for byte) and keeps the key before the map offline; AES-128 plays offline frame-identical to the clear
+    /// fMP4 (ffmpeg's HLS demuxer reads only AES-128).
+    @Test(arguments: ["AES-128", "AES-256", "AES-256-CTR"]) func anEncryptedInitSection(method: String) throws {
+        let h = try run("emap-\(method.lowercased())") { try TestMedia.fmp4EncryptedMap(into: $0, method: method) }
+        let status = try submitAndWait(h, "index.m3u8", [])
+        let local = URL(fileURLWithPath: try #require(status.localPlaylist))
+        let text = try String(contentsOf: local, encoding: .utf8)
+        let keyLine = try #require(text.range(of: "#EXT-X-KEY:METHOD=\(method),URI=\"/keys/0\""), "\(text)")
+        let mapLine = try #require(text.range(of: "#EXT-X-MAP:URI="), "\(text)")
+        #expect(keyLine.lowerBound < mapLine.lowerBound, "the key still applies to the map offline: \(text)")
+        #expect(h.terminate("origin") == 0)
+        let entry = try h.startPlay(status.token)
+        let port = try #require(URL(string: entry)?.port, "stowctl play printed \(entry)")
+        try TestMedia.sh("curl -sf -o served.key http://127.0.0.1:\(port)/keys/0", in: h.root)
+        let iv = try String(contentsOf: h.media.appendingPathComponent("iv.hex"), encoding: .utf8)
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        let cipher = ["AES-128": "aes-128-cbc", "AES-256": "aes-256-cbc"][method] ?? "aes-256-ctr"
+        let folder = local.deletingLastPathComponent()
+        let mapName = String(text[mapLine.upperBound...].dropFirst().prefix { $0 != "\"" })
+        let clearNames = try OfflineCopy.uris(h.media.appendingPathComponent("clear/index.m3u8"))
+        let stored = [mapName] + (try OfflineCopy.uris(local))
+        #expect(stored.count == clearNames.count + 1)
+        for (name, clear) in zip(stored, ["init.mp4"] + clearNames) {
+            try TestMedia.sh(
+                "openssl enc -d -\(cipher) -K $(od -An -tx1 served.key | tr -d ' \\n') -iv \(iv) "
+                    + "-in '\(folder.appendingPathComponent(name).path)' | cmp - '\(h.media.path)/clear/\(clear)'",
+                in: h.root)
+        }
+        if method == "AES-128" {
+            let played = try OfflineCopy.framemd5(entry)
+            let clear = try OfflineCopy.framemd5(h.media.appendingPathComponent("clear/index.m3u8").path)
+            #expect(!played.isEmpty && played == clear, "frames played offline are the clear input's")
+        }
+    }
+
     @Test func aes128RotatingKeysWithoutIVAndQueryStrings() throws {
         let h = try run("aes2") { try TestMedia.aesRotatingNoIV(into: $0) }
         try checkEncrypted(h, keyFiles: ["k0.key", "k1.key"], expectedKeyTags: 2)

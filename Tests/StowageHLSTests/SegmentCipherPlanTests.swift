@@ -48,4 +48,37 @@ struct SegmentCipherPlanTests {
         #expect(plan.resources.map(\.cipher) == [nil])
         #expect(plan.keys.count == 1)
     }
+
+    /// A key before the `EXT-X-MAP` applies to the init section (RFC 8216 §4.3.2.4): it is ciphertext, with the
+    /// key's IV; a map before any key, or after `METHOD=NONE` or a sample-encryption key, is clear.
+    @Test func aKeyBeforeTheMapEncryptsTheInitSection() throws {
+        let plan = try plan(
+            """
+            #EXT-X-MEDIA-SEQUENCE:3
+            #EXT-X-MAP:URI="clear-init.mp4"
+            #EXT-X-KEY:METHOD=AES-128,URI="k.key",IV=0x0A
+            #EXTINF:2,
+            a.m4s
+            #EXT-X-MAP:URI="secret-init.mp4"
+            #EXTINF:2,
+            b.m4s
+            #EXT-X-KEY:METHOD=AES-256-CTR,URI="k2.key",IV=0x0B
+            #EXT-X-MAP:URI="ctr-init.mp4"
+            #EXTINF:2,
+            c.m4s
+            #EXT-X-KEY:METHOD=SAMPLE-AES,URI="k3.key"
+            #EXT-X-MAP:URI="sample-init.mp4"
+            #EXTINF:2,
+            d.m4s
+
+            """)
+        let inits = plan.resources.filter { $0.kind == .initSection }
+        #expect(
+            inits.map { $0.url.split(separator: "/").last ?? "" } == [
+                "clear-init.mp4", "secret-init.mp4", "ctr-init.mp4", "sample-init.mp4",
+            ])
+        #expect(inits.map(\.encrypted) == [false, true, true, false])
+        #expect(
+            inits.map(\.cipher) == [nil, SegmentCipher(key: 0, iv: String(repeating: "0", count: 30) + "0a"), nil, nil])
+    }
 }

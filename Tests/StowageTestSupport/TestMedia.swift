@@ -126,6 +126,40 @@ public enum TestMedia {
             """, in: dir)
     }
 
+    /// fMP4 whose init section is encrypted too, as Shaka Player's `hls-aes-256` test title is (issue #46): the
+    /// `EXT-X-KEY` comes before the `EXT-X-MAP`, so (RFC 8216 §4.3.2.4) the key applies to the init section as
+    /// well as to every segment. `method` is `AES-128`, `AES-256` (CBC) or `AES-256-CTR`, made with openssl over
+    /// ffmpeg's clear fMP4 (kept in `clear/`); the key is `k.key`, the IV in `iv.hex`.
+    public static func fmp4EncryptedMap(into dir: URL, method: String, seconds: Int = 4) throws {
+        let (bytes, cipher) =
+            switch method {
+            case "AES-128": (16, "aes-128-cbc")
+            case "AES-256": (32, "aes-256-cbc")
+            default: (32, "aes-256-ctr")
+            }
+        try sh(
+            """
+            mkdir -p clear
+            (cd clear && ffmpeg -v error -y \(source) -t \(seconds) -c:v libx264 -preset ultrafast -g 50 \
+              -sc_threshold 0 -c:a aac -b:a 64k -f hls -hls_time 2 -hls_playlist_type vod -hls_segment_type fmp4 \
+              -hls_segment_filename 'seg%03d.m4s' index.m3u8)
+            openssl rand \(bytes) > k.key; iv=$(openssl rand -hex 16); echo "$iv" > iv.hex
+            key=$(od -An -tx1 k.key | tr -d ' \\n')
+            openssl enc -\(cipher) -K "$key" -iv "$iv" -in clear/init.mp4 -out e-init.mp4
+            {
+              echo '#EXTM3U'; echo '#EXT-X-VERSION:7'; echo '#EXT-X-TARGETDURATION:3'; echo '#EXT-X-PLAYLIST-TYPE:VOD'
+              echo "#EXT-X-KEY:METHOD=\(method),URI=\"k.key\",IV=0x$iv"
+              echo '#EXT-X-MAP:URI="e-init.mp4"'
+              for f in $(grep -v '^#' clear/index.m3u8); do
+                openssl enc -\(cipher) -K "$key" -iv "$iv" -in clear/$f -out e-$f
+                grep -B1 -x "$f" clear/index.m3u8 | head -n 1
+                echo "e-$f"
+              done
+              echo '#EXT-X-ENDLIST'
+            } > index.m3u8
+            """, in: dir)
+    }
+
     /// AES-128 built by hand as real packagers do: two keys rotating every two segments, no IV attribute
     /// (the IV is the media sequence number), a media sequence starting at 7, URIs with query strings.
     public static func aesRotatingNoIV(into dir: URL, seconds: Int = 8) throws {
