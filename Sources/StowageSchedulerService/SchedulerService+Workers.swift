@@ -134,7 +134,9 @@ extension SchedulerService {
                 message: "\(reason) (\(count) attempts in a row failed)")
         case .giveUp:
             if try recording?.gap(r, reason: "\(reason) (after \(r.attempts) attempts)") == true { return }
-            try fail(r.token, TitleError(code: code, message: "\(r.url): \(reason) (after \(r.attempts) attempts)"))
+            // The file's URL once: a worker's message often starts with it already.
+            let said = reason.hasPrefix(r.url) ? reason : "\(r.url): \(reason)"
+            try fail(r.token, TitleError(code: code, message: "\(said) (after \(r.attempts) attempts)"))
         }
     }
 }

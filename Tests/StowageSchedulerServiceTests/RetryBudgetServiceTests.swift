@@ -58,4 +58,19 @@ import Testing
         #expect(failed.state == .failed && failed.errorCode == ErrorCode.integrity.rawValue)
         #expect(failed.errorMessage == "http://origin.test/show/seg0.ts: integrity: bad bytes (after 2 attempts)")
     }
+
+    /// A worker's message that names the file already is not prefixed with its URL a second time.
+    @Test func theFilesURLIsSaidOnce() throws {
+        let d = try ServiceDriver { $0.maxAttempts = 2 }
+        let token = try d.licensedTitle(files: 1)
+        let url = "http://origin.test/show/seg0.ts"
+        for attempt in 1...2 {
+            try d.answerFetch("dl", try d.task(for: "dl")) { url in
+                TaskFailure(code: .integrity, message: "\(url): not an MPEG-TS packet; not stored", retryable: true)
+            }
+            if attempt == 1 { d.advance(0.7) }
+        }
+        let failed = try #require(try d.store.title(token))
+        #expect(failed.errorMessage == "\(url): not an MPEG-TS packet; not stored (after 2 attempts)")
+    }
 }
