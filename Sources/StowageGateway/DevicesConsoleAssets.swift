@@ -71,6 +71,28 @@ enum DevicesConsoleAssets {
             td.textContent = text;
             return td;
           }
+          function button(cls, text, name) {
+            var b = document.createElement('button');
+            b.type = 'button';
+            b.className = cls;
+            b.textContent = text;
+            if (name) { b.setAttribute('data-name', name); }
+            return b;
+          }
+          // The same controls the server renders for a device (DevicesConsolePage.row).
+          function actionsCell(name) {
+            var td = cell('actions', '');
+            td.appendChild(button('revoke', 'Revoke', name));
+            var confirmBox = document.createElement('span');
+            confirmBox.className = 'confirm';
+            confirmBox.hidden = true;
+            confirmBox.appendChild(document.createTextNode('Revoke ' + name + '? It stops playing at once. '));
+            confirmBox.appendChild(button('revoke-yes', 'Yes, revoke', name));
+            confirmBox.appendChild(document.createTextNode(' '));
+            confirmBox.appendChild(button('revoke-no', 'Cancel'));
+            td.appendChild(confirmBox);
+            return td;
+          }
           var form = document.getElementById('add-device');
           var error = document.getElementById('add-error');
           form.addEventListener('submit', function (e) {
@@ -90,7 +112,7 @@ enum DevicesConsoleAssets {
               row.className = 'device';
               row.setAttribute('data-device', p.name);
               [cell('name', p.name), cell('added', 'just now'), cell('seen', 'never'), cell('state', 'active'),
-               cell('actions', '')].forEach(function (td) { row.appendChild(td); });
+               actionsCell(p.name)].forEach(function (td) { row.appendChild(td); });
               document.querySelector('#devices tbody').appendChild(row);
               document.getElementById('no-devices').hidden = true;
               input.value = '';

@@ -12,7 +12,7 @@ public struct DeviceInfo: Codable, Sendable, Equatable {
     /// Another box (`devices add --peer`): it reads manifests and files to fill from this box, never plays.
     public var peer: Bool?
     /// When it was last seen (ISO 8601): its last play or the last time the scheduler checked its credential
-    /// (the gateway keeps a good answer about a minute, so this is as fine as that); nil: never.
+    /// (noted at most once a minute per device); nil: never.
     public var lastSeenAt: String?
 
     public init(name: String, createdAt: String?, revokedAt: String?, lastPlays: [DevicePlay]) {

@@ -23,6 +23,12 @@ import Testing
         let sessionLine = try #require(jarText.split(separator: "\n").first { $0.contains("stowage_session") })
         let session = String(try #require(sessionLine.split(separator: "\t").last))
 
+        // Two devices already: one seen (its secret checked), one revoked.
+        let projector = try h.addDevice("projector")
+        #expect(try h.httpStatus(gateway + "/api/titles", headers: ["Authorization: Bearer \(projector)"]) == 200)
+        _ = try h.addDevice("old-tv")
+        #expect(try h.stowctl(["devices", "revoke", "old-tv"]).0 == 0)
+
         let admin = try DevToolsBrowser(profile: h.root.appendingPathComponent("admin-chromium"))
         defer { admin.close() }
         try admin.setCookie(name: "stowage_session", value: session, url: gateway)
@@ -41,7 +47,21 @@ import Testing
         #expect(expiry.hasPrefix("until today ") && expiry.hasSuffix("(10 minutes)"), "\(expiry)")
         _ = try admin.waitFor(
             "!!document.querySelector('tr.device[data-device=\"tablet-3\"]')", "the new device in the list")
+        let page = try #require(try admin.evaluate("document.querySelector('#devices tbody').innerText") as? String)
+        #expect(page.contains("projector") && page.contains("today") && page.contains("revoked today"), "\(page)")
         try keep(try admin.screenshot(), as: "devices-page.png", in: h)
+
+        // Revoking asks first: the row's Revoke shows a confirmation, whose Yes revokes the device.
+        _ = try admin.evaluate(
+            "document.querySelector('tr[data-device=\"projector\"] button.revoke').click();"
+                + "document.querySelector('tr[data-device=\"projector\"] button.revoke-yes').click(); true")
+        _ = try admin.waitFor(
+            "document.querySelector('tr[data-device=\"projector\"] .state').textContent === 'revoked just now'",
+            "the revocation")
+        // The gateway keeps a good answer a second at most: the projector's secret stops then.
+        try h.waitUntil(timeout: 5, "the revoked projector to be refused") {
+            try h.httpStatus(gateway + "/api/titles", headers: ["Authorization: Bearer \(projector)"]) == 401
+        }
 
         let png = try #require(Data(base64Encoded: String(image.dropFirst("data:image/png;base64,".count))))
         let link = try zbarimg(png, in: h)
@@ -58,7 +78,9 @@ import Testing
         #expect(!again.contains("class=\"who\""))
 
         let (_, listed) = try h.stowctl(["devices", "list", "--json"])
-        #expect(listed.contains("\"name\":\"tablet-3\"") && listed.contains("\"lastSeenAt\":\""), "\(listed)")
+        let devices = try JSONSerialization.jsonObject(with: Data(listed.utf8)) as? [[String: Any]]
+        let device = try #require(devices?.first { $0["name"] as? String == "tablet-3" }, "\(listed)")
+        #expect(device["lastSeenAt"] is String, "seen when it paired: \(device)")
         #expect(!listed.contains("secret"))
     }
 
