@@ -38,6 +38,18 @@ import Testing
         }
     }
 
+    @Test func theLoginPageSaysWhereASecretOrALinkComesFrom() async throws {
+        let fixture = try TrustFixture()
+        try await fixture.test { client in
+            try await client.execute(uri: "/login", method: .get) { response in
+                let page = String(buffer: response.body)
+                #expect(page.contains("Your operator gives each device a secret or a pairing link"))
+                #expect(page.contains("<code>stowctl devices add NAME --pair</code>"))
+                #expect(page.contains("QR code") && page.contains("no typing"))
+            }
+        }
+    }
+
     @Test func guessingCodesIsThrottledAsLoginIs() async throws {
         let fixture = try TrustFixture(configuration: {
             .init(
