@@ -55,7 +55,8 @@ enum DevicesConsolePage {
 
     static func row(_ d: DeviceInfo, now: Date) -> String {
         let name = Markup.escape(d.name)
-        let state = d.revokedAt.map { "revoked \(BoxTime.words($0, now: now))" } ?? (d.peer == true ? "peer box" : "active")
+        let state =
+            d.revokedAt.map { "revoked \(BoxTime.words($0, now: now))" } ?? (d.peer == true ? "peer box" : "active")
         let action =
             d.revokedAt != nil
             ? ""
@@ -71,25 +72,5 @@ enum DevicesConsolePage {
             <td class="seen">\(Markup.escape(d.lastSeenAt.map { BoxTime.words($0, now: now) } ?? "never"))</td>\
             <td class="state">\(Markup.escape(state))</td><td class="actions">\(action)</td></tr>
             """
-    }
-}
-
-/// Times in the box's time zone, in words: "today 14:05", "yesterday 09:12", "Tue 24 Nov 18:00".
-enum BoxTime {
-    static func words(_ iso: String, now: Date = Date(), timeZone: TimeZone = .current) -> String {
-        guard let date = ISO8601DateFormatter().date(from: iso) else { return iso }
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = timeZone
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_GB")
-        formatter.timeZone = timeZone
-        formatter.dateFormat = "HH:mm"
-        let time = formatter.string(from: date)
-        if calendar.isDate(date, inSameDayAs: now) { return "today \(time)" }
-        if let yesterday = calendar.date(byAdding: .day, value: -1, to: now), calendar.isDate(date, inSameDayAs: yesterday) {
-            return "yesterday \(time)"
-        }
-        formatter.dateFormat = calendar.isDate(date, equalTo: now, toGranularity: .year) ? "EEE d MMM HH:mm" : "d MMM yyyy HH:mm"
-        return formatter.string(from: date)
     }
 }

@@ -98,6 +98,8 @@ extension Gateway {
 
     /// 403 for anyone but the admin.
     static func requireAdmin(_ identity: Identity, _ what: String) throws {
-        guard identity.principal.isAdmin else { throw GatewayError(.forbidden, .forbidden, "only the admin may see \(what)") }
+        guard identity.principal.isAdmin else {
+            throw GatewayError(.forbidden, .forbidden, "only the admin may see \(what)")
+        }
     }
 }

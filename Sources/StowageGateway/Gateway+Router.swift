@@ -24,7 +24,9 @@ extension Gateway {
                     return DevicesConsoleAssets.response(path)
                 }
             }
-            router.on("/pair/{code}", method: method) { request, context in try await self.pair(request, context: context) }
+            router.on("/pair/{code}", method: method) { request, context in
+                try await self.pair(request, context: context)
+            }
             router.on("/console/devices", method: method) { _, context in
                 try await self.devicesPage(try Self.who(context))
             }

@@ -2,8 +2,8 @@ import CQRencode
 import Foundation
 
 /// A QR code symbol: its modules, dark or light, made by Debian's libqrencode (byte mode, error correction level M:
-/// a phone reads it with 15 % of it smudged). What is drawn of it (``terminalText(quietZone:)``, ``png(scale:quietZone:)``)
-/// is ours, so the gateway and `stowctl` need nothing else.
+/// a phone reads it with 15 % of it smudged). What is drawn of it (``terminalText(quietZone:)``,
+/// ``png(scale:quietZone:)``) is ours, so the gateway and `stowctl` need nothing else.
 public struct QRCode: Sendable, Equatable {
     /// Modules per side (21 for version 1, four more per version).
     public let width: Int

@@ -74,7 +74,8 @@ import Testing
         #expect(tablet.contains("Stowage library"))
         // A second use, from a third browser, is refused with what to do.
         let again = try chromium(["--dump-dom", link], profile: "other-chromium", in: h)
-        #expect(again.contains("used already") && again.contains("Ask the operator for a new one"), "\(again.prefix(2000))")
+        #expect(
+            again.contains("used already") && again.contains("Ask the operator for a new one"), "\(again.prefix(2000))")
         #expect(!again.contains("class=\"who\""))
 
         let (_, listed) = try h.stowctl(["devices", "list", "--json"])

@@ -99,7 +99,12 @@ final class FakeBackend: GatewayBackend {
     /// Pairing: code `pair-ok` redeems once for `tv` (as the scheduler burns it); any other is refused.
     let pairingUsed = Mutex(false)
     func redeemPairing(code: String) async throws -> PairingGrant {
-        guard code == "pair-ok", !pairingUsed.withLock({ used in defer { used = true }; return used }) else {
+        guard code == "pair-ok",
+            !pairingUsed.withLock({ used in
+                defer { used = true }
+                return used
+            })
+        else {
             throw GatewayError(TitleError(code: .unauthorized, message: "this pairing link was used already"))
         }
         return PairingGrant(device: "tv", path: "/", expires: 4e9, signature: "ab")

@@ -35,7 +35,9 @@ import Testing
         #expect(try d.request(.authenticate(grant.credential)) == .principal(DevicePrincipal(device: "tablet-3")))
 
         let again = refusal(try d.request(.pairRedeem(code: pairing.code)))
-        #expect(again?.code == .unauthorized && again?.message.contains("was used already") == true, "\(String(describing: again))")
+        #expect(
+            again?.code == .unauthorized && again?.message.contains("was used already") == true,
+            "\(String(describing: again))")
         #expect(again?.message.contains("ask the operator for a new pairing link") == true)
         let unknown = refusal(try d.request(.pairRedeem(code: String(repeating: "A", count: 22))))
         #expect(unknown?.code == .unauthorized && unknown?.message.contains("not a pairing link this box gave") == true)

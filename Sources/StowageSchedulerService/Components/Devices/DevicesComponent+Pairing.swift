@@ -25,7 +25,8 @@ extension DevicesComponent {
     /// Checks and burns `code` in one step (the loop answers one request at a time, so two redemptions of the same
     /// code cannot both pass); a bad one is `unauthorized`, saying why and what to do.
     func redeem(_ code: String) throws -> PairingGrant {
-        let askAgain = "ask the operator for a new pairing link (`stowctl devices add NAME --pair`, or the console's "
+        let askAgain =
+            "ask the operator for a new pairing link (`stowctl devices add NAME --pair`, or the console's "
             + "Devices page)"
         guard code.count <= 64, code.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "-_".contains($0)) })
         else {

@@ -84,14 +84,14 @@ final class DevicesComponent: SchedulerComponent {
 
     private func list() throws -> [DeviceInfo] {
         try context.store.devices().map { d in
-            let plays = try context.store.plays(device: d.name).map { p in
+            let records = try context.store.plays(device: d.name)
+            let plays = try records.map { p in
                 DevicePlay(token: p.token, title: try context.store.title(p.token)?.name, at: iso8601(p.at) ?? "")
             }
             var info = DeviceInfo(
                 name: d.name, createdAt: iso8601(d.createdAt), revokedAt: iso8601(d.revokedAt), lastPlays: plays)
             info.peer = d.peer ? true : nil
-            let lastPlay = try context.store.plays(device: d.name).first?.at
-            info.lastSeenAt = iso8601([d.lastSeenAt, lastPlay].compactMap { $0 }.max())
+            info.lastSeenAt = iso8601([d.lastSeenAt, records.first?.at].compactMap { $0 }.max())
             return info
         }
     }
