@@ -24,13 +24,12 @@ extension Gateway {
                     return DevicesConsoleAssets.response(path)
                 }
             }
-            router.on("/pair/{code}", method: method) { request, context in
-                try await self.pair(request, context: context)
-            }
             router.on("/console/devices", method: method) { _, context in
                 try await self.devicesPage(try Self.who(context))
             }
-            router.on("/api/devices", method: method) { _, context in try await self.deviceList(try Self.who(context)) }
+            router.on("/api/devices", method: method) { _, context in
+                try await self.deviceList(try Self.who(context))
+            }
             router.on("/", method: method) { request, context in
                 try await self.library(request, identity: try Self.who(context))
             }
@@ -45,6 +44,10 @@ extension Gateway {
         }
         router.post("/login") { request, context in try await self.login(request, context: context) }
         router.post("/logout") { request, _ in self.logout(request) }
+        // GET only: a HEAD (a link checker's) must not burn a pairing code it cannot use.
+        router.get("/pair/{code}") { request, context in
+            try await self.pair(request, context: context)
+        }
         router.get("/logout") { _, _ -> Response in
             throw GatewayError(.methodNotAllowed, .refused, "log out with POST (the library page's button)")
         }

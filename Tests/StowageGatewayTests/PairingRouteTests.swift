@@ -16,6 +16,10 @@ import Testing
     @Test func aCodeLogsABrowserInOnceAndASecondUseIsToldWhatToDo() async throws {
         let fixture = try TrustFixture()
         try await fixture.test { client in
+            // A link checker's HEAD does not burn the code.
+            try await client.execute(uri: "/pair/pair-ok", method: .head) { response in
+                #expect(response.status != .seeOther && response.headers[.setCookie] == nil)
+            }
             let cookie = try await client.execute(uri: "/pair/pair-ok", method: .get) { response in
                 #expect(response.status == .seeOther)
                 #expect(response.headers[.location] == "/")
