@@ -40,6 +40,9 @@ let package = Package(
         .systemLibrary(name: "CZeroMQ", path: "Sources/CZeroMQ"),
         .target(name: "ZeroMQ", dependencies: ["CZeroMQ"]),
         .target(name: "StowageProtocol", exclude: ["PROTOCOL.md"]),
+        // QR codes of pairing links: Debian's libqrencode for the symbol; the terminal text and the PNG are ours.
+        .systemLibrary(name: "CQRencode", path: "Sources/CQRencode"),
+        .target(name: "StowageQR", dependencies: ["CQRencode"]),
 
         // MARK: domain libraries
         .target(name: "StowageHLS", dependencies: ["StowageProtocol"]),
@@ -163,7 +166,7 @@ let package = Package(
         .target(
             name: "StowageGateway",
             dependencies: [
-                "StowagePlayback", "StowageProtocol", "StowageRuntime",
+                "StowagePlayback", "StowageProtocol", "StowageRuntime", "StowageQR",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
@@ -214,7 +217,7 @@ let package = Package(
             name: "stowctl",
             dependencies: [
                 "StowageRuntime", "StowageProcess", "StowageProtocol", "ZeroMQ", "StowageFetch", "StowageHLS",
-                "StowageDASH", "StowagePlayback", "StowageBundle",
+                "StowageDASH", "StowagePlayback", "StowageBundle", "StowageQR",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
@@ -253,6 +256,7 @@ let package = Package(
         // What test targets share: the process harness, origins, the gateway, origin snapshots, a seeded generator.
         .target(name: "StowageTestSupport", dependencies: ["StowageProtocol"], path: "Tests/StowageTestSupport"),
         .testTarget(name: "ZeroMQTests", dependencies: ["ZeroMQ"]),
+        .testTarget(name: "StowageQRTests", dependencies: ["StowageQR"]),
         .testTarget(name: "StowageProtocolTests", dependencies: ["StowageProtocol", "StowageTestSupport"]),
         .testTarget(name: "StowageHLSTests", dependencies: ["StowageHLS", "StowageProtocol", "StowageTestSupport"]),
         .testTarget(name: "StowageDASHTests", dependencies: ["StowageDASH", "StowageProtocol"]),
@@ -331,7 +335,7 @@ let package = Package(
         .testTarget(
             name: "IntegrationTests",
             dependencies: [
-                "ZeroMQ", "StowageProtocol", "StowageCatalog", "StowageTestSupport",
+                "ZeroMQ", "StowageProtocol", "StowageCatalog", "StowageTestSupport", "StowageQR",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
             ]),

@@ -10,7 +10,7 @@ log() { printf '\033[1m==>\033[0m %s\n' "$*" >&2; }
 # ffmpeg to make sample media and prove offline copies, sqlite3 for operators).
 ensure_packages() {
   local missing=()
-  for p in libzmq3-dev ffmpeg sqlite3 openssl curl "$@"; do
+  for p in libzmq3-dev libqrencode-dev ffmpeg sqlite3 openssl curl "$@"; do
     dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
   done
   if [ "${#missing[@]}" -gt 0 ]; then

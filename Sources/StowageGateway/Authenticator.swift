@@ -119,6 +119,21 @@ public final class Authenticator: Sendable {
         return open(principal: principal, credential: principal.isAdmin ? nil : .secret(secret))
     }
 
+    /// Redeems a pairing code (`GET /pair/<code>`) from `address` and opens a device session holding the grant's
+    /// signed credential (never the device's secret). Throttled as secrets are: a refused code counts against the
+    /// address, and a throttled address is answered 429 before the scheduler is asked.
+    public func pair(code: String, from address: String) async throws -> Login {
+        try refuseIfThrottled(address)
+        do {
+            let grant = try await backend.redeemPairing(code: code)
+            throttle.withLock { $0.succeeded(address) }
+            return open(principal: .device(grant.device), credential: grant.credential)
+        } catch let error as GatewayError where error.code == .unauthorized {
+            _ = throttle.withLock { $0.failed(address, now: clock()) }
+            throw error
+        }
+    }
+
     /// A browser that opened the library page with a signed URL gets a session (a cookie) bound to that URL's
     /// signature, so the page's own requests (`/api/titles`, `/events`, posters) are authorised too.
     func login(signed: SignedQuery, path: String) -> Login {

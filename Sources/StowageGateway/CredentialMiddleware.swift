@@ -2,8 +2,8 @@ import HTTPTypes
 import Hummingbird
 
 /// Finds who a request acts for (``Authenticator``) and puts it in the context before any route runs, so no
-/// route can forget to ask. `/login` and the page's static script and style need no credential; `/logout`
-/// works with or without one.
+/// route can forget to ask. `/login`, `/pair/<code>` and the page's static script and style need no credential;
+/// `/logout` works with or without one.
 struct CredentialMiddleware<Context: GatewayContext>: GatewayMiddleware {
     let authenticator: Authenticator
 
@@ -14,7 +14,9 @@ struct CredentialMiddleware<Context: GatewayContext>: GatewayMiddleware {
         _ request: Request, context: Context, next: (Request, Context) async throws -> Response
     ) async throws -> Response {
         let path = request.uri.path
-        if Self.publicPaths.contains(path) { return try await next(request, context) }
+        if Self.publicPaths.contains(path) || PairingPage.isPairingPath(path) {
+            return try await next(request, context)
+        }
         var context = context
         do {
             context.identity = try await authenticator.identify(request, from: context.clientAddress)

@@ -18,6 +18,18 @@ extension Gateway {
                 router.on(RouterPath(path), method: method) { _, _ in LibraryAssets.response(path) }
             }
             router.on("/login", method: method) { _, _ in self.loginPage() }
+            for path in [DevicesConsoleAssets.scriptPath, DevicesConsoleAssets.stylePath] {
+                router.on(RouterPath(path), method: method) { _, context in
+                    _ = try Self.who(context)
+                    return DevicesConsoleAssets.response(path)
+                }
+            }
+            router.on("/console/devices", method: method) { _, context in
+                try await self.devicesPage(try Self.who(context))
+            }
+            router.on("/api/devices", method: method) { _, context in
+                try await self.deviceList(try Self.who(context))
+            }
             router.on("/", method: method) { request, context in
                 try await self.library(request, identity: try Self.who(context))
             }
@@ -32,11 +44,21 @@ extension Gateway {
         }
         router.post("/login") { request, context in try await self.login(request, context: context) }
         router.post("/logout") { request, _ in self.logout(request) }
+        // GET only: a HEAD (a link checker's) must not burn a pairing code it cannot use.
+        router.get("/pair/{code}") { request, context in
+            try await self.pair(request, context: context)
+        }
         router.get("/logout") { _, _ -> Response in
             throw GatewayError(.methodNotAllowed, .refused, "log out with POST (the library page's button)")
         }
         router.post("/api/titles/{token}/{action}") { request, context in
             try await self.manage(request, identity: try Self.who(context))
+        }
+        router.post("/api/devices") { request, context in
+            try await self.addDevice(request, identity: try Self.who(context))
+        }
+        router.post("/api/devices/{name}/revoke") { request, context in
+            try await self.revokeDevice(request, identity: try Self.who(context))
         }
         router.get("/events") { _, context in
             try self.events(try Self.who(context), gone: context.clientGone)

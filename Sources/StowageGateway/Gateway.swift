@@ -3,6 +3,7 @@ import Hummingbird
 import Logging
 import StowagePlayback
 import StowageProtocol
+import Synchronization
 
 /// `stowage-gateway`'s HTTP side: credentials, playback sessions, the title files, `/resolve`, the library
 /// page and its JSON API and events. It reaches the scheduler only through a ``GatewayBackend``.
@@ -65,6 +66,9 @@ public final class Gateway: Sendable {
     let hotPathStages: [any HotPathStage]
     /// How many requests the router answered and the hot path answered.
     let traffic = ServingCounts()
+    /// Where devices reach the gateway, as it published it once listening (``published(reachableURL:)``): the
+    /// base of the pairing links the console makes.
+    let reachableURL = Mutex<String?>(nil)
 
     /// `clock`: monotonic seconds (sessions, caches, throttle); `wallClock`: unix seconds (signed URLs' `exp`).
     /// `sourceFetcher` makes the fetcher of each title played while still downloading (the process passes
@@ -186,6 +190,11 @@ public final class Gateway: Sendable {
             return Self.json(["url": target])
         }
         return Self.redirect(target, status: .found)
+    }
+
+    /// Once listening: where devices reach it (its `--public-url`, else its address), as `run/gateway.url` says.
+    public func published(reachableURL url: String) {
+        reachableURL.withLock { $0 = url.hasSuffix("/") ? String(url.dropLast()) : url }
     }
 
     /// A gateway path as a link: absolute under `--public-url`, else the path itself (never built from `Host`).

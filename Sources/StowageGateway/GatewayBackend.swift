@@ -32,6 +32,14 @@ public protocol GatewayBackend: Sendable {
     func manage(_ action: TitleAction, token: String) async throws
     /// A title's plan and verified files' hashes for a peer box (`peerManifest`).
     func peerManifest(token: String) async throws -> PeerManifest
+    /// Redeems a pairing code (`pairRedeem`): the device and the credential its browser's session keeps.
+    func redeemPairing(code: String) async throws -> PairingGrant
+    /// Adds a device with a one-time pairing code (`devicePair`; the console's "Add a device").
+    func pairDevice(name: String) async throws -> DevicePairing
+    /// Every device (`devices`).
+    func devices() async throws -> [DeviceInfo]
+    /// Revokes a device (`deviceRevoke`).
+    func revokeDevice(name: String) async throws
     /// The scheduler's title events, for as long as the caller iterates (a new stream per caller).
     func titleEvents() -> AsyncStream<TitleEvent>
 }

@@ -92,6 +92,16 @@ public final class SchedulerBackend: GatewayBackend {
         }
     }
 
+    public func redeemPairing(code: String) async throws -> PairingGrant {
+        try await request(.pairRedeem(code: code))
+    }
+
+    public func pairDevice(name: String) async throws -> DevicePairing { try await request(.devicePair(name: name)) }
+
+    public func devices() async throws -> [DeviceInfo] { try await request(.devices) }
+
+    public func revokeDevice(name: String) async throws { try await request(.deviceRevoke(name: name)) }
+
     public func titleEvents() -> AsyncStream<TitleEvent> { hub.stream() }
 
     /// The event subscription as a service: a thread with its own client subscribes to every title, renews

@@ -73,15 +73,16 @@ public enum AccessPolicy {
     }
 
     /// The gateway reads titles (and their manifests, for peer boxes), checks device credentials and serves plays
-    /// (authorise, keys, play time, license state, live events). Adding, revoking or signing for devices, changing
-    /// titles, limits or the store, and the pipeline's internals are for operators.
+    /// (authorise, keys, play time, license state, live events), and redeems pairing codes. Adding (with a pairing
+    /// code or not), revoking or signing for devices, changing titles, limits or the store, and the pipeline's
+    /// internals are for operators.
     private static func gatewayMay(_ operation: ClientOperation) -> Bool {
         switch operation {
         case .status, .list, .lookup, .bookmarks, .authenticate, .playable, .play, .playOn, .key, .played,
-            .license, .subscribe, .unsubscribe, .peerManifest:
+            .license, .subscribe, .unsubscribe, .peerManifest, .pairRedeem:
             return true
         case .submit, .cancel, .workers, .pause, .resume, .delete, .stop, .limits, .renew, .bookmarkAdd,
-            .bookmarkRemove, .verify, .gc, .stats, .deviceAdd, .devices, .deviceRevoke, .deviceSign,
+            .bookmarkRemove, .verify, .gc, .stats, .deviceAdd, .devices, .deviceRevoke, .deviceSign, .devicePair,
             .catalogApply, .catalogStatus, .notifyStatus, .boxKey, .exportTitle, .importBundle, .bundleJob, .pin,
             .evictable:
             return false

@@ -71,6 +71,12 @@ public enum ClientOperation: Codable, Sendable, Equatable {
     case deviceRevoke(name: String)
     /// A signed gateway URL for a device (answers `.signedPath`: the path with `?dev=…&exp=…&sig=…`).
     case deviceSign(name: String, path: String, expiresInSeconds: Double)
+    /// Add a device as `deviceAdd` does and give it a one-time pairing code instead of showing its secret
+    /// (answers `.devicePairing`): the code logs one browser in as the device, once, within ten minutes.
+    case devicePair(name: String)
+    /// Redeem a pairing code (the gateway's `GET /pair/<code>`): checked and burnt at once; answers `.pairingGrant`
+    /// (the device and a signed credential for the browser's session), or `unauthorized` saying why not.
+    case pairRedeem(code: String)
     /// Check a device's credential (answers `.principal`, or the error `unauthorized`).
     case authenticate(DeviceCredential)
     /// Authorise one play of a title on a device (`play`, recorded as that device's play).
@@ -234,6 +240,8 @@ public enum ReplyBody: Codable, Sendable, Equatable {
     case deviceSecret(DeviceSecret)
     case devices([DeviceInfo])
     case signedPath(String)
+    case devicePairing(DevicePairing)
+    case pairingGrant(PairingGrant)
     /// This box's public key file text (one line of JSON, see docs/bundles.md).
     case boxKey(String)
     case bundleJob(BundleJob)

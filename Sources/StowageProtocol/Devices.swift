@@ -11,6 +11,9 @@ public struct DeviceInfo: Codable, Sendable, Equatable {
     public var lastPlays: [DevicePlay]
     /// Another box (`devices add --peer`): it reads manifests and files to fill from this box, never plays.
     public var peer: Bool?
+    /// When it was last seen (ISO 8601): its last play or the last time the scheduler checked its credential
+    /// (noted at most once a minute per device); nil: never.
+    public var lastSeenAt: String?
 
     public init(name: String, createdAt: String?, revokedAt: String?, lastPlays: [DevicePlay]) {
         self.name = name

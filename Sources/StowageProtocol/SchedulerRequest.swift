@@ -91,6 +91,12 @@ enum ReplyPayload {
     }
     static func devices(_ body: ReplyBody) -> [DeviceInfo]? { if case .devices(let v) = body { v } else { nil } }
     static func signedPath(_ body: ReplyBody) -> String? { if case .signedPath(let v) = body { v } else { nil } }
+    static func devicePairing(_ body: ReplyBody) -> DevicePairing? {
+        if case .devicePairing(let v) = body { v } else { nil }
+    }
+    static func pairingGrant(_ body: ReplyBody) -> PairingGrant? {
+        if case .pairingGrant(let v) = body { v } else { nil }
+    }
     static func boxKey(_ body: ReplyBody) -> String? { if case .boxKey(let v) = body { v } else { nil } }
     static func bundleJob(_ body: ReplyBody) -> BundleJob? { if case .bundleJob(let v) = body { v } else { nil } }
     static func principal(_ body: ReplyBody) -> DevicePrincipal? {
@@ -205,6 +211,16 @@ extension SchedulerRequest where Self == SchedulerCall<DeviceSecret> {
     public static func deviceAdd(name: String, peer: Bool = false) -> Self {
         Self(.deviceAdd(name: name, peer: peer ? true : nil), ReplyPayload.deviceSecret)
     }
+}
+
+extension SchedulerRequest where Self == SchedulerCall<DevicePairing> {
+    /// Adds a device with a one-time pairing code (`devices add NAME --pair`).
+    public static func devicePair(name: String) -> Self { Self(.devicePair(name: name), ReplyPayload.devicePairing) }
+}
+
+extension SchedulerRequest where Self == SchedulerCall<PairingGrant> {
+    /// Redeems a pairing code (the gateway's `/pair/<code>`).
+    public static func pairRedeem(code: String) -> Self { Self(.pairRedeem(code: code), ReplyPayload.pairingGrant) }
 }
 
 extension SchedulerRequest where Self == SchedulerCall<[DeviceInfo]> {

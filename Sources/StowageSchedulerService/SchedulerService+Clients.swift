@@ -62,7 +62,8 @@ extension SchedulerService {
         case .stats:
             return .stats(try stats())
         case .pin, .evictable, .renew, .license, .playable, .play, .key, .bookmarkAdd, .bookmarkRemove, .bookmarks,
-            .deviceAdd, .devices, .deviceRevoke, .deviceSign, .authenticate, .playOn, .lookup, .peerManifest,
+            .deviceAdd, .devices, .deviceRevoke, .deviceSign, .devicePair, .pairRedeem, .authenticate, .playOn, .lookup,
+            .peerManifest,
             .notifyStatus, .boxKey, .exportTitle, .importBundle, .bundleJob, .verify, .gc, .catalogApply,
             .catalogStatus, .played, .limits, .subscribe, .unsubscribe:
             throw TitleError(code: .internal, message: "no component answered \(operation)")

@@ -252,6 +252,10 @@ enum Schema {
                 t.column("importedAt", .double).notNull()
             }
         }
+        migrator.registerMigration("v22-device-last-seen") { db in
+            // The console's Devices page: when the scheduler last checked a good credential of each device.
+            try db.alter(table: "device") { t in t.add(column: "lastSeenAt", .double) }
+        }
         return migrator
     }
 }

@@ -13,13 +13,19 @@ public struct DeviceRecord: Codable, Sendable, Equatable, FetchableRecord, Persi
     public var revokedAt: Double?
     /// Another box's credential (`devices add --peer`): it fills from this box, it never plays.
     public var peer: Bool = false
+    /// When the scheduler last checked a good credential of it (unix seconds; nil: never).
+    public var lastSeenAt: Double?
 
-    public init(name: String, secretHash: Data, createdAt: Double, revokedAt: Double? = nil, peer: Bool = false) {
+    public init(
+        name: String, secretHash: Data, createdAt: Double, revokedAt: Double? = nil, peer: Bool = false,
+        lastSeenAt: Double? = nil
+    ) {
         self.name = name
         self.secretHash = secretHash
         self.createdAt = createdAt
         self.revokedAt = revokedAt
         self.peer = peer
+        self.lastSeenAt = lastSeenAt
     }
 
     /// The device table's columns, for the query interface.
@@ -29,6 +35,7 @@ public struct DeviceRecord: Codable, Sendable, Equatable, FetchableRecord, Persi
         public static let createdAt = Column(CodingKeys.createdAt)
         public static let revokedAt = Column(CodingKeys.revokedAt)
         public static let peer = Column(CodingKeys.peer)
+        public static let lastSeenAt = Column(CodingKeys.lastSeenAt)
     }
 }
 
@@ -61,6 +68,13 @@ extension Store {
     /// The device with this name, revoked or not.
     public func device(_ name: String) throws -> DeviceRecord? {
         try db.read { try DeviceRecord.fetchOne($0, key: name) }
+    }
+
+    /// Notes that `name` was seen at `at` (unix seconds).
+    public func touchDevice(_ name: String, at: Double) throws {
+        try db.write { db in
+            _ = try DeviceRecord.filter(key: name).updateAll(db, DeviceRecord.Columns.lastSeenAt.set(to: at))
+        }
     }
 
     /// Every device, by name.

@@ -198,7 +198,9 @@ struct GatewayCommand: AsyncParsableCommand {
             let shown = host.contains(":") ? "[\(host)]" : host
             FileHandle.standardOutput.write(Data("listening \(scheme)://\(shown):\(bound)/\n".utf8))
             logger.info("listening", metadata: ["url": "\(scheme)://\(shown):\(bound)/", "admin": "\(secret != nil)"])
-            Self.publish(Self.reachableURL(publicURL: publicURL, scheme: scheme, host: host, port: bound), in: home)
+            let reachable = Self.reachableURL(publicURL: publicURL, scheme: scheme, host: host, port: bound)
+            gateway.published(reachableURL: reachable)
+            Self.publish(reachable, in: home)
         }
         do {
             try await Lifecycle.run([app, gateway.playReporter, backend.eventRelay(logger: logger)], logger: logger)

@@ -8,11 +8,15 @@ import StowageRuntime
 struct DevicesCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "devices",
-        abstract: "Devices allowed to play through stowage-gateway: add (prints a secret), list, revoke, sign URLs.",
+        abstract:
+            "Devices allowed to play through stowage-gateway: add (a secret, or --pair: a one-time link and QR code), "
+            + "list, revoke, sign URLs.",
         discussion: """
             A device presents its secret to the gateway as `Authorization: Bearer SECRET`, through the gateway's \
             /login page (a browser cookie), or as a signed URL from `devices sign` for players that cannot send \
-            headers. Revoking a device stops its secret and its signed URLs at once. Plays are counted per title \
+            headers. `devices add NAME --pair` prints a one-time link (and its QR code) instead of the secret: opened \
+            within 10 minutes, it logs that browser in as the device, once. Revoking a device stops its secret, its \
+            sessions, its pairing link and its signed URLs at once. Plays are counted per title \
             across all devices of the box; `devices list` shows each device's last plays.
             """,
         subcommands: [Add.self, ListDevices.self, Revoke.self, Sign.self])
@@ -27,7 +31,26 @@ struct DevicesCommand: ParsableCommand {
                 "Another box: its secret reads titles' manifests and files (submit --from-peer there), never plays.",
                 discussion: "Ordinary devices get 403 on /titles/ID/manifest.json; a peer gets no plays or keys."))
         var peer = false
+        @Flag(
+            help: ArgumentHelp(
+                "Print a one-time pairing link and its QR code instead of the secret.",
+                discussion: "Opened (or scanned) within 10 minutes, the link logs that one browser in as the device."))
+        var pair = false
+        @Option(
+            name: .customLong("gateway-url"),
+            help: ArgumentHelp(
+                "With --pair: where devices reach the gateway (default: what this home's gateway published).",
+                valueName: "url"))
+        var gatewayURL: String?
+
+        mutating func validate() throws {
+            if pair && peer { throw ValidationError("--pair is for devices that play; a --peer box takes its secret") }
+            if gatewayURL != nil && !pair { throw ValidationError("--gateway-url goes with --pair") }
+            gatewayURL = try gatewayURL.map(Sign.checkedGatewayURL)
+        }
+
         func run() throws {
+            if pair { return try runPairing() }
             let added = try connection.request(.deviceAdd(name: name, peer: peer))
             if connection.json {
                 printJSON(added)
@@ -47,7 +70,9 @@ struct DevicesCommand: ParsableCommand {
             if devices.isEmpty { print("no devices: add one with `stowctl devices add NAME`") }
             for d in devices {
                 let state = d.revokedAt.map { "revoked \($0)" } ?? "active"
-                print("\(d.name)\(d.peer == true ? " (peer box)" : "")  \(state)  added \(d.createdAt ?? "-")")
+                print(
+                    "\(d.name)\(d.peer == true ? " (peer box)" : "")  \(state)  added \(d.createdAt ?? "-")"
+                        + "  last seen \(d.lastSeenAt ?? "never")")
                 for p in d.lastPlays.prefix(5) { print("    played \(p.title ?? p.token) at \(p.at)") }
             }
         }
@@ -88,12 +113,7 @@ struct DevicesCommand: ParsableCommand {
         var gatewayURL: String?
 
         mutating func validate() throws {
-            if let url = gatewayURL {
-                guard let parsed = URL(string: url), ["http", "https"].contains(parsed.scheme ?? ""),
-                    parsed.host != nil, parsed.query == nil
-                else { throw ValidationError("--gateway-url wants an http(s) URL such as https://box.lan:8443") }
-                gatewayURL = url.hasSuffix("/") ? String(url.dropLast()) : url
-            }
+            gatewayURL = try gatewayURL.map(Self.checkedGatewayURL)
             guard expires.seconds > 0 else {
                 throw ValidationError("--expires takes a duration such as 90s, 15m, 24h or 30d")
             }
@@ -113,6 +133,14 @@ struct DevicesCommand: ParsableCommand {
             }
             let url = base + signed
             if connection.json { printJSON(["name": name, "path": signed, "url": url]) } else { print(url) }
+        }
+
+        /// `--gateway-url` checked, without a trailing `/`.
+        static func checkedGatewayURL(_ url: String) throws -> String {
+            guard let parsed = URL(string: url), ["http", "https"].contains(parsed.scheme ?? ""),
+                parsed.host != nil, parsed.query == nil
+            else { throw ValidationError("--gateway-url wants an http(s) URL such as https://box.lan:8443") }
+            return url.hasSuffix("/") ? String(url.dropLast()) : url
         }
 
         /// What the home's gateway wrote when it started listening (its `--public-url`, else its address).

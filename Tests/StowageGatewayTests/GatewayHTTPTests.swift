@@ -48,6 +48,9 @@ final class FakeBackend: GatewayBackend {
     func authenticate(_ credential: DeviceCredential) async throws -> DevicePrincipal {
         authentications.withLock { $0 += 1 }
         if credential == .secret("peer") { return DevicePrincipal(device: "box-b", peer: true) }
+        if credential == .signed(device: "tv", path: "/", expires: 4e9, signature: "ab") {
+            return DevicePrincipal(device: "tv")
+        }
         guard credential == .secret("good") else { throw GatewayError(TitleError(code: .unauthorized, message: "no")) }
         return DevicePrincipal(device: "tv")
     }
@@ -93,6 +96,26 @@ final class FakeBackend: GatewayBackend {
             lastError: nil, playable: true, reason: nil)
     }
     func manage(_ action: TitleAction, token: String) async throws {}
+    /// Pairing: code `pair-ok` redeems once for `tv` (as the scheduler burns it); any other is refused.
+    let pairingUsed = Mutex(false)
+    func redeemPairing(code: String) async throws -> PairingGrant {
+        guard code == "pair-ok",
+            !pairingUsed.withLock({ used in
+                defer { used = true }
+                return used
+            })
+        else {
+            throw GatewayError(TitleError(code: .unauthorized, message: "this pairing link was used already"))
+        }
+        return PairingGrant(device: "tv", path: "/", expires: 4e9, signature: "ab")
+    }
+    func pairDevice(name: String) async throws -> DevicePairing {
+        DevicePairing(name: name, code: "pair-ok", expiresAt: "2026-11-27T12:00:00Z", validSeconds: 600)
+    }
+    func devices() async throws -> [DeviceInfo] {
+        [DeviceInfo(name: "tv", createdAt: "2026-11-27T10:00:00Z", revokedAt: nil, lastPlays: [])]
+    }
+    func revokeDevice(name: String) async throws {}
     func titleEvents() -> AsyncStream<TitleEvent> { AsyncStream { $0.finish() } }
 }
 

@@ -12,7 +12,7 @@ struct AccessPolicyTests {
         case renew, license, played, bookmarkAdd, bookmarkRemove, bookmarks, verify, gc, stats, boxKey
         case exportTitle, importBundle, bundleJob, playable, play, key, deviceAdd, devices, deviceRevoke
         case deviceSign, authenticate, playOn, lookup, catalogApply, catalogStatus, notifyStatus, peerManifest
-        case pin, evictable
+        case pin, evictable, devicePair, pairRedeem
     }
 
     static func kind(of operation: ClientOperation) -> Kind {
@@ -49,6 +49,8 @@ struct AccessPolicyTests {
         case .devices: .devices
         case .deviceRevoke: .deviceRevoke
         case .deviceSign: .deviceSign
+        case .devicePair: .devicePair
+        case .pairRedeem: .pairRedeem
         case .authenticate: .authenticate
         case .playOn: .playOn
         case .lookup: .lookup
@@ -123,6 +125,8 @@ struct AccessPolicyTests {
         case .deviceRevoke: return ([.deviceRevoke(name: "tv")], op)
         case .deviceSign:
             return ([.deviceSign(name: "tv", path: "/titles/a/master.m3u8", expiresInSeconds: 60)], op)
+        case .devicePair: return ([.devicePair(name: "tablet-3")], op)
+        case .pairRedeem: return ([.pairRedeem(code: "c")], lan)
         case .authenticate:
             return (
                 [

@@ -38,6 +38,7 @@ struct StoreTests {
         "v19-quota",
         "v20-notify-outbox",
         "v21-bundle-imports",
+        "v22-device-last-seen",
     ]
 
     @Test func migratesAndUsesWAL() throws {

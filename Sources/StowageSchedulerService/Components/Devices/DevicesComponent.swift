@@ -10,9 +10,13 @@ import StowageStore
 /// (devices and their plays); a play itself is authorised by the title's side (``TitleDesk/authorizePlay(_:)``).
 final class DevicesComponent: SchedulerComponent {
     let name = "devices"
-    private let context: ComponentContext
+    let context: ComponentContext
     /// Signs and checks device URLs with a key derived from the master key.
-    private let vault: KeyVault
+    let vault: KeyVault
+    /// The one-time pairing codes given and not yet forgotten (``DevicesComponent/pair(_:)``).
+    var codes = PairingCodes()
+    /// When each device's last sighting was written (monotonic), so a busy device costs one write a minute.
+    var lastWritten: [String: Double] = [:]
 
     init(context: ComponentContext, vault: KeyVault) {
         self.context = context
@@ -30,6 +34,10 @@ final class DevicesComponent: SchedulerComponent {
             return .ok
         case .deviceSign(let name, let path, let seconds):
             return .signedPath(try sign(device: name, path: path, seconds: seconds))
+        case .devicePair(let name):
+            return .devicePairing(try pair(name))
+        case .pairRedeem(let code):
+            return .pairingGrant(try redeem(code))
         case .authenticate(let credential):
             return .principal(try authenticate(credential))
         case .playOn(let token, let device):
@@ -51,7 +59,7 @@ final class DevicesComponent: SchedulerComponent {
     }
 
     /// `peer`: another box's credential, which reads manifests and files but never plays.
-    private func add(_ name: String, peer: Bool) throws -> DeviceSecret {
+    func add(_ name: String, peer: Bool) throws -> DeviceSecret {
         guard Self.validName(name), name.lowercased() != "admin" else {
             throw TitleError(
                 code: .refused,
@@ -76,12 +84,14 @@ final class DevicesComponent: SchedulerComponent {
 
     private func list() throws -> [DeviceInfo] {
         try context.store.devices().map { d in
-            let plays = try context.store.plays(device: d.name).map { p in
+            let records = try context.store.plays(device: d.name)
+            let plays = try records.map { p in
                 DevicePlay(token: p.token, title: try context.store.title(p.token)?.name, at: iso8601(p.at) ?? "")
             }
             var info = DeviceInfo(
                 name: d.name, createdAt: iso8601(d.createdAt), revokedAt: iso8601(d.revokedAt), lastPlays: plays)
             info.peer = d.peer ? true : nil
+            info.lastSeenAt = iso8601([d.lastSeenAt, records.first?.at].compactMap { $0 }.max())
             return info
         }
     }
@@ -91,6 +101,7 @@ final class DevicesComponent: SchedulerComponent {
         guard device.revokedAt == nil else { return }
         device.revokedAt = context.clock.now()
         try context.store.putDevice(device)
+        codes.cancel(device: name)
         context.logger.info("device revoked", metadata: ["device": "\(name)"])
     }
 
@@ -121,6 +132,7 @@ final class DevicesComponent: SchedulerComponent {
             guard device.revokedAt == nil else {
                 throw TitleError(code: .unauthorized, message: "device \(device.name) was revoked")
             }
+            seen(device.name)
             return DevicePrincipal(device: device.name, peer: device.peer)
         case .signed(let name, let path, let expires, let signature):
             // Whatever a client put in the URL: a bounded number first (no conversion may trap), and the same
@@ -143,6 +155,7 @@ final class DevicesComponent: SchedulerComponent {
             guard Self.equal(Data(expected.utf8), Data(signature.lowercased().utf8)) else {
                 throw TitleError(code: .unauthorized, message: "the URL's signature does not match")
             }
+            seen(name)
             return DevicePrincipal(device: name, peer: device.peer)
         }
     }
@@ -181,7 +194,7 @@ final class DevicesComponent: SchedulerComponent {
         throw TitleError(code: .refused, message: "lookup needs an id or a url")
     }
 
-    private static func unknown(_ name: String) -> TitleError {
+    static func unknown(_ name: String) -> TitleError {
         TitleError(code: .notFound, message: "no device named '\(name.prefix(64))'; `stowctl devices list` shows them")
     }
 }
