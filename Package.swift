@@ -163,7 +163,7 @@ let package = Package(
         .target(
             name: "StowageGateway",
             dependencies: [
-                "StowagePlayback", "StowageProtocol", "StowageRuntime",
+                "StowagePlayback", "StowageProtocol", "StowageRuntime", "StowageSchedulerCore",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
@@ -229,7 +229,7 @@ let package = Package(
             name: "stowage-gateway",
             dependencies: [
                 "CSystemShims",
-                "StowageGateway", "StowageRuntime", "StowageProcess", "StowageFetch",
+                "StowageGateway", "StowageRuntime", "StowageProcess", "StowageFetch", "StowageProtocol",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),

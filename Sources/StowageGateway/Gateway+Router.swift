@@ -38,6 +38,7 @@ extension Gateway {
         router.post("/api/titles/{token}/{action}") { request, context in
             try await self.manage(request, identity: try Self.who(context))
         }
+        addConsoleRoutes(to: router)
         router.get("/events") { _, context in
             try self.events(try Self.who(context), gone: context.clientGone)
         }

@@ -78,7 +78,7 @@ public enum AccessPolicy {
     private static func gatewayMay(_ operation: ClientOperation) -> Bool {
         switch operation {
         case .status, .list, .lookup, .bookmarks, .authenticate, .playable, .play, .playOn, .key, .played,
-            .license, .subscribe, .unsubscribe, .peerManifest:
+            .license, .subscribe, .unsubscribe, .peerManifest, .fetchScope:
             return true
         case .submit, .cancel, .workers, .pause, .resume, .delete, .stop, .limits, .renew, .bookmarkAdd,
             .bookmarkRemove, .verify, .gc, .stats, .deviceAdd, .devices, .deviceRevoke, .deviceSign,

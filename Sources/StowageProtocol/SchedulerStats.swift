@@ -19,6 +19,8 @@ public struct SchedulerStats: Codable, Sendable, Equatable {
     /// Malformed messages dropped since start.
     public var droppedMessages: Int
     public var uptimeSeconds: Double
+    /// The disk and the quota (absent from a scheduler of an earlier version).
+    public var disk: DiskFigures?
 
     public init(
         titles: [String: Int], queued: [String: Int], leases: Int, workers: [String: Int], verifiedBytes: Int64,

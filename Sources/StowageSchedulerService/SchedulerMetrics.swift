@@ -98,12 +98,17 @@ extension SchedulerService {
         let counts = try store.titleCounts()
         let remaining = try store.bytesRemaining(states: [.requested, .licensing, .recording, .downloading, .verifying])
         let rate = metrics.throughput
-        return SchedulerStats(
+        var stats = SchedulerStats(
             titles: Dictionary(uniqueKeysWithValues: counts.map { ($0.key.rawValue, $0.value) }),
             queued: core.queueDepths, leases: core.leases.count, workers: SchedulerMetrics.workersByKind(core),
             verifiedBytes: metrics.verifiedBytesTotal, bytesPerSecond: rate, bytesRemaining: remaining,
             etaSeconds: rate > 0 && remaining > 0 ? Double(remaining) / rate : nil,
             retries: metrics.retriesByReason, droppedMessages: metrics.droppedMessages,
             uptimeSeconds: clock.monotonic() - metrics.startedAt)
+        let usage = try quota?.usage()
+        stats.disk = DiskFigures(
+            usedBytes: usage?.used ?? 0, freeBytes: disk?.freeBytes(), quotaBytes: usage?.quota,
+            cushionBytes: disk?.cushionBytes ?? 0)
+        return stats
     }
 }

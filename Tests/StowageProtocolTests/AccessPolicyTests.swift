@@ -12,7 +12,7 @@ struct AccessPolicyTests {
         case renew, license, played, bookmarkAdd, bookmarkRemove, bookmarks, verify, gc, stats, boxKey
         case exportTitle, importBundle, bundleJob, playable, play, key, deviceAdd, devices, deviceRevoke
         case deviceSign, authenticate, playOn, lookup, catalogApply, catalogStatus, notifyStatus, peerManifest
-        case pin, evictable
+        case pin, evictable, fetchScope
     }
 
     static func kind(of operation: ClientOperation) -> Kind {
@@ -58,6 +58,7 @@ struct AccessPolicyTests {
         case .peerManifest: .peerManifest
         case .pin: .pin
         case .evictable: .evictable
+        case .fetchScope: .fetchScope
         }
     }
 
@@ -149,6 +150,7 @@ struct AccessPolicyTests {
         case .peerManifest: return ([.peerManifest(token: "t")], lan)
         case .pin: return ([.pin(token: "t", pinned: true), .pin(token: "t", pinned: false)], op)
         case .evictable: return ([.evictable], op)
+        case .fetchScope: return ([.fetchScope(url: "https://o/m.m3u8")], lan)
         }
     }
 
