@@ -29,7 +29,7 @@ enum ConsoleAssets {
         .scroll { overflow-x: auto; }
         table { border-collapse: collapse; width: 100%; }
         th, td { padding: .4em .5em; border-bottom: 1px solid #333; text-align: left; vertical-align: top; }
-        code { font-size: .85em; color: #cdf; word-break: break-all; }
+        code { font-size: .85em; color: #cdf; overflow-wrap: anywhere; }
         .source .url { word-break: break-all; font-size: .9em; }
         .when, .reason { color: #aaa; font-size: .85em; }
         .reason { max-width: 28em; }

@@ -11,6 +11,8 @@ struct ChromiumDriver {
     enum Step {
         case goto(String)
         case eval(String)
+        /// Evaluate a script for its effect (a click, a form's values): no value returned.
+        case run(String)
         case wait(String, timeout: Double)
         case screenshot(URL, width: Int, height: Int)
 
@@ -18,6 +20,7 @@ struct ChromiumDriver {
             switch self {
             case .goto(let url): ["goto": url]
             case .eval(let script): ["eval": script]
+            case .run(let script): ["do": script]
             case .wait(let script, let timeout): ["wait": script, "timeout": timeout]
             case .screenshot(let file, let width, let height):
                 ["screenshot": file.path, "width": width, "height": height]
@@ -52,10 +55,11 @@ struct ChromiumDriver {
     static let script = """
         import base64, fcntl, json, os, subprocess, sys, time
 
-        # Drives headless Chromium over the DevTools protocol on a pipe (--remote-debugging-pipe: the browser reads
-        # commands on fd 3 and writes answers on fd 4, each a JSON text ended by NUL). Steps (a JSON array): {"goto": URL},
-        # {"eval": JS} (its value is printed), {"wait": JS, "timeout": S} (until JS is truthy), {"screenshot": PATH,
-        # "width": W, "height": H}. Prints one JSON array of the evals' values; exits 1 naming the step that failed.
+        # Drives headless Chromium over the DevTools protocol on a pipe (--remote-debugging-pipe: the browser
+        # reads commands on fd 3 and writes answers on fd 4, each a JSON text ended by NUL). Steps (a JSON array):
+        # {"goto": URL}, {"eval": JS} (its value is printed), {"do": JS} (for its effect), {"wait": JS, "timeout": S}
+        # (until JS is truthy), {"screenshot": PATH, "width": W, "height": H}. Prints one JSON array of the evals'
+        # values; exits 1 naming the step that failed.
         chrome, profile, steps_path = sys.argv[1:4]
         steps = json.load(open(steps_path))
         to_chrome_r, to_chrome_w = os.pipe()
@@ -121,6 +125,8 @@ struct ChromiumDriver {
                             time.sleep(0.1)
                     elif "eval" in step:
                         values.append(evaluate(session, step["eval"]))
+                    elif "do" in step:
+                        evaluate(session, step["do"])
                     elif "wait" in step:
                         deadline = time.monotonic() + step.get("timeout", 30)
                         while not evaluate(session, step["wait"]):
