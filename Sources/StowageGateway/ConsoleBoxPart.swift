@@ -32,13 +32,16 @@ enum ConsoleBoxPart {
         var body = problem(box, "evictable")
         if let titles = box.evictable {
             if titles.isEmpty {
-                body += "<p>Nothing would be evicted (no --quota, or every title pinned, recently played or "
+                body +=
+                    "<p>Nothing would be evicted (no --quota, or every title pinned, recently played or "
                     + "unfinished).</p>"
             } else {
-                body += "<ol>" + titles.map {
-                    "<li data-token=\"\(escape($0.token))\">\(escape($0.name ?? $0.token)) "
-                        + "<code>\(escape($0.token))</code> \(escape(ConsolePage.bytes($0)))</li>"
-                }.joined() + "</ol>"
+                body +=
+                    "<ol>"
+                    + titles.map {
+                        "<li data-token=\"\(escape($0.token))\">\(escape($0.name ?? $0.token)) "
+                            + "<code>\(escape($0.token))</code> \(escape(ConsolePage.bytes($0)))</li>"
+                    }.joined() + "</ol>"
                 if let count = box.evictableCount, count > titles.count {
                     body += "<p>… and \(count - titles.count) more (<code>stowctl list --evictable</code>).</p>"
                 }
@@ -51,7 +54,8 @@ enum ConsoleBoxPart {
         var body = problem(box, "catalog")
         if let c = box.catalog {
             if let version = c.version {
-                body += "<p>Version \(version) from \(escape(c.source.map(URLRedaction.redacted) ?? "?"))"
+                body +=
+                    "<p>Version \(version) from \(escape(c.source.map(URLRedaction.redacted) ?? "?"))"
                     + (c.appliedAt.map { ", applied \(escape(ConsoleTime.words($0)))" } ?? "") + ".</p>"
             } else {
                 body += "<p>No catalogue applied (stowage-scheduler --catalog, or stowctl catalog apply).</p>"
@@ -63,9 +67,11 @@ enum ConsoleBoxPart {
             if !phases.isEmpty { body += "<p>Entries: \(escape(phases.sorted().joined(separator: ", ")))</p>" }
             let failed = c.entries.filter { $0.error != nil }.prefix(5)
             if !failed.isEmpty {
-                body += "<ul>" + failed.map {
-                    "<li>\(escape($0.id)): \(escape($0.error?.message ?? ""))</li>"
-                }.joined() + "</ul>"
+                body +=
+                    "<ul>"
+                    + failed.map {
+                        "<li>\(escape($0.id)): \(escape($0.error?.message ?? ""))</li>"
+                    }.joined() + "</ul>"
             }
         }
         return "<div id=\"catalog\"><h3>Catalogue</h3>\(body)</div>"
@@ -77,14 +83,16 @@ enum ConsoleBoxPart {
             if n.receivers.isEmpty {
                 body += "<p>No receivers (stowage-scheduler --notify URL).</p>"
             } else {
-                body += "<ul>" + n.receivers.map { r in
-                    var text = "\(URLRedaction.redacted(r.url)): \(r.waiting) waiting"
-                    if let oldest = r.oldestWaitingAt { text += " since \(ConsoleTime.words(oldest))" }
-                    if r.failures > 0 { text += ", \(r.failures) failed attempts" }
-                    if let error = r.lastError { text += " (\(error))" }
-                    if let next = r.nextAttemptAt { text += ", next try \(ConsoleTime.words(next))" }
-                    return "<li>\(escape(text))</li>"
-                }.joined() + "</ul>"
+                body +=
+                    "<ul>"
+                    + n.receivers.map { r in
+                        var text = "\(URLRedaction.redacted(r.url)): \(r.waiting) waiting"
+                        if let oldest = r.oldestWaitingAt { text += " since \(ConsoleTime.words(oldest))" }
+                        if r.failures > 0 { text += ", \(r.failures) failed attempts" }
+                        if let error = r.lastError { text += " (\(error))" }
+                        if let next = r.nextAttemptAt { text += ", next try \(ConsoleTime.words(next))" }
+                        return "<li>\(escape(text))</li>"
+                    }.joined() + "</ul>"
             }
         }
         return "<div id=\"notify\"><h3>Notifications</h3>\(body)</div>"
@@ -96,11 +104,13 @@ enum ConsoleBoxPart {
             body +=
                 workers.isEmpty
                 ? "<p>No workers connected.</p>"
-                : "<ul>" + workers.sorted { ($0.kind.rawValue, $0.id) < ($1.kind.rawValue, $1.id) }.map { w in
-                    let text = "\(w.kind.rawValue) \(w.id) on \(w.host) (pid \(w.pid)): \(w.tasksInHand)/\(w.capacity)"
-                        + " tasks, " + (w.alive ? "alive" : "silent for \(Int(w.lastSeenSecondsAgo)) s")
-                    return "<li>\(escape(text))</li>"
-                }.joined() + "</ul>"
+                : "<ul>"
+                    + workers.sorted { ($0.kind.rawValue, $0.id) < ($1.kind.rawValue, $1.id) }.map { w in
+                        let text =
+                            "\(w.kind.rawValue) \(w.id) on \(w.host) (pid \(w.pid)): \(w.tasksInHand)/\(w.capacity)"
+                            + " tasks, " + (w.alive ? "alive" : "silent for \(Int(w.lastSeenSecondsAgo)) s")
+                        return "<li>\(escape(text))</li>"
+                    }.joined() + "</ul>"
         }
         return "<div id=\"workers\"><h3>Workers</h3>\(body)</div>"
     }

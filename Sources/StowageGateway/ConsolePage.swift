@@ -97,7 +97,8 @@ enum ConsolePage {
             <td class="source"><span class="url">\(escape(t.source))</span>\(requested.map { "<br>" + $0 } ?? "")</td>\
             <td><span class="state">\(escape(t.stateText))</span>\
             <div class="reason">\(escape(t.reason ?? ""))</div></td>\
-            <td><progress class="bar" max="100" value="\(percent)"></progress> <span class="progress">\(percent)%</span>\
+            <td><progress class="bar" max="100" value="\(percent)"></progress> \
+            <span class="progress">\(percent)%</span>\
             <div><span class="bytes">\(escape(bytes(t)))</span> <span class="rate"></span></div></td>\
             <td class="license">\(escape(t.license))</td><td class="actions">\(actions)</td></tr>
             """

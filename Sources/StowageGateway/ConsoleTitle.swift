@@ -64,7 +64,9 @@ struct ConsoleTitle: Encodable, Sendable, Equatable {
         if s.state == .completed, !s.playableOffline, let why = s.notPlayableReason {
             parts.append("not playable: \(why.message)")
         }
-        if let stalled = s.stalledSince { parts.append("the live playlist stopped updating at \(ConsoleTime.words(stalled))") }
+        if let stalled = s.stalledSince {
+            parts.append("the live playlist stopped updating at \(ConsoleTime.words(stalled))")
+        }
         return parts.isEmpty ? nil : parts.joined(separator: "; ")
     }
 

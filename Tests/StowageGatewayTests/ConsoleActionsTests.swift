@@ -28,7 +28,9 @@ struct ConsoleActionsTests {
 
     @Test func aCompletedTitleOffersNoPauseOrResume() {
         #expect(Self.offered(Self.title(.completed)) == ["renew", "delete"])
-        #expect(Self.offered(Self.title(.completed, license: LicenseKind.none)) == ["delete"], "a clear title has no renewal")
+        #expect(
+            Self.offered(Self.title(.completed, license: LicenseKind.none)) == ["delete"],
+            "a clear title has no renewal")
     }
 
     @Test func aDownloadingOrQueuedTitleMayBePausedNotResumed() {
