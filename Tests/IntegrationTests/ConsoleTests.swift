@@ -81,7 +81,12 @@ struct ConsoleTests {
 
         let shot = h.root.appendingPathComponent("console.png")
         let values = try ChromiumDriver(h: h).run(
-            Self.asAdmin(gateway, then: [.eval(Self.rowsScript), .screenshot(shot, width: 1280, height: 900)]))
+            Self.asAdmin(
+                gateway,
+                then: [
+                    .eval(Self.rowsScript), .eval("document.querySelector('#disk .used').textContent"),
+                    .screenshot(shot, width: 1280, height: 900),
+                ]))
         let rows = try #require(values.first as? [[String: Any]])
         let byToken = Dictionary(uniqueKeysWithValues: rows.map { ($0["token"] as? String ?? "", $0) })
         let oldRow = try #require(byToken[old], "the canceled copy is listed: \(rows)")
@@ -95,6 +100,12 @@ struct ConsoleTests {
         #expect(!completedActions.contains("pause") && !completedActions.contains("resume"), "\(completedActions)")
         #expect(completedActions.contains("delete"))
         #expect(oldRow["actions"] as? [String] == ["delete"], "a canceled copy can only be deleted")
+        // The box's disk as `stowctl stats` gives it: what the titles hold, what is free.
+        let (_, statsJSON) = try h.stowctl(["stats", "--json"])
+        let disk = try #require(try JSONDecoder().decode(SchedulerStats.self, from: Data(statsJSON.utf8)).disk)
+        #expect(disk.usedBytes > 0 && (disk.freeBytes ?? 0) > 0 && disk.quotaBytes == nil, "\(disk)")
+        let used = try #require(values.count > 1 ? values[1] as? String : nil)
+        #expect(!used.isEmpty && used != "0 B", "the console shows what the titles hold: \(used)")
         #expect(((try? FileManager.default.attributesOfItem(atPath: shot.path)[.size] as? Int) ?? 0) > 1000)
         Self.keep(shot, as: "console.png")
     }
@@ -130,6 +141,10 @@ struct ConsoleTests {
                     .screenshot(shot, width: 1280, height: 1000),
                     .run("document.getElementById('submit-title').click()"),
                     .wait("!!document.querySelector('#titles tr.title[data-state=\"downloading\"]')", timeout: 30),
+                    // Progress moves live through /events: the row's rate appears once two events have come.
+                    .wait(
+                        "(document.querySelector('#titles tr.title[data-state=\"downloading\"] .rate') || {})"
+                            + ".textContent.endsWith('/s')", timeout: 30),
                     .eval(Self.rowsScript),
                     .screenshot(downloading, width: 1280, height: 1000),
                 ]))
