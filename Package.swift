@@ -166,7 +166,7 @@ let package = Package(
         .target(
             name: "StowageGateway",
             dependencies: [
-                "StowagePlayback", "StowageProtocol", "StowageRuntime", "StowageQR",
+                "StowagePlayback", "StowageProtocol", "StowageRuntime", "StowageQR", "StowageSchedulerCore",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
@@ -232,7 +232,7 @@ let package = Package(
             name: "stowage-gateway",
             dependencies: [
                 "CSystemShims",
-                "StowageGateway", "StowageRuntime", "StowageProcess", "StowageFetch",
+                "StowageGateway", "StowageRuntime", "StowageProcess", "StowageFetch", "StowageProtocol",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),

@@ -60,6 +60,7 @@ extension Gateway {
         router.post("/api/devices/{name}/revoke") { request, context in
             try await self.revokeDevice(request, identity: try Self.who(context))
         }
+        addConsoleRoutes(to: router)
         router.get("/events") { _, context in
             try self.events(try Self.who(context), gone: context.clientGone)
         }

@@ -59,6 +59,8 @@ public final class Gateway: Sendable {
     let eventStreams = EventStreamPlaces()
     /// Playlists as served, per file version and rewriter (title prefix, signed query).
     let playlists = PlaylistCache()
+    /// Looks at a source for the console's add-title form (nil: the console cannot, and says so).
+    let previewer: (any TitlePreviewer)?
     let clock: @Sendable () -> Double
     let wallClock: @Sendable () -> Double
     let logger: Logger
@@ -73,14 +75,16 @@ public final class Gateway: Sendable {
     /// `clock`: monotonic seconds (sessions, caches, throttle); `wallClock`: unix seconds (signed URLs' `exp`).
     /// `sourceFetcher` makes the fetcher of each title played while still downloading (the process passes
     /// `StowageFetch`'s HTTP client, which this library does not link); nil: such a title serves only what is
-    /// on disk.
+    /// on disk. `previewer` looks at a source for the console (the process passes `StowageFetch`'s, as for
+    /// `sourceFetcher`).
     public init(
         configuration: Configuration, backend: any GatewayBackend, logger: Logger,
         clock: @escaping @Sendable () -> Double,
         wallClock: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 },
-        sourceFetcher: (@Sendable () -> any PlaySourceFetcher)? = nil
+        sourceFetcher: (@Sendable () -> any PlaySourceFetcher)? = nil, previewer: (any TitlePreviewer)? = nil
     ) {
         self.configuration = configuration
+        self.previewer = previewer
         let root = configuration.titlesRoot.path
         titlesRootPath = root.count > 1 && root.hasSuffix("/") ? String(root.dropLast()) : root
         self.backend = backend

@@ -1,8 +1,9 @@
 import StowageProtocol
 
-/// The management actions the library page offers an admin (`POST /api/titles/<token>/<action>`).
+/// The management actions of `POST /api/titles/<token>/<action>` (the console offers those the title's state
+/// accepts, ``ConsoleActions``).
 public enum TitleAction: String, Sendable, CaseIterable {
-    case pause, resume, renew, delete
+    case pause, resume, renew, delete, stop
 }
 
 /// What the gateway asks of the scheduler. The real one is ``SchedulerBackend`` (ZeroMQ); tests use a fake.
@@ -28,7 +29,7 @@ public protocol GatewayBackend: Sendable {
     func played(token: String, seconds: Double) async throws
     /// License terms and state (`license`).
     func license(token: String) async throws -> LicenseReport
-    /// Pause, resume, renew or delete a title.
+    /// Pause, resume, renew, delete or stop (a recording) a title.
     func manage(_ action: TitleAction, token: String) async throws
     /// A title's plan and verified files' hashes for a peer box (`peerManifest`).
     func peerManifest(token: String) async throws -> PeerManifest

@@ -4,7 +4,7 @@ import StowageProtocol
 
 /// Every failure as the gateway's JSON error (`{"error": {"code", "message"}}`): a ``GatewayError`` as it is,
 /// the router's own (no such route, method) with the matching code, anything else `internal`. A browser that
-/// asks for the library page without a credential is sent to `/login` instead.
+/// asks for the library or the console without a credential is sent to `/login` instead.
 struct GatewayErrorMiddleware<Context: GatewayContext>: GatewayMiddleware {
     func handle(
         _ request: Request, context: Context, next: (Request, Context) async throws -> Response
@@ -12,7 +12,7 @@ struct GatewayErrorMiddleware<Context: GatewayContext>: GatewayMiddleware {
         do {
             return try await next(request, context)
         } catch let error as GatewayError {
-            if error.code == .unauthorized, request.uri.path == "/", request.method == .get,
+            if error.code == .unauthorized, Self.isPage(request.uri.path), request.method == .get,
                 (request.headers[.accept] ?? "").contains("text/html")
             {
                 return Gateway.redirect("/login", status: .seeOther)
@@ -31,6 +31,9 @@ struct GatewayErrorMiddleware<Context: GatewayContext>: GatewayMiddleware {
     /// middleware.
     func admitsOffRouter(_ request: inout OffRouterRequest) -> Bool { true }
     func finishOffRouter(_ fields: inout HTTPFields) {}
+
+    /// The pages a browser opens (the library, the console's): without a credential, the login page instead.
+    static func isPage(_ path: String) -> Bool { path == "/" || path == "/console" || path.hasPrefix("/console/") }
 
     static func translate(_ error: HTTPError, _ request: Request) -> GatewayError {
         switch error.status {

@@ -45,7 +45,7 @@ enum LibraryPage {
         let manage =
             admin
             ? "<td class=\"manage\">"
-                + TitleAction.allCases.map {
+                + ConsoleActions.offered(s).map {
                     "<button class=\"action\" data-action=\"\($0.rawValue)\">\($0.rawValue)</button>"
                 }.joined() + "</td>"
             : ""

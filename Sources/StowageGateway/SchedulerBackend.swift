@@ -89,6 +89,7 @@ public final class SchedulerBackend: GatewayBackend {
         case .resume: _ = try await request(.resume(token: token))
         case .renew: _ = try await request(.renew(token: token, terms: nil, licenseURL: nil))
         case .delete: try await request(.delete(token: token))
+        case .stop: _ = try await request(.stop(token: token))
         }
     }
 

@@ -79,7 +79,7 @@ public enum AccessPolicy {
     private static func gatewayMay(_ operation: ClientOperation) -> Bool {
         switch operation {
         case .status, .list, .lookup, .bookmarks, .authenticate, .playable, .play, .playOn, .key, .played,
-            .license, .subscribe, .unsubscribe, .peerManifest, .pairRedeem:
+            .license, .subscribe, .unsubscribe, .peerManifest, .pairRedeem, .fetchScope:
             return true
         case .submit, .cancel, .workers, .pause, .resume, .delete, .stop, .limits, .renew, .bookmarkAdd,
             .bookmarkRemove, .verify, .gc, .stats, .deviceAdd, .devices, .deviceRevoke, .deviceSign, .devicePair,

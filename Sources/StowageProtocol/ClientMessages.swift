@@ -96,6 +96,10 @@ public enum ClientOperation: Codable, Sendable, Equatable {
     case pin(token: String, pinned: Bool)
     /// The titles the quota would evict, first victim first (answers `.titles`; empty without `--quota`).
     case evictable
+    /// What a fetch of `url` for the operator may reach under the box's `--allow-hosts`, `--allow-networks` and
+    /// `--deny-networks` (answers `.fetchScope`; refused when `url` may not be a title's source): the gateway's
+    /// console looks at a playlist before it is submitted with the scheduler's rules, not rules of its own.
+    case fetchScope(url: String)
 }
 
 /// The answer to `playable` and `play`.
@@ -250,6 +254,7 @@ public enum ReplyBody: Codable, Sendable, Equatable {
     case catalog(CatalogReport)
     case notify(NotifyReport)
     case peerManifest(PeerManifest)
+    case fetchScope(FetchScope)
     case error(TitleError)
 }
 

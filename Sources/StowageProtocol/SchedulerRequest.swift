@@ -104,6 +104,7 @@ enum ReplyPayload {
     }
     static func catalog(_ body: ReplyBody) -> CatalogReport? { if case .catalog(let v) = body { v } else { nil } }
     static func notify(_ body: ReplyBody) -> NotifyReport? { if case .notify(let v) = body { v } else { nil } }
+    static func fetchScope(_ body: ReplyBody) -> FetchScope? { if case .fetchScope(let v) = body { v } else { nil } }
     static func ok(_ body: ReplyBody) -> Void? { if case .ok = body { () } else { nil } }
     static func peerManifest(_ body: ReplyBody) -> PeerManifest? {
         if case .peerManifest(let v) = body { v } else { nil }
@@ -178,6 +179,11 @@ extension SchedulerRequest where Self == SchedulerCall<[UInt8]> {
     public static func key(token: String, index: Int) -> Self {
         Self(.key(token: token, index: index), ReplyPayload.key)
     }
+}
+
+extension SchedulerRequest where Self == SchedulerCall<FetchScope> {
+    /// The rules a fetch of `url` for the operator keeps to (the box's allow-lists).
+    public static func fetchScope(url: String) -> Self { Self(.fetchScope(url: url), ReplyPayload.fetchScope) }
 }
 
 extension SchedulerRequest where Self == SchedulerCall<SchedulerStats> {

@@ -22,6 +22,8 @@ public struct SchedulerStats: Codable, Sendable, Equatable {
     /// Seconds left of the start-up grace during which every title counts as being played, so the quota evicts
     /// nothing and `list --evictable` is empty (plays under way report within it); 0 or null past it.
     public var evictionGraceSeconds: Double?
+    /// The disk and the quota (absent from a scheduler of an earlier version).
+    public var disk: DiskFigures?
 
     public init(
         titles: [String: Int], queued: [String: Int], leases: Int, workers: [String: Int], verifiedBytes: Int64,

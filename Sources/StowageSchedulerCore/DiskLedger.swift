@@ -32,7 +32,7 @@ public struct DiskLedger: Sendable {
             + "free some space or lower the scheduler's --disk-cushion"
     }
 
-    static func describe(_ n: Int64) -> String {
+    public static func describe(_ n: Int64) -> String {
         let units = ["B", "KiB", "MiB", "GiB", "TiB"]
         var value = Double(n)
         var unit = 0

@@ -5,8 +5,14 @@ import StowageProtocol
 extension TitleLifecycle {
     /// The operator's moves.
     public enum OperatorAction: Sendable, Equatable {
-        case pause, resume, stop
+        case pause, resume, stop, renew
     }
+
+    /// The states whose license may be renewed: every one a license is held in (a title not yet licensed, and a
+    /// canceled or failed one, has none to renew).
+    public static let renewable: Set<TitleState> = [
+        .completed, .licensed, .recording, .downloading, .verifying, .suspended,
+    ]
 
     /// Why `action` is refused now (nil: accepted). `recording`: a recording that has not ended; `isRecordingTitle`:
     /// the title was submitted as a recording.
@@ -25,6 +31,10 @@ extension TitleLifecycle {
         case .resume:
             if ![.suspended, .failed].contains(state) {
                 return "\(title) is \(state.rawValue): only suspended or failed titles can be resumed"
+            }
+        case .renew:
+            if !Self.renewable.contains(state) {
+                return "\(title) is \(state.rawValue): only a licensed title can be renewed"
             }
         case .stop:
             if !recording || state.isFinal {

@@ -106,6 +106,10 @@ extension SchedulerService {
             retries: metrics.retriesByReason, droppedMessages: metrics.droppedMessages,
             uptimeSeconds: clock.monotonic() - metrics.startedAt)
         stats.evictionGraceSeconds = components.first(PlaysComponent.self)?.blindFor
+        let usage = try quota?.usage()
+        stats.disk = DiskFigures(
+            usedBytes: usage?.used ?? 0, freeBytes: disk?.freeBytes(), quotaBytes: usage?.quota,
+            cushionBytes: disk?.cushionBytes ?? 0)
         return stats
     }
 }

@@ -61,6 +61,12 @@ extension SchedulerService {
             return .ok
         case .stats:
             return .stats(try stats())
+        case .fetchScope(let url):
+            // The rules the download workers get for a title from `url` (``TaskMessages``), before it is one.
+            if let why = SourceURLRule.refusal(url, allowed: options.allowedHosts) {
+                throw TitleError(code: .refused, message: why)
+            }
+            return .fetchScope(FetchScope(allowedHosts: options.allowedHosts, network: options.network, source: url))
         case .pin, .evictable, .renew, .license, .playable, .play, .key, .bookmarkAdd, .bookmarkRemove, .bookmarks,
             .deviceAdd, .devices, .deviceRevoke, .deviceSign, .devicePair, .pairRedeem, .authenticate, .playOn, .lookup,
             .peerManifest,

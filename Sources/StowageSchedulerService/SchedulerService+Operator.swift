@@ -29,6 +29,8 @@ extension SchedulerService {
             try resume(token)
         case .stop:
             try recording?.end(token, reason: "stopped by the operator")
+        case .renew:
+            break  // asked of the licensing component (`LicensingComponent.renew`), which asks the lifecycle too
         }
         return try currentStatus(token)
     }

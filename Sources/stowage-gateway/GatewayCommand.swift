@@ -185,7 +185,8 @@ struct GatewayCommand: AsyncParsableCommand {
                 fallbackToSource: fallbackToSource, secureCookies: tlsCert != nil,
                 corsOrigins: corsOrigin.compactMap(WebOrigin.exact), publicURL: publicURL),
             backend: backend, logger: logger, clock: { monotonic() },
-            sourceFetcher: { HTTPFetcher(logger: logger, connectionsPerHost: 4) })
+            sourceFetcher: { HTTPFetcher(logger: logger, connectionsPerHost: 4) },
+            previewer: FetchPreviewer(logger: logger))
         let listenOptions = ListenOptions(
             host: host, port: port, tlsCertificate: tlsCert, tlsKey: tlsKey,
             idleTimeoutSeconds: Self.wholeSeconds(idleTimeout, default: 30),

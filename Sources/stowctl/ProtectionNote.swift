@@ -1,5 +1,4 @@
 import Foundation
-import StowageDASH
 import StowageProtocol
 
 /// `estimate` and `variants` tell, before anything is downloaded, what `submit` will decide about a protected
@@ -10,12 +9,5 @@ enum ProtectionNote {
     static func warn(_ protection: TitleProtection?, url: String) {
         guard let decided = protection?.given(keySource: false), decided.deviceOnly else { return }
         FileHandle.standardError.write(Data("note: submit refuses it: \(decided.deviceOnlyRefusal(url))\n".utf8))
-    }
-
-    /// The protection of every Representation of an MPD, as `submit`'s plan would record it.
-    static func protection(of mpd: MPD) -> TitleProtection? {
-        let all = mpd.periods.flatMap(\.adaptationSets).flatMap(\.representations).flatMap(\.contentProtections)
-        let summary = ProtectionSummary(all)
-        return summary.isEncrypted ? DASHPlanner.protection(summary) : nil
     }
 }

@@ -5,7 +5,7 @@ import StowageProtocol
 /// `stowctl stats`: the pipeline's figures (what the scheduler's /metrics exports) in one screen.
 struct Stats: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Titles by state, queues, leases, workers, throughput, ETA and retries.",
+        abstract: "Titles by state, queues, leases, workers, throughput, ETA, disk and quota, and retries.",
         discussion: """
             The same figures the scheduler exports at /metrics (stowage-scheduler --metrics PORT), read over ZeroMQ.
             """)
@@ -26,6 +26,13 @@ struct Stats: ParsableCommand {
                 + "verified since start: \(TitleFormatter.bytes(s.verifiedBytes))")
         let eta = s.etaSeconds.map(TitleFormatter.duration) ?? "--:--"
         print("remaining:   \(TitleFormatter.bytes(s.bytesRemaining))   ETA \(eta)")
+        if let d = s.disk {
+            let quota = d.quotaBytes.map { TitleFormatter.bytes($0) } ?? "none"
+            print(
+                "disk:        \(TitleFormatter.bytes(d.usedBytes)) held by titles, "
+                    + "\(d.freeBytes.map { TitleFormatter.bytes($0) } ?? "?") free, quota \(quota), "
+                    + "cushion \(TitleFormatter.bytes(d.cushionBytes))")
+        }
         print("retries:     \(pairs(s.retries))")
         print(
             "dropped:     \(s.droppedMessages) malformed message(s)   "

@@ -5,41 +5,6 @@ import StowageFetch
 import StowageHLS
 import StowageProtocol
 
-/// One rendition of a master playlist, as `variants --json` shows it.
-struct VariantInfo: Codable, Sendable {
-    var index: Int
-    var uri: String
-    var bandwidth: Int
-    var averageBandwidth: Int?
-    var resolution: String?
-    var codecs: String?
-    var frameRate: Double?
-    var audioGroup: String?
-    var subtitlesGroup: String?
-    var hasVideo: Bool
-    /// DASH: a trick-mode (I-frame, fast-forward) AdaptationSet's Representation, never downloaded as the main
-    /// video; nil for HLS.
-    var trickMode: Bool? = nil
-}
-
-struct MediaInfo: Codable, Sendable {
-    var type: String
-    var groupID: String
-    var name: String
-    var language: String?
-    var isDefault: Bool
-    var uri: String?
-}
-
-struct VariantsReport: Codable, Sendable {
-    var url: String
-    var isMaster: Bool
-    var variants: [VariantInfo]
-    var renditions: [MediaInfo]
-    /// A DASH MPD's protection as `submit` would record it (absent for HLS, whose keys are in media playlists).
-    var protection: TitleProtection? = nil
-}
-
 struct Variants: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "List the renditions of an HLS playlist or DASH MPD: bandwidth, resolution, codecs, languages.")
@@ -54,27 +19,9 @@ struct Variants: AsyncParsableCommand {
     func run() async throws {
         let headers = self.headers.compactMap(Header.init(parsing:))
         let report = try await withFetcher(source: url) { fetcher in
-            let (text, finalURL) = try await fetcher.fetchText(url, headers: headers)
-            if DASHResolver.isMPD(text) { return try Self.dashReport(text: text, url: finalURL) }
-            guard PlaylistLines.isMaster(text) else {
-                _ = try MediaPlaylist(text: text, url: finalURL)
-                return VariantsReport(url: finalURL, isMaster: false, variants: [], renditions: [])
-            }
-            let master = try MasterPlaylist(text: text, url: finalURL)
-            let variants = master.variants.enumerated().map { i, v in
-                VariantInfo(
-                    index: i, uri: v.uri, bandwidth: v.bandwidth, averageBandwidth: v.averageBandwidth,
-                    resolution: v.resolution.map { "\($0.width)x\($0.height)" }, codecs: v.codecs,
-                    frameRate: v.frameRate, audioGroup: v.audioGroup, subtitlesGroup: v.subtitlesGroup,
-                    hasVideo: v.hasVideo)
-            }
-            let renditions = master.renditions.map {
-                MediaInfo(
-                    type: $0.type, groupID: $0.groupID, name: $0.name, language: $0.language,
-                    isDefault: $0.isDefault, uri: $0.uri)
-            }
-            return VariantsReport(url: finalURL, isMaster: true, variants: variants, renditions: renditions)
+            try await TitleProbe.variants(url, headers: headers, fetcher: fetcher)
         }
+        ProtectionNote.warn(report.protection, url: report.url)
         if json {
             printJSON(report)
             return

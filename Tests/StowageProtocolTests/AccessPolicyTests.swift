@@ -12,7 +12,7 @@ struct AccessPolicyTests {
         case renew, license, played, bookmarkAdd, bookmarkRemove, bookmarks, verify, gc, stats, boxKey
         case exportTitle, importBundle, bundleJob, playable, play, key, deviceAdd, devices, deviceRevoke
         case deviceSign, authenticate, playOn, lookup, catalogApply, catalogStatus, notifyStatus, peerManifest
-        case pin, evictable, devicePair, pairRedeem
+        case pin, evictable, devicePair, pairRedeem, fetchScope
     }
 
     static func kind(of operation: ClientOperation) -> Kind {
@@ -60,6 +60,7 @@ struct AccessPolicyTests {
         case .peerManifest: .peerManifest
         case .pin: .pin
         case .evictable: .evictable
+        case .fetchScope: .fetchScope
         }
     }
 
@@ -153,6 +154,7 @@ struct AccessPolicyTests {
         case .peerManifest: return ([.peerManifest(token: "t")], lan)
         case .pin: return ([.pin(token: "t", pinned: true), .pin(token: "t", pinned: false)], op)
         case .evictable: return ([.evictable], op)
+        case .fetchScope: return ([.fetchScope(url: "https://o/m.m3u8")], lan)
         }
     }
 

@@ -25,8 +25,11 @@ final class DiskComponent: SchedulerComponent, SuspensionOwner {
     /// An operator's resume of a title waiting for space: admitted (it waits again if the disk is still full).
     func resumeRefusal(_ title: TitleRecord) throws -> String? { nil }
 
+    /// Bytes always kept free now (`stats`).
+    var cushionBytes: Int64 { cushion() }
+
     /// Free bytes on the filesystem holding the titles.
-    private func freeBytes() -> Int64? {
+    func freeBytes() -> Int64? {
         var info = statvfs()
         guard statvfs(context.home.titlesRoot.path, &info) == 0 else { return nil }
         let (bytes, overflow) = Int64(clamping: info.f_bavail).multipliedReportingOverflow(

@@ -177,12 +177,12 @@ final class LicensingComponent: SchedulerComponent {
         guard var title = try context.store.title(token) else {
             throw TitleError(code: .notFound, message: "no title \(token)")
         }
-        guard title.planned,
-            [.completed, .licensed, .recording, .downloading, .verifying, .suspended].contains(title.state)
-        else {
+        let refusal = title.lifecycle.refusal(
+            .renew, of: token, recording: title.isRecording, isRecordingTitle: title.record != nil)
+        guard title.planned, refusal == nil else {
             throw TitleError(
                 code: .refused,
-                message: "title \(token) is \(title.state.rawValue): only a licensed title can be renewed")
+                message: refusal ?? "title \(token) is \(title.state.rawValue): only a licensed title can be renewed")
         }
         if let box = title.transferredTo {
             throw TitleError(

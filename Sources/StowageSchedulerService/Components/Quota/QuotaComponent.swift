@@ -126,6 +126,11 @@ final class QuotaComponent: SchedulerComponent, SuspensionOwner {
         return answer
     }
 
+    /// `stats`: the bytes the titles hold as the policy counts them, and the quota (nil: none).
+    func usage() throws -> (used: Int64, quota: Int64?) {
+        (try holdings(except: nil).reduce(0) { $0.saturatingAdding($1.bytes) }, policy?.quota)
+    }
+
     /// `list --evictable`: the titles the quota would evict, first victim first (none without a quota).
     private func evictionOrder() throws -> [TitleStatus] {
         guard let policy else { return [] }

@@ -1,14 +1,13 @@
 import StowageDASH
 import StowageProtocol
 
-extension Variants {
+extension TitleProbe {
     /// An MPD's Representations as variants (video, or audio when a Period has no video) and its audio and text
     /// AdaptationSets as renditions, Period by Period; a Representation's `uri` is `period/set/representation`.
     /// Trick-mode sets are listed marked `trickMode`: they are not a picture a user can choose to download.
     static func dashReport(text: String, url: String) throws -> VariantsReport {
         let mpd = try MPD(text: text, url: url)
-        let protection = ProtectionNote.protection(of: mpd)
-        ProtectionNote.warn(protection, url: url)
+        let protection = Self.protection(of: mpd)
         var variants: [VariantInfo] = []
         var renditions: [MediaInfo] = []
         for (p, period) in mpd.periods.enumerated() {

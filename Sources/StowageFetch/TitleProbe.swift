@@ -1,0 +1,65 @@
+import Foundation
+import StowageDASH
+import StowageHLS
+import StowageProtocol
+
+/// Looks at a source before it is a title: the renditions it offers (`stowctl variants`) and the bytes a
+/// selection takes (`stowctl estimate`). `stowctl` and the gateway's console both ask here, through a fetcher
+/// whose ``HTTPFetcher/scope`` the caller sets (the console's is the scheduler's, for the box's allow-lists).
+public enum TitleProbe {
+    /// The renditions of the HLS playlist or DASH MPD at `url`.
+    public static func variants(_ url: String, headers: [Header], fetcher: HTTPFetcher) async throws -> VariantsReport {
+        let (text, finalURL) = try await fetcher.fetchText(url, headers: headers)
+        if DASHResolver.isMPD(text) { return try dashReport(text: text, url: finalURL) }
+        guard PlaylistLines.isMaster(text) else {
+            _ = try MediaPlaylist(text: text, url: finalURL)
+            return VariantsReport(url: finalURL, isMaster: false, variants: [], renditions: [])
+        }
+        let master = try MasterPlaylist(text: text, url: finalURL)
+        let variants = master.variants.enumerated().map { i, v in
+            VariantInfo(
+                index: i, uri: v.uri, bandwidth: v.bandwidth, averageBandwidth: v.averageBandwidth,
+                resolution: v.resolution.map { "\($0.width)x\($0.height)" }, codecs: v.codecs,
+                frameRate: v.frameRate, audioGroup: v.audioGroup, subtitlesGroup: v.subtitlesGroup,
+                hasVideo: v.hasVideo)
+        }
+        let renditions = master.renditions.map {
+            MediaInfo(
+                type: $0.type, groupID: $0.groupID, name: $0.name, language: $0.language, isDefault: $0.isDefault,
+                uri: $0.uri)
+        }
+        return VariantsReport(url: finalURL, isMaster: true, variants: variants, renditions: renditions)
+    }
+
+    /// The bytes `work`'s selection takes: bandwidth × duration from the plan, or (`exact`, or a plan without
+    /// bandwidths) the sum of every file's `Content-Length`.
+    public static func estimate(_ work: ResolveWork, exact: Bool, fetcher: HTTPFetcher) async throws -> EstimateReport {
+        let plan = try await PlaylistResolver(fetcher: fetcher).resolve(work)
+        let duration =
+            plan.manifestName == DASHPlanner.manifestName
+            ? DASHPlanner.duration(of: plan)
+            : plan.resources.filter { $0.rendition == 0 }.reduce(0) { $0 + $1.duration }
+        var bytes = plan.bytesEstimate
+        if exact || bytes == nil {
+            var total: Int64 = 0
+            for r in plan.resources {
+                if let length = r.rangeLength {
+                    total = total.saturatingAdding(length)
+                } else {
+                    total = total.saturatingAdding(try await fetcher.contentLength(r.url, headers: work.headers))
+                }
+            }
+            bytes = total
+        }
+        return EstimateReport(
+            url: work.url, bytes: bytes, exact: exact || plan.bytesEstimate == nil, files: plan.resources.count,
+            durationSeconds: duration, protection: plan.protection)
+    }
+
+    /// The protection of every Representation of an MPD, as `submit`'s plan would record it.
+    public static func protection(of mpd: MPD) -> TitleProtection? {
+        let all = mpd.periods.flatMap(\.adaptationSets).flatMap(\.representations).flatMap(\.contentProtections)
+        let summary = ProtectionSummary(all)
+        return summary.isEncrypted ? DASHPlanner.protection(summary) : nil
+    }
+}

@@ -1,0 +1,121 @@
+/// What a source URL offers and what a selection of it would take on disk, before anything is submitted:
+/// `stowctl variants` and `stowctl estimate` print these, and the gateway's console shows them in its add-title
+/// form (both build them with `StowageFetch`'s `TitleProbe`, so the two cannot disagree).
+public struct TitlePreview: Codable, Sendable, Equatable {
+    public var variants: VariantsReport
+    public var estimate: EstimateReport
+
+    public init(variants: VariantsReport, estimate: EstimateReport) {
+        self.variants = variants
+        self.estimate = estimate
+    }
+}
+
+/// One rendition of a master playlist, as `variants --json` shows it.
+public struct VariantInfo: Codable, Sendable, Equatable {
+    public var index: Int
+    public var uri: String
+    public var bandwidth: Int
+    public var averageBandwidth: Int?
+    public var resolution: String?
+    public var codecs: String?
+    public var frameRate: Double?
+    public var audioGroup: String?
+    public var subtitlesGroup: String?
+    public var hasVideo: Bool
+    /// DASH: a trick-mode (I-frame, fast-forward) AdaptationSet's Representation, never downloaded as the main
+    /// video; nil for HLS.
+    public var trickMode: Bool?
+
+    public init(
+        index: Int, uri: String, bandwidth: Int, averageBandwidth: Int?, resolution: String?, codecs: String?,
+        frameRate: Double?, audioGroup: String?, subtitlesGroup: String?, hasVideo: Bool, trickMode: Bool? = nil
+    ) {
+        self.index = index
+        self.uri = uri
+        self.bandwidth = bandwidth
+        self.averageBandwidth = averageBandwidth
+        self.resolution = resolution
+        self.codecs = codecs
+        self.frameRate = frameRate
+        self.audioGroup = audioGroup
+        self.subtitlesGroup = subtitlesGroup
+        self.hasVideo = hasVideo
+        self.trickMode = trickMode
+    }
+}
+
+/// An alternative rendition (audio, subtitles) of a master playlist, or a DASH audio or text AdaptationSet.
+public struct MediaInfo: Codable, Sendable, Equatable {
+    public var type: String
+    public var groupID: String
+    public var name: String
+    public var language: String?
+    public var isDefault: Bool
+    public var uri: String?
+
+    public init(type: String, groupID: String, name: String, language: String?, isDefault: Bool, uri: String?) {
+        self.type = type
+        self.groupID = groupID
+        self.name = name
+        self.language = language
+        self.isDefault = isDefault
+        self.uri = uri
+    }
+}
+
+/// `variants --json`: the renditions a source offers.
+public struct VariantsReport: Codable, Sendable, Equatable {
+    public var url: String
+    public var isMaster: Bool
+    public var variants: [VariantInfo]
+    public var renditions: [MediaInfo]
+    /// A DASH MPD's protection as `submit` would record it (absent for HLS, whose keys are in media playlists).
+    public var protection: TitleProtection?
+
+    public init(
+        url: String, isMaster: Bool, variants: [VariantInfo], renditions: [MediaInfo],
+        protection: TitleProtection? = nil
+    ) {
+        self.url = url
+        self.isMaster = isMaster
+        self.variants = variants
+        self.renditions = renditions
+        self.protection = protection
+    }
+}
+
+/// `estimate --json`: the bytes a selection takes on disk.
+public struct EstimateReport: Codable, Sendable, Equatable {
+    public var url: String
+    public var bytes: Int64?
+    public var exact: Bool
+    public var files: Int
+    public var durationSeconds: Double
+    /// The plan's protection, as `status --json` will show it (null when clear).
+    public var protection: TitleProtection?
+
+    public init(
+        url: String, bytes: Int64?, exact: Bool, files: Int, durationSeconds: Double, protection: TitleProtection?
+    ) {
+        self.url = url
+        self.bytes = bytes
+        self.exact = exact
+        self.files = files
+        self.durationSeconds = durationSeconds
+        self.protection = protection
+    }
+
+    private enum CodingKeys: String, CodingKey { case url, bytes, exact, files, durationSeconds, protection }
+
+    /// Encodes a nil protection as JSON null so scripts see every key.
+    public func encode(to encoder: Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(url, forKey: .url)
+        try c.encode(bytes, forKey: .bytes)
+        try c.encode(exact, forKey: .exact)
+        try c.encode(files, forKey: .files)
+        try c.encode(durationSeconds, forKey: .durationSeconds)
+        try c.encode(protection, forKey: .protection)
+    }
+}
