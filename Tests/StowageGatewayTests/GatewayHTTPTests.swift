@@ -180,8 +180,17 @@ struct GatewayHTTPTests {
             try await client.execute(uri: "/", method: .get, headers: auth) { response in
                 let page = String(buffer: response.body)
                 #expect(page.contains("<title>Stowage library</title>"))
-                #expect(page.contains("<tr class=\"title\" data-token=\"tok\""))
-                #expect(page.contains("<span class=\"progress\">100%</span>"))
+                #expect(page.contains("<li class=\"title\" data-token=\"tok\" data-shelf=\"playable\""))
+                #expect(page.contains("<a class=\"play\" href=\"/play/tok\">"), "a completed title is played")
+            }
+            try await client.execute(uri: "/play/movie", method: .get, headers: auth) { response in
+                let page = String(buffer: response.body)
+                #expect(response.status == .ok)
+                #expect(page.contains("data-src=\"/titles/tok/master.m3u8\"") && page.contains("src=\"/play.js\""))
+            }
+            try await client.execute(uri: "/titles/tok/subtitles/fr.vtt", method: .get, headers: auth) { response in
+                #expect(response.status == .notFound)
+                #expect(String(buffer: response.body).contains("no subtitles in 'fr' (this title has: none)"))
             }
             try await client.execute(uri: "/", method: .get, headers: [.accept: "text/html"]) { response in
                 #expect(response.status == .seeOther)
