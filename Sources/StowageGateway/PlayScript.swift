@@ -66,6 +66,12 @@ enum PlayScript {
             body.setAttribute('data-state', 'error');
             body.setAttribute('data-error', video.error ? String(video.error.code) : '');
           });
+          ['waiting', 'stalled', 'loadedmetadata', 'canplay', 'seeking', 'seeked'].forEach(function (name) {
+            video.addEventListener(name, function () {
+              body.setAttribute('data-events', (body.getAttribute('data-events') || '') + ' ' + name + '@' +
+                video.currentTime.toFixed(1) + '/' + video.readyState);
+            });
+          });
           video.addEventListener('timeupdate', function () {
             body.setAttribute('data-current-time', video.currentTime.toFixed(1));
           });
