@@ -155,9 +155,12 @@ struct LibraryPageTests {
         let (_, signed) = try h.stowctl(["devices", "sign", "tablet", "/play/\(token)", "--expires", "10m"])
         let page = signed.trimmingCharacters(in: .whitespacesAndNewlines) + "#autoplay&subtitles=fr"
         let playing = [
-            "--autoplay-policy=no-user-gesture-required", "--virtual-time-budget=6000",
+            "--autoplay-policy=no-user-gesture-required", "--virtual-time-budget=20000",
         ]
-        let dom = try Self.chromium(playing + ["--dump-dom", page], in: h)
+        // Headless Chromium's media clock follows its virtual time, which runs on while the player still fetches
+        // its first segments: on a loaded machine a run can end before playback began. A few runs, each the whole
+        // page from the start, until one has played past 3.5 s (the behaviour checked is the same in each).
+        var dom = "", time = 0.0, runs = 0
         func attribute(_ name: String) -> String? {
             guard let start = dom.range(of: "<body"), let end = dom[start.upperBound...].range(of: ">") else {
                 return nil
@@ -166,7 +169,12 @@ struct LibraryPageTests {
             guard let at = tag.range(of: " \(name)=\"") else { return nil }
             return String(tag[at.upperBound...].prefix { $0 != "\"" })
         }
-        let time = Double(attribute("data-current-time") ?? "") ?? 0
+        while runs < 4, time <= 3.5 {
+            runs += 1
+            dom = try Self.chromium(playing + ["--dump-dom", page], in: h)
+            time = Double(attribute("data-current-time") ?? "") ?? 0
+        }
+        print("[measure] libpage-play: played to \(time) s in run \(runs)")
         // Played past the second cue's start (3 s), with that French cue the last one shown.
         #expect(time > 3.5, "the video played: \(String(describing: attribute("data-state"))) at \(time)")
         #expect(attribute("data-subtitles") == "fr" && attribute("data-text-track") == "fr")
