@@ -119,7 +119,8 @@ extension Gateway {
         }
         var shownTokens: Set<String> = []
         do {
-            shownTokens = Set(try await backend.list().filter { LibraryVisibility.isVisible($0, to: principal) }.map(\.token))
+            shownTokens = Set(
+                try await backend.list().filter { LibraryVisibility.isVisible($0, to: principal) }.map(\.token))
         } catch {
             place.release()
             relay.finish()
@@ -145,7 +146,8 @@ extension Gateway {
                     shown.insert(token)
                     text = "data: " + String(decoding: try encoder.encode(self.entry(event.status)), as: UTF8.self)
                 } else if shown.remove(token) != nil {
-                    text = "event: remove\ndata: " + String(decoding: try encoder.encode(["token": token]), as: UTF8.self)
+                    text =
+                        "event: remove\ndata: " + String(decoding: try encoder.encode(["token": token]), as: UTF8.self)
                 } else {
                     continue
                 }

@@ -35,7 +35,8 @@ extension Gateway {
         }
         guard let rendition = master.subtitles.first(where: { $0.language == language }) else {
             let have = master.subtitles.map(\.language).joined(separator: ", ")
-            throw GatewayError.notFound("no subtitles in '\(language)' (this title has: \(have.isEmpty ? "none" : have))")
+            throw GatewayError.notFound(
+                "no subtitles in '\(language)' (this title has: \(have.isEmpty ? "none" : have))")
         }
         guard let playlistPath = TitlePath.relative(rawPath: rendition.uri),
             let text = try? String(contentsOfFile: directory + "/" + playlistPath, encoding: .utf8),
@@ -58,7 +59,8 @@ extension Gateway {
         headers[.contentType] = "text/vtt; charset=utf-8"
         headers[.cacheControl] = "no-cache"
         return Response(
-            status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: WebVTTJoin.join(segments))))
+            status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: WebVTTJoin.join(segments)))
+        )
     }
 
     /// `GET /titles/<key>/master-audio-<lang>.m3u8`: the master narrowed to one audio language

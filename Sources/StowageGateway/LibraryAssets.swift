@@ -103,7 +103,9 @@ enum LibraryAssets {
           sort.addEventListener('change', arrange);
           arrange();
           var reloading = false;
-          function reload() { if (!reloading) { reloading = true; setTimeout(function () { location.reload(); }, 500); } }
+          function reload() {
+            if (!reloading) { reloading = true; setTimeout(function () { location.reload(); }, 500); }
+          }
           function update(t) {
             var card = list.querySelector('li.title[data-token="' + t.token + '"]');
             if (!t.shelf) { if (card) { card.remove(); } return; }

@@ -81,7 +81,9 @@ enum LibraryPage {
         var parts: [String] = []
         if let seconds = facts.durationSeconds { parts.append(LicenseWords.duration(seconds)) }
         if facts.sizeBytes > 0 { parts.append(size(facts.sizeBytes)) }
-        if !facts.audio.isEmpty { parts.append("Audio: " + facts.audio.map(LanguageNames.name).joined(separator: ", ")) }
+        if !facts.audio.isEmpty {
+            parts.append("Audio: " + facts.audio.map(LanguageNames.name).joined(separator: ", "))
+        }
         if !facts.subtitles.isEmpty {
             parts.append("Subtitles: " + facts.subtitles.map(LanguageNames.name).joined(separator: ", "))
         }

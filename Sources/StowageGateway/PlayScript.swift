@@ -78,7 +78,10 @@ enum PlayScript {
           document.addEventListener('keydown', function (e) {
             var tag = (e.target && e.target.tagName) || '';
             if (tag === 'INPUT' || tag === 'SELECT' || tag === 'BUTTON' || tag === 'A' || tag === 'VIDEO') { return; }
-            if (e.key === ' ' || e.key === 'k') { e.preventDefault(); if (video.paused) { video.play(); } else { video.pause(); } }
+            if (e.key === ' ' || e.key === 'k') {
+              e.preventDefault();
+              if (video.paused) { video.play(); } else { video.pause(); }
+            }
             if (e.key === 'ArrowRight') { video.currentTime += 10; }
             if (e.key === 'ArrowLeft') { video.currentTime = Math.max(0, video.currentTime - 10); }
           });

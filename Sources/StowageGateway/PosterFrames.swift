@@ -5,8 +5,9 @@ import Synchronization
 /// A poster for a completed title that came without one (`submit --poster`): one frame of the offline copy taken by
 /// ffmpeg, stored as the title's `frame.jpg` (beside its files, removed with them; not in its plan, so neither
 /// verified nor exported). Made by the gateway, the part that shows posters, the first time it lists the title —
-/// off the request (on a thread of its own, as ffmpeg is waited for), once per title and process, one at a time. Without ffmpeg, or when the frame fails (an
-/// encrypted copy, a broken file), the title simply has no poster: nothing else depends on it.
+/// off the request (on a thread of its own, as ffmpeg is waited for), once per title and process, one at a time.
+/// Without ffmpeg, or when the frame fails (an encrypted copy, a broken file), the title simply has no poster: nothing
+/// else depends on it.
 final class PosterFrames: Sendable {
     /// The file name of a frame taken from the title.
     static let fileName = "frame.jpg"
@@ -92,6 +93,8 @@ final class PosterFrames: Sendable {
     /// `ffmpeg` on `PATH`, or nil.
     static func findFFmpeg() -> String? {
         let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
-        return path.split(separator: ":").map { $0 + "/ffmpeg" }.first { FileManager.default.isExecutableFile(atPath: $0) }
+        return path.split(separator: ":").map { $0 + "/ffmpeg" }.first {
+            FileManager.default.isExecutableFile(atPath: $0)
+        }
     }
 }

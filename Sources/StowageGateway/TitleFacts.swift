@@ -89,8 +89,9 @@ final class TitleFactsCache: Sendable {
         var languages: [String] = []
         for part in text.components(separatedBy: "<AdaptationSet").dropFirst() {
             let tag = part.prefix { $0 != ">" }
-            guard tag.contains("contentType=\"\(type)\"") || tag.contains("mimeType=\"\(type)/")
-                || (type == "text" && tag.contains("mimeType=\"application/"))
+            guard
+                tag.contains("contentType=\"\(type)\"") || tag.contains("mimeType=\"\(type)/")
+                    || (type == "text" && tag.contains("mimeType=\"application/"))
             else { continue }
             guard let range = tag.range(of: " lang=\"") else { continue }
             let lang = String(tag[range.upperBound...].prefix { $0 != "\"" })

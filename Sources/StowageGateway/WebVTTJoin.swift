@@ -64,7 +64,8 @@ public enum WebVTTJoin {
                 index += 1
             }
             cues.append(
-                Cue(start: start, end: end, settings: parts.dropFirst(3).joined(separator: " "),
+                Cue(
+                    start: start, end: end, settings: parts.dropFirst(3).joined(separator: " "),
                     text: text.joined(separator: "\n")))
         }
         return cues

@@ -63,9 +63,10 @@ struct LibraryPageTests {
             return try #require(
                 try JSONSerialization.jsonObject(with: Data(body.utf8)) as? [[String: Any]], "\(body)")
         }
-        #expect(Set(try titles("admin-secret-for-tests").compactMap { $0["token"] as? String }).isSuperset(of: [
-            playable, failed, waiting,
-        ]))
+        #expect(
+            Set(try titles("admin-secret-for-tests").compactMap { $0["token"] as? String }).isSuperset(of: [
+                playable, failed, waiting,
+            ]))
         var entry: [String: Any] = [:]
         try h.waitUntil(timeout: 30, "a poster taken from a frame of the title") {
             let seen = try titles(secret)
@@ -95,10 +96,12 @@ struct LibraryPageTests {
         let expires = try #require(try h.status(playable).license?.expiresAt)
         let local = try #require(TimeZone(identifier: Self.zone))
         let iso = ISO8601DateFormatter()
-        let expiry = try #require(iso.date(from: expires) ?? {
-            iso.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-            return iso.date(from: expires)
-        }())
+        let expiry = try #require(
+            iso.date(from: expires)
+                ?? {
+                    iso.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+                    return iso.date(from: expires)
+                }())
         format.timeZone = local
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = local
@@ -123,6 +126,11 @@ struct LibraryPageTests {
         #expect(dom.contains("data-shown=\"1\""), "the page's script ran (search and sort)")
         #expect(!dom.contains("href=\"/console\""), "no console for a device")
         try Self.keep(["--timeout=5000", "--window-size=1100,760", page], as: "library-device.png", in: h)
+        // The admin's library is the same, with the way to the console (where the other titles are).
+        let (_, adminPage) = try TestMedia.shOutput(
+            "curl -s -H 'Authorization: Bearer admin-secret-for-tests' \(gateway)/", in: h.root)
+        #expect(adminPage.contains("<a href=\"/console\">Console</a>") && adminPage.contains(playable))
+        #expect(!adminPage.contains(failed) && !adminPage.contains(waiting) && !adminPage.contains("data-action"))
 
         // The event streams: the admin's saw the failed and the waiting titles' events; the device's never did.
         try h.waitUntil(timeout: 20, "the admin's stream to carry every title") {

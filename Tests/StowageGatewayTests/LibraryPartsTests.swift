@@ -71,7 +71,8 @@ struct LibraryPartsTests {
         #expect(LicenseWords.text(soon, now: now, timeZone: paris) == "available until 24 Dec 18:00")
         soon.expiresAt = "2027-03-01T12:00:00Z"
         #expect(LicenseWords.text(soon, now: now, timeZone: paris) == "available until 1 Mar 2027")
-        let counted = LicenseStatus(kind: .purchase, requestedAt: nil, expiresAt: nil, playsRemaining: 2, expired: false)
+        let counted = LicenseStatus(
+            kind: .purchase, requestedAt: nil, expiresAt: nil, playsRemaining: 2, expired: false)
         #expect(LicenseWords.text(counted, now: now, timeZone: paris) == "2 plays left")
         var one = counted
         one.playsRemaining = 1
@@ -142,9 +143,12 @@ struct LibraryPartsTests {
     static let master = """
         #EXTM3U
         #EXT-X-VERSION:3
-        #EXT-X-MEDIA:TYPE=AUDIO,GROUP-ID="group_aud",NAME="aen",LANGUAGE="en",DEFAULT=YES,AUTOSELECT=YES,URI="audio-en/index.m3u8"
-        #EXT-X-MEDIA:TYPE=AUDIO,GROUP-ID="group_aud",NAME="ade",LANGUAGE="de",DEFAULT=NO,AUTOSELECT=YES,URI="audio-de/index.m3u8"
-        #EXT-X-MEDIA:TYPE=SUBTITLES,GROUP-ID="subs",NAME="Francais",LANGUAGE="fr",DEFAULT=NO,URI="subtitles-fr/index.m3u8"
+        #EXT-X-MEDIA:TYPE=AUDIO,GROUP-ID="group_aud",NAME="aen",LANGUAGE="en",DEFAULT=YES,AUTOSELECT=YES,\
+        URI="audio-en/index.m3u8"
+        #EXT-X-MEDIA:TYPE=AUDIO,GROUP-ID="group_aud",NAME="ade",LANGUAGE="de",DEFAULT=NO,AUTOSELECT=YES,\
+        URI="audio-de/index.m3u8"
+        #EXT-X-MEDIA:TYPE=SUBTITLES,GROUP-ID="subs",NAME="Francais",LANGUAGE="fr",DEFAULT=NO,\
+        URI="subtitles-fr/index.m3u8"
         #EXT-X-STREAM-INF:BANDWIDTH=500000,AUDIO="group_aud",SUBTITLES="subs"
         video/index.m3u8
 
@@ -173,7 +177,8 @@ struct LibraryPartsTests {
             #expect(endpoint != .subtitles(language: "..") && endpoint != .audioMaster(language: ""), "\(odd)")
             if case .subtitles = endpoint { Issue.record("\(odd) named subtitles") }
         }
-        #expect(TitleRoute(method: .get, path: "/titles/tok/subtitles-fr/index.m3u8").endpoint
-            == .file(relative: "subtitles-fr/index.m3u8"), "the copy's own files stay files")
+        #expect(
+            TitleRoute(method: .get, path: "/titles/tok/subtitles-fr/index.m3u8").endpoint
+                == .file(relative: "subtitles-fr/index.m3u8"), "the copy's own files stay files")
     }
 }

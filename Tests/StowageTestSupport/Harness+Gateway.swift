@@ -2,7 +2,8 @@ import Foundation
 
 extension Harness {
     /// `stowage-gateway` on `address` (`port`, default a free one), the test admin secret in a file; with `tls`
-    /// (certificate and key files) it serves HTTPS; `environment` adds to its environment (`TZ`). Returns its base URL (`http(s)://ADDRESS:PORT`) once it listens.
+    /// (certificate and key files) it serves HTTPS; `environment` adds to its environment (`TZ`). Returns its base URL
+    /// (`http(s)://ADDRESS:PORT`) once it listens.
     public func startGateway(
         address: String, name: String = "gateway", port: Int? = nil, extra: [String] = [],
         tls: (certificate: URL, key: URL)? = nil, environment: [String: String] = [:]

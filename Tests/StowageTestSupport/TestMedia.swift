@@ -81,8 +81,10 @@ public enum TestMedia {
             #EXTINF:3.0,\\npart1.vtt\\n#EXT-X-ENDLIST\\n' > subs-$lang/index.m3u8
             done
             printf '#EXTM3U\\n#EXT-X-VERSION:3\\n\
-            #EXT-X-MEDIA:TYPE=SUBTITLES,GROUP-ID="subs",NAME="English",LANGUAGE="en",DEFAULT=NO,URI="subs-en/index.m3u8"\\n\
-            #EXT-X-MEDIA:TYPE=SUBTITLES,GROUP-ID="subs",NAME="Francais",LANGUAGE="fr",DEFAULT=NO,URI="subs-fr/index.m3u8"\\n\
+            #EXT-X-MEDIA:TYPE=SUBTITLES,GROUP-ID="subs",NAME="English",LANGUAGE="en",DEFAULT=NO,\
+            URI="subs-en/index.m3u8"\\n\
+            #EXT-X-MEDIA:TYPE=SUBTITLES,GROUP-ID="subs",NAME="Francais",LANGUAGE="fr",DEFAULT=NO,\
+            URI="subs-fr/index.m3u8"\\n\
             #EXT-X-STREAM-INF:BANDWIDTH=600000,RESOLUTION=640x360,CODECS="avc1.64001e",SUBTITLES="subs"\\n\
             video/index.m3u8\\n' > master.m3u8
             """, in: dir)
