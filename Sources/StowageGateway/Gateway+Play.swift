@@ -67,7 +67,7 @@ extension Gateway {
     /// (``LocalMaster/narrowed(toAudio:)``), for players that offer no audio choice. Opens a play as the master
     /// does.
     func audioMaster(
-        _ language: String, route: TitleRoute, token: String, identity: Identity, playlist: String
+        _ language: String, route: TitleRoute, token: String, identity: Identity
     ) async throws -> Response {
         let directory = titlesRootPath + "/" + token
         guard let master = localMaster(directory) else {

@@ -28,8 +28,7 @@ extension Gateway {
         case .subtitles(let language):
             return try subtitles(language, token: status.token)
         case .audioMaster(let language):
-            return try await audioMaster(
-                language, route: route, token: status.token, identity: identity, playlist: entryPlaylist(status))
+            return try await audioMaster(language, route: route, token: status.token, identity: identity)
         case .file(let relative):
             return try await file(
                 relative, route: route, token: status.token, request: request, identity: identity, context: context,

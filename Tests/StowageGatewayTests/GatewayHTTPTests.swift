@@ -18,6 +18,8 @@ final class FakeBackend: GatewayBackend {
     let unplayable = Mutex<NotPlayableReason?>(nil)
     /// The title was deleted: `status`, `playable` and `playOn` answer `not-found`.
     let deleted = Mutex(false)
+    /// What `titleEvents` yields (then it ends).
+    let events = Mutex<[TitleStatus]>([])
 
     /// The title's one Clear Key key ID (16 zero bytes) and its key index: `key` answers index N with 16 bytes N.
     static let clearKeyID = String(repeating: "0", count: 32)
@@ -93,7 +95,13 @@ final class FakeBackend: GatewayBackend {
             lastError: nil, playable: true, reason: nil)
     }
     func manage(_ action: TitleAction, token: String) async throws {}
-    func titleEvents() -> AsyncStream<TitleEvent> { AsyncStream { $0.finish() } }
+    func titleEvents() -> AsyncStream<TitleEvent> {
+        let statuses = events.withLock { $0 }
+        return AsyncStream { stream in
+            for status in statuses { stream.yield(TitleEvent(kind: "state", status: status)) }
+            stream.finish()
+        }
+    }
 }
 
 @Suite("Gateway over HTTP")

@@ -1,5 +1,8 @@
 import Foundation
 import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import Logging
 import StowageProtocol
 import Testing
 
@@ -180,5 +183,42 @@ struct LibraryPartsTests {
         #expect(
             TitleRoute(method: .get, path: "/titles/tok/subtitles-fr/index.m3u8").endpoint
                 == .file(relative: "subtitles-fr/index.m3u8"), "the copy's own files stay files")
+    }
+
+    @Test func anEventStreamCarriesOnlyWhatItsViewerMaySee() async throws {
+        let root = try GatewayHTTPTests.titles()
+        defer { try? FileManager.default.removeItem(at: root) }
+        let backend = FakeBackend()  // lists `tok`, completed and playable
+        var coming = Self.status(.downloading)
+        coming.token = "dl"
+        var failedLater = coming
+        failedLater.state = .failed
+        failedLater.error = TitleError(code: .network, message: "origin.lan: connection refused")
+        var neverShown = Self.status(.failed, error: TitleError(code: .playlist, message: "bad.m3u8 line 3"))
+        neverShown.token = "bad"
+        var expired = backend.status
+        expired.license = LicenseStatus(kind: .rental, requestedAt: nil, expiresAt: nil, expired: true)
+        backend.events.withLock { $0 = [coming, neverShown, expired, failedLater] }
+        let gateway = Gateway(
+            configuration: .init(titlesRoot: root, adminSecret: "admin-secret"), backend: backend,
+            logger: Logger(label: "test"), clock: { 0 })
+        let app = Application(router: gateway.router(context: AddressedContext.self))
+        try await app.test(.router) { client in
+            try await client.execute(uri: "/events", method: .get, headers: [.authorization: "Bearer good"]) {
+                let text = String(buffer: $0.body)
+                let blocks = text.components(separatedBy: "\n\n").filter { !$0.hasPrefix(":") && !$0.isEmpty }
+                #expect(blocks.count == 3, "\(text)")
+                #expect(
+                    blocks.first?.hasPrefix("data: {") == true && blocks.first?.contains("\"token\":\"dl\"") == true)
+                #expect(blocks.dropFirst().first == "event: remove\ndata: {\"token\":\"tok\"}", "shown, then expired")
+                #expect(blocks.last == "event: remove\ndata: {\"token\":\"dl\"}", "coming, then failed")
+                #expect(!text.contains("bad") && !text.contains("connection refused"), "no operator's reason")
+            }
+            try await client.execute(uri: "/events", method: .get, headers: [.authorization: "Bearer admin-secret"]) {
+                let text = String(buffer: $0.body)
+                #expect(text.components(separatedBy: "data: {").count == 5, "the admin follows every title: \(text)")
+                #expect(!text.contains("event: remove"))
+            }
+        }
     }
 }
