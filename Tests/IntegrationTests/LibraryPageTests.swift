@@ -192,7 +192,13 @@ struct LibraryPageTests {
         #expect(attribute("data-subtitles") == "fr" && attribute("data-text-track") == "fr")
         #expect(attribute("data-cue") == "line two fr", "a French cue was shown: \(dom.prefix(1500))")
         #expect(dom.contains("srclang=\"fr\"") && dom.contains("Français"))
-        try Self.keep(playing + ["--window-size=1100,760", page], as: "play-page.png", in: h)
+        // The picture 4 s in, the second French cue on screen (when that run's playback began at once).
+        try Self.keep(
+            [
+                "--autoplay-policy=no-user-gesture-required", "--virtual-time-budget=4200", "--window-size=1100,760",
+                page,
+            ],
+            as: "play-page.png", in: h)
     }
 
     /// Headless Chromium (Debian `chromium`), failing the test when it is missing.
