@@ -74,9 +74,8 @@ struct LibraryPageTests {
             entry = seen.first ?? [:]
             return seen.count == 1 && entry["poster"] is String
         }
-        print(
-            "[measure] libpage-device: poster frame listed \(Int(Date().timeIntervalSince(asked) * 1000)) ms after asked"
-        )
+        let posterDelay = Int(Date().timeIntervalSince(asked) * 1000)
+        print("[measure] libpage-device: poster frame listed \(posterDelay) ms after asked")
         #expect(entry["token"] as? String == playable && entry["shelf"] as? String == "playable")
         let poster = try #require(entry["poster"] as? String)
         #expect(poster == "/titles/\(playable)/frame.jpg")
