@@ -167,6 +167,8 @@ let package = Package(
             name: "StowageGateway",
             dependencies: [
                 "StowagePlayback", "StowageProtocol", "StowageRuntime", "StowageQR", "StowageSchedulerCore",
+                // The offline master's renditions, for the library's facts and the play page.
+                "StowageHLS",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),

@@ -14,7 +14,7 @@ extension Gateway {
         }
 
         for method in [HTTPRequest.Method.get, .head] {
-            for path in [LibraryAssets.scriptPath, LibraryAssets.stylePath] {
+            for path in [LibraryAssets.scriptPath, LibraryAssets.stylePath, LibraryAssets.playScriptPath] {
                 router.on(RouterPath(path), method: method) { _, _ in LibraryAssets.response(path) }
             }
             router.on("/login", method: method) { _, _ in self.loginPage() }
@@ -34,8 +34,10 @@ extension Gateway {
                 try await self.library(request, identity: try Self.who(context))
             }
             router.on("/api/titles", method: method) { _, context in
-                _ = try Self.who(context)
-                return try await self.titleList()
+                try await self.titleList(try Self.who(context))
+            }
+            router.on("/play/{key}", method: method) { request, context in
+                try await self.playPage(request, identity: try Self.who(context))
             }
             router.on("/resolve", method: method) { request, context in
                 _ = try Self.who(context)
@@ -62,7 +64,7 @@ extension Gateway {
         }
         addConsoleRoutes(to: router)
         router.get("/events") { _, context in
-            try self.events(try Self.who(context), gone: context.clientGone)
+            try await self.events(try Self.who(context), gone: context.clientGone)
         }
         // Every endpoint under a title: ``TitleRoute`` tells which (the hot path asks it too).
         for path in ["/titles/{key}", "/titles/{key}/**"] {

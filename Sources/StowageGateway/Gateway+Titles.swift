@@ -25,6 +25,10 @@ extension Gateway {
             return try await peerManifest(status.token, identity: identity)
         case .contentKey(let index):
             return try await contentKey(index, token: status.token, identity: identity)
+        case .subtitles(let language):
+            return try subtitles(language, token: status.token)
+        case .audioMaster(let language):
+            return try await audioMaster(language, route: route, token: status.token, identity: identity)
         case .file(let relative):
             return try await file(
                 relative, route: route, token: status.token, request: request, identity: identity, context: context,
@@ -94,14 +98,16 @@ extension Gateway {
         return "master.m3u8"
     }
 
-    /// The poster's path under the gateway, when the title has a `poster.*` file.
+    /// The poster's path under the gateway: the title's `poster.*` (`submit --poster`), else the frame taken from it
+    /// (``PosterFrames``), else nil.
     func posterPath(_ status: TitleStatus) -> String? {
         let directory = configuration.titlesRoot.appendingPathComponent(status.token)
         let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
-        guard let poster = names.sorted().first(where: { $0.hasPrefix("poster.") && !$0.hasSuffix(".part") }) else {
+        let poster = names.sorted().first { $0.hasPrefix("poster.") && !$0.hasSuffix(".part") }
+        guard let name = poster ?? (names.contains(PosterFrames.fileName) ? PosterFrames.fileName : nil) else {
             return nil
         }
-        return "/titles/\(status.token)/\(poster)"
+        return "/titles/\(status.token)/\(name)"
     }
 
     /// `POST /api/titles/<token>/pause|resume|renew|delete` (admin only).

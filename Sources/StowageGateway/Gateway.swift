@@ -61,6 +61,10 @@ public final class Gateway: Sendable {
     let playlists = PlaylistCache()
     /// Looks at a source for the console's add-title form (nil: the console cannot, and says so).
     let previewer: (any TitlePreviewer)?
+    /// What the library tells of each completed title (duration, languages…), read from its copy.
+    let titleFacts = TitleFactsCache()
+    /// Posters taken from a frame of titles that came without one.
+    let posterFrames: PosterFrames
     let clock: @Sendable () -> Double
     let wallClock: @Sendable () -> Double
     let logger: Logger
@@ -97,6 +101,7 @@ public final class Gateway: Sendable {
         plays = PlayState(
             backend: backend, idleLimit: configuration.sessionIdleSeconds, sourceFetcher: sourceFetcher, logger: logger)
         titles = TitleCache(backend: backend, clock: clock)
+        posterFrames = PosterFrames(logger: logger)
         hotPathStages = Self.middleware(
             GatewayRequestContext.self, configuration: configuration, authenticator: authenticator)
     }
@@ -146,19 +151,22 @@ public final class Gateway: Sendable {
 
     /// `GET /`: the library page; a signed URL of the page opens a session (a cookie) for the page's own requests.
     func library(_ request: Request, identity: Identity) async throws -> Response {
-        var token = identity.csrfToken
-        var setCookie: String?
-        let cookie = Authenticator.cookie(Authenticator.cookieName, in: request.headers[values: .cookie])
-        if identity.signedQuery != nil, cookie == nil,
-            let signed = try SignedQuery.parse(request.uri.query, now: wallClock())
-        {
-            let login = authenticator.login(signed: signed, path: request.uri.path)
-            token = login.csrfToken
-            setCookie = sessionCookie(login.id)
-        }
+        let (token, setCookie) = try pageSession(request, identity: identity)
         var page = try await libraryPage(identity, csrfToken: token)
         if let setCookie { page.headers[.setCookie] = setCookie }
         return page
+    }
+
+    /// A page opened through a signed URL (`/`, `/play/<token>`) opens a session (a cookie) for the page's own
+    /// requests (its script, its video, its subtitles): the session's CSRF token, and the `Set-Cookie` value when
+    /// one was opened.
+    func pageSession(_ request: Request, identity: Identity) throws -> (csrfToken: String?, setCookie: String?) {
+        let cookie = Authenticator.cookie(Authenticator.cookieName, in: request.headers[values: .cookie])
+        guard identity.signedQuery != nil, cookie == nil,
+            let signed = try SignedQuery.parse(request.uri.query, now: wallClock())
+        else { return (identity.csrfToken, nil) }
+        let login = authenticator.login(signed: signed, path: request.uri.path)
+        return (login.csrfToken, sessionCookie(login.id))
     }
 
     /// The `Set-Cookie` value of a login session.

@@ -1,35 +1,62 @@
 import Hummingbird
 
-/// The library and login pages' script and style, served as files (`/app.js`, `/app.css`) to anyone: the
-/// content security policy allows no inline script or style, and they hold nothing secret.
+/// The library, play and login pages' script and style, served as files (`/app.js`, `/play.js`, `/app.css`) to
+/// anyone: the content security policy allows no inline script or style, and they hold nothing secret.
 enum LibraryAssets {
     static let scriptPath = "/app.js"
+    static let playScriptPath = "/play.js"
     static let stylePath = "/app.css"
 
-    /// `GET /app.js` or `/app.css`.
+    /// `GET /app.js`, `/play.js` or `/app.css`.
     static func response(_ path: String) -> Response {
         let (type, text) =
-            path == scriptPath ? ("text/javascript; charset=utf-8", script) : ("text/css; charset=utf-8", style)
+            switch path {
+            case scriptPath: ("text/javascript; charset=utf-8", script)
+            case playScriptPath: ("text/javascript; charset=utf-8", PlayScript.text)
+            default: ("text/css; charset=utf-8", style)
+            }
         var headers = HTTPFields()
         headers[.contentType] = type
         headers[.cacheControl] = "no-cache"
         return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: text)))
     }
 
+    /// Large type and targets (a TV across the room, a finger on a phone), a visible focus ring (a remote's arrow
+    /// keys, a keyboard), one column on a phone.
     static let style = """
-        body.library { font-family: system-ui, sans-serif; background: #111; color: #eee; margin: 0 1.5em; }
-        header { display: flex; justify-content: space-between; align-items: center; }
-        table { border-collapse: collapse; width: 100%; }
-        th, td { padding: .4em .6em; border-bottom: 1px solid #333; text-align: left; vertical-align: middle; }
-        .poster { width: 64px; height: 36px; object-fit: cover; border-radius: 3px; }
-        progress.bar { height: 6px; width: 8em; accent-color: #2a6; vertical-align: middle; }
+        body.library { font-family: system-ui, sans-serif; background: #111; color: #eee; margin: 0 auto;
+          padding: 0 1.2em 2em; max-width: 1400px; font-size: 1.05rem; }
+        header { display: flex; flex-wrap: wrap; justify-content: space-between; align-items: center; gap: .5em; }
+        a { color: #8cf; }
+        :focus-visible { outline: 3px solid #fc4; outline-offset: 2px; }
+        .console-nav { display: flex; gap: 1em; padding: .6em 0; border-bottom: 1px solid #333; }
+        .tools { display: flex; flex-wrap: wrap; gap: 1em; margin: .5em 0 1em; }
+        .tools input, .tools select, .choices select { font-size: 1em; padding: .4em .6em; border-radius: 6px;
+          border: 1px solid #555; background: #222; color: #eee; }
+        .cards { list-style: none; padding: 0; margin: 0; display: grid; gap: 1em;
+          grid-template-columns: repeat(auto-fill, minmax(15em, 1fr)); }
+        .title { background: #1c1c1c; border-radius: 10px; overflow: hidden; display: flex; flex-direction: column; }
+        .title[hidden] { display: none; }
+        .poster { width: 100%; aspect-ratio: 16 / 9; object-fit: cover; background: #2a2a2a; display: block; }
+        .poster.none { display: grid; place-items: center; font-size: 3em; color: #666; }
+        .about { padding: .6em .8em .9em; display: flex; flex-direction: column; gap: .3em; flex: 1; }
+        .about h2 { font-size: 1.1em; margin: 0; }
+        .about p { margin: 0; color: #bbb; font-size: .9em; }
+        .title[data-shelf="coming"] { opacity: .75; }
+        a.play { margin-top: auto; align-self: flex-start; background: #2a6; color: #fff; text-decoration: none;
+          padding: .45em 1.2em; border-radius: 6px; font-weight: 600; }
+        progress.bar { height: 6px; width: 100%; accent-color: #2a6; display: block; margin-top: .3em; }
+        .visually-hidden { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); }
         button { background: #333; color: #eee; border: 1px solid #555; border-radius: 4px; padding: .2em .6em;
-          cursor: pointer; margin-right: .2em; }
+          cursor: pointer; }
         .inline { display: inline; }
-        #player { position: fixed; inset: 10%; background: #000; padding: 1em; border-radius: 8px; }
-        #player video { width: 100%; max-height: 90%; }
         .recorded { color: #aaa; font-size: .9em; }
         body[data-events="open"] .who::before { content: "● live · "; color: #2a6; }
+        body.play main { display: flex; flex-direction: column; gap: .8em; }
+        body.play video { width: 100%; max-height: 75vh; background: #000; border-radius: 8px; }
+        .choices { display: flex; flex-wrap: wrap; gap: 1.2em; }
+        .notice { background: #332; padding: 1em; border-radius: 8px; }
+        @media (max-width: 600px) { .cards { grid-template-columns: 1fr; } h1 { font-size: 1.3em; } }
         body.login { font-family: system-ui, sans-serif; background: #111; color: #eee; display: grid;
           place-items: center; min-height: 100vh; margin: 0; }
         body.login form { background: #1d1d1d; padding: 2em; border-radius: 8px; display: grid; gap: 1em;
@@ -40,59 +67,56 @@ enum LibraryAssets {
         .error { color: #f77; margin: 0; }
         """
 
+    /// Search and sort in the page, live progress of coming titles through `/events`; a title that becomes
+    /// playable, or a new one, reloads the page (the server renders cards: one rendering, not two).
     static let script = """
         (function () {
-          var video = document.getElementById('video');
-          if (!video) { return; }
-          var tokenMeta = document.querySelector('meta[name="csrf-token"]');
-          var csrf = tokenMeta ? tokenMeta.getAttribute('content') : '';
-          var hls = video.canPlayType('application/vnd.apple.mpegurl') !== '';
-          function pct(p) { return Math.floor(p * 100) + '%'; }
-          function wire(row) {
-            var play = row.querySelector('button.play');
-            if (play) {
-              if (!hls) { play.disabled = true; play.title = 'This browser does not play HLS itself'; }
-              play.onclick = function () {
-                document.getElementById('player').hidden = false;
-                video.src = play.getAttribute('data-entry'); video.play();
-              };
-            }
-            row.querySelectorAll('button.action').forEach(function (b) {
-              b.onclick = function () {
-                var action = b.getAttribute('data-action');
-                if (action === 'delete' && !confirm('Delete this title and its files?')) { return; }
-                fetch('/api/titles/' + row.getAttribute('data-token') + '/' + action,
-                      { method: 'POST', credentials: 'same-origin', headers: { 'X-CSRF-Token': csrf } })
-                  .then(function (r) { return r.json(); })
-                  .then(function (j) { if (j.error) { alert(j.error.message); } });
-              };
+          var list = document.getElementById('library');
+          if (!list) { return; }
+          var search = document.getElementById('search');
+          var sort = document.getElementById('sort');
+          function cards() { return Array.prototype.slice.call(list.querySelectorAll('li.title')); }
+          function arrange() {
+            var q = (search.value || '').trim().toLowerCase();
+            var how = sort.value;
+            var shown = 0;
+            var all = cards();
+            all.sort(function (a, b) {
+              if (how === 'newest') {
+                return (b.getAttribute('data-added') || '').localeCompare(a.getAttribute('data-added') || '');
+              }
+              if (how === 'duration') {
+                return (Number(b.getAttribute('data-duration')) || 0) - (Number(a.getAttribute('data-duration')) || 0);
+              }
+              return a.getAttribute('data-name').localeCompare(b.getAttribute('data-name'));
             });
+            all.forEach(function (card) {
+              var match = q === '' || card.getAttribute('data-name').indexOf(q) >= 0;
+              card.hidden = !match;
+              if (match) { shown += 1; }
+              list.appendChild(card);
+            });
+            document.getElementById('no-match').hidden = shown > 0 || all.length === 0;
+            document.body.setAttribute('data-shown', String(shown));
           }
-          document.querySelectorAll('tr.title').forEach(wire);
-          document.getElementById('close-player').onclick = function () {
-            video.pause(); video.removeAttribute('src'); document.getElementById('player').hidden = true;
-          };
+          search.addEventListener('input', arrange);
+          sort.addEventListener('change', arrange);
+          arrange();
+          var reloading = false;
+          function reload() {
+            if (!reloading) { reloading = true; setTimeout(function () { location.reload(); }, 500); }
+          }
           function update(t) {
-            var row = document.querySelector('tr.title[data-token="' + t.token + '"]');
-            if (!row) { location.reload(); return; }
-            row.querySelector('.progress').textContent = pct(t.progress);
-            row.querySelector('progress.bar').value = Math.floor(t.progress * 100);
-            var state = t.state;
-            if (t.state === 'suspended' && t.suspendedReason) { state += ' (' + t.suspendedReason + ')'; }
-            if (t.state === 'failed' && t.error) { state += ' (' + t.error.code + ')'; }
-            row.querySelector('.state').textContent = state;
-            var cell = row.querySelector('.playable');
-            var playable = !!cell.querySelector('button.play');
-            if (playable !== t.playableOffline) {
-              if (t.playableOffline) {
-                cell.innerHTML = '';
-                var b = document.createElement('button');
-                b.className = 'play'; b.textContent = 'Play'; b.setAttribute('data-entry', t.entry);
-                cell.appendChild(b); wire(row);
-              } else { cell.textContent = t.playReason || 'not playable'; }
+            var card = list.querySelector('li.title[data-token="' + t.token + '"]');
+            if (!t.shelf) { if (card) { card.remove(); } return; }
+            if (!card || card.getAttribute('data-shelf') !== t.shelf) { reload(); return; }
+            var progress = card.querySelector('.progress');
+            if (progress) {
+              progress.textContent = Math.floor(t.progress * 100) + '%';
+              card.querySelector('progress.bar').value = Math.floor(t.progress * 100);
             }
             if (t.recordedSeconds !== null && t.recordedSeconds !== undefined) {
-              var rec = row.querySelector('.recorded');
+              var rec = card.querySelector('.recorded');
               if (rec) { rec.textContent = '(' + Math.floor(t.recordedSeconds) + ' s recorded)'; }
             }
           }
@@ -102,6 +126,12 @@ enum LibraryAssets {
             events.onopen = function () { document.body.setAttribute('data-events', 'open'); };
             events.onerror = function () { document.body.setAttribute('data-events', 'closed'); };
             events.onmessage = function (e) { try { update(JSON.parse(e.data)); } catch (err) {} };
+            events.addEventListener('remove', function (e) {
+              try {
+                var card = list.querySelector('li.title[data-token="' + JSON.parse(e.data).token + '"]');
+                if (card) { card.remove(); }
+              } catch (err) {}
+            });
           }
         })();
         """

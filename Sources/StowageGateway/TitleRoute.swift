@@ -1,3 +1,4 @@
+import Foundation
 import HTTPTypes
 import StowageProtocol
 
@@ -19,6 +20,10 @@ struct TitleRoute: Equatable, Sendable {
         case peerManifest
         /// `/titles/<key>/keys/N`: content key N.
         case contentKey(index: Int)
+        /// `/titles/<key>/subtitles/<lang>.vtt`: the subtitle rendition in `lang` as one WebVTT file.
+        case subtitles(language: String)
+        /// `/titles/<key>/master-audio-<lang>.m3u8`: the master narrowed to the audio rendition in `lang`.
+        case audioMaster(language: String)
         /// Any other `/titles/<key>/<path>`: the title's file at `relative` (checked by
         /// ``TitlePath/relative(rawPath:)``, never empty).
         case file(relative: String)
@@ -55,6 +60,19 @@ struct TitleRoute: Equatable, Sendable {
     static let clearKeyName = "clearkey"
     /// The folder content keys are under.
     static let keysPrefix = "keys/"
+    /// Where a subtitle rendition is served as one file: `subtitles/<lang>.vtt`.
+    static let subtitlesPrefix = "subtitles/"
+    /// The master narrowed to one audio language: `master-audio-<lang>.m3u8` (beside the master, so the
+    /// renditions' relative URIs resolve as in it).
+    static let audioMasterPrefix = "master-audio-"
+
+    /// A language tag as the play page names it (letters, digits, `-`; at most 35 characters), or nil.
+    static func language(_ text: Substring) -> String? {
+        guard !text.isEmpty, text.count <= 35,
+            text.unicodeScalars.allSatisfy({ $0.isASCII && (CharacterSet.alphanumerics.contains($0) || $0 == "-") })
+        else { return nil }
+        return String(text)
+    }
 
     /// Classifies `path` (no query), a path under `/titles/`, asked with `method`. Only a Clear Key license takes
     /// POST; any other POST is 405 before anything is looked up (``methodRefusal(_:)``).
@@ -71,6 +89,14 @@ struct TitleRoute: Equatable, Sendable {
         } else if remainder.hasPrefix(Self.keysPrefix) {
             let index = Int(remainder.dropFirst(Self.keysPrefix.count))
             endpoint = index.map { $0 >= 0 ? .contentKey(index: $0) : .invalid(.keyIndex) } ?? .invalid(.keyIndex)
+        } else if remainder.hasPrefix(Self.subtitlesPrefix), remainder.hasSuffix(".vtt"),
+            let language = Self.language(remainder.dropFirst(Self.subtitlesPrefix.count).dropLast(4))
+        {
+            endpoint = .subtitles(language: language)
+        } else if remainder.hasPrefix(Self.audioMasterPrefix), remainder.hasSuffix(".m3u8"),
+            let language = Self.language(remainder.dropFirst(Self.audioMasterPrefix.count).dropLast(5))
+        {
+            endpoint = .audioMaster(language: language)
         } else if let relative = TitlePath.relative(rawPath: remainder), !relative.isEmpty {
             endpoint = .file(relative: relative)
         } else {

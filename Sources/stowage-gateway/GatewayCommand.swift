@@ -21,12 +21,13 @@ struct GatewayCommand: AsyncParsableCommand {
               Authorization: Bearer SECRET           a device's secret (`stowctl devices add NAME`) or the admin's
               ?dev=NAME&exp=UNIX&sig=HEX             a signed URL (`stowctl devices sign NAME PATH`)
               the stowage_session cookie             set by /login (a form that takes a secret)
-            Devices may view the library and play; the admin (--admin-secret) may also pause, resume, renew \
-            and delete titles. Failed credentials are throttled per client address (429 with Retry-After).
+            Devices see the titles they may play (and those on their way) and play them; the admin \
+            (--admin-secret) may also pause, resume, renew and delete titles. Failed credentials are throttled \
+            per client address (429 with Retry-After).
             State-changing requests made with the cookie (POST /api/titles/..., POST /logout) must carry the \
-            session's CSRF token (header X-CSRF-Token; the library page sends it) from the gateway's own origin.
+            session's CSRF token (header X-CSRF-Token; the admin's pages send it) from the gateway's own origin.
 
-            Routes: /  /login  /logout  /titles/<key>/...  /resolve?id=ID|url=URL  /api/titles  \
+            Routes: /  /play/<key>  /login  /logout  /titles/<key>/...  /resolve?id=ID|url=URL  /api/titles  \
             /api/titles/<token>/pause|resume|renew|delete (POST, admin)  /events (server-sent events).
 
             Examples:

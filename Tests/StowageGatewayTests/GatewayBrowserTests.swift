@@ -159,7 +159,7 @@ struct GatewayBrowserTests {
         try await fixture.test { client in
             for (uri, headers) in [
                 ("/", [HTTPField.Name.authorization: "Bearer good"] as HTTPFields), ("/login", [:]),
-                ("/api/titles", [:]),
+                ("/api/titles", [:]), ("/play/tok", [HTTPField.Name.authorization: "Bearer good"] as HTTPFields),
             ] {
                 try await client.execute(uri: uri, method: .get, headers: headers) { response in
                     let csp = response.headers[.contentSecurityPolicy] ?? ""
@@ -173,7 +173,8 @@ struct GatewayBrowserTests {
             }
             try await client.execute(uri: "/app.js", method: .get) { response in
                 #expect(response.status == .ok)
-                #expect(String(buffer: response.body).contains("'X-CSRF-Token': csrf"))
+                #expect(response.headers[.contentType] == "text/javascript; charset=utf-8")
+                #expect(String(buffer: response.body).contains("new EventSource('/events')"))
             }
         }
     }

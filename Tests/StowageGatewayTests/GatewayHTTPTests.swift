@@ -18,6 +18,8 @@ final class FakeBackend: GatewayBackend {
     let unplayable = Mutex<NotPlayableReason?>(nil)
     /// The title was deleted: `status`, `playable` and `playOn` answer `not-found`.
     let deleted = Mutex(false)
+    /// What `titleEvents` yields (then it ends).
+    let events = Mutex<[TitleStatus]>([])
 
     /// The title's one Clear Key key ID (16 zero bytes) and its key index: `key` answers index N with 16 bytes N.
     static let clearKeyID = String(repeating: "0", count: 32)
@@ -116,7 +118,13 @@ final class FakeBackend: GatewayBackend {
         [DeviceInfo(name: "tv", createdAt: "2026-11-27T10:00:00Z", revokedAt: nil, lastPlays: [])]
     }
     func revokeDevice(name: String) async throws {}
-    func titleEvents() -> AsyncStream<TitleEvent> { AsyncStream { $0.finish() } }
+    func titleEvents() -> AsyncStream<TitleEvent> {
+        let statuses = events.withLock { $0 }
+        return AsyncStream { stream in
+            for status in statuses { stream.yield(TitleEvent(kind: "state", status: status)) }
+            stream.finish()
+        }
+    }
 }
 
 @Suite("Gateway over HTTP")
@@ -203,8 +211,17 @@ struct GatewayHTTPTests {
             try await client.execute(uri: "/", method: .get, headers: auth) { response in
                 let page = String(buffer: response.body)
                 #expect(page.contains("<title>Stowage library</title>"))
-                #expect(page.contains("<tr class=\"title\" data-token=\"tok\""))
-                #expect(page.contains("<span class=\"progress\">100%</span>"))
+                #expect(page.contains("<li class=\"title\" data-token=\"tok\" data-shelf=\"playable\""))
+                #expect(page.contains("<a class=\"play\" href=\"/play/tok\">"), "a completed title is played")
+            }
+            try await client.execute(uri: "/play/movie", method: .get, headers: auth) { response in
+                let page = String(buffer: response.body)
+                #expect(response.status == .ok)
+                #expect(page.contains("data-src=\"/titles/tok/master.m3u8\"") && page.contains("src=\"/play.js\""))
+            }
+            try await client.execute(uri: "/titles/tok/subtitles/fr.vtt", method: .get, headers: auth) { response in
+                #expect(response.status == .notFound)
+                #expect(String(buffer: response.body).contains("no subtitles in 'fr' (this title has: none)"))
             }
             try await client.execute(uri: "/", method: .get, headers: [.accept: "text/html"]) { response in
                 #expect(response.status == .seeOther)

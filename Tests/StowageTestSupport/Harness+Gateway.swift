@@ -2,10 +2,11 @@ import Foundation
 
 extension Harness {
     /// `stowage-gateway` on `address` (`port`, default a free one), the test admin secret in a file; with `tls`
-    /// (certificate and key files) it serves HTTPS. Returns its base URL (`http(s)://ADDRESS:PORT`) once it listens.
+    /// (certificate and key files) it serves HTTPS; `environment` adds to its environment (`TZ`). Returns its base URL
+    /// (`http(s)://ADDRESS:PORT`) once it listens.
     public func startGateway(
         address: String, name: String = "gateway", port: Int? = nil, extra: [String] = [],
-        tls: (certificate: URL, key: URL)? = nil
+        tls: (certificate: URL, key: URL)? = nil, environment: [String: String] = [:]
     ) throws -> String {
         let secretFile = root.appendingPathComponent("admin.secret")
         try "admin-secret-for-tests\n".write(to: secretFile, atomically: true, encoding: .utf8)
@@ -15,7 +16,8 @@ extension Harness {
         let tlsArguments = tls.map { ["--tls-cert", $0.certificate.path, "--tls-key", $0.key.path] } ?? []
         try spawn(
             name, "stowage-gateway",
-            ["--listen", "\(address):\(port)", "--admin-secret", secretFile.path] + tlsArguments + extra, stdout: out)
+            ["--listen", "\(address):\(port)", "--admin-secret", secretFile.path] + tlsArguments + extra, stdout: out,
+            environment: environment)
         try waitUntil(timeout: 30, "the gateway \(name) to listen") {
             ((try? String(contentsOf: out, encoding: .utf8)) ?? "").contains("listening \(scheme)://")
         }

@@ -63,6 +63,33 @@ public enum TestMedia {
             """, in: dir)
     }
 
+    /// One video-only TS variant with WebVTT subtitles (en, fr, two segments each: 0–2 s "line one LANG", 3–5 s
+    /// "line two LANG") in a master playlist: what a headless browser can play (with no audio device, Chromium's
+    /// media clock does not move for a stream with audio).
+    public static func videoWithSubtitles(into dir: URL, seconds: Int = 8) throws {
+        try sh(
+            """
+            mkdir -p video
+            ffmpeg -v error -y -f lavfi -i testsrc2=size=640x360:rate=25 -t \(seconds) -c:v libx264 -preset ultrafast \
+              -g 50 -sc_threshold 0 -f hls -hls_time 2 -hls_playlist_type vod -hls_segment_filename 'video/seg%03d.ts' \
+              video/index.m3u8
+            for lang in en fr; do
+              mkdir -p subs-$lang
+              printf 'WEBVTT\\n\\n00:00:00.000 --> 00:00:02.000\\nline one %s\\n\\n' $lang > subs-$lang/part0.vtt
+              printf 'WEBVTT\\n\\n00:00:03.000 --> 00:00:05.000\\nline two %s\\n\\n' $lang > subs-$lang/part1.vtt
+              printf '#EXTM3U\\n#EXT-X-TARGETDURATION:3\\n#EXT-X-PLAYLIST-TYPE:VOD\\n#EXTINF:3.0,\\npart0.vtt\\n\
+            #EXTINF:3.0,\\npart1.vtt\\n#EXT-X-ENDLIST\\n' > subs-$lang/index.m3u8
+            done
+            printf '#EXTM3U\\n#EXT-X-VERSION:3\\n\
+            #EXT-X-MEDIA:TYPE=SUBTITLES,GROUP-ID="subs",NAME="English",LANGUAGE="en",DEFAULT=NO,\
+            URI="subs-en/index.m3u8"\\n\
+            #EXT-X-MEDIA:TYPE=SUBTITLES,GROUP-ID="subs",NAME="Francais",LANGUAGE="fr",DEFAULT=NO,\
+            URI="subs-fr/index.m3u8"\\n\
+            #EXT-X-STREAM-INF:BANDWIDTH=600000,RESOLUTION=640x360,CODECS="avc1.64001e",SUBTITLES="subs"\\n\
+            video/index.m3u8\\n' > master.m3u8
+            """, in: dir)
+    }
+
     /// fMP4 segments with `EXT-X-MAP`; `singleFile` puts everything in one file addressed by byte ranges.
     public static func fmp4(into dir: URL, singleFile: Bool, seconds: Int = 6) throws {
         try sh(
