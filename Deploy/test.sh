@@ -5,7 +5,7 @@
 cd "$(dirname "$0")/.."
 source Deploy/lib.sh
 
-ensure_packages iproute2 faketime chromium zbar-tools python3
+ensure_packages iproute2 faketime chromium zbar-tools
 log "checking the format (Deploy/lint.sh)"
 bash Deploy/lint.sh
 log "building the executables and the tests ($STOWAGE_CONFIGURATION)"
