@@ -56,7 +56,7 @@ enum ConsoleBoxPart {
             if let version = c.version {
                 body +=
                     "<p>Version \(version) from \(escape(c.source.map(URLRedaction.redacted) ?? "?"))"
-                    + (c.appliedAt.map { ", applied \(escape(ConsoleTime.words($0)))" } ?? "") + ".</p>"
+                    + (c.appliedAt.map { ", applied \(escape(BoxTime.words($0)))" } ?? "") + ".</p>"
             } else {
                 body += "<p>No catalogue applied (stowage-scheduler --catalog, or stowctl catalog apply).</p>"
             }
@@ -87,10 +87,10 @@ enum ConsoleBoxPart {
                     "<ul>"
                     + n.receivers.map { r in
                         var text = "\(URLRedaction.redacted(r.url)): \(r.waiting) waiting"
-                        if let oldest = r.oldestWaitingAt { text += " since \(ConsoleTime.words(oldest))" }
+                        if let oldest = r.oldestWaitingAt { text += " since \(BoxTime.words(oldest))" }
                         if r.failures > 0 { text += ", \(r.failures) failed attempts" }
                         if let error = r.lastError { text += " (\(error))" }
-                        if let next = r.nextAttemptAt { text += ", next try \(ConsoleTime.words(next))" }
+                        if let next = r.nextAttemptAt { text += ", next try \(BoxTime.words(next))" }
                         return "<li>\(escape(text))</li>"
                     }.joined() + "</ul>"
             }

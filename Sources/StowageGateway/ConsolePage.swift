@@ -89,7 +89,7 @@ enum ConsolePage {
             "<button class=\"action\" data-action=\"\(escape($0))\">\(escape($0))</button>"
         }.joined()
         let ids = "<code>\(escape(t.token))</code>" + (t.id.map { " · <code>\(escape($0))</code>" } ?? "")
-        let requested = t.requestedAt.map { "<span class=\"when\">asked \(escape(ConsoleTime.words($0)))</span>" }
+        let requested = t.requestedAt.map { "<span class=\"when\">asked \(escape(BoxTime.words($0)))</span>" }
         return """
             <tr class="title" data-token="\(escape(t.token))" data-state="\(t.state.rawValue)">\
             <td class="name">\(escape(t.name ?? "(no name)"))\(t.pinned ? " <span class=\"pin\">pinned</span>" : "")\

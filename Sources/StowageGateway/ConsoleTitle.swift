@@ -58,14 +58,14 @@ struct ConsoleTitle: Encodable, Sendable, Equatable {
         if let error = s.error { parts.append("\(error.code.rawValue): \(error.message)") }
         if s.state == .suspended {
             if let host = s.waitingFor { parts.append("waiting for \(host)") }
-            if let next = s.nextProbeAt { parts.append("next try \(ConsoleTime.words(next))") }
-            if let window = s.nextWindowAt { parts.append("window opens \(ConsoleTime.words(window))") }
+            if let next = s.nextProbeAt { parts.append("next try \(BoxTime.words(next))") }
+            if let window = s.nextWindowAt { parts.append("window opens \(BoxTime.words(window))") }
         }
         if s.state == .completed, !s.playableOffline, let why = s.notPlayableReason {
             parts.append("not playable: \(why.message)")
         }
         if let stalled = s.stalledSince {
-            parts.append("the live playlist stopped updating at \(ConsoleTime.words(stalled))")
+            parts.append("the live playlist stopped updating at \(BoxTime.words(stalled))")
         }
         return parts.isEmpty ? nil : parts.joined(separator: "; ")
     }
@@ -74,7 +74,7 @@ struct ConsoleTitle: Encodable, Sendable, Equatable {
         guard let license else { return "not licensed yet" }
         if license.kind == .none { return "no restrictions" }
         var parts = [license.kind.rawValue]
-        if let expires = license.expiresAt { parts.append("until \(ConsoleTime.words(expires))") }
+        if let expires = license.expiresAt { parts.append("until \(BoxTime.words(expires))") }
         if let plays = license.playsRemaining { parts.append("\(plays) plays left") }
         if let time = license.playTimeRemainingSeconds {
             parts.append("\(Int(min(max(time, 0), 1e12))) s of play left")

@@ -25,23 +25,9 @@ public enum LicenseWords {
         return parts.isEmpty ? "no limit" : parts.joined(separator: " · ")
     }
 
-    /// A moment relative to `now`: "today 18:00", "tomorrow 09:30", "Tue 18:00" within the week, "12 Dec 18:00"
-    /// within the year, "12 Dec 2027" beyond.
+    /// A moment relative to `now` in words (``BoxTime``).
     public static func moment(_ date: Date, now: Date, timeZone: TimeZone) -> String {
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = timeZone
-        let days =
-            calendar.dateComponents([.day], from: calendar.startOfDay(for: now), to: calendar.startOfDay(for: date))
-            .day ?? 0
-        let time = format(date, "HH:mm", timeZone)
-        switch days {
-        case 0: return "today " + time
-        case 1: return "tomorrow " + time
-        case 2...6: return format(date, "EEE", timeZone) + " " + time
-        default:
-            let sameYear = calendar.component(.year, from: date) == calendar.component(.year, from: now)
-            return sameYear ? format(date, "d MMM", timeZone) + " " + time : format(date, "d MMM yyyy", timeZone)
-        }
+        BoxTime.moment(date, now: now, timeZone: timeZone)
     }
 
     /// Seconds in words: "45 s", "20 min", "1 h 20 min", "3 days".
@@ -57,19 +43,5 @@ public enum LicenseWords {
     }
 
     /// An ISO 8601 timestamp of the status (with or without fractional seconds).
-    public static func date(_ text: String) -> Date? {
-        let plain = ISO8601DateFormatter()
-        if let date = plain.date(from: text) { return date }
-        let fractional = ISO8601DateFormatter()
-        fractional.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        return fractional.date(from: text)
-    }
-
-    private static func format(_ date: Date, _ pattern: String, _ timeZone: TimeZone) -> String {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = timeZone
-        formatter.dateFormat = pattern
-        return formatter.string(from: date)
-    }
+    public static func date(_ text: String) -> Date? { BoxTime.date(text) }
 }
