@@ -117,4 +117,24 @@ struct LiveDASHTests {
         #expect(segment404s(h).isEmpty, "\(segment404s(h))")
         #expect(h.originRequests(containing: "/live-time") > 0, "the UTCTiming clock was read")
     }
+
+    @Test func aBoxClockFiveMinutesAheadAsksOnlyForSegmentsThatExist() throws {
+        let h = try Harness(name: "livedash-faketime")
+        try make(h.media, time: false, seconds: 8)
+        // The scheduler and the download worker read a wall clock five minutes ahead (libfaketime); the origin's
+        // is right and named by its UTCTiming.
+        let (clock, fake) = try h.fakeClock("box")
+        try "+300".write(to: clock, atomically: true, encoding: .utf8)
+        try h.startScheduler(environment: fake)
+        try h.startWorker("license")
+        try h.startWorker("download", environment: fake)
+        try h.startWorker("integrity")
+        try h.waitUntil(timeout: 20, "three workers registered") { (try? h.workers().count) == 3 }
+        try h.startOrigin(extra: ["--live"])
+        let token = try h.submit("manifest.mpd", ["--record"])
+        let final = try h.waitForFinal(token, timeout: 60)
+        #expect(final.state == .completed, "\(String(describing: final.error))")
+        #expect(final.recordedSeconds == 8 && final.gaps == [], "no gap that is not real")
+        #expect(segment404s(h).isEmpty, "no 404 at the origin: \(segment404s(h))")
+    }
 }
