@@ -43,7 +43,8 @@ public enum LiveDASHPlanner {
             protections += representation.contentProtections
             let position = renditions.count
             renditions.append(
-                PlannedRendition(kind: track.kind, sourceURL: mpd.url, localPath: track.folder, playlist: "",
+                PlannedRendition(
+                    kind: track.kind, sourceURL: mpd.url, localPath: track.folder, playlist: "",
                     language: set.lang))
             if let initialization, let path = track.initializationPath {
                 var resource = PlannedResource(

@@ -1,7 +1,7 @@
 import Foundation
-import StowageDASH
 import NIOCore
 import NIOHTTP1
+import StowageDASH
 
 /// Answers GET / HEAD for files under the origin's root, with `Range: bytes=a-b` support.
 final class FileHandler: ChannelInboundHandler, @unchecked Sendable {

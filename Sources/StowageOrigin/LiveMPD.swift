@@ -69,7 +69,8 @@ struct LiveMPD: Sendable {
             let pto = Self.attribute("presentationTimeOffset", in: tagText).flatMap { UInt64($0) } ?? 0
             var block: Range<String.Index>?
             var slots: [(UInt64, UInt64)] = []
-            if !tagText.hasSuffix("/>"), let end = text.range(of: "</SegmentTemplate>", range: searchFrom..<text.endIndex),
+            if !tagText.hasSuffix("/>"),
+                let end = text.range(of: "</SegmentTemplate>", range: searchFrom..<text.endIndex),
                 let start = text.range(of: "<SegmentTimeline", range: searchFrom..<end.lowerBound),
                 let stop = text.range(of: "</SegmentTimeline>", range: start.upperBound..<end.lowerBound)
             {
@@ -132,7 +133,9 @@ struct LiveMPD: Sendable {
             out.replaceSubrange(range, with: tag)
         }
         let timing = "  <UTCTiming schemeIdUri=\"urn:mpeg:dash:utc:http-xsdate:2014\" value=\"\(timeURL)\"/>\n"
-        if let close = out.range(of: "</MPD>", options: .backwards) { out.insert(contentsOf: timing, at: close.lowerBound) }
+        if let close = out.range(of: "</MPD>", options: .backwards) {
+            out.insert(contentsOf: timing, at: close.lowerBound)
+        }
         return out
     }
 
@@ -174,8 +177,9 @@ struct LiveMPD: Sendable {
 
     /// The value of ` name="…"` in `text` (the first).
     static func attribute(_ name: String, in text: String) -> String? {
-        guard let start = text.range(of: " \(name)=\"") ?? text.range(of: "\t\(name)=\"")
-            ?? text.range(of: "\n\(name)=\""),
+        guard
+            let start = text.range(of: " \(name)=\"") ?? text.range(of: "\t\(name)=\"")
+                ?? text.range(of: "\n\(name)=\""),
             let end = text.range(of: "\"", range: start.upperBound..<text.endIndex)
         else { return nil }
         return String(text[start.upperBound..<end.lowerBound])

@@ -60,7 +60,8 @@ public final class LiveStream: Sendable {
         while let relative = walker.nextObject() as? String {
             let parts = relative.split(separator: "/")
             let lowered = relative.lowercased()
-            guard lowered.hasSuffix(".m3u8") || lowered.hasSuffix(".mpd"), !parts.contains(where: { $0.hasPrefix(".") }),
+            guard lowered.hasSuffix(".m3u8") || lowered.hasSuffix(".mpd"),
+                !parts.contains(where: { $0.hasPrefix(".") }),
                 let data = FileManager.default.contents(atPath: root.appendingPathComponent(relative).path)
             else { continue }
             if lowered.hasSuffix(".mpd") {

@@ -12,7 +12,8 @@ struct LiveDASHTests {
     /// ffmpeg's live-profile DASH of `seconds` seconds (2-second segments, one 320x180 video and one audio):
     /// `$Number$` with `@duration`, or `$Time$` with a SegmentTimeline (`chunk-<rep>-<time>.m4s`).
     func make(_ dir: URL, time: Bool, seconds: Int) throws {
-        let naming = time ? "-use_timeline 1 -media_seg_name 'chunk-stream$RepresentationID$-$Time$.m4s'" : "-use_timeline 0"
+        let naming =
+            time ? "-use_timeline 1 -media_seg_name 'chunk-stream$RepresentationID$-$Time$.m4s'" : "-use_timeline 0"
         try TestMedia.sh(
             """
             timeout 300 ffmpeg -nostdin -v error -y \(DASHMedia.source) -t \(seconds) -map 0:v -map 1:a \
@@ -32,7 +33,9 @@ struct LiveDASHTests {
     func sourceFrames(_ h: Harness) throws -> [String] {
         let chunks = try FileManager.default.contentsOfDirectory(atPath: h.media.path)
             .filter { $0.hasPrefix("chunk-stream0-") }
-            .sorted { Int($0.dropFirst(14).prefix { $0.isNumber }) ?? 0 < Int($1.dropFirst(14).prefix { $0.isNumber }) ?? 0 }
+            .sorted {
+                Int($0.dropFirst(14).prefix { $0.isNumber }) ?? 0 < Int($1.dropFirst(14).prefix { $0.isNumber }) ?? 0
+            }
         return DASHMedia.hashes(
             try DASHMedia.referenceFrames(h.media, files: ["init-stream0.m4s"] + chunks, stream: "v", name: "ref.mp4"))
     }
@@ -101,6 +104,24 @@ struct LiveDASHTests {
         #expect(segment404s(h).isEmpty, "\(segment404s(h))")
         let expected = try sourceFrames(h)
         #expect(try playedFrames(h, final) == Array(expected.prefix(100)), "the first 4 s of the source")
+    }
+
+    @Test func stopEndsARecordingThatCompletesWithWhatItHas() throws {
+        let h = try Harness(name: "livedash-stop")
+        try make(h.media, time: true, seconds: 40)
+        try h.startPipeline()
+        try h.startOrigin(extra: ["--live", "--live-window", "5"])
+        let token = try h.submit("manifest.mpd", ["--record"])
+        try h.waitUntil(timeout: 40, "four seconds recorded") { (try h.status(token).recordedSeconds ?? 0) >= 4 }
+        let (code, _, error) = try h.stowctlStreams(["stop", token])
+        #expect(code == 0, "\(error)")
+        let final = try h.waitForFinal(token, timeout: 60)
+        #expect(final.state == .completed, "\(String(describing: final.error))")
+        let seconds = try #require(final.recordedSeconds)
+        #expect(seconds >= 4 && seconds < 40 && final.gaps == [], "\(seconds)")
+        #expect(h.log("scheduler").contains("recording ended"))
+        let expected = try sourceFrames(h)
+        #expect(try playedFrames(h, final) == Array(expected.prefix(Int(seconds * 25))), "what was recorded")
     }
 
     @Test func anOriginClockMinutesBehindTheBoxsIsReadFromUTCTiming() throws {

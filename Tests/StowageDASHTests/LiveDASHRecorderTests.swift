@@ -175,9 +175,10 @@ struct LiveDASHRecorderTests {
         #expect(text.contains(#"presentationTimeOffset="0""#), "\(text)")
         #expect(text.contains(#"media="p0/video-0-0/seg-$Number%05d$.m4s""#), "\(text)")
         let local = try MPD(text: text, url: "http://127.0.0.1/manifest.mpd")
-        guard case .segments(let segments) = try SegmentAddresser.address(
-            try #require(local.periods.first?.adaptationSets.first?.representations.first),
-            in: try #require(local.periods.first))
+        guard
+            case .segments(let segments) = try SegmentAddresser.address(
+                try #require(local.periods.first?.adaptationSets.first?.representations.first),
+                in: try #require(local.periods.first))
         else { throw DASHError.missing("x", "y") }
         #expect(segments.segments.map(\.location.url).map { $0.hasSuffix("seg-00003.m4s") } == [false, false, true])
     }
