@@ -124,6 +124,43 @@ struct LiveDASHTests {
         #expect(try playedFrames(h, final) == Array(expected.prefix(Int(seconds * 25))), "what was recorded")
     }
 
+    @Test func ffmpegsOwnLiveDASHIsRecordedAndPlaysAsWhatItWrote() throws {
+        let h = try Harness(name: "livedash-ffmpeg")
+        try h.startPipeline()
+        // A second implementation of live DASH: ffmpeg's `dash` muxer in real time (`-re`, `-streaming`, a window
+        // of five segments), its dynamic MPD and segments served as they are written; the origin gives the clock
+        // its UTCTiming names. At its end ffmpeg rewrites the MPD as static.
+        try FileManager.default.createDirectory(at: h.media, withIntermediateDirectories: true)
+        try h.startOrigin(extra: ["--live"])
+        let ffmpeg = try h.spawn(
+            "ffmpeg", "/usr/bin/ffmpeg",
+            [
+                "-nostdin", "-v", "error", "-re", "-f", "lavfi", "-i", "testsrc2=size=320x180:rate=25", "-t", "10",
+                "-c:v", "libx264", "-preset", "ultrafast", "-g", "25", "-sc_threshold", "0", "-b:v", "200k",
+                "-f", "dash", "-seg_duration", "2", "-window_size", "5", "-use_template", "1", "-use_timeline", "1",
+                "-streaming", "1", "-utc_timing_url", h.originURL + "live-time",
+                h.media.appendingPathComponent("manifest.mpd").path,
+            ])
+        try h.waitUntil(timeout: 20, "ffmpeg to write its first live MPD") {
+            let mpd = h.media.appendingPathComponent("manifest.mpd")
+            let text = (try? String(contentsOf: mpd, encoding: .utf8)) ?? ""
+            return text.contains("type=\"dynamic\"") && text.contains("<S ") || !ffmpeg.isRunning
+        }
+        #expect(ffmpeg.isRunning, "\(h.log("ffmpeg"))")
+        let token = try h.submit("manifest.mpd", ["--record"])
+        let final = try h.waitForFinal(token, timeout: 60)
+        ffmpeg.waitUntilExit()
+        #expect(ffmpeg.terminationStatus == 0, "\(h.log("ffmpeg"))")
+        #expect(final.state == .completed, "\(String(describing: final.error))")
+        #expect(final.recordedSeconds == 10 && final.gaps == [], "\(String(describing: final.recordedSeconds))")
+        #expect(h.log("scheduler").contains("the MPD turned static"))
+        #expect(segment404s(h).isEmpty, "\(segment404s(h))")
+        #expect(h.originRequests(containing: "/live-time") > 0, "ffmpeg's UTCTiming was read")
+        let expected = try sourceFrames(h)
+        #expect(expected.count == 250)
+        #expect(try playedFrames(h, final) == expected, "the recording plays as what ffmpeg wrote, frame for frame")
+    }
+
     @Test func anOriginClockMinutesBehindTheBoxsIsReadFromUTCTiming() throws {
         let h = try Harness(name: "livedash-clock")
         try make(h.media, time: false, seconds: 8)
