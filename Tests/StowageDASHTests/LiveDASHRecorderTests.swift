@@ -182,4 +182,30 @@ struct LiveDASHRecorderTests {
         else { throw DASHError.missing("x", "y") }
         #expect(segments.segments.map(\.location.url).map { $0.hasSuffix("seg-00003.m4s") } == [false, false, true])
     }
+
+    @Test func aFileMissingAfterItWasListedMakesItsTrackASegmentListWithoutIt() throws {
+        let mpd = try numbered()
+        let planned = try LiveDASHPlanner.plan(mpd: mpd, selection: Selection())
+        var state = try #require(planned.states.first)
+        let delta = try LiveDASHRecorder.merge(
+            &state, rendition: 0, mpd: mpd, now: Self.ast + 6.5, record: RecordRequest())
+        let text = LiveDASHManifest.render(
+            planned.plan.masterPlaylist,
+            tracks: [.init(presentationTimeOffset: 0, lines: delta.lines, seconds: state.seconds, missing: [1])])
+        #expect(!text.contains("{{") && !text.contains("SegmentTemplate") && text.contains("<SegmentList"), "\(text)")
+        #expect(!text.contains("seg-00002"), "\(text)")
+        let local = try MPD(text: text, url: "http://127.0.0.1/manifest.mpd")
+        let period = try #require(local.periods.first)
+        guard
+            case .segments(let segments) = try SegmentAddresser.address(
+                try #require(period.adaptationSets.first?.representations.first), in: period)
+        else { throw DASHError.missing("SegmentList", "SegmentURL") }
+        #expect(
+            segments.segments.map(\.location.url)
+                == ["seg-00001.m4s", "seg-00003.m4s"].map {
+                    "http://127.0.0.1/p0/video-0-0/" + $0
+                })
+        #expect(segments.segments.map(\.start) == [0, 4], "the timeline says where the hole is")
+        #expect(segments.initialization?.url == "http://127.0.0.1/p0/video-0-0/init.mp4")
+    }
 }

@@ -97,11 +97,17 @@ extension Store {
         guard let text = title.masterPlaylist, title.record != nil, title.manifestName != nil else {
             return title.masterPlaylist ?? ""
         }
+        let timeline = try self.timeline(token: title.token)
         let tracks = try renditions(token: title.token).map { r in
             let state = RecordingComponent.dashState(r)
+            // The rendition's media files in the order their timeline lines were written (window gaps, which
+            // have no line, left out); one that became a gap after it was listed is missing from the copy.
+            let files = (timeline[r.position] ?? []).filter { !$0.localPath.hasPrefix("\(r.localPath)/gap-") }
+            let missing = Set(files.indices.filter { files[$0].state == .gap })
             return LiveDASHManifest.Track(
                 presentationTimeOffset: state?.firstTime ?? 0,
-                lines: r.playlist.split(separator: "\n").map(String.init), seconds: state?.seconds ?? 0)
+                lines: r.playlist.split(separator: "\n").map(String.init), seconds: state?.seconds ?? 0,
+                missing: missing)
         }
         return LiveDASHManifest.render(text, tracks: tracks)
     }
