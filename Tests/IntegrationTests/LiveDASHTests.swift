@@ -161,6 +161,36 @@ struct LiveDASHTests {
         #expect(try playedFrames(h, final) == expected, "the recording plays as what ffmpeg wrote, frame for frame")
     }
 
+    /// The origin's clock as its `/live-time` says it.
+    func originTime(_ h: Harness) throws -> Date {
+        let text = try TestMedia.sh("curl -sf '\(h.originURL)live-time'", in: h.root)
+        let parser = ISO8601DateFormatter()
+        parser.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        let plain = ISO8601DateFormatter()
+        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        return try (parser.date(from: trimmed) ?? plain.date(from: trimmed)).orThrow("no time in '\(text)'")
+    }
+
+    @Test func killingTheSchedulerMidRecordingLosesNothingStillInTheWindow() throws {
+        let h = try Harness(name: "livedash-kill")
+        try make(h.media, time: false, seconds: 20)
+        try h.startPipeline()
+        try h.startOrigin(extra: ["--live", "--live-window", "6"])
+        let token = try h.submit("manifest.mpd", ["--record"])
+        try h.waitUntil(timeout: 40, "two segments recorded") { (try h.status(token).recordedSeconds ?? 0) >= 4 }
+        h.kill9("scheduler")
+        // Two segments' worth of the stream goes by while the scheduler is down: all of it stays in the 12 s window.
+        let killedAt = try originTime(h)
+        try h.waitUntil(timeout: 30, "the stream to move on 4 s") { try originTime(h).timeIntervalSince(killedAt) >= 4 }
+        try h.startScheduler()
+        let final = try h.waitForFinal(token, timeout: 60)
+        #expect(final.state == .completed, "\(String(describing: final.error))")
+        #expect(final.recordedSeconds == 20 && final.gaps == [], "nothing was missed")
+        #expect(segment404s(h).isEmpty, "\(segment404s(h))")
+        let expected = try sourceFrames(h)
+        #expect(try playedFrames(h, final) == expected, "the recording plays as the source, frame for frame")
+    }
+
     @Test func anOriginClockMinutesBehindTheBoxsIsReadFromUTCTiming() throws {
         let h = try Harness(name: "livedash-clock")
         try make(h.media, time: false, seconds: 8)
