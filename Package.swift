@@ -132,7 +132,7 @@ let package = Package(
             dependencies: [
                 "ZeroMQ", "StowageProtocol", "StowageStore", "StowageSchedulerCore", "StowageRuntime",
                 "StowageLicensing", "StowageHLS", "StowageIntegrity", "CSystemShims", "StowageCatalog",
-                "StowageBundle",
+                "StowageBundle", "StowageDASH",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -143,7 +143,7 @@ let package = Package(
         .target(
             name: "StowageOrigin",
             dependencies: [
-                "StowageProtocol",
+                "StowageProtocol", "StowageDASH",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

@@ -61,7 +61,7 @@ enum MPDParser {
         case "dynamic":
             throw DASHError(
                 .dynamic, element: "MPD", attribute: "type",
-                "MPD@type='dynamic' is a live presentation; only static MPDs can be downloaded")
+                "MPD@type='dynamic' is a live presentation: submit it with --record to record it")
         case let other: throw DASHError.invalid("MPD", "type", other, "'static' or 'dynamic'")
         }
         let presentationDuration = try root.duration("mediaPresentationDuration")

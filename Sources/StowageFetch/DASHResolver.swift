@@ -20,14 +20,6 @@ public struct DASHResolver: Sendable {
     func resolve(text: String, url: String, work: ResolveWork) async throws(TaskFailure) -> ResolvedPlan {
         do {
             let mpd = try MPD(text: text, url: url)
-            guard mpd.type == .static else {
-                throw TaskFailure(
-                    code: .playlist,
-                    message:
-                        "\(url): a dynamic (live) MPD; recording live DASH is not supported: submit a static MPD, "
-                        + "or the event's HLS playlist with --record",
-                    retryable: false)
-            }
             var inputs: [DASHPlanner.Input] = []
             for choice in try RepresentationSelector.select(mpd, work.selection) {
                 let period = mpd.periods[choice.period]
@@ -43,6 +35,29 @@ public struct DASHResolver: Sendable {
                 }
             }
             return try DASHPlanner.plan(mpd: mpd, inputs: inputs)
+        } catch let error as DASHError {
+            throw TaskFailure(
+                code: error.code == .refusedURI ? .refused : .playlist, message: "\(url): \(error.description)",
+                retryable: false)
+        } catch let failure as TaskFailure {
+            throw failure
+        } catch {
+            throw TaskFailure(code: .internal, message: "\(error)", retryable: false)
+        }
+    }
+
+    /// A recording (`submit --record`) of an MPD: a dynamic one is planned by ``LiveDASHPlanner`` (its segments
+    /// come reload by reload); a static one is refused, there being nothing live to record.
+    func resolveLive(text: String, url: String, work: ResolveWork) throws(TaskFailure) -> ResolvedPlan {
+        do {
+            let mpd = try MPD(liveData: Data(text.utf8), url: url)
+            guard mpd.type == .dynamic else {
+                throw TaskFailure(
+                    code: .playlist,
+                    message: "\(url): a static MPD has nothing live to record: submit it without --record",
+                    retryable: false)
+            }
+            return try LiveDASHPlanner.plan(mpd: mpd, selection: work.selection).plan
         } catch let error as DASHError {
             throw TaskFailure(
                 code: error.code == .refusedURI ? .refused : .playlist, message: "\(url): \(error.description)",

@@ -187,6 +187,15 @@ public final class HTTPFetcher: Sendable {
     public func fetchBytes(_ url: String, headers: [Header], range: ClosedRange<Int64>? = nil)
         async throws(TaskFailure) -> (bytes: [UInt8], finalURL: String)
     {
+        let (bytes, finalURL, _) = try await fetchDated(url, headers: headers, range: range)
+        return (bytes, finalURL)
+    }
+
+    /// ``fetchBytes(_:headers:range:)`` with the answer's `Date` header (a live MPD's clock when it names no
+    /// `UTCTiming`).
+    public func fetchDated(_ url: String, headers: [Header], range: ClosedRange<Int64>? = nil)
+        async throws(TaskFailure) -> (bytes: [UInt8], finalURL: String, date: String?)
+    {
         if let limits = Self.scope.limits(for: url) {
             return try await paced(limits, url: url) { watch throws(TaskFailure) in
                 try await self.fetchBytes(url, headers: headers, range: range, watch: watch)
@@ -196,7 +205,7 @@ public final class HTTPFetcher: Sendable {
     }
 
     private func fetchBytes(_ url: String, headers: [Header], range: ClosedRange<Int64>?, watch: BodyWatch?)
-        async throws(TaskFailure) -> (bytes: [UInt8], finalURL: String)
+        async throws(TaskFailure) -> (bytes: [UInt8], finalURL: String, date: String?)
     {
         let req = try request(url, headers: headers, range: range)
         do {
@@ -228,7 +237,7 @@ public final class HTTPFetcher: Sendable {
                 let upper = Int(clamping: min(range.upperBound, Int64(bytes.count) - 1))
                 bytes = lower <= upper ? Array(bytes[lower...upper]) : []
             }
-            return (bytes, finalURL)
+            return (bytes, finalURL, response.headers.first(name: "Date"))
         } catch let f as TaskFailure {
             throw f
         } catch let e as NIOTooManyBytesError {

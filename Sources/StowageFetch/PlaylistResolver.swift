@@ -12,11 +12,7 @@ public struct PlaylistResolver: Sendable {
         let (text, finalURL) = try await fetcher.fetchText(work.url, headers: work.headers)
         let live = work.live == true
         if DASHResolver.isMPD(text) {
-            if live {
-                throw TaskFailure(
-                    code: .playlist, message: "\(work.url): recording a DASH MPD is not supported (--record takes HLS)",
-                    retryable: false)
-            }
+            if live { return try DASHResolver(fetcher: fetcher).resolveLive(text: text, url: finalURL, work: work) }
             return try await DASHResolver(fetcher: fetcher).resolve(text: text, url: finalURL, work: work)
         }
         do {

@@ -1,6 +1,7 @@
 import Foundation
 import NIOCore
 import NIOHTTP1
+import StowageDASH
 
 /// Answers GET / HEAD for files under the origin's root, with `Range: bytes=a-b` support.
 final class FileHandler: ChannelInboundHandler, @unchecked Sendable {
@@ -119,6 +120,13 @@ final class FileHandler: ChannelInboundHandler, @unchecked Sendable {
         }
         if let live = server.live, request.uri.hasPrefix(LiveStream.keyPrefix) {
             return serveLiveKey(context, request, live)
+        }
+        if let live = server.live, request.uri.split(separator: "?").first == Substring(LiveStream.timePath) {
+            var headers = HTTPHeaders()
+            headers.add(name: "Content-Type", value: "text/plain")
+            headers.add(name: "Cache-Control", value: "no-store")
+            return send(
+                context, request, status: .ok, body: Data(XSDateTime.format(live.originNow).utf8), headers: headers)
         }
         if let location = server.options.redirects[
             request.uri.split(separator: "?").first.map(String.init) ?? request.uri]

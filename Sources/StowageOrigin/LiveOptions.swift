@@ -19,6 +19,9 @@ public struct LiveOptions: Sendable, Equatable {
     public var keyEvery: Int?
     /// With a window, a segment that left it more than this many segments ago answers 404 (nil = kept forever).
     public var retain: Int?
+    /// Seconds added to the origin's clock in live MPDs (`availabilityStartTime`, `publishTime`, the `UTCTiming`
+    /// answer): an origin whose clock differs from the box's.
+    public var clockOffset: Double = 0
 
     /// Options with the defaults of `stowage-origin serve --live`: an EVENT playlist in real time, one segment
     /// available at once, never stalling, no inserted discontinuities, no key rotation, segments kept forever.
@@ -45,6 +48,9 @@ public struct LiveOptions: Sendable, Equatable {
         }
         if discontinuityAt.contains(where: { $0 < 0 }) {
             return "--live-discontinuity-at takes a 0-based segment index, 0 or more"
+        }
+        if !clockOffset.isFinite || abs(clockOffset) > 86_400 {
+            return "--live-clock-offset takes seconds between -86400 and 86400"
         }
         if let keyEvery, keyEvery < 1 { return "--live-key-every takes a number of segments, 1 or more" }
         if let retain {

@@ -24,15 +24,25 @@ public final class LiveStream: Sendable {
     private struct State {
         /// Parsed playlists by root-relative path, with the text they were parsed from.
         var playlists: [String: (source: Data, playlist: LivePlaylist)] = [:]
+        /// Parsed static MPDs served as dynamic ones (``LiveMPD``), likewise.
+        var mpds: [String: (source: Data, mpd: LiveMPD)] = [:]
         /// For each root-relative segment path: the playlists naming it, and the segment indexes in each.
         var segments: [String: [(playlist: String, indexes: [Int])]] = [:]
     }
+
+    /// The path of the origin's clock (an `xs:dateTime`), named by live MPDs' `UTCTiming`.
+    public static let timePath = "/live-time"
+
+    /// The origin's wall clock when the stream started (plus `--live-clock-offset`): the anchor of live MPDs'
+    /// `availabilityStartTime`; from then on the origin's clock advances by ``elapsed`` (monotonic).
+    public let startedWall: Double
 
     /// A stream whose time 0 is `started` (the server's start), with fresh random rotation keys.
     public init(root: URL, options: LiveOptions, started: ContinuousClock.Instant = .now) {
         self.root = root
         self.options = options
         self.started = started
+        startedWall = Date().timeIntervalSince1970 + options.clockOffset
         secret = SymmetricKey(size: .bits256).withUnsafeBytes { Array($0) }
     }
 
@@ -49,10 +59,16 @@ public final class LiveStream: Sendable {
         guard let walker = FileManager.default.enumerator(atPath: root.path) else { return }
         while let relative = walker.nextObject() as? String {
             let parts = relative.split(separator: "/")
-            guard relative.lowercased().hasSuffix(".m3u8"), !parts.contains(where: { $0.hasPrefix(".") }),
+            let lowered = relative.lowercased()
+            guard lowered.hasSuffix(".m3u8") || lowered.hasSuffix(".mpd"),
+                !parts.contains(where: { $0.hasPrefix(".") }),
                 let data = FileManager.default.contents(atPath: root.appendingPathComponent(relative).path)
             else { continue }
-            _ = try liveText(path: "/" + relative, data: data)
+            if lowered.hasSuffix(".mpd") {
+                _ = try liveMPD(at: LivePlaylist.requestPath("/" + relative), data: data)
+            } else {
+                _ = try liveText(path: "/" + relative, data: data)
+            }
         }
     }
 
@@ -115,17 +131,57 @@ public final class LiveStream: Sendable {
         case failed(String)
     }
 
+    /// The origin's clock now: the wall clock at the start (with the offset) advanced on the monotonic clock.
+    public var originNow: Double { startedWall + elapsed }
+
+    /// The live rendering of the static MPD at request path `path` holding `data` (nil: not a static MPD).
+    public func liveMPDText(path: String, data: Data) throws -> String? {
+        guard let mpd = try liveMPD(at: LivePlaylist.requestPath(path), data: data) else { return nil }
+        let lead = Double(options.start) * mpd.segmentDuration
+        return mpd.render(
+            liveTime: elapsed + lead, now: originNow, availabilityStart: startedWall - lead, window: options.window,
+            timeURL: Self.timePath)
+    }
+
+    /// Why the DASH segment at request path `path` must be refused (404) now: asked for before it is complete.
+    public func mpdSegmentRefusal(path: String) -> String? {
+        let key = LivePlaylist.requestPath(path)
+        let mpds = state.withLock { $0.mpds.values.map(\.mpd) }
+        for mpd in mpds {
+            let lead = Double(options.start) * mpd.segmentDuration
+            if let available = mpd.isAvailable(path: key, liveTime: elapsed + lead) {
+                return available ? nil : "segment not available yet"
+            }
+        }
+        return nil
+    }
+
     /// What to serve for the file at request path `path` that holds `data`.
     public func answer(path: String, data: Data) -> Answer {
         do {
             if path.lowercased().hasSuffix(".m3u8") {
                 return try liveText(path: path, data: data).map(Answer.playlist) ?? .asIs
             }
+            if path.lowercased().hasSuffix(".mpd") {
+                return try liveMPDText(path: path, data: data).map(Answer.playlist) ?? .asIs
+            }
+            if let reason = mpdSegmentRefusal(path: path) { return .gone(reason) }
             if let reason = segmentRefusal(path: path) { return .gone(reason) }
             return try segmentBody(path: path, data: data).map(Answer.segment) ?? .asIs
         } catch {
             return .failed("\(error)")
         }
+    }
+
+    /// The parsed static MPD at root-relative `path` (nil: a dynamic one, served as it is), parsed again when its
+    /// text changed.
+    private func liveMPD(at path: String, data: Data) throws -> LiveMPD? {
+        if let cached = state.withLock({ $0.mpds[path] }), cached.source == data { return cached.mpd }
+        let text = String(decoding: data, as: UTF8.self)
+        guard text.contains("type=\"static\"") else { return nil }
+        let mpd = try LiveMPD(parsing: text, path: path)
+        state.withLock { $0.mpds[path] = (data, mpd) }
+        return mpd
     }
 
     /// The parsed playlist at root-relative `path`, parsed again when its text changed.

@@ -336,13 +336,19 @@ public struct ReloadWork: Codable, Sendable, Equatable {
     }
 }
 
-/// A reloaded media playlist: its text and the URL it came from after redirects (URIs resolve against it).
+/// A reloaded media playlist (or live MPD): its text and the URL it came from after redirects (URIs resolve
+/// against it).
 public struct ReloadReport: Codable, Sendable, Equatable {
     public var text: String
     public var url: String
+    /// A live MPD's answer: the origin's clock (seconds since 1970) when the MPD arrived, read through its
+    /// `UTCTiming` or the answer's `Date` header, so segment availability never depends on the box's clock;
+    /// nil for an HLS playlist or when the origin told no time.
+    public var originTime: Double?
 
-    public init(text: String, url: String) {
+    public init(text: String, url: String, originTime: Double? = nil) {
         self.text = text
         self.url = url
+        self.originTime = originTime
     }
 }

@@ -43,8 +43,8 @@ extension Store {
 
     /// The offline playlists (relative path, text) and which of them is the entry point.
     func offlinePlaylists(_ title: TitleRecord) throws -> (files: [(String, String)], entry: String) {
-        if let manifest = title.manifestName, let text = title.masterPlaylist {
-            return ([(manifest, text)], manifest)  // DASH: one manifest names every file
+        if let manifest = title.manifestName, title.masterPlaylist != nil {
+            return ([(manifest, try liveManifest(title))], manifest)  // DASH: one manifest names every file
         }
         let renditions = try self.renditions(token: title.token)
         var files = renditions.map { ($0.localPath, $0.playlist) }

@@ -47,8 +47,7 @@ struct DownloadHandler: TaskHandler {
             case .resolve(let work):
                 return .resolved(try await PlaylistResolver(fetcher: fetcher).resolve(work))
             case .reload(let work):
-                let (text, url) = try await fetcher.fetchText(work.url, headers: work.headers)
-                return .reloaded(ReloadReport(text: text, url: url))
+                return .reloaded(try await LiveReloader(fetcher: fetcher).reload(work))
             case .fetch(let work):
                 return .fetched(
                     try await fetcher.download(

@@ -86,7 +86,11 @@ struct Serve: AsyncParsableCommand {
                 and MAP in force kept right, and #EXT-X-ENDLIST once every segment is out. Master playlists and \
                 segments are served as they are; all renditions share one clock, so they stay aligned. Live \
                 playlists are sent whole with Cache-Control: no-store. Use it to test a recorder that reloads \
-                media playlists (RFC 8216 §6.3.4).
+                media playlists (RFC 8216 §6.3.4). A static MPD with SegmentTemplates is served as a dynamic one \
+                anchored at the server's start: $Number$ with @duration as it is, a SegmentTimeline cut to the \
+                complete segments; a UTCTiming (http-xsdate) names the origin's clock at /live-time; media \
+                segments asked for before they are complete answer 404; once every segment is out the MPD is \
+                static again. For MPDs --live-window, --live-start and --live-clock-offset apply.
                 """))
     var live = false
     @Option(
@@ -139,13 +143,22 @@ struct Serve: AsyncParsableCommand {
             discussion: "Without it, segments are served forever. Segments not yet in the playlist are served.",
             valueName: "N"))
     var liveRetain: Int?
+    @Option(
+        name: .customLong("live-clock-offset"),
+        help: ArgumentHelp(
+            "Seconds added to the origin's clock in live MPDs (availabilityStartTime and the UTCTiming answer).",
+            discussion: "An origin whose clock is off from the box's: -300 runs five minutes behind.",
+            valueName: "SECONDS"))
+    var liveClockOffset = 0.0
 
     /// The live options, or nil without --live.
     var liveOptions: LiveOptions? {
         guard live else { return nil }
-        return LiveOptions(
+        var options = LiveOptions(
             window: liveWindow, speed: liveSpeed, start: liveStart, stallAfter: liveStallAfter,
             discontinuityAt: Set(liveDiscontinuityAt), keyEvery: liveKeyEvery, retain: liveRetain)
+        options.clockOffset = liveClockOffset
+        return options
     }
 
     func validate() throws {
@@ -156,6 +169,7 @@ struct Serve: AsyncParsableCommand {
             ("--live-window", liveWindow != 0), ("--live-speed", liveSpeed != 1), ("--live-start", liveStart != 1),
             ("--live-stall-after", liveStallAfter != nil), ("--live-discontinuity-at", !liveDiscontinuityAt.isEmpty),
             ("--live-key-every", liveKeyEvery != nil), ("--live-retain", liveRetain != nil),
+            ("--live-clock-offset", liveClockOffset != 0),
         ]
         if !live, let set = liveSet.first(where: { $0.1 }) {
             throw ValidationError("\(set.0) needs --live")

@@ -179,7 +179,7 @@ struct DASHTests {
         .write(to: h.media.appendingPathComponent("live.mpd"), atomically: true, encoding: .utf8)
         try mpd.replacingOccurrences(of: "bandwidth=\"200000\"", with: "")
             .write(to: h.media.appendingPathComponent("broken.mpd"), atomically: true, encoding: .utf8)
-        for (file, words) in [("live.mpd", ["dynamic"]), ("broken.mpd", ["Representation", "bandwidth"])] {
+        for (file, words) in [("live.mpd", ["dynamic", "--record"]), ("broken.mpd", ["Representation", "bandwidth"])] {
             let token = try h.submit(file)
             let status = try h.waitForFinal(token)
             #expect(status.state == .failed)

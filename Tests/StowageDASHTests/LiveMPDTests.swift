@@ -62,7 +62,7 @@ struct LiveMPDTests {
         #expect(
             throws: DASHError(
                 .dynamic, element: "MPD", attribute: "type",
-                "MPD@type='dynamic' is a live presentation; only static MPDs can be downloaded")
+                "MPD@type='dynamic' is a live presentation: submit it with --record to record it")
         ) {
             try MPD(data: data, url: "http://origin.test/live/stream.mpd")
         }

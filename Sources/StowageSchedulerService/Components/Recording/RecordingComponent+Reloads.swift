@@ -14,6 +14,9 @@ extension RecordingComponent {
         guard let title = try store.title(token), title.state == .recording, let record = title.record,
             let rendition = try store.renditions(token: token).first(where: { $0.position == position })
         else { return }
+        if title.manifestName != nil {
+            return try applyDASHReload(report, title: title, record: record, rendition: rendition, lease: lease)
+        }
         var state =
             Self.liveState(rendition)
             ?? LiveRendition(

@@ -79,11 +79,11 @@ final class RecordingComponent: SchedulerComponent {
         guard title.isRecording else { return }
         var reloading = false
         for r in try context.store.renditions(token: title.token) {
-            let live = Self.liveState(r)
+            let live = Self.liveProgress(r, dash: title.manifestName != nil)
             guard live?.ended != true else { continue }
             reloading = true
             reloads.start(
-                title.token, rendition: r.position, target: live?.targetDuration ?? 6,
+                title.token, rendition: r.position, target: live?.target ?? 6,
                 now: context.clock.monotonic())
         }
         if !reloading { try end(title.token, reason: "every rendition had ended") }
@@ -95,13 +95,10 @@ final class RecordingComponent: SchedulerComponent {
         let store = context.store
         guard var title = try store.title(token), title.isRecording else { return }
         reloads.forget(token)
-        for r in try store.renditions(token: token) {
-            var state = Self.liveState(r)
-            state?.ended = true
-            let text = r.playlist.isEmpty ? "" : LiveRecorder.finalText(r.playlist, longest: state?.longest ?? 0)
-            try store.setRenditionPlaylist(
-                token: token, rendition: r.position, playlist: text,
-                live: try state.map { String(decoding: try JSONEncoder().encode($0), as: UTF8.self) })
+        if title.manifestName != nil {
+            try endDASH(&title)
+        } else {
+            try endHLS(token)
         }
         title.recordingEndedAt = context.clock.now()
         try store.update(title)
@@ -115,6 +112,19 @@ final class RecordingComponent: SchedulerComponent {
         guard title.state == .recording else { return }
         try pipeline.handle(.recordingEnded, of: token)
         try pipeline.checkComplete(token)
+    }
+
+    /// The offline playlists of an HLS recording become VOD.
+    private func endHLS(_ token: String) throws {
+        let store = context.store
+        for r in try store.renditions(token: token) {
+            var state = Self.liveState(r)
+            state?.ended = true
+            let text = r.playlist.isEmpty ? "" : LiveRecorder.finalText(r.playlist, longest: state?.longest ?? 0)
+            try store.setRenditionPlaylist(
+                token: token, rendition: r.position, playlist: text,
+                live: try state.map { String(decoding: try JSONEncoder().encode($0), as: UTF8.self) })
+        }
     }
 
     /// A segment of a recording that cannot be had (it left the window: 404/410, or it kept failing) is

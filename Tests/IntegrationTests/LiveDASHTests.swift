@@ -1,0 +1,228 @@
+import Foundation
+import StowageProtocol
+import StowageTestSupport
+import Testing
+
+/// Recording live DASH (`submit --record URL.mpd`) from `stowage-origin serve --live`, which serves a static MPD
+/// made by ffmpeg's `dash` muxer as a dynamic one that grows with the origin's clock, names that clock in a
+/// `UTCTiming`, answers 404 for a segment asked for before it is complete, and turns static once every segment is
+/// out. The live clock starts with the origin, so each test starts it after the workers registered.
+@Suite("Recording live DASH", .serialized)
+struct LiveDASHTests {
+    /// ffmpeg's live-profile DASH of `seconds` seconds (2-second segments, one 320x180 video and one audio):
+    /// `$Number$` with `@duration`, or `$Time$` with a SegmentTimeline (`chunk-<rep>-<time>.m4s`).
+    func make(_ dir: URL, time: Bool, seconds: Int) throws {
+        let naming =
+            time ? "-use_timeline 1 -media_seg_name 'chunk-stream$RepresentationID$-$Time$.m4s'" : "-use_timeline 0"
+        try TestMedia.sh(
+            """
+            timeout 300 ffmpeg -nostdin -v error -y \(DASHMedia.source) -t \(seconds) -map 0:v -map 1:a \
+              -c:v libx264 -preset ultrafast -g 25 -sc_threshold 0 -s 320x180 -b:v 200k -c:a aac -b:a 64k \
+              -f dash -seg_duration 2 -use_template 1 \(naming) \
+              -adaptation_sets "id=0,streams=v id=1,streams=a" manifest.mpd
+            """, in: dir)
+        // ffmpeg 5.1 names the first AAC segment by its time before priming (`-1024`) while its timeline says
+        // `t="0"`: the name the MPD gives is the one every client asks for.
+        let primed = dir.appendingPathComponent("chunk-stream1--1024.m4s")
+        if FileManager.default.fileExists(atPath: primed.path) {
+            try FileManager.default.moveItem(at: primed, to: dir.appendingPathComponent("chunk-stream1-0.m4s"))
+        }
+    }
+
+    /// The frames of the source's video: its init segment and media segments in media order.
+    func sourceFrames(_ h: Harness) throws -> [String] {
+        let chunks = try FileManager.default.contentsOfDirectory(atPath: h.media.path)
+            .filter { $0.hasPrefix("chunk-stream0-") }
+            .sorted {
+                Int($0.dropFirst(14).prefix { $0.isNumber }) ?? 0 < Int($1.dropFirst(14).prefix { $0.isNumber }) ?? 0
+            }
+        return DASHMedia.hashes(
+            try DASHMedia.referenceFrames(h.media, files: ["init-stream0.m4s"] + chunks, stream: "v", name: "ref.mp4"))
+    }
+
+    /// Requests the origin answered 404 for media segments.
+    func segment404s(_ h: Harness) -> [String] {
+        let log = (try? String(contentsOf: h.root.appendingPathComponent("access.log"), encoding: .utf8)) ?? ""
+        return log.split(separator: "\n").map(String.init).filter {
+            let f = $0.split(separator: " ")
+            return f.count > 3 && f[2].contains("chunk-") && f[3] == "404"
+        }
+    }
+
+    /// Serves the finished title with `stowctl play`, the origin stopped, and returns its video's frames.
+    func playedFrames(_ h: Harness, _ status: TitleStatus) throws -> [String] {
+        #expect(h.terminate("origin") == 0)
+        let entry = try h.startPlay(status.token)
+        #expect(entry.hasSuffix("/manifest.mpd"), "\(entry)")
+        return DASHMedia.hashes(try OfflineCopy.framemd5(entry, stream: "v"))
+    }
+
+    @Test func numberedLiveRecordedFromStartEndsWhenTheMPDTurnsStaticAndPlaysAsTheSource() throws {
+        let h = try Harness(name: "livedash-number")
+        try make(h.media, time: false, seconds: 8)
+        try h.startPipeline()
+        try h.startOrigin(extra: ["--live"])
+        let mpd = try TestMedia.sh("curl -sf '\(h.originURL)manifest.mpd'", in: h.root)
+        #expect(mpd.contains("type=\"dynamic\"") && mpd.contains("UTCTiming"), "\(mpd)")
+        // Without --record a dynamic MPD is refused, saying how to record it.
+        let refused = try h.waitForFinal(try h.submit("manifest.mpd"), timeout: 60)
+        #expect(refused.state == .failed && refused.error?.message.contains("--record") == true)
+
+        let token = try h.submit("manifest.mpd", ["--record"])
+        var recording = false
+        try h.waitUntil(timeout: 40, "the recording to record something") {
+            let s = try h.status(token)
+            recording = recording || (s.state == .recording && (s.recordedSeconds ?? 0) > 0)
+            return recording || s.state.isFinal
+        }
+        #expect(recording, "status showed `recording` with recordedSeconds growing")
+        let final = try h.waitForFinal(token, timeout: 60)
+        #expect(final.state == .completed, "\(String(describing: final.error))")
+        #expect(final.recordedSeconds == 8 && final.gaps == [], "\(String(describing: final.recordedSeconds))")
+        #expect(h.log("scheduler").contains("the MPD turned static"))
+        #expect(segment404s(h).isEmpty, "nothing asked for before it existed: \(segment404s(h))")
+        let manifest = try String(contentsOfFile: try #require(final.localPlaylist), encoding: .utf8)
+        #expect(manifest.contains("type=\"static\"") && !manifest.contains("{{"))
+        #expect(!manifest.contains(h.originURL) && manifest.contains("<SegmentTimeline>"), "\(manifest)")
+        let expected = try sourceFrames(h)
+        #expect(expected.count == 200)
+        #expect(try playedFrames(h, final) == expected, "the recording plays as the source, frame for frame")
+    }
+
+    @Test func timelineLiveInAWindowRecordedForADurationPlaysAsTheSourcesFirstSeconds() throws {
+        let h = try Harness(name: "livedash-time")
+        try make(h.media, time: true, seconds: 12)
+        try h.startPipeline()
+        try h.startOrigin(extra: ["--live", "--live-window", "4", "--live-start", "2"])
+        let token = try h.submit("manifest.mpd", ["--record", "--duration", "4s", "--from", "start"])
+        let final = try h.waitForFinal(token, timeout: 60)
+        #expect(final.state == .completed, "\(String(describing: final.error))")
+        #expect(final.recordedSeconds == 4 && final.gaps == [])
+        #expect(h.log("scheduler").contains("the requested duration was recorded"))
+        #expect(h.originRequests(containing: "chunk-stream0-0.m4s") == 1, "from the oldest segment of the window")
+        #expect(h.originRequests(containing: "chunk-stream0-51200.m4s") == 0, "nothing past the duration")
+        #expect(segment404s(h).isEmpty, "\(segment404s(h))")
+        let expected = try sourceFrames(h)
+        #expect(try playedFrames(h, final) == Array(expected.prefix(100)), "the first 4 s of the source")
+    }
+
+    @Test func stopEndsARecordingThatCompletesWithWhatItHas() throws {
+        let h = try Harness(name: "livedash-stop")
+        try make(h.media, time: true, seconds: 40)
+        try h.startPipeline()
+        try h.startOrigin(extra: ["--live", "--live-window", "5"])
+        let token = try h.submit("manifest.mpd", ["--record"])
+        try h.waitUntil(timeout: 40, "four seconds recorded") { (try h.status(token).recordedSeconds ?? 0) >= 4 }
+        let (code, _, error) = try h.stowctlStreams(["stop", token])
+        #expect(code == 0, "\(error)")
+        let final = try h.waitForFinal(token, timeout: 60)
+        #expect(final.state == .completed, "\(String(describing: final.error))")
+        let seconds = try #require(final.recordedSeconds)
+        #expect(seconds >= 4 && seconds < 40 && final.gaps == [], "\(seconds)")
+        #expect(h.log("scheduler").contains("recording ended"))
+        let expected = try sourceFrames(h)
+        #expect(try playedFrames(h, final) == Array(expected.prefix(Int(seconds * 25))), "what was recorded")
+    }
+
+    @Test func ffmpegsOwnLiveDASHIsRecordedAndPlaysAsWhatItWrote() throws {
+        let h = try Harness(name: "livedash-ffmpeg")
+        try h.startPipeline()
+        // A second implementation of live DASH: ffmpeg's `dash` muxer in real time (`-re`, `-streaming`, a window
+        // of five segments), its dynamic MPD and segments served as they are written; the origin gives the clock
+        // its UTCTiming names. At its end ffmpeg rewrites the MPD as static.
+        try FileManager.default.createDirectory(at: h.media, withIntermediateDirectories: true)
+        try h.startOrigin(extra: ["--live"])
+        let ffmpeg = try h.spawn(
+            "ffmpeg", "/usr/bin/ffmpeg",
+            [
+                "-nostdin", "-v", "error", "-re", "-f", "lavfi", "-i", "testsrc2=size=320x180:rate=25", "-t", "10",
+                "-c:v", "libx264", "-preset", "ultrafast", "-g", "25", "-sc_threshold", "0", "-b:v", "200k",
+                "-f", "dash", "-seg_duration", "2", "-window_size", "5", "-use_template", "1", "-use_timeline", "1",
+                "-streaming", "1", "-utc_timing_url", h.originURL + "live-time",
+                h.media.appendingPathComponent("manifest.mpd").path,
+            ])
+        try h.waitUntil(timeout: 20, "ffmpeg to write its first live MPD") {
+            let mpd = h.media.appendingPathComponent("manifest.mpd")
+            let text = (try? String(contentsOf: mpd, encoding: .utf8)) ?? ""
+            return text.contains("type=\"dynamic\"") && text.contains("<S ") || !ffmpeg.isRunning
+        }
+        #expect(ffmpeg.isRunning, "\(h.log("ffmpeg"))")
+        let token = try h.submit("manifest.mpd", ["--record"])
+        let final = try h.waitForFinal(token, timeout: 60)
+        ffmpeg.waitUntilExit()
+        #expect(ffmpeg.terminationStatus == 0, "\(h.log("ffmpeg"))")
+        #expect(final.state == .completed, "\(String(describing: final.error))")
+        #expect(final.recordedSeconds == 10 && final.gaps == [], "\(String(describing: final.recordedSeconds))")
+        #expect(h.log("scheduler").contains("the MPD turned static"))
+        #expect(segment404s(h).isEmpty, "\(segment404s(h))")
+        #expect(h.originRequests(containing: "/live-time") > 0, "ffmpeg's UTCTiming was read")
+        let expected = try sourceFrames(h)
+        #expect(expected.count == 250)
+        #expect(try playedFrames(h, final) == expected, "the recording plays as what ffmpeg wrote, frame for frame")
+    }
+
+    /// The origin's clock as its `/live-time` says it.
+    func originTime(_ h: Harness) throws -> Date {
+        let text = try TestMedia.sh("curl -sf '\(h.originURL)live-time'", in: h.root)
+        let parser = ISO8601DateFormatter()
+        parser.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        let plain = ISO8601DateFormatter()
+        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        return try (parser.date(from: trimmed) ?? plain.date(from: trimmed)).orThrow("no time in '\(text)'")
+    }
+
+    @Test func killingTheSchedulerMidRecordingLosesNothingStillInTheWindow() throws {
+        let h = try Harness(name: "livedash-kill")
+        try make(h.media, time: false, seconds: 20)
+        try h.startPipeline()
+        try h.startOrigin(extra: ["--live", "--live-window", "6"])
+        let token = try h.submit("manifest.mpd", ["--record"])
+        try h.waitUntil(timeout: 40, "two segments recorded") { (try h.status(token).recordedSeconds ?? 0) >= 4 }
+        h.kill9("scheduler")
+        // Two segments' worth of the stream goes by while the scheduler is down: all of it stays in the 12 s window.
+        let killedAt = try originTime(h)
+        try h.waitUntil(timeout: 30, "the stream to move on 4 s") { try originTime(h).timeIntervalSince(killedAt) >= 4 }
+        try h.startScheduler()
+        let final = try h.waitForFinal(token, timeout: 60)
+        #expect(final.state == .completed, "\(String(describing: final.error))")
+        #expect(final.recordedSeconds == 20 && final.gaps == [], "nothing was missed")
+        #expect(segment404s(h).isEmpty, "\(segment404s(h))")
+        let expected = try sourceFrames(h)
+        #expect(try playedFrames(h, final) == expected, "the recording plays as the source, frame for frame")
+    }
+
+    @Test func anOriginClockMinutesBehindTheBoxsIsReadFromUTCTiming() throws {
+        let h = try Harness(name: "livedash-clock")
+        try make(h.media, time: false, seconds: 8)
+        try h.startPipeline()
+        // The origin's clock runs five minutes behind the box's: by the box's clock every segment of the next five
+        // minutes would exist, and asking for them would be a storm of 404s.
+        try h.startOrigin(extra: ["--live", "--live-clock-offset=-300"])
+        let token = try h.submit("manifest.mpd", ["--record"])
+        let final = try h.waitForFinal(token, timeout: 60)
+        #expect(final.state == .completed, "\(String(describing: final.error))")
+        #expect(final.recordedSeconds == 8 && final.gaps == [])
+        #expect(segment404s(h).isEmpty, "\(segment404s(h))")
+        #expect(h.originRequests(containing: "/live-time") > 0, "the UTCTiming clock was read")
+    }
+
+    @Test func aBoxClockFiveMinutesAheadAsksOnlyForSegmentsThatExist() throws {
+        let h = try Harness(name: "livedash-faketime")
+        try make(h.media, time: false, seconds: 8)
+        // The scheduler and the download worker read a wall clock five minutes ahead (libfaketime); the origin's
+        // is right and named by its UTCTiming.
+        let (clock, fake) = try h.fakeClock("box")
+        try "+300".write(to: clock, atomically: true, encoding: .utf8)
+        try h.startScheduler(environment: fake)
+        try h.startWorker("license")
+        try h.startWorker("download", environment: fake)
+        try h.startWorker("integrity")
+        try h.waitUntil(timeout: 20, "three workers registered") { (try? h.workers().count) == 3 }
+        try h.startOrigin(extra: ["--live"])
+        let token = try h.submit("manifest.mpd", ["--record"])
+        let final = try h.waitForFinal(token, timeout: 60)
+        #expect(final.state == .completed, "\(String(describing: final.error))")
+        #expect(final.recordedSeconds == 8 && final.gaps == [], "no gap that is not real")
+        #expect(segment404s(h).isEmpty, "no 404 at the origin: \(segment404s(h))")
+    }
+}
