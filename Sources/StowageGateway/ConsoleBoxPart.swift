@@ -31,7 +31,12 @@ enum ConsoleBoxPart {
     static func evictable(_ box: ConsoleBox) -> String {
         var body = problem(box, "evictable")
         if let titles = box.evictable {
-            if titles.isEmpty {
+            if titles.isEmpty, let grace = box.stats?.evictionGraceSeconds, grace > 0 {
+                // The start-up grace, as `stowctl list --evictable` says it.
+                body +=
+                    "<p>Nothing yet: for \(Int(grace.rounded(.up))) s more after the scheduler's start every title "
+                    + "counts as being played (plays under way report first).</p>"
+            } else if titles.isEmpty {
                 body +=
                     "<p>Nothing would be evicted (no --quota, or every title pinned, recently played or "
                     + "unfinished).</p>"
