@@ -94,6 +94,8 @@ public struct EstimateReport: Codable, Sendable, Equatable {
     public var durationSeconds: Double
     /// The plan's protection, as `status --json` will show it (null when clear).
     public var protection: TitleProtection?
+    /// `estimate --range`: the span the clip keeps, as `status --json` will report it (absent for a whole title).
+    public var range: ClipRange?
 
     public init(
         url: String, bytes: Int64?, exact: Bool, files: Int, durationSeconds: Double, protection: TitleProtection?
