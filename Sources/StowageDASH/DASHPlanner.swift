@@ -87,7 +87,7 @@ public enum DASHPlanner {
             masterPlaylist: text, renditions: renditions, resources: resources, bytesEstimate: estimate,
             keys: segmentKeys.keys + keys(summary, base: mpd.url), manifestName: manifestName,
             protection: summary.isEncrypted ? protection(summary) : nil)
-        plan.clip = cut?.span
+        plan.clip = cut?.span.millisecondRounded
         return plan
     }
 

@@ -52,6 +52,12 @@ public struct ClipRange: Codable, Sendable, Hashable, CustomStringConvertible {
         return total
     }
 
+    /// Both ends to the millisecond: what is stored and reported, so segment durations summed in floating point
+    /// (`2.000000` twenty times) give the boundaries a person reads in the playlist.
+    public var millisecondRounded: ClipRange {
+        ClipRange(from: (from * 1000).rounded() / 1000, to: (to * 1000).rounded() / 1000)
+    }
+
     /// Seconds from `from` to `to`.
     public var length: Double { to - from }
 

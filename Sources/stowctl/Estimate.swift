@@ -43,5 +43,6 @@ struct Estimate: AsyncParsableCommand {
             "\(TitleFormatter.bytes(report.bytes)) (\(report.bytes ?? 0) bytes, \(how)), \(report.files) files, "
                 + TitleFormatter.duration(report.durationSeconds))
         if let p = report.protection { print("protected: \(p.scheme ?? "encrypted")") }
+        if let r = report.range { print("clip: \(r) s (on segment boundaries)") }
     }
 }

@@ -39,6 +39,7 @@ struct ClipTests {
         #expect(estimateCode == 0, "\(estimateOut)")
         let estimate = try JSONDecoder().decode(EstimateReport.self, from: Data(estimateOut.utf8))
         #expect(estimate.files == 5 && estimate.range == ClipRange(from: 10, to: 20), "\(estimateOut)")
+        #expect(h.originRequests(containing: "seg0") == 5, "estimate asks only the clip's segments their size")
 
         let token = try h.submit("index.m3u8", ["--range", "00:00:10-00:00:20"])
         let status = try h.waitForFinal(token)
@@ -46,12 +47,12 @@ struct ClipTests {
         #expect(status.range == ClipRange(from: 10, to: 20), "\(String(describing: status.range))")
         #expect(status.segmentsTotal == estimate.files)
         for n in 0..<20 {
-            let fetched = h.originRequests(matching: "/seg\(String(format: "%03d", n)).ts")
+            let fetched = h.originGets(path: "/seg\(String(format: "%03d", n)).ts")
             #expect(fetched == ((5...9).contains(n) ? 1 : 0), "seg\(n): fetched \(fetched) times")
         }
         // Another range for the same URL is refused, naming it; the range outlives a restart of the scheduler.
-        let (again, refusal) = try h.stowctl(["submit", h.originURL + "index.m3u8", "--range", "0-10"])
-        #expect(again != 0 && refusal.contains("--range 0-10, not 10-20"), "\(refusal)")
+        let again = try h.stowctlStreams(["submit", h.originURL + "index.m3u8", "--range", "0-10"])
+        #expect(again.status == 1 && again.stderr.contains("--range 0-10, not 10-20"), "\(again.stderr)")
         #expect(h.terminate("scheduler") == 0)
         try h.startScheduler()
         try h.waitUntil(timeout: 20, "the scheduler answers") { (try? h.status(token)) != nil }
@@ -88,10 +89,10 @@ struct ClipTests {
 
     @Test func aRangeWithARecordingOrPastTheEndIsRefusedNamingWhy() throws {
         let h = try start("clip-refusals", Self.hls)
-        let (code, out) = try h.stowctl(["submit", h.originURL + "index.m3u8", "--range", "10-20", "--record"])
-        #expect(code == 2 && out.contains("--record records a live stream"), "\(out)")
-        let (bad, badOut) = try h.stowctl(["submit", h.originURL + "index.m3u8", "--range", "20-10"])
-        #expect(bad == 2 && badOut.contains("end must come after its start"), "\(badOut)")
+        let record = try h.stowctlStreams(["submit", h.originURL + "index.m3u8", "--range", "10-20", "--record"])
+        #expect(record.status == 2 && record.stderr.contains("--record records a live stream"), "\(record.stderr)")
+        let bad = try h.stowctlStreams(["submit", h.originURL + "index.m3u8", "--range", "20-10"])
+        #expect(bad.status == 2 && bad.stderr.contains("end must come after its start"), "\(bad.stderr)")
         let token = try h.submit("index.m3u8", ["--range", "50-60"])
         let status = try h.waitForFinal(token)
         #expect(status.state == .failed && status.error?.message.contains("40 s long") == true, "\(String(describing: status.error))")
