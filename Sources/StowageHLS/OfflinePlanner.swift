@@ -64,7 +64,8 @@ public struct OfflinePlanner: Sendable {
         }
         var plan = ResolvedPlan(
             masterPlaylist: text, renditions: planner.renditions, resources: planner.resources, bytesEstimate: estimate,
-            keys: planner.keys, bookmarks: Self.clipped(inputs.first.map { Self.indexBookmarks($0.playlist) } ?? [], cuts.first ?? nil),
+            keys: planner.keys,
+            bookmarks: Self.clipped(inputs.first.map { Self.indexBookmarks($0.playlist) } ?? [], cuts.first ?? nil),
             protection: HLSProtection.summarize(inputs.map(\.playlist)))
         plan.clip = cuts.first??.span.millisecondRounded
         return plan

@@ -45,7 +45,9 @@ public struct ClipRange: Codable, Sendable, Hashable, CustomStringConvertible {
             guard !field.isEmpty, allowed, field.first != ".", let value = Double(field), value.isFinite else {
                 throw bad("'\(field.prefix(20))' is not a number of \(last ? "seconds" : "hours or minutes")")
             }
-            if i > 0 && value >= 60 { throw bad("has '\(field.prefix(20))' after a colon: minutes and seconds are below 60") }
+            if i > 0 && value >= 60 {
+                throw bad("has '\(field.prefix(20))' after a colon: minutes and seconds are below 60")
+            }
             total = total * 60 + value
         }
         guard total <= OutsideNumbers.maxSeconds else { throw bad("is more than 100 years") }

@@ -35,7 +35,9 @@ struct ClipTests {
         let source = DASHMedia.hashes(try OfflineCopy.framemd5(h.media.appendingPathComponent("index.m3u8").path))
         #expect(source.count == 1_000, "40 s at 25 fps: \(source.count)")
         // estimate --range names what submit --range fetches.
-        let (estimateCode, estimateOut) = try h.stowctl(["estimate", h.originURL + "index.m3u8", "--range", "10-20", "--json"])
+        let (estimateCode, estimateOut) = try h.stowctl([
+            "estimate", h.originURL + "index.m3u8", "--range", "10-20", "--json",
+        ])
         #expect(estimateCode == 0, "\(estimateOut)")
         let estimate = try JSONDecoder().decode(EstimateReport.self, from: Data(estimateOut.utf8))
         #expect(estimate.files == 5 && estimate.range == ClipRange(from: 10, to: 20), "\(estimateOut)")
@@ -95,7 +97,9 @@ struct ClipTests {
         #expect(bad.status == 2 && bad.stderr.contains("end must come after its start"), "\(bad.stderr)")
         let token = try h.submit("index.m3u8", ["--range", "50-60"])
         let status = try h.waitForFinal(token)
-        #expect(status.state == .failed && status.error?.message.contains("40 s long") == true, "\(String(describing: status.error))")
+        #expect(
+            status.state == .failed && status.error?.message.contains("40 s long") == true,
+            "\(String(describing: status.error))")
         #expect(h.originRequests(containing: "seg0") == 0, "nothing of a refused clip is fetched")
     }
 }

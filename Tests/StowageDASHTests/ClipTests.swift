@@ -83,15 +83,21 @@ struct DASHClipTests {
         #expect(plan.clip == ClipRange(from: 10, to: 20))
         let text = plan.masterPlaylist
         // The timeline names only the kept segments, at their own times, and the offset starts play at the clip.
-        #expect(text.contains("presentationTimeOffset=\"10000\"") && text.contains("<S t=\"10000\" d=\"2000\" r=\"4\"/>"))
-        #expect(text.contains("presentationTimeOffset=\"480000\"") && text.contains("<S t=\"432000\" d=\"144000\" r=\"3\"/>"))
-        #expect(text.contains("mediaPresentationDuration=\"PT10.000S\""), "the clip lasts what its video keeps: \(text)")
+        #expect(
+            text.contains("presentationTimeOffset=\"10000\"") && text.contains("<S t=\"10000\" d=\"2000\" r=\"4\"/>"))
+        #expect(
+            text.contains("presentationTimeOffset=\"480000\"")
+                && text.contains("<S t=\"432000\" d=\"144000\" r=\"3\"/>"))
+        #expect(
+            text.contains("mediaPresentationDuration=\"PT10.000S\""), "the clip lasts what its video keeps: \(text)")
         #expect(plan.resources.filter { $0.kind == .initSection }.count == 2)
     }
 
     @Test func timelineTemplatesKeepTheOverlappingTimes() throws {
         let plan = try Self.plan(Self.timed, ClipRange(from: 10, to: 20))
-        #expect(Self.segmentURLs(plan, rendition: 0) == stride(from: 10_000, through: 18_000, by: 2_000).map { "v-\($0).m4s" })
+        #expect(
+            Self.segmentURLs(plan, rendition: 0)
+                == stride(from: 10_000, through: 18_000, by: 2_000).map { "v-\($0).m4s" })
         #expect(Self.segmentURLs(plan, rendition: 1) == [432_000, 576_000, 720_000, 864_000].map { "a-\($0).m4s" })
         #expect(plan.clip == ClipRange(from: 10, to: 20))
         #expect(plan.masterPlaylist.contains("<S t=\"10000\" d=\"2000\" r=\"4\"/>"))

@@ -21,7 +21,8 @@ struct ClipPlanTests {
     func plan(_ inputs: [MediaPlaylist], _ range: ClipRange) throws -> ResolvedPlan {
         try OfflinePlanner.plan(
             master: nil, choice: nil,
-            inputs: inputs.enumerated().map { i, p in .init(kind: i == 0 ? .video : .audio, playlist: p, rendition: nil) },
+            inputs: inputs.enumerated().map { i, p in .init(kind: i == 0 ? .video : .audio, playlist: p, rendition: nil)
+            },
             range: range)
     }
 
@@ -63,7 +64,9 @@ struct ClipPlanTests {
     @Test func aRangeFromTheStartNeedsNoNewSequenceTag() throws {
         let text = "#EXTM3U\n#EXT-X-TARGETDURATION:2\n#EXTINF:2,\na.ts\n#EXTINF:2,\nb.ts\n#EXT-X-ENDLIST\n"
         let first = try plan([try MediaPlaylist(text: text, url: url)], ClipRange(from: 0, to: 1))
-        #expect(first.renditions[0].playlist == "#EXTM3U\n#EXT-X-TARGETDURATION:2\n#EXTINF:2,\nseg-000000.ts\n#EXT-X-ENDLIST\n")
+        #expect(
+            first.renditions[0].playlist
+                == "#EXTM3U\n#EXT-X-TARGETDURATION:2\n#EXTINF:2,\nseg-000000.ts\n#EXT-X-ENDLIST\n")
         let later = try plan([try MediaPlaylist(text: text, url: url)], ClipRange(from: 3, to: 9))
         #expect(later.renditions[0].playlist.hasPrefix("#EXTM3U\n#EXT-X-MEDIA-SEQUENCE:1\n"))
         #expect(OfflineLines.uris(later.renditions[0].playlist) == ["seg-000001.ts"])
