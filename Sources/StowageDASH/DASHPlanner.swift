@@ -28,8 +28,11 @@ public enum DASHPlanner {
     /// Where `stowctl play` answers W3C Clear Key license requests for the offline copy.
     public static let localLicensePath = "/clearkey"
 
-    /// The plan for `inputs` (in Period order, video then audio then subtitles in each).
-    public static func plan(mpd: MPD, inputs: [Input]) throws(DASHError) -> ResolvedPlan {
+    /// The plan for `inputs` (in Period order, video then audio then subtitles in each); a clip (`range`) keeps
+    /// only the segments that overlap it (``DASHClip``).
+    public static func plan(mpd: MPD, inputs all: [Input], range: ClipRange? = nil) throws(DASHError) -> ResolvedPlan {
+        let cut = try range.map { (r) throws(DASHError) in try DASHClip.cut(all, of: mpd, to: r) }
+        let inputs = cut?.inputs ?? all
         var tracks: [LocalTrack] = []
         var renditions: [PlannedRendition] = []
         var resources: [PlannedResource] = []
@@ -75,13 +78,17 @@ public enum DASHPlanner {
             guard !mine.isEmpty else { continue }
             periods.append(.init(id: period.id, start: period.start, duration: period.duration, tracks: mine))
         }
-        let duration = mpd.duration ?? periods.last.map { $0.start + $0.effectiveDuration }
+        if cut != nil { periods = DASHClip.periodStarts(periods) }
+        let duration =
+            cut != nil ? nil : mpd.duration ?? periods.last.map { $0.start + $0.effectiveDuration }
         let text = LocalMPDWriter.write(periods: periods, mediaPresentationDuration: duration)
         let estimate = estimateBytes(inputs: inputs, mpd: mpd)
-        return ResolvedPlan(
+        var plan = ResolvedPlan(
             masterPlaylist: text, renditions: renditions, resources: resources, bytesEstimate: estimate,
             keys: segmentKeys.keys + keys(summary, base: mpd.url), manifestName: manifestName,
             protection: summary.isEncrypted ? protection(summary) : nil)
+        plan.clip = cut?.span.millisecondRounded
+        return plan
     }
 
     /// The length in seconds of the presentation `plan` (a DASH plan) stores: the sum over its Periods of the

@@ -34,7 +34,7 @@ public struct DASHResolver: Sendable {
                     inputs.append(DASHPlanner.Input(period: choice.period, track: track, segments: segments))
                 }
             }
-            return try DASHPlanner.plan(mpd: mpd, inputs: inputs)
+            return try DASHPlanner.plan(mpd: mpd, inputs: inputs, range: work.range)
         } catch let error as DASHError {
             throw TaskFailure(
                 code: error.code == .refusedURI ? .refused : .playlist, message: "\(url): \(error.description)",

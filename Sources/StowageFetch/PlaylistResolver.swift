@@ -39,15 +39,16 @@ public struct PlaylistResolver: Sendable {
                             rendition: r))
                 }
                 var iFrames: MediaPlaylist?
-                if let stream = choice.iFrames, !live {
+                if let stream = choice.iFrames, !live, work.range == nil {
                     iFrames = try await media(stream.uri, base: master.url, line: stream.line, work)
                 }
                 return try OfflinePlanner.plan(
-                    master: master, choice: choice, inputs: inputs, live: live, iFrames: iFrames)
+                    master: master, choice: choice, inputs: inputs, live: live, iFrames: iFrames, range: work.range)
             }
             let playlist = try MediaPlaylist(text: text, url: finalURL, allowLive: live)
             return try OfflinePlanner.plan(
-                master: nil, choice: nil, inputs: [.init(kind: .video, playlist: playlist, rendition: nil)], live: live)
+                master: nil, choice: nil, inputs: [.init(kind: .video, playlist: playlist, rendition: nil)], live: live,
+                range: work.range)
         } catch let error as PlaylistError {
             throw Self.failure(error)
         } catch let failure as TaskFailure {

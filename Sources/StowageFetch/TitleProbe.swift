@@ -51,9 +51,11 @@ public enum TitleProbe {
             }
             bytes = total
         }
-        return EstimateReport(
+        var report = EstimateReport(
             url: work.url, bytes: bytes, exact: exact || plan.bytesEstimate == nil, files: plan.resources.count,
             durationSeconds: duration, protection: plan.protection)
+        report.range = plan.clip
+        return report
     }
 
     /// The protection of every Representation of an MPD, as `submit`'s plan would record it.

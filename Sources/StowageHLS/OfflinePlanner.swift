@@ -36,30 +36,42 @@ public struct OfflinePlanner: Sendable {
 
     /// Builds the plan for a master playlist and its chosen renditions (`inputs[0]` is the variant). A
     /// recording (`live`) plans the renditions only: their segments come with the reloads (``LiveRecorder``).
+    /// A clip (`range`) keeps in each rendition only the segments that overlap it (``ClipCut``); its I-frame
+    /// playlist is not kept (it indexes the whole title).
     public static func plan(
         master: MasterPlaylist?, choice: RenditionSelector.Choice?, inputs: [Input], live: Bool = false,
-        iFrames: MediaPlaylist? = nil
+        iFrames: MediaPlaylist? = nil, range: ClipRange? = nil
     ) throws(PlaylistError) -> ResolvedPlan {
         var planner = OfflinePlanner()
-        for input in inputs { try planner.add(input, live: live) }
-        if let iFrames, !live { try planner.addIFrames(iFrames) }
+        var cuts: [ClipCut?] = []
+        for (i, input) in inputs.enumerated() {
+            let cut = try range.map { (r) throws(PlaylistError) in
+                try ClipCut(input.playlist, range: r, primary: i == 0)
+            }
+            cuts.append(cut)
+            try planner.add(input, live: live, cut: cut)
+        }
+        if let iFrames, !live, range == nil { try planner.addIFrames(iFrames) }
         let text: String
         var estimate: Int64?
+        let seconds = cuts.first??.span.length ?? inputs.first?.playlist.totalDuration ?? 0
         if let master, let choice {
             text = planner.masterText(master: master, choice: choice, inputs: inputs)
             let bps = choice.variant.averageBandwidth ?? choice.variant.bandwidth
-            estimate =
-                live ? nil : OutsideNumbers.estimate(bitsPerSecond: bps, seconds: inputs[0].playlist.totalDuration)
+            estimate = live ? nil : OutsideNumbers.estimate(bitsPerSecond: bps, seconds: seconds)
         } else {
             text = ""
         }
-        return ResolvedPlan(
+        var plan = ResolvedPlan(
             masterPlaylist: text, renditions: planner.renditions, resources: planner.resources, bytesEstimate: estimate,
-            keys: planner.keys, bookmarks: inputs.first.map { Self.indexBookmarks($0.playlist) } ?? [],
+            keys: planner.keys,
+            bookmarks: Self.clipped(inputs.first.map { Self.indexBookmarks($0.playlist) } ?? [], cuts.first ?? nil),
             protection: HLSProtection.summarize(inputs.map(\.playlist)))
+        plan.clip = cuts.first??.span.millisecondRounded
+        return plan
     }
 
-    private mutating func add(_ input: Input, live: Bool) throws(PlaylistError) {
+    private mutating func add(_ input: Input, live: Bool, cut: ClipCut?) throws(PlaylistError) {
         let playlist = input.playlist
         let index = renditions.count
         let label: String
@@ -87,7 +99,7 @@ public struct OfflinePlanner: Sendable {
         for (line, key) in playlist.keyLines.sorted(by: { $0.key < $1.key }) where key.isDeliverable {
             if let uri = key.uri { _ = try keyPosition(key, uri: uri, in: playlist, line: line) }
         }
-        for (n, segment) in playlist.segments.enumerated() {
+        for (n, segment) in playlist.segments.enumerated() where cut?.kept.contains(n) ?? true {
             if let map = segment.map, lineTarget[map.line] == nil {
                 let path = try addInitSection(
                     map, before: n, of: playlist, rendition: index, suggested: "\(folder)/init-\(initCount)")
@@ -112,7 +124,7 @@ public struct OfflinePlanner: Sendable {
                 cipher: try cipher(of: segment, number: n, in: playlist))
             lineTarget[segment.line] = relative(path, from: folder)
         }
-        let text = try offlineMediaText(playlist, lineTarget: lineTarget)
+        let text = try offlineMediaText(playlist, lineTarget: lineTarget, cut: cut)
         renditions.append(
             PlannedRendition(
                 kind: input.kind, sourceURL: playlist.url, localPath: "\(folder)/index.m3u8",
@@ -192,12 +204,20 @@ public struct OfflinePlanner: Sendable {
     }
 
     mutating func offlineMediaText(
-        _ playlist: MediaPlaylist, lineTarget: [Int: String], ranges: [Int: ByteRange] = [:]
+        _ playlist: MediaPlaylist, lineTarget: [Int: String], ranges: [Int: ByteRange] = [:], cut: ClipCut? = nil
     ) throws(PlaylistError) -> String {
         var out: [String] = []
         for (i, line) in playlist.lines.enumerated() {
             let number = i + 1
             if playlist.byteRangeLines.contains(number) { continue }
+            if let cut {
+                // A clip: the dropped segments' lines go, the sequence numbers name the first kept segment.
+                guard let lines = cut.rewrite(line, line: number) else { continue }
+                if lines != [String(line)] {
+                    out += lines
+                    continue
+                }
+            }
             if let target = lineTarget[number] {
                 if line.hasPrefix("#EXT-X-MAP") {
                     out.append("#EXT-X-MAP:URI=\"\(target)\"")
@@ -273,6 +293,14 @@ public struct OfflinePlanner: Sendable {
 
     func relative(_ path: String, from folder: String) -> String {
         path.hasPrefix(folder + "/") ? String(path.dropFirst(folder.count + 1)) : "../" + path
+    }
+
+    /// `bookmarks` inside a clip, placed from its start (all of them without one).
+    static func clipped(_ bookmarks: [Bookmark], _ cut: ClipCut?) -> [Bookmark] {
+        guard let span = cut?.span else { return bookmarks }
+        return bookmarks.filter { $0.position >= span.from && $0.position <= span.to }.map {
+            Bookmark(position: $0.position - span.from, label: $0.label, kind: $0.kind)
+        }
     }
 
     /// Index bookmarks from `EXT-X-DATERANGE`s, placed on the `PROGRAM-DATE-TIME` timeline.

@@ -103,3 +103,10 @@ extension BandwidthSchedule: OptionValue {
     public init?(argument: String) { try? self.init(validating: argument) }
     public init(validating text: String) throws { try self.init(parsing: text) }
 }
+
+/// `submit --range START-END`, `estimate --range`.
+extension ClipRange: OptionValue {
+    public init?(argument: String) { try? self.init(validating: argument) }
+    public init(validating text: String) throws { try self.init(parsing: text) }
+    public var defaultValueDescription: String { description }
+}

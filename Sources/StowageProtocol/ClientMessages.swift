@@ -201,6 +201,8 @@ public struct SubmitRequest: Codable, Sendable, Equatable {
     public var window: String?
     /// Fetch at once, whatever the windows say (`--now`, a catalogue's `"urgent"`).
     public var now: Bool?
+    /// `--range START-END`: keep only the segments that overlap this span of a VOD title (a clip).
+    public var range: ClipRange?
 
     public init(
         url: String, name: String?, priority: Int, headers: [Header], selection: Selection,

@@ -6,7 +6,7 @@ import Foundation
 extension ResolvedPlan {
     private enum PackedKeys: String, CodingKey {
         case masterPlaylist, renditions, resources, packedResources, bytesEstimate, keys, bookmarks, manifestName
-        case protection, reach, packedCiphers, packedPeerHashes, peer
+        case protection, reach, packedCiphers, packedPeerHashes, peer, clip
     }
 
     public init(from decoder: Decoder) throws {
@@ -55,6 +55,7 @@ extension ResolvedPlan {
             protection: try c.decodeIfPresent(TitleProtection.self, forKey: .protection))
         reach = try c.decodeIfPresent(AddressClass.self, forKey: .reach)
         peer = try c.decodeIfPresent(PeerTitle.self, forKey: .peer)
+        clip = try c.decodeIfPresent(ClipRange.self, forKey: .clip)
         if let problem = numberProblem {
             throw DecodingError.dataCorrupted(
                 DecodingError.Context(codingPath: c.codingPath, debugDescription: "\(problem)"))
@@ -88,6 +89,7 @@ extension ResolvedPlan {
         try c.encodeIfPresent(protection, forKey: .protection)
         try c.encodeIfPresent(reach, forKey: .reach)
         try c.encodeIfPresent(peer, forKey: .peer)
+        try c.encodeIfPresent(clip, forKey: .clip)
     }
 }
 

@@ -22,6 +22,9 @@ public struct ResolvedPlan: Codable, Sendable, Equatable {
     /// A plan taken from a peer box's manifest (`submit --from-peer`): the title's origin source and name there.
     /// Its files carry the peer's SHA-256 (``PlannedResource/peerSHA256``).
     public var peer: PeerTitle?
+    /// A clip (`submit --range`): the span its video rendition keeps, seconds from the title's start, on segment
+    /// boundaries (what `status --json` reports as `range`); nil for a whole title.
+    public var clip: ClipRange?
 
     public init(
         masterPlaylist: String, renditions: [PlannedRendition], resources: [PlannedResource], bytesEstimate: Int64?,

@@ -94,6 +94,8 @@ public struct EstimateReport: Codable, Sendable, Equatable {
     public var durationSeconds: Double
     /// The plan's protection, as `status --json` will show it (null when clear).
     public var protection: TitleProtection?
+    /// `estimate --range`: the span the clip keeps, as `status --json` will report it (null for a whole title).
+    public var range: ClipRange?
 
     public init(
         url: String, bytes: Int64?, exact: Bool, files: Int, durationSeconds: Double, protection: TitleProtection?
@@ -106,9 +108,9 @@ public struct EstimateReport: Codable, Sendable, Equatable {
         self.protection = protection
     }
 
-    private enum CodingKeys: String, CodingKey { case url, bytes, exact, files, durationSeconds, protection }
+    private enum CodingKeys: String, CodingKey { case url, bytes, exact, files, durationSeconds, protection, range }
 
-    /// Encodes a nil protection as JSON null so scripts see every key.
+    /// Encodes a nil protection (and range) as JSON null so scripts see every key.
     public func encode(to encoder: Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encode(url, forKey: .url)
@@ -117,5 +119,6 @@ public struct EstimateReport: Codable, Sendable, Equatable {
         try c.encode(files, forKey: .files)
         try c.encode(durationSeconds, forKey: .durationSeconds)
         try c.encode(protection, forKey: .protection)
+        try c.encode(range, forKey: .range)
     }
 }

@@ -105,6 +105,9 @@ public struct TitleStatus: Codable, Sendable, Equatable {
     public var lastPlayedAt: String?
     /// Pinned (`stowctl pin`, or `pinned: true` in the catalogue): the quota never evicts it.
     public var pinned: Bool?
+    /// A clip (`submit --range`): the span stored, seconds from the title's start on the video's segment
+    /// boundaries (the span asked for until the title is planned); null for a whole title.
+    public var range: ClipRange?
 
     public init(
         token: String, url: String, name: String?, state: TitleState, progress: Double,
@@ -165,6 +168,7 @@ public struct TitleStatus: Codable, Sendable, Equatable {
         try c.encode(filesFromOrigin, forKey: .filesFromOrigin)
         try c.encode(lastPlayedAt, forKey: .lastPlayedAt)
         try c.encode(pinned ?? false, forKey: .pinned)
+        try c.encode(range, forKey: .range)
     }
 }
 

@@ -96,6 +96,8 @@ public struct ResolveWork: Codable, Sendable, Equatable {
     /// `url` is a peer box's `manifest.json` (`submit --from-peer`): the plan is that box's, each file with the
     /// peer's SHA-256 (``PeerManifest/fillPlan``), and `selection` does not apply.
     public var peer: Bool?
+    /// A clip (`submit --range`): only the segments that overlap it are planned, in every rendition.
+    public var range: ClipRange?
 
     public init(url: String, headers: [Header], selection: Selection) {
         self.url = url

@@ -22,6 +22,7 @@ extension Submission {
         compare("--iframes", asked.iframes == true ? true : nil, kept.iframes ?? false) { $0 ? "on" : "off" }
         compare("--license-url", request.licenseURL, title.licenseURL) { $0 }
         compare("--window", window, title.fillWindow) { $0 }
+        compare("--range", request.range, title.clipRange) { $0.description }
         return out
     }
 

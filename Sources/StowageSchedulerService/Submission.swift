@@ -29,6 +29,20 @@ struct Submission {
                 }
             }
         }
+        if let range = request.range {
+            guard request.record == nil else {
+                throw TitleError(
+                    code: .refused,
+                    message: "--range cuts a VOD title and --record records a live stream: a recording has no "
+                        + "fixed media time to cut; use --duration to bound it")
+            }
+            guard range.from.isFinite, range.to.isFinite, range.from >= 0, range.to > range.from,
+                range.to <= OutsideNumbers.maxSeconds
+            else {
+                throw TitleError(
+                    code: .refused, message: "--range \(range) is not START-END with 0 <= START < END (seconds)")
+            }
+        }
         window = try request.window.map { text in
             do { return try FillSchedule(parsing: text).description } catch {
                 throw TitleError(code: .refused, message: "--window \(error)")
@@ -49,6 +63,7 @@ struct Submission {
         stored.allowDeviceDRM = request.allowDeviceDRM ?? false
         stored.fillWindow = window
         stored.fetchNow = request.now ?? false
+        stored.clipRange = request.range
         if let hosts = request.headerHosts, !hosts.isEmpty {
             if let bad = hosts.first(where: { $0.isEmpty || $0.contains(where: { "/:@ ?#".contains($0) }) }) {
                 throw TitleError(code: .refused, message: "--header-host '\(bad.prefix(100))' is not a host name")

@@ -63,6 +63,7 @@ final class TaskMessages {
         case .resolve:
             var work = ResolveWork(url: title.url, headers: title.headers, selection: title.selection)
             if title.record != nil { work.live = true }
+            work.range = title.clipRange
             return .resolve(work)
         case .reload(let position):
             guard title.isRecording,

@@ -44,6 +44,8 @@ struct TitleStatusBuilder {
         if title.state == .requested { out.queuePosition = queuePosition }
         out.id = title.externalID
         out.protection = title.protection
+        // What the plan keeps once there is one; until then the span asked for.
+        out.range = title.clipStored ?? title.clipRange
         out.notPlayableReason = notPlayable
         return out
     }

@@ -86,6 +86,10 @@ public struct TitleRecord: Codable, Sendable, Equatable, FetchableRecord, Persis
     public var lastPlayedAt: Double?
     /// `stowctl pin`: the quota never evicts it.
     public var pinned: Bool = false
+    /// `submit --range`: the span asked for (a JSON column; nil: the whole title). Part of the title's options.
+    public var clipRange: ClipRange?
+    /// The span a clip's plan keeps (its video's segment boundaries; a JSON column), what `status` reports.
+    public var clipStored: ClipRange?
 
     /// A new title, not planned yet.
     public init(

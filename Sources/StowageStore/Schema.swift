@@ -256,6 +256,13 @@ enum Schema {
             // The console's Devices page: when the scheduler last checked a good credential of each device.
             try db.alter(table: "device") { t in t.add(column: "lastSeenAt", .double) }
         }
+        migrator.registerMigration("v23-clip-range") { db in
+            // `submit --range`: the span asked for and the span the plan keeps (JSON ClipRange; NULL: whole title).
+            try db.alter(table: "title") { t in
+                t.add(column: "clipRange", .text)
+                t.add(column: "clipStored", .text)
+            }
+        }
         return migrator
     }
 }

@@ -48,6 +48,7 @@ extension Store {
             title.masterPlaylist = plan.masterPlaylist
             title.manifestName = plan.manifestName
             title.protection = plan.protection
+            title.clipStored = plan.clip
             try title.update(db)
         }
     }

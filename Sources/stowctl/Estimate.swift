@@ -4,6 +4,7 @@ import Logging
 import StowageDASH
 import StowageFetch
 import StowageHLS
+import StowageProcess
 import StowageProtocol
 
 struct Estimate: AsyncParsableCommand {
@@ -16,13 +17,19 @@ struct Estimate: AsyncParsableCommand {
     @Argument(help: "URL of the HLS master (or media) playlist, or of a DASH MPD.")
     var url: String
     @OptionGroup var select: SelectionOptions
+    @Option(
+        help: ArgumentHelp(
+            "Estimate only a clip, as `submit --range` would keep it (START-END).", valueName: "START-END"),
+        transform: ClipRange.parsing)
+    var range: ClipRange?
     @Flag(help: "Sum the real sizes (one HEAD request per file).")
     var exact = false
     @Flag(help: "Machine-readable JSON output.")
     var json = false
 
     func run() async throws {
-        let work = ResolveWork(url: url, headers: select.parsedHeaders, selection: select.selection)
+        var work = ResolveWork(url: url, headers: select.parsedHeaders, selection: select.selection)
+        work.range = range
         let report = try await withFetcher(source: url) { fetcher in
             try await TitleProbe.estimate(work, exact: exact, fetcher: fetcher)
         }
@@ -36,5 +43,6 @@ struct Estimate: AsyncParsableCommand {
             "\(TitleFormatter.bytes(report.bytes)) (\(report.bytes ?? 0) bytes, \(how)), \(report.files) files, "
                 + TitleFormatter.duration(report.durationSeconds))
         if let p = report.protection { print("protected: \(p.scheme ?? "encrypted")") }
+        if let r = report.range { print("clip: \(r) s (on segment boundaries)") }
     }
 }

@@ -96,6 +96,16 @@ struct Submit: AsyncParsableCommand {
     var window: FillSchedule?
     @Flag(help: "Fetch at once, whatever the fill windows say (also for a title already waiting for one).")
     var now = false
+    @Option(
+        help: ArgumentHelp(
+            "Keep only this part of a VOD title (a clip): START-END as seconds, M:SS or H:MM:SS.",
+            discussion: """
+                Every rendition keeps the segments that overlap it (by media time), so the clip starts and ends on \
+                segment boundaries; `status --json` reports them as `range`. Not with --record or --iframes.
+                """,
+            valueName: "START-END"),
+        transform: ClipRange.parsing)
+    var range: ClipRange?
     @OptionGroup var license: LicenseOptions
 
     func validate() throws {
@@ -104,8 +114,8 @@ struct Submit: AsyncParsableCommand {
             guard fromPeer != nil, peerSecret != nil else {
                 throw ValidationError("--from-peer URL and --peer-secret FILE go together")
             }
-            guard !record, keys.isEmpty else {
-                throw ValidationError("--from-peer fills a title: no --record or --key")
+            guard !record, keys.isEmpty, range == nil else {
+                throw ValidationError("--from-peer fills a title as that box has it: no --record, --key or --range")
             }
             return
         }
@@ -116,6 +126,14 @@ struct Submit: AsyncParsableCommand {
         }
         if let poster, !(poster.hasPrefix("http://") || poster.hasPrefix("https://")) {
             throw ValidationError("--poster must be an http(s) URL")
+        }
+        if range != nil && record {
+            throw ValidationError(
+                "--range cuts a VOD title and --record records a live stream, which has no fixed media time to cut: "
+                    + "use --duration to bound a recording")
+        }
+        if range != nil && select.iframes {
+            throw ValidationError("--range keeps a clip and --iframes the whole title's I-frame playlist: give one")
         }
         if !record && (duration != nil || from != nil) {
             throw ValidationError("--duration and --from apply to recordings: add --record")
@@ -141,6 +159,7 @@ struct Submit: AsyncParsableCommand {
         request.posterURL = poster
         request.id = id
         request.window = window?.description
+        request.range = range
         if now { request.now = true }
         if allowDeviceDrm { request.allowDeviceDRM = true }
         if !headerHosts.isEmpty { request.headerHosts = headerHosts }
