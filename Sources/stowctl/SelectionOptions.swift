@@ -63,11 +63,13 @@ struct SelectionOptions: ParsableArguments {
         let list = { (s: String?) in
             s.map { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty } }
         }
-        let decoding = (try? decoding()) ?? (nil, nil, nil)  // validate() has refused a bad value already
+        // validate() has refused a bad value already.
+        let parsed: (video: [CodecFamily]?, range: VideoRange?, audio: [CodecFamily]?) =
+            (try? decoding()) ?? (nil, nil, nil)
         return Selection(
             bitrate: bitrate, maxHeight: maxHeight, audio: list(audio), subtitles: list(subtitles),
-            iframes: iframes ? true : nil, videoCodec: decoding.video, videoRange: decoding.range,
-            audioCodec: decoding.audio, channels: channels, audioOnly: audioOnly ? true : nil)
+            iframes: iframes ? true : nil, videoCodec: parsed.video, videoRange: parsed.range,
+            audioCodec: parsed.audio, channels: channels, audioOnly: audioOnly ? true : nil)
     }
 
     var parsedHeaders: [Header] { headers.compactMap(Header.init(parsing:)) }
