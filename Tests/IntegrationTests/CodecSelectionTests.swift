@@ -40,7 +40,8 @@ struct CodecSelectionTests {
                 "ffprobe -v error -show_entries stream=codec_type,codec_name -of csv=p=0 '\(folder.path)/\(file)'",
                 in: h.root)
             #expect(status == 0, "ffprobe \(file): \(text)")
-            out[file] = text.split(separator: "\n").map { String($0) }
+            // A TS stream is listed once per program it is in as well: each codec once.
+            out[file] = Array(Set(text.split(separator: "\n").map { String($0) })).sorted()
         }
         return out
     }
@@ -65,19 +66,20 @@ struct CodecSelectionTests {
         #expect(h.originRequests(containing: "/title/hevc/") == 0, "not even its playlist")
         #expect(h.originRequests(containing: "/title/avc/seg") == 3)
         let stored = try Self.codecs(ofCopy: try #require(status.localPlaylist), in: h)
-        #expect(stored.count == 6, "3 video + 3 audio segments: \(stored)")
-        #expect(stored.values.flatMap { $0 }.filter { $0.hasPrefix("h264") }.count == 3, "\(stored)")
-        #expect(!stored.values.flatMap { $0 }.contains { $0.hasPrefix("hevc") }, "\(stored)")
+        #expect(stored.values.filter { $0 == ["h264,video"] }.count == 3, "3 AVC video segments: \(stored)")
+        #expect(stored.values.allSatisfy { $0 == ["h264,video"] || $0 == ["aac,audio"] }, "no HEVC: \(stored)")
 
         // The same URL with another codec is refused, naming the option; without options it is the same title.
-        let (again, refusal) = try h.stowctl(["submit", h.originURL + "title/master.m3u8", "--video-codec", "hevc"])
-        #expect(again == 1 && refusal.contains("--video-codec hevc, not avc"), "\(refusal)")
+        let again = try h.stowctlStreams(["submit", h.originURL + "title/master.m3u8", "--video-codec", "hevc"])
+        #expect(again.status == 1 && again.stderr.contains("--video-codec hevc, not avc"), "\(again.stderr)")
+        let same = try h.stowctlStreams(["submit", h.originURL + "title/master.m3u8", "--video-codec", "avc"])
+        #expect(same.status == 0 && same.stdout.hasSuffix("\(token)\n"), "\(same)")
 
         let radio = try h.waitForFinal(try h.submit("radio/master.m3u8", ["--audio-only"]))
         #expect(radio.state == .completed, "\(String(describing: radio.error))")
         #expect(h.originRequests(containing: "/radio/avc/") + h.originRequests(containing: "/radio/hevc/") == 0)
         let audio = try Self.codecs(ofCopy: try #require(radio.localPlaylist), in: h)
-        #expect(audio.count == 3, "\(audio)")
+        #expect(audio.count >= 3, "\(audio)")
         #expect(audio.values.allSatisfy { $0 == ["aac,audio"] }, "no video stream in any stored file: \(audio)")
         let master = try String(contentsOfFile: try #require(radio.localPlaylist), encoding: .utf8)
         #expect(!master.contains("RESOLUTION") && !master.contains("hvc1") && !master.contains("avc1"), "\(master)")
