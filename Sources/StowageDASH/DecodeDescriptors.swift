@@ -19,7 +19,9 @@ enum DecodeDescriptors {
     /// The channel count of the first `AudioChannelConfiguration` child of `node` whose scheme is understood.
     static func audioChannels(_ node: XMLNode) -> Int? {
         for c in node.children("AudioChannelConfiguration") {
-            guard let value = c.attribute("value").map({ String(Substring($0).trimmed) }), let scheme = c.attribute("schemeIdUri") else { continue }
+            guard let value = c.attribute("value").map({ String(Substring($0).trimmed) }),
+                let scheme = c.attribute("schemeIdUri")
+            else { continue }
             let count: Int? =
                 switch scheme {
                 case "urn:mpeg:dash:23003:3:audio_channel_configuration:2011": Int(value)

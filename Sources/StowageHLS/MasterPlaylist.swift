@@ -65,7 +65,9 @@ public struct MasterPlaylist: Sendable {
         public var isAutoselect: Bool { attributes["AUTOSELECT"] == "YES" }
         /// The channel count of `CHANNELS` (`"6"`, `"16/JOC"`: the first field); nil when absent or out of range.
         public var channels: Int? {
-            guard let first = attributes["CHANNELS"]?.split(separator: "/").first, let n = Int(first) else { return nil }
+            guard let first = attributes["CHANNELS"]?.split(separator: "/").first, let n = Int(first) else {
+                return nil
+            }
             return Selection.channelCount.range.contains(n) ? n : nil
         }
     }

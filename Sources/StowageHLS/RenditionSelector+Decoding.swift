@@ -89,7 +89,8 @@ extension RenditionSelector {
     }
 
     /// A variant's audio rank: the best of its group's renditions, or of its muxed audio.
-    static func audioRank(_ variant: MasterPlaylist.Variant, in master: MasterPlaylist, _ selection: Selection) -> Int? {
+    static func audioRank(_ variant: MasterPlaylist.Variant, in master: MasterPlaylist, _ selection: Selection) -> Int?
+    {
         let members = audioMembers(of: variant, in: master)
         guard !members.isEmpty else { return selection.audioRank(codecs: variant.audioFamilies, channels: nil) }
         return members.compactMap { selection.audioRank(codecs: variant.audioFamilies, channels: $0.channels) }.min()

@@ -53,9 +53,11 @@ public enum CodecFamily: String, Codable, Sendable, CaseIterable {
     public static func parseList(_ text: String, video: Bool, option: String) throws(SelectionError) -> [CodecFamily] {
         let allowed = video ? Self.video : Self.audio
         var out: [CodecFamily] = []
-        for word in text.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces).lowercased() }) where !word.isEmpty {
+        for word in text.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces).lowercased() })
+        where !word.isEmpty {
             guard let family = CodecFamily(rawValue: word), allowed.contains(family) else {
-                throw SelectionError(option, "'\(word)' is not one of \(allowed.map(\.rawValue).joined(separator: ", "))")
+                throw SelectionError(
+                    option, "'\(word)' is not one of \(allowed.map(\.rawValue).joined(separator: ", "))")
             }
             if !out.contains(family) { out.append(family) }
         }

@@ -47,7 +47,8 @@ struct SelectionOptions: ParsableArguments {
     }
 
     /// The decoding options parsed: codec families in the order given, the range.
-    private func decoding() throws(SelectionError) -> (video: [CodecFamily]?, range: VideoRange?, audio: [CodecFamily]?) {
+    private func decoding() throws(SelectionError) -> (video: [CodecFamily]?, range: VideoRange?, audio: [CodecFamily]?)
+    {
         (
             try videoCodec.map { v throws(SelectionError) in
                 try CodecFamily.parseList(v, video: true, option: "--video-codec")

@@ -88,7 +88,50 @@ struct CodecSelectionTests {
         let none = try h.waitForFinal(try h.submit("none/master.m3u8", ["--video-codec", "av1"]))
         #expect(none.state == .failed)
         let message = none.error?.message ?? ""
-        #expect(message.contains("--video-codec av1") && message.contains("hevc sdr 640x360, avc sdr 640x360"), "\(message)")
+        #expect(
+            message.contains("--video-codec av1") && message.contains("hevc sdr 640x360, avc sdr 640x360"), "\(message)"
+        )
         #expect(h.originRequests(containing: "/none/hevc/") + h.originRequests(containing: "/none/avc/") == 0)
+    }
+
+    /// The streams (`h264,video`, `aac,audio` …) ffprobe reads from an offline copy's local MPD.
+    static func streams(ofMPD path: String, in h: Harness) throws -> [String] {
+        let (status, text) = try TestMedia.shOutput(
+            "ffprobe -v error -show_entries stream=codec_name,codec_type -of csv=p=0 '\(path)'", in: h.root)
+        #expect(status == 0, "ffprobe \(path): \(text)")
+        return Array(Set(text.split(separator: "\n").map { String($0) })).sorted()
+    }
+
+    /// The same for DASH: ffmpeg's `dash` muxer writes an HEVC (`hvc1`, stream 0), an AVC (stream 1) and an AAC
+    /// stereo (stream 2) AdaptationSet.
+    @Test func dashVideoCodecAndAudioOnly() throws {
+        let h = try Harness(name: "codec-select-dash")
+        for name in ["film", "lesson"] {
+            try TestMedia.sh(
+                """
+                timeout 300 ffmpeg -nostdin -v error -y \(DASHMedia.source) -t 6 -map 0:v -map 0:v -map 1:a \
+                  -c:v:0 libx265 -preset ultrafast -x265-params log-level=error:keyint=50:min-keyint=50:scenecut=0 \
+                  -tag:v:0 hvc1 -b:v:0 200k -c:v:1 libx264 -preset ultrafast -g 50 -sc_threshold 0 -b:v:1 500k \
+                  -c:a aac -ac 2 -b:a 64k -f dash -seg_duration 2 -use_template 1 -use_timeline 0 \
+                  -adaptation_sets "id=0,streams=0 id=1,streams=1 id=2,streams=2" manifest.mpd
+                """, in: h.media.appendingPathComponent(name))
+        }
+        try h.startOrigin()
+        try h.startPipeline()
+
+        let film = try h.waitForFinal(try h.submit("film/manifest.mpd", ["--video-codec", "avc", "--channels", "2"]))
+        #expect(film.state == .completed, "\(String(describing: film.error))")
+        #expect(
+            h.originRequests(containing: "/film/init-stream0") + h.originRequests(containing: "/film/chunk-stream0")
+                == 0)
+        #expect(h.originRequests(containing: "/film/chunk-stream1-") == 3)
+        #expect(try Self.streams(ofMPD: try #require(film.localPlaylist), in: h) == ["aac,audio", "h264,video"])
+
+        let lesson = try h.waitForFinal(try h.submit("lesson/manifest.mpd", ["--audio-only"]))
+        #expect(lesson.state == .completed, "\(String(describing: lesson.error))")
+        let video = ["init-stream0", "chunk-stream0", "init-stream1", "chunk-stream1"]
+        #expect(video.map { h.originRequests(containing: "/lesson/\($0)") }.reduce(0, +) == 0, "no video fetched")
+        #expect(h.originRequests(containing: "/lesson/chunk-stream2-") >= 3, "the audio is")
+        #expect(try Self.streams(ofMPD: try #require(lesson.localPlaylist), in: h) == ["aac,audio"])
     }
 }

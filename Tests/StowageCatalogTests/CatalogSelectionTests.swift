@@ -22,7 +22,8 @@ struct CatalogSelectionTests {
         #expect(
             catalog.titles[0].selection
                 == Selection(
-                    videoCodec: [.avc, .hevc], videoRange: .sdr, audioCodec: [.ac3, .aac], channels: 2, audioOnly: true))
+                    videoCodec: [.avc, .hevc], videoRange: .sdr, audioCodec: [.ac3, .aac], channels: 2, audioOnly: true)
+        )
     }
 
     @Test(arguments: [

@@ -58,7 +58,8 @@ struct CodecSelectionTests {
     @Test func theFirstCodecOnOfferInPreferenceOrderWins() throws {
         #expect(try pick(Selection(videoCodec: [.hevc, .avc])).variant.uri == "hevc360/index.m3u8")
         #expect(try pick(Selection(videoCodec: [.av1, .avc, .hevc])).variant.uri == "avc360/index.m3u8")
-        #expect(try pick(Selection(bitrate: 9_000_000, videoCodec: [.av1, .hevc])).variant.uri == "hevc720pq/index.m3u8")
+        #expect(
+            try pick(Selection(bitrate: 9_000_000, videoCodec: [.av1, .hevc])).variant.uri == "hevc720pq/index.m3u8")
     }
 
     @Test func videoRange() throws {
@@ -109,11 +110,12 @@ struct CodecSelectionTests {
             #EXT-X-STREAM-INF:BANDWIDTH=700000,RESOLUTION=640x360,CODECS="avc1.4d401e,mp4a.40.2"
             low.m3u8
             """
-        #expect { try RenditionSelector.select(try MasterPlaylist(text: muxed, url: url), Selection(audioOnly: true)) }
-            throws: {
-                let e = $0 as? PlaylistError
-                return e?.kind == .nothingSelectable && e?.message.contains("avc sdr 640x360") == true
-            }
+        #expect {
+            try RenditionSelector.select(try MasterPlaylist(text: muxed, url: url), Selection(audioOnly: true))
+        } throws: {
+            let e = $0 as? PlaylistError
+            return e?.kind == .nothingSelectable && e?.message.contains("avc sdr 640x360") == true
+        }
     }
 
     static let media = """
