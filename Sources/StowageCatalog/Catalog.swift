@@ -46,6 +46,14 @@ public struct Catalog: Codable, Sendable, Equatable {
                     throw CatalogRefusal(.malformed, "title '\(entry.id)': window \(error)")
                 }
             }
+            if let selection = entry.selection {
+                do throws(SelectionError) { try selection.checkCodecKinds() } catch {
+                    throw CatalogRefusal(.malformed, "title '\(entry.id)': selection \(error)")
+                }
+                do throws(NumberRangeError) { try selection.checkNumbers() } catch {
+                    throw CatalogRefusal(.malformed, "title '\(entry.id)': selection \(error)")
+                }
+            }
             for source in entry.sources ?? [] {
                 if let problem = source.problem(entryID: entry.id) {
                     throw CatalogRefusal(.malformed, "title '\(entry.id)': source: \(problem)")
@@ -86,7 +94,8 @@ public struct CatalogEntry: Codable, Sendable, Equatable {
     public var name: String?
     /// A poster to fetch with the title.
     public var poster: String?
-    /// The rendition selection (`--bitrate`, `--max-height`, `--audio`, `--subtitles`); a change downloads a new copy.
+    /// The rendition selection (`--bitrate`, `--max-height`, `--audio`, `--subtitles`, and `videoCodec`, `videoRange`,
+    /// `audioCodec`, `channels`, `audioOnly` as the options of those names); a change downloads a new copy.
     public var selection: Selection?
     /// The license asked for (`--purchase`, `--rental` …); nil: the license server's default.
     public var license: RequestedTerms?

@@ -35,6 +35,8 @@ enum MPDParser {
         var height: Int?
         var bandwidth: Int?
         var frameRate: String?
+        var transferCharacteristics: Int?
+        var audioChannels: Int?
 
         init(_ node: XMLNode, parent: Common? = nil) throws(DASHError) {
             mimeType = node.attribute("mimeType") ?? parent?.mimeType
@@ -43,6 +45,8 @@ enum MPDParser {
             height = try node.int("height") ?? parent?.height
             bandwidth = try node.int("bandwidth", in: OutsideNumbers.bitsPerSecond("bandwidth")) ?? parent?.bandwidth
             frameRate = node.attribute("frameRate") ?? parent?.frameRate
+            transferCharacteristics = DecodeDescriptors.transferCharacteristics(node) ?? parent?.transferCharacteristics
+            audioChannels = DecodeDescriptors.audioChannels(node) ?? parent?.audioChannels
         }
     }
 
@@ -151,11 +155,14 @@ enum MPDParser {
         }
         var mine = protections
         for cp in node.children("ContentProtection") { mine.append(try ContentProtection.parse(cp)) }
-        return Representation(
+        var representation = Representation(
             id: id, bandwidth: bandwidth, width: own.width, height: own.height, codecs: own.codecs,
             mimeType: own.mimeType, frameRate: own.frameRate,
             baseURLs: try BaseURLResolver.alternatives(node, parents: parents),
             segmentInformation: segmentInformation(levels + [try Level(node)]), contentProtections: mine)
+        representation.videoRange = VideoRange(transferCharacteristics: own.transferCharacteristics)
+        representation.audioChannels = own.audioChannels
+        return representation
     }
 
     /// The most specific kind of segment information, completed by the same kind at the levels above.

@@ -1,3 +1,5 @@
+import StowageProtocol
+
 /// One `Representation`, with what it inherits from its AdaptationSet and Period already applied.
 public struct Representation: Sendable, Equatable {
     /// How the Representation's segments are addressed, after inheritance (the most specific kind wins and is
@@ -18,6 +20,12 @@ public struct Representation: Sendable, Equatable {
     public var codecs: String?
     public var mimeType: String?
     public var frameRate: String?
+    /// The video's dynamic range, from the CICP transfer characteristics descriptor of the Representation or its
+    /// AdaptationSet (absent: SDR).
+    public var videoRange: VideoRange = .sdr
+    /// The audio channel count from `AudioChannelConfiguration` (the Representation's, else its AdaptationSet's);
+    /// nil when absent or of a scheme not understood.
+    public var audioChannels: Int?
     /// Absolute URLs from the BaseURLs of every level, in fail-over order (first = preferred). Without any
     /// BaseURL this is the MPD's own URL.
     public var baseURLs: [String]

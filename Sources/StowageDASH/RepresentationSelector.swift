@@ -1,7 +1,9 @@
 import StowageProtocol
 
-/// Applies the user's selection (`--bitrate`, `--max-height`, `--audio`, `--subtitles`) to an MPD, Period by
-/// Period with the same rules, so that every Period gets the matching choice.
+/// Applies the user's selection (`--bitrate`, `--max-height`, `--audio`, `--subtitles`, and what the device decodes:
+/// `--video-codec`, `--video-range`, `--audio-codec`, `--channels`, `--audio-only`) to an MPD, Period by Period with
+/// the same rules, so that every Period gets the matching choice. The decoding rules are ``Selection``'s, shared
+/// with HLS.
 public enum RepresentationSelector {
     /// One chosen Representation: indexes into its Period.
     public struct Track: Sendable, Equatable {
@@ -33,7 +35,8 @@ public enum RepresentationSelector {
     /// `selection.bitrate` (nil: the lowest), among those not taller than `maxHeight`. Audio: each language asked
     /// for (a Period without it gets its default), nil = the AdaptationSet with Role `main`, else the first; its
     /// Representation is the lowest without a bitrate, else the highest fitting beside the video. Subtitles: text
-    /// AdaptationSets (WebVTT or `contentType="text"`) in the languages asked for, `all`, or none.
+    /// AdaptationSets (WebVTT or `contentType="text"`) in the languages asked for, `all`, or none. Video and audio
+    /// keep to what the device decodes, the most preferred codec first; `audioOnly` keeps no video.
     public static func select(_ mpd: MPD, _ selection: Selection) throws(DASHError) -> [PeriodChoice] {
         var choices: [PeriodChoice] = []
         var languageFound = false
@@ -43,12 +46,13 @@ public enum RepresentationSelector {
                 period.adaptationSets[$0.adaptationSet].representations[$0.representation]
             }?
             .bandwidth
-            let (audio, matched) = chooseAudio(period, selection, videoBandwidth: videoBandwidth ?? 0)
+            let (audio, matched) = try chooseAudio(period, selection, videoBandwidth: videoBandwidth ?? 0)
             languageFound = languageFound || matched
             guard video != nil || !audio.isEmpty else {
+                let what = selection.audioOnly == true ? "audio (--audio-only)" : "video or audio"
                 throw DASHError(
                     .nothingSelectable, element: "Period",
-                    "Period \(period.id ?? String(index)) has no video or audio Representation")
+                    "Period \(period.id ?? String(index)) has no \(what) Representation")
             }
             choices.append(
                 PeriodChoice(
@@ -67,6 +71,7 @@ public enum RepresentationSelector {
     }
 
     private static func chooseVideo(_ period: Period, _ selection: Selection) throws(DASHError) -> Track? {
+        if selection.audioOnly == true { return nil }
         var candidates: [(track: Track, rep: Representation)] = []
         for (s, set) in period.adaptationSets.enumerated() where set.contentType == .video && !set.isTrickMode {
             for (r, rep) in set.representations.enumerated() {
@@ -80,6 +85,17 @@ public enum RepresentationSelector {
                 throw DASHError(
                     .nothingSelectable, element: "Representation", attribute: "height",
                     "no video Representation is at most \(maxHeight) pixels high")
+            }
+        }
+        if selection.filtersVideo {
+            let all = candidates
+            candidates = Selection.preferred(candidates) {
+                selection.videoRank(codec: CodecFamily.videoFamily(in: $0.rep.codecs), range: $0.rep.videoRange)
+            }
+            guard !candidates.isEmpty else {
+                throw DASHError(
+                    .nothingSelectable, element: "Representation", attribute: "codecs",
+                    selection.nothingSatisfies("video Representation", offer: all.map { videoOffer($0.rep) }))
             }
         }
         return pick(candidates, bitrate: selection.bitrate)
@@ -97,25 +113,40 @@ public enum RepresentationSelector {
 
     private static func chooseAudio(
         _ period: Period, _ selection: Selection, videoBandwidth: Int
-    ) -> (tracks: [Track], matchedLanguage: Bool) {
+    ) throws(DASHError) -> (tracks: [Track], matchedLanguage: Bool) {
         let sets = period.adaptationSets.enumerated().filter {
             $0.element.contentType == .audio && !$0.element.isTrickMode
         }
         guard !sets.isEmpty else { return ([], false) }
+        func repRank(_ rep: Representation) -> Int? {
+            selection.audioRank(codecs: CodecFamily.audioFamilies(in: rep.codecs), channels: rep.audioChannels)
+        }
+        func setRank(_ set: AdaptationSet) -> Int? {
+            selection.filtersAudio ? set.representations.compactMap(repRank).min() : 0
+        }
+        let fitting = sets.filter { setRank($0.element) != nil }
+        guard !fitting.isEmpty else {
+            throw DASHError(
+                .nothingSelectable, element: "AdaptationSet", attribute: "codecs",
+                selection.nothingSatisfies(
+                    "audio Representation", offer: sets.flatMap(\.element.representations).map(audioOffer)))
+        }
         let budget = selection.bitrate.map { max($0, 0) - videoBandwidth }  // both within 0…1 Tbit/s
         func track(_ s: Int, _ set: AdaptationSet) -> Track? {
-            let candidates = set.representations.enumerated().map {
+            var candidates = set.representations.enumerated().map {
                 (
                     track: Track(kind: .audio, adaptationSet: s, representation: $0.offset, language: set.lang),
                     rep: $0.element
                 )
             }
+            if selection.filtersAudio { candidates = Selection.preferred(candidates) { repRank($0.rep) } }
             return pick(candidates, bitrate: budget)
         }
         if let languages = selection.audio, !languages.isEmpty {
             var chosen: [Track] = []
             for language in languages {
-                if let match = sets.first(where: { matches($0.element.lang, language) }),
+                let speaking = fitting.filter { matches($0.element.lang, language) }
+                if let match = Selection.preferred(speaking, rank: { setRank($0.element) }).first,
                     !chosen.contains(where: { $0.adaptationSet == match.offset }),
                     let t = track(match.offset, match.element)
                 {
@@ -124,8 +155,19 @@ public enum RepresentationSelector {
             }
             if !chosen.isEmpty { return (chosen, true) }
         }
-        let main = sets.first(where: { $0.element.isMain }) ?? sets[0]
+        let best = Selection.preferred(fitting) { setRank($0.element) }
+        let main = best.first(where: { $0.element.isMain }) ?? best[0]
         return (track(main.offset, main.element).map { [$0] } ?? [], false)
+    }
+
+    static func videoOffer(_ rep: Representation) -> String {
+        Selection.describeVideo(
+            codec: CodecFamily.videoFamily(in: rep.codecs), range: rep.videoRange,
+            resolution: rep.width.flatMap { w in rep.height.map { "\(w)x\($0)" } })
+    }
+
+    static func audioOffer(_ rep: Representation) -> String {
+        Selection.describeAudio(codecs: CodecFamily.audioFamilies(in: rep.codecs), channels: rep.audioChannels)
     }
 
     private static func chooseSubtitles(_ period: Period, _ choice: [String]?) -> [Track] {

@@ -24,7 +24,7 @@ extension TitleProbe {
                                 resolution: rep.width.flatMap { w in rep.height.map { "\(w)x\($0)" } },
                                 codecs: rep.codecs ?? set.codecs, frameRate: rep.frameRate.flatMap(Self.rate),
                                 audioGroup: nil, subtitlesGroup: nil, hasVideo: set.contentType == .video,
-                                trickMode: set.isTrickMode))
+                                trickMode: set.isTrickMode, videoRange: rep.videoRange, channels: rep.audioChannels))
                     }
                 }
                 if set.contentType == .audio || set.contentType == .text {
@@ -32,7 +32,10 @@ extension TitleProbe {
                         MediaInfo(
                             type: set.contentType == .audio ? "AUDIO" : "SUBTITLES", groupID: group,
                             name: set.label ?? set.lang ?? group, language: set.lang, isDefault: set.isMain,
-                            uri: nil))
+                            uri: nil, channels: set.representations.compactMap(\.audioChannels).max(),
+                            audioCodec: Array(
+                                Set(set.representations.flatMap { CodecFamily.audioFamilies(in: $0.codecs) })
+                            ).sorted { $0.rawValue < $1.rawValue }))
                 }
             }
         }

@@ -21,12 +21,15 @@ public enum TitleProbe {
                 index: i, uri: v.uri, bandwidth: v.bandwidth, averageBandwidth: v.averageBandwidth,
                 resolution: v.resolution.map { "\($0.width)x\($0.height)" }, codecs: v.codecs,
                 frameRate: v.frameRate, audioGroup: v.audioGroup, subtitlesGroup: v.subtitlesGroup,
-                hasVideo: v.hasVideo)
+                hasVideo: v.hasVideo, videoRange: v.videoRange)
         }
-        let renditions = master.renditions.map {
-            MediaInfo(
-                type: $0.type, groupID: $0.groupID, name: $0.name, language: $0.language, isDefault: $0.isDefault,
-                uri: $0.uri)
+        let renditions = master.renditions.map { r in
+            let codecs =
+                r.type == "AUDIO"
+                ? master.variants.first(where: { $0.audioGroup == r.groupID }).map(\.audioFamilies) ?? [] : []
+            return MediaInfo(
+                type: r.type, groupID: r.groupID, name: r.name, language: r.language, isDefault: r.isDefault,
+                uri: r.uri, channels: r.channels, audioCodec: codecs)
         }
         return VariantsReport(url: finalURL, isMaster: true, variants: variants, renditions: renditions)
     }

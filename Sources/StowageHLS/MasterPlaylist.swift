@@ -22,6 +22,12 @@ public struct MasterPlaylist: Sendable {
         public var audioGroup: String? { attributes["AUDIO"] }
         public var subtitlesGroup: String? { attributes["SUBTITLES"] }
         public var frameRate: Double? { attributes.decimal("FRAME-RATE") }
+        /// `VIDEO-RANGE` (absent: SDR).
+        public var videoRange: VideoRange { VideoRange(hls: attributes["VIDEO-RANGE"]) }
+        /// The video codec family named in `CODECS`; nil without one.
+        public var videoFamily: CodecFamily? { CodecFamily.videoFamily(in: codecs) }
+        /// The audio codec families named in `CODECS` (those of its audio group's renditions, or of muxed audio).
+        public var audioFamilies: [CodecFamily] { CodecFamily.audioFamilies(in: codecs) }
 
         /// Whether the variant carries video: a video codec, or a resolution, or (no codecs given) assumed.
         public var hasVideo: Bool {
@@ -57,6 +63,13 @@ public struct MasterPlaylist: Sendable {
         public var uri: String? { attributes["URI"] }
         public var isDefault: Bool { attributes["DEFAULT"] == "YES" }
         public var isAutoselect: Bool { attributes["AUTOSELECT"] == "YES" }
+        /// The channel count of `CHANNELS` (`"6"`, `"16/JOC"`: the first field); nil when absent or out of range.
+        public var channels: Int? {
+            guard let first = attributes["CHANNELS"]?.split(separator: "/").first, let n = Int(first) else {
+                return nil
+            }
+            return Selection.channelCount.range.contains(n) ? n : nil
+        }
     }
 
     public let url: String

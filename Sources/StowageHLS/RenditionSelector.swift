@@ -1,6 +1,7 @@
 import StowageProtocol
 
-/// Applies the user's selection (`--bitrate`, `--max-height`, `--audio`, `--subtitles`) to a master playlist.
+/// Applies the user's selection (`--bitrate`, `--max-height`, `--audio`, `--subtitles`, and what the device decodes:
+/// `--video-codec`, `--video-range`, `--audio-codec`, `--channels`, `--audio-only`) to a master playlist.
 public enum RenditionSelector {
     /// What was chosen.
     public struct Choice: Sendable {
@@ -13,6 +14,7 @@ public enum RenditionSelector {
     }
 
     public static func select(_ master: MasterPlaylist, _ selection: Selection) throws(PlaylistError) -> Choice {
+        if selection.audioOnly == true { return try audioOnly(master, selection) }
         var candidates = master.variants
         if let maxHeight = selection.maxHeight {
             candidates = candidates.filter { ($0.resolution?.height ?? 0) <= maxHeight }
@@ -22,19 +24,20 @@ public enum RenditionSelector {
             }
         }
         let withVideo = candidates.filter(\.hasVideo)
-        let pool = withVideo.isEmpty ? candidates : withVideo
-        let byBandwidth = pool.sorted { $0.bandwidth < $1.bandwidth }
-        let variant: MasterPlaylist.Variant
-        if let bitrate = selection.bitrate {
-            variant = byBandwidth.last(where: { $0.bandwidth <= bitrate }) ?? byBandwidth[0]
-        } else {
-            variant = byBandwidth[0]
-        }
+        let pool = try decodable(withVideo.isEmpty ? candidates : withVideo, in: master, selection)
+        let variant = pick(pool, bitrate: selection.bitrate)
         return Choice(
             variant: variant,
-            audio: try audio(for: variant, in: master, languages: selection.audio),
+            audio: try audio(for: variant, in: master, selection),
             subtitles: subtitles(for: variant, in: master, choice: selection.subtitles),
             iFrames: selection.iframes == true ? iFrames(for: variant, in: master) : nil)
+    }
+
+    /// The highest variant of `pool` (not empty) whose bandwidth is not above `bitrate`, else the lowest.
+    static func pick(_ pool: [MasterPlaylist.Variant], bitrate: Int?) -> MasterPlaylist.Variant {
+        let byBandwidth = pool.sorted { $0.bandwidth < $1.bandwidth }
+        guard let bitrate else { return byBandwidth[0] }
+        return byBandwidth.last(where: { $0.bandwidth <= bitrate }) ?? byBandwidth[0]
     }
 
     /// The I-frame playlist that goes with `variant`: the one of the same resolution (the same encode, as
@@ -49,16 +52,29 @@ public enum RenditionSelector {
         return streams.last(where: { $0.bandwidth <= variant.bandwidth }) ?? streams.first
     }
 
+    /// The audio renditions kept with `variant`: each language asked for, else the DEFAULT one; with `--channels`
+    /// only those within it (the variant was chosen because its group has one).
     static func audio(
-        for variant: MasterPlaylist.Variant, in master: MasterPlaylist,
-        languages: [String]?
+        for variant: MasterPlaylist.Variant, in master: MasterPlaylist, _ selection: Selection
     ) throws(PlaylistError) -> [MasterPlaylist.Rendition] {
-        guard let group = variant.audioGroup else { return [] }
-        let members = master.renditions.filter { $0.type == "AUDIO" && $0.groupID == group }
+        let languages = selection.audio
+        guard variant.audioGroup != nil else { return [] }
+        var members = audioMembers(of: variant, in: master)
         guard !members.isEmpty else {
             throw PlaylistError(
                 .malformed, url: master.url, line: variant.line,
-                "variant names AUDIO group '\(group)' that has no #EXT-X-MEDIA")
+                "variant names AUDIO group '\(variant.audioGroup ?? "")' that has no #EXT-X-MEDIA")
+        }
+        if selection.filtersAudio {
+            let fitting = members.filter {
+                selection.audioRank(codecs: variant.audioFamilies, channels: $0.channels) != nil
+            }
+            guard !fitting.isEmpty else {
+                throw PlaylistError(
+                    .nothingSelectable, url: master.url, line: variant.line,
+                    selection.nothingSatisfies("audio", offer: members.map { audioOffer(variant, $0) }))
+            }
+            members = fitting
         }
         if let languages, !languages.isEmpty {
             var chosen: [MasterPlaylist.Rendition] = []

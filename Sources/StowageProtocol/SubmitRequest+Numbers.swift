@@ -36,11 +36,15 @@ extension SubmitRequest {
 }
 
 extension Selection {
-    /// `bitrate` and `maxHeight` within range.
+    /// `bitrate`, `maxHeight` and `channels` within range.
     public func checkNumbers() throws(NumberRangeError) {
         _ = try OutsideNumbers.bitsPerSecond("bitrate").checkIfPresent(bitrate)
         _ = try Self.height.checkIfPresent(maxHeight)
+        _ = try Self.channelCount.checkIfPresent(channels)
     }
+
+    /// The range of `--channels` (and of a channel count read from a playlist or MPD).
+    public static let channelCount = OutsideNumber("channels", 1...64, unit: "channels")
 
     /// The range of a height in pixels (`--max-height`, `RESOLUTION`).
     public static let height = OutsideNumber("max-height", 0...1_000_000, unit: "pixels")

@@ -26,10 +26,19 @@ public struct VariantInfo: Codable, Sendable, Equatable {
     /// DASH: a trick-mode (I-frame, fast-forward) AdaptationSet's Representation, never downloaded as the main
     /// video; nil for HLS.
     public var trickMode: Bool?
+    /// The video codec family (`avc`, `hevc`, `av1`) as `--video-codec` names it; nil without video or undeclared.
+    public var videoCodec: String?
+    /// `sdr`, `hlg` or `pq` as `--video-range` names it; nil without video.
+    public var videoRange: String?
+    /// The audio codec families of the rendition's own audio (`aac`, `ac-3`, `ec-3`, joined by `+`); nil if none.
+    public var audioCodec: String?
+    /// DASH audio: its channel count (`AudioChannelConfiguration`); nil when undeclared.
+    public var channels: Int?
 
     public init(
         index: Int, uri: String, bandwidth: Int, averageBandwidth: Int?, resolution: String?, codecs: String?,
-        frameRate: Double?, audioGroup: String?, subtitlesGroup: String?, hasVideo: Bool, trickMode: Bool? = nil
+        frameRate: Double?, audioGroup: String?, subtitlesGroup: String?, hasVideo: Bool, trickMode: Bool? = nil,
+        videoRange: VideoRange? = nil, channels: Int? = nil
     ) {
         self.index = index
         self.uri = uri
@@ -42,6 +51,11 @@ public struct VariantInfo: Codable, Sendable, Equatable {
         self.subtitlesGroup = subtitlesGroup
         self.hasVideo = hasVideo
         self.trickMode = trickMode
+        self.videoCodec = CodecFamily.videoFamily(in: codecs)?.rawValue
+        self.videoRange = hasVideo ? (videoRange ?? .sdr).rawValue : nil
+        let audio = CodecFamily.audioFamilies(in: codecs)
+        self.audioCodec = audio.isEmpty ? nil : audio.map(\.rawValue).joined(separator: "+")
+        self.channels = channels
     }
 }
 
@@ -53,14 +67,24 @@ public struct MediaInfo: Codable, Sendable, Equatable {
     public var language: String?
     public var isDefault: Bool
     public var uri: String?
+    /// Audio: the channel count (HLS `CHANNELS`, DASH `AudioChannelConfiguration`); nil when undeclared.
+    public var channels: Int?
+    /// Audio: the codec families (HLS: those the variants of its group list; DASH: its Representations'), joined
+    /// by `+`; nil when undeclared.
+    public var audioCodec: String?
 
-    public init(type: String, groupID: String, name: String, language: String?, isDefault: Bool, uri: String?) {
+    public init(
+        type: String, groupID: String, name: String, language: String?, isDefault: Bool, uri: String?,
+        channels: Int? = nil, audioCodec: [CodecFamily] = []
+    ) {
         self.type = type
         self.groupID = groupID
         self.name = name
         self.language = language
         self.isDefault = isDefault
         self.uri = uri
+        self.channels = channels
+        self.audioCodec = audioCodec.isEmpty ? nil : audioCodec.map(\.rawValue).joined(separator: "+")
     }
 }
 

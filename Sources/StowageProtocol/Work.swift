@@ -36,16 +36,32 @@ public struct Selection: Codable, Sendable, Equatable {
     /// Keep the kept video's I-frame playlist (`EXT-X-I-FRAME-STREAM-INF`, what players scrub with); nil or false
     /// drops it. Its ranges inside kept segments cost nothing; others are fetched with the title.
     public var iframes: Bool?
+    /// Video codec families the device decodes, most preferred first (`--video-codec`); nil = any.
+    public var videoCodec: [CodecFamily]?
+    /// The dynamic range the device shows (`--video-range`); nil = any.
+    public var videoRange: VideoRange?
+    /// Audio codec families the device decodes, most preferred first (`--audio-codec`); nil = any.
+    public var audioCodec: [CodecFamily]?
+    /// At most this many audio channels (`--channels`); nil = any.
+    public var channels: Int?
+    /// No video at all (`--audio-only`): an audio-only variant or rendition, or DASH audio AdaptationSets only.
+    public var audioOnly: Bool?
 
     public init(
         bitrate: Int? = nil, maxHeight: Int? = nil, audio: [String]? = nil, subtitles: [String]? = nil,
-        iframes: Bool? = nil
+        iframes: Bool? = nil, videoCodec: [CodecFamily]? = nil, videoRange: VideoRange? = nil,
+        audioCodec: [CodecFamily]? = nil, channels: Int? = nil, audioOnly: Bool? = nil
     ) {
         self.bitrate = bitrate
         self.maxHeight = maxHeight
         self.audio = audio
         self.subtitles = subtitles
         self.iframes = iframes
+        self.videoCodec = videoCodec
+        self.videoRange = videoRange
+        self.audioCodec = audioCodec
+        self.channels = channels
+        self.audioOnly = audioOnly
     }
 }
 

@@ -20,6 +20,11 @@ extension Submission {
         compare("--audio", asked.audio, kept.audio) { $0.joined(separator: ",") }
         compare("--subtitles", asked.subtitles, kept.subtitles) { $0.joined(separator: ",") }
         compare("--iframes", asked.iframes == true ? true : nil, kept.iframes ?? false) { $0 ? "on" : "off" }
+        compare("--video-codec", asked.videoCodec, kept.videoCodec) { $0.map(\.rawValue).joined(separator: ",") }
+        compare("--video-range", asked.videoRange, kept.videoRange) { $0.rawValue }
+        compare("--audio-codec", asked.audioCodec, kept.audioCodec) { $0.map(\.rawValue).joined(separator: ",") }
+        compare("--channels", asked.channels, kept.channels) { "\($0)" }
+        compare("--audio-only", asked.audioOnly == true ? true : nil, kept.audioOnly ?? false) { $0 ? "on" : "off" }
         compare("--license-url", request.licenseURL, title.licenseURL) { $0 }
         compare("--window", window, title.fillWindow) { $0 }
         compare("--range", request.range, title.clipRange) { $0.description }

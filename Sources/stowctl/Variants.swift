@@ -35,16 +35,20 @@ struct Variants: AsyncParsableCommand {
             let kbps = "\(v.bandwidth / 1000) kb/s".padding(toLength: 11, withPad: " ", startingAt: 0)
             let picture = (v.resolution ?? (v.hasVideo ? "?" : "audio"))
                 .padding(toLength: 10, withPad: " ", startingAt: 0)
+            let decodes = [v.videoCodec, v.videoRange, v.audioCodec, v.channels.map { "\($0)ch" }].compactMap { $0 }
             print(
-                "  [\(v.index)] \(kbps) \(picture) \(v.codecs ?? "-")  audio=\(v.audioGroup ?? "-") "
+                "  [\(v.index)] \(kbps) \(picture) \(decodes.isEmpty ? "-" : decodes.joined(separator: " "))  "
+                    + "\(v.codecs ?? "-")  audio=\(v.audioGroup ?? "-") "
                     + "subtitles=\(v.subtitlesGroup ?? "-")  \(v.uri)" + (v.trickMode == true ? "  trick-mode" : ""))
         }
         if !report.renditions.isEmpty { print("renditions:") }
         for r in report.renditions {
             let type = r.type.padding(toLength: 15, withPad: " ", startingAt: 0)
             let flag = r.isDefault ? " DEFAULT" : ""
+            let audio =
+                r.type == "AUDIO" ? " codec=\(r.audioCodec ?? "-") channels=\(r.channels.map(String.init) ?? "-")" : ""
             print(
-                "  \(type) group=\(r.groupID) lang=\(r.language ?? "-") name=\"\(r.name)\"\(flag)  "
+                "  \(type) group=\(r.groupID) lang=\(r.language ?? "-") name=\"\(r.name)\"\(flag)\(audio)  "
                     + (r.uri ?? "(in the variant)"))
         }
         if let p = report.protection { print("protected: \(p.scheme ?? "encrypted")") }
