@@ -72,16 +72,19 @@ public struct VariantsReport: Codable, Sendable, Equatable {
     public var renditions: [MediaInfo]
     /// A DASH MPD's protection as `submit` would record it (absent for HLS, whose keys are in media playlists).
     public var protection: TitleProtection?
+    /// True for a dynamic (live) MPD: its renditions are recorded with `submit --record` (absent otherwise).
+    public var live: Bool?
 
     public init(
         url: String, isMaster: Bool, variants: [VariantInfo], renditions: [MediaInfo],
-        protection: TitleProtection? = nil
+        protection: TitleProtection? = nil, live: Bool? = nil
     ) {
         self.url = url
         self.isMaster = isMaster
         self.variants = variants
         self.renditions = renditions
         self.protection = protection
+        self.live = live
     }
 }
 
@@ -94,9 +97,13 @@ public struct EstimateReport: Codable, Sendable, Equatable {
     public var durationSeconds: Double
     /// The plan's protection, as `status --json` will show it (null when clear).
     public var protection: TitleProtection?
+    /// True for a live stream (a dynamic MPD): `bytes`, `files` and `durationSeconds` are for one hour of
+    /// recording, a live presentation having no length of its own. Always encoded (false for a title).
+    public var perHourOfRecording: Bool?
 
     public init(
-        url: String, bytes: Int64?, exact: Bool, files: Int, durationSeconds: Double, protection: TitleProtection?
+        url: String, bytes: Int64?, exact: Bool, files: Int, durationSeconds: Double, protection: TitleProtection?,
+        perHourOfRecording: Bool? = nil
     ) {
         self.url = url
         self.bytes = bytes
@@ -104,9 +111,12 @@ public struct EstimateReport: Codable, Sendable, Equatable {
         self.files = files
         self.durationSeconds = durationSeconds
         self.protection = protection
+        self.perHourOfRecording = perHourOfRecording
     }
 
-    private enum CodingKeys: String, CodingKey { case url, bytes, exact, files, durationSeconds, protection }
+    private enum CodingKeys: String, CodingKey {
+        case url, bytes, exact, files, durationSeconds, protection, perHourOfRecording
+    }
 
     /// Encodes a nil protection as JSON null so scripts see every key.
     public func encode(to encoder: Encoder) throws {
@@ -117,5 +127,6 @@ public struct EstimateReport: Codable, Sendable, Equatable {
         try c.encode(files, forKey: .files)
         try c.encode(durationSeconds, forKey: .durationSeconds)
         try c.encode(protection, forKey: .protection)
+        try c.encode(perHourOfRecording == true, forKey: .perHourOfRecording)
     }
 }
