@@ -143,13 +143,14 @@ public final class LiveStream: Sendable {
             timeURL: Self.timePath)
     }
 
-    /// Why the DASH segment at request path `path` must be refused (404) now: asked for before it is complete.
+    /// Why the DASH segment at request path `path` must be refused (404) now: asked for before it is complete, or
+    /// within `--live-segment-lag` of it (listed, not at the origin yet).
     public func mpdSegmentRefusal(path: String) -> String? {
         let key = LivePlaylist.requestPath(path)
         let mpds = state.withLock { $0.mpds.values.map(\.mpd) }
         for mpd in mpds {
             let lead = Double(options.start) * mpd.segmentDuration
-            if let available = mpd.isAvailable(path: key, liveTime: elapsed + lead) {
+            if let available = mpd.isAvailable(path: key, liveTime: elapsed + lead - options.segmentLag) {
                 return available ? nil : "segment not available yet"
             }
         }
