@@ -122,6 +122,35 @@ struct LiveDASHTests {
         #expect(try playedFrames(h, final) == Array(expected.prefix(150)), "the first 6 s of the source")
     }
 
+    @Test func anOriginStalledForThirtySecondsIsAWaitAndWhatLeftTheWindowMeanwhileIsAGap() throws {
+        let h = try Harness(name: "livedash-stall")
+        try make(h.media, time: true, seconds: 40)
+        try h.startPipeline()
+        // The timeline stops after 3 segments (6 s) for 30 s, then is at the origin's time again; 10 s window.
+        try h.startOrigin(extra: [
+            "--live", "--live-window", "5", "--live-stall-after", "3", "--live-stall-for", "30",
+        ])
+        let token = try h.submit("manifest.mpd", ["--record", "--duration", "30s", "--from", "start"])
+        try h.waitUntil(timeout: 30, "the stall reported while the title is still recording") {
+            let s = try h.status(token)
+            return (s.state == .recording && s.stalledSince != nil && s.recordedSeconds == 6) || s.state.isFinal
+        }
+        #expect(try h.status(token).state == .recording, "a stall is a wait, not a failure")
+        let final = try h.waitForFinal(token, timeout: 60)
+        #expect(final.state == .completed, "\(String(describing: final.error))")
+        // Back at 36 s with a 10 s window: 6 … 26 s left it unseen (a gap, within the audio's few milliseconds of
+        // AAC framing); the duration counts the gap, recordedSeconds only what was taken (6 s, then 26 … 30 s).
+        let gaps = try #require(final.gaps)
+        #expect(gaps.count == 1, "\(gaps)")
+        let gap = try #require(gaps.first)
+        #expect(abs(gap.from - 6) < 0.05 && abs(gap.to - 26) < 0.05, "\(gaps)")
+        #expect(final.recordedSeconds == 10, "\(String(describing: final.recordedSeconds))")
+        #expect(segment404s(h).isEmpty, "\(segment404s(h))")
+        let expected = try sourceFrames(h)
+        let after = Array(expected[650..<750])
+        #expect(try playedFrames(h, final) == Array(expected.prefix(150)) + after, "what was recorded, no more")
+    }
+
     /// `variants` lists a live MPD's renditions and says it is live; `estimate` answers per hour of recording, at
     /// the bandwidths the MPD gives for what `submit --record` would choose (here its only video and audio).
     func variantsAndEstimateAnswerForTheLiveMPD(_ h: Harness) throws {
