@@ -56,6 +56,10 @@ public enum LiveDASHRecorder {
         let timescale = Double(template.timescale ?? 1)
         let typical = template.duration.map { Double($0) / timescale } ?? typicalDuration(template, timescale)
         state.targetDuration = max(0.5, min(typical, mpd.live?.minimumUpdatePeriod ?? typical))
+        if mpd.type == .dynamic { state.timeShiftBufferDepth = mpd.live?.timeShiftBufferDepth }
+        state.periodStart = period.start
+        state.presentationTimeOffset = template.presentationTimeOffset ?? 0
+        state.timescale = template.timescale ?? 1
 
         var slots: [LiveSegments.Slot]
         if let last = state.lastNumber {

@@ -29,6 +29,16 @@ public struct LiveDASHRendition: Codable, Sendable, Equatable {
     public var availabilityStartTime: Double?
     /// Nothing more is taken: the Period or the presentation ended, the duration was reached, or it was stopped.
     public var ended = false
+    /// The timing last seen, for how long a listed segment stays available (``availableUntil(line:)``): the
+    /// window, the Period's start, the template's `@presentationTimeOffset` and timescale. Nil in states stored
+    /// before they were kept (such a segment is not retried).
+    public var timeShiftBufferDepth: Double?
+    public var periodStart: Double?
+    public var presentationTimeOffset: UInt64?
+    public var timescale: UInt64?
+    /// The origin's clock less the box's at the last reload, seconds: a box minutes off still knows when a segment
+    /// leaves the origin's window.
+    public var clockOffset: Double?
 
     public init(
         folder: String, kind: PlannedRendition.Kind, periodID: String?, periodIndex: Int, adaptationSet: Int,

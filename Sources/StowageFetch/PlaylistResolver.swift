@@ -10,6 +10,11 @@ public struct PlaylistResolver: Sendable {
 
     public func resolve(_ work: ResolveWork) async throws(TaskFailure) -> ResolvedPlan {
         let (text, finalURL) = try await fetcher.fetchText(work.url, headers: work.headers)
+        return try await resolve(work, text: text, url: finalURL)
+    }
+
+    /// Plans `work` from its playlist or MPD already fetched (`text`, answered for `finalURL`).
+    func resolve(_ work: ResolveWork, text: String, url finalURL: String) async throws(TaskFailure) -> ResolvedPlan {
         let live = work.live == true
         if DASHResolver.isMPD(text) {
             if live { return try DASHResolver(fetcher: fetcher).resolveLive(text: text, url: finalURL, work: work) }

@@ -1,3 +1,4 @@
+import Foundation
 import StowageDASH
 import StowageProtocol
 
@@ -5,8 +6,9 @@ extension TitleProbe {
     /// An MPD's Representations as variants (video, or audio when a Period has no video) and its audio and text
     /// AdaptationSets as renditions, Period by Period; a Representation's `uri` is `period/set/representation`.
     /// Trick-mode sets are listed marked `trickMode`: they are not a picture a user can choose to download.
+    /// A dynamic MPD (a live stream) lists the Periods it has now, and says it is live.
     static func dashReport(text: String, url: String) throws -> VariantsReport {
-        let mpd = try MPD(text: text, url: url)
+        let mpd = try MPD(liveData: Data(text.utf8), url: url)
         let protection = Self.protection(of: mpd)
         var variants: [VariantInfo] = []
         var renditions: [MediaInfo] = []
@@ -40,7 +42,28 @@ extension TitleProbe {
             }
         }
         return VariantsReport(
-            url: url, isMaster: true, variants: variants, renditions: renditions, protection: protection)
+            url: url, isMaster: true, variants: variants, renditions: renditions, protection: protection,
+            live: mpd.type == .dynamic ? true : nil)
+    }
+
+    /// The estimate of recording a live stream for an hour: the Representations `submit --record` would choose,
+    /// each at its bandwidth (``LiveDASHEstimate``). `--exact` is refused: the files it would sum are not made yet.
+    static func liveEstimate(_ work: ResolveWork, mpd: MPD, exact: Bool) throws -> EstimateReport {
+        guard !exact else {
+            throw TaskFailure(
+                code: .usage,
+                message: "\(mpd.url) is a live stream (a dynamic MPD): its segments are not made yet, so --exact "
+                    + "has nothing to sum; leave it out for an estimate from bandwidth per hour of recording",
+                retryable: false)
+        }
+        do {
+            let hour = try LiveDASHEstimate.perHour(mpd: mpd, selection: work.selection)
+            return EstimateReport(
+                url: work.url, bytes: hour.bytes, exact: false, files: hour.files,
+                durationSeconds: LiveDASHEstimate.seconds, protection: protection(of: mpd), perHourOfRecording: true)
+        } catch {
+            throw TaskFailure(code: .playlist, message: "\(mpd.url): \(error.description)", retryable: false)
+        }
     }
 
     /// `25`, `30000/1001` -> frames per second.

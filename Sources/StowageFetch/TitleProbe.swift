@@ -36,8 +36,15 @@ public enum TitleProbe {
 
     /// The bytes `work`'s selection takes: bandwidth × duration from the plan, or (`exact`, or a plan without
     /// bandwidths) the sum of every file's `Content-Length`.
+    /// A dynamic MPD (a live stream) is estimated per hour of recording (``liveEstimate(_:mpd:exact:)``).
     public static func estimate(_ work: ResolveWork, exact: Bool, fetcher: HTTPFetcher) async throws -> EstimateReport {
-        let plan = try await PlaylistResolver(fetcher: fetcher).resolve(work)
+        let (text, finalURL) = try await fetcher.fetchText(work.url, headers: work.headers)
+        if DASHResolver.isMPD(text), let mpd = try? MPD(liveData: Data(text.utf8), url: finalURL),
+            mpd.type == .dynamic
+        {
+            return try liveEstimate(work, mpd: mpd, exact: exact)
+        }
+        let plan = try await PlaylistResolver(fetcher: fetcher).resolve(work, text: text, url: finalURL)
         let duration =
             plan.manifestName == DASHPlanner.manifestName
             ? DASHPlanner.duration(of: plan)

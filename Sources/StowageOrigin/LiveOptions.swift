@@ -22,6 +22,13 @@ public struct LiveOptions: Sendable, Equatable {
     /// Seconds added to the origin's clock in live MPDs (`availabilityStartTime`, `publishTime`, the `UTCTiming`
     /// answer): an origin whose clock differs from the box's.
     public var clockOffset: Double = 0
+    /// Seconds a live MPD's media segment answers 404 after the MPD lists it: an origin whose CDN is filled late
+    /// (a client must ask again while the segment is in the window, not record a gap at once).
+    public var segmentLag: Double = 0
+    /// With ``stallAfter``, a live MPD stops growing for this many seconds once that many segments are out (a
+    /// packager that stopped), then goes on at the origin's time: what left the window meanwhile is gone.
+    /// Nil: ``stallAfter`` applies to HLS only.
+    public var stallFor: Double?
 
     /// Options with the defaults of `stowage-origin serve --live`: an EVENT playlist in real time, one segment
     /// available at once, never stalling, no inserted discontinuities, no key rotation, segments kept forever.
@@ -51,6 +58,15 @@ public struct LiveOptions: Sendable, Equatable {
         }
         if !clockOffset.isFinite || abs(clockOffset) > 86_400 {
             return "--live-clock-offset takes seconds between -86400 and 86400"
+        }
+        if !segmentLag.isFinite || segmentLag < 0 || segmentLag > 3_600 {
+            return "--live-segment-lag takes seconds between 0 and 3600"
+        }
+        if let stallFor {
+            if stallAfter == nil { return "--live-stall-for needs --live-stall-after N (when the stall begins)" }
+            if !stallFor.isFinite || stallFor <= 0 || stallFor > 3_600 {
+                return "--live-stall-for takes seconds, more than 0 and at most 3600"
+            }
         }
         if let keyEvery, keyEvery < 1 { return "--live-key-every takes a number of segments, 1 or more" }
         if let retain {

@@ -139,17 +139,27 @@ public final class LiveStream: Sendable {
         guard let mpd = try liveMPD(at: LivePlaylist.requestPath(path), data: data) else { return nil }
         let lead = Double(options.start) * mpd.segmentDuration
         return mpd.render(
-            liveTime: elapsed + lead, now: originNow, availabilityStart: startedWall - lead, window: options.window,
+            liveTime: liveTime(of: mpd), now: originNow, availabilityStart: startedWall - lead, window: options.window,
             timeURL: Self.timePath)
     }
 
-    /// Why the DASH segment at request path `path` must be refused (404) now: asked for before it is complete.
+    /// Seconds of the live MPD `mpd` that exist now: the time since the start plus `--live-start`'s segments, held
+    /// at `--live-stall-after` segments for `--live-stall-for` seconds (a packager that stopped), then the
+    /// origin's time again (segments of the stall that left the window meanwhile are never listed).
+    func liveTime(of mpd: LiveMPD) -> Double {
+        let now = elapsed + Double(options.start) * mpd.segmentDuration
+        guard let after = options.stallAfter, let stallFor = options.stallFor else { return now }
+        let at = Double(after) * mpd.segmentDuration
+        return (at..<at + stallFor).contains(now) ? at : now
+    }
+
+    /// Why the DASH segment at request path `path` must be refused (404) now: asked for before it is complete, or
+    /// within `--live-segment-lag` of it (listed, not at the origin yet).
     public func mpdSegmentRefusal(path: String) -> String? {
         let key = LivePlaylist.requestPath(path)
         let mpds = state.withLock { $0.mpds.values.map(\.mpd) }
         for mpd in mpds {
-            let lead = Double(options.start) * mpd.segmentDuration
-            if let available = mpd.isAvailable(path: key, liveTime: elapsed + lead) {
+            if let available = mpd.isAvailable(path: key, liveTime: liveTime(of: mpd) - options.segmentLag) {
                 return available ? nil : "segment not available yet"
             }
         }

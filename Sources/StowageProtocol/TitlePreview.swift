@@ -96,16 +96,19 @@ public struct VariantsReport: Codable, Sendable, Equatable {
     public var renditions: [MediaInfo]
     /// A DASH MPD's protection as `submit` would record it (absent for HLS, whose keys are in media playlists).
     public var protection: TitleProtection?
+    /// True for a dynamic (live) MPD: its renditions are recorded with `submit --record` (absent otherwise).
+    public var live: Bool?
 
     public init(
         url: String, isMaster: Bool, variants: [VariantInfo], renditions: [MediaInfo],
-        protection: TitleProtection? = nil
+        protection: TitleProtection? = nil, live: Bool? = nil
     ) {
         self.url = url
         self.isMaster = isMaster
         self.variants = variants
         self.renditions = renditions
         self.protection = protection
+        self.live = live
     }
 }
 
@@ -120,9 +123,13 @@ public struct EstimateReport: Codable, Sendable, Equatable {
     public var protection: TitleProtection?
     /// `estimate --range`: the span the clip keeps, as `status --json` will report it (null for a whole title).
     public var range: ClipRange?
+    /// True for a live stream (a dynamic MPD): `bytes`, `files` and `durationSeconds` are for one hour of
+    /// recording, a live presentation having no length of its own. Always encoded (false for a title).
+    public var perHourOfRecording: Bool?
 
     public init(
-        url: String, bytes: Int64?, exact: Bool, files: Int, durationSeconds: Double, protection: TitleProtection?
+        url: String, bytes: Int64?, exact: Bool, files: Int, durationSeconds: Double, protection: TitleProtection?,
+        perHourOfRecording: Bool? = nil
     ) {
         self.url = url
         self.bytes = bytes
@@ -130,9 +137,12 @@ public struct EstimateReport: Codable, Sendable, Equatable {
         self.files = files
         self.durationSeconds = durationSeconds
         self.protection = protection
+        self.perHourOfRecording = perHourOfRecording
     }
 
-    private enum CodingKeys: String, CodingKey { case url, bytes, exact, files, durationSeconds, protection, range }
+    private enum CodingKeys: String, CodingKey {
+        case url, bytes, exact, files, durationSeconds, protection, range, perHourOfRecording
+    }
 
     /// Encodes a nil protection (and range) as JSON null so scripts see every key.
     public func encode(to encoder: Encoder) throws {
@@ -144,5 +154,6 @@ public struct EstimateReport: Codable, Sendable, Equatable {
         try c.encode(durationSeconds, forKey: .durationSeconds)
         try c.encode(protection, forKey: .protection)
         try c.encode(range, forKey: .range)
+        try c.encode(perHourOfRecording == true, forKey: .perHourOfRecording)
     }
 }

@@ -131,6 +131,7 @@ extension SchedulerService {
         case .waitForSpace:
             return
         case .refused(let goneFirst):
+            if goneFirst, try recording?.retryWhileAvailable(r, reason: failure.message) == true { return }
             if goneFirst, try recording?.gap(r, reason: failure.message) == true { return }
             if try urlRefresh?.fileRefused(r, failure, lease: lease) == true { return }
             if try recording?.gap(r, reason: failure.message) == true { return }

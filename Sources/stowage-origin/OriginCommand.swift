@@ -150,6 +150,22 @@ struct Serve: AsyncParsableCommand {
             discussion: "An origin whose clock is off from the box's: -300 runs five minutes behind.",
             valueName: "SECONDS"))
     var liveClockOffset = 0.0
+    @Option(
+        name: .customLong("live-segment-lag"),
+        help: ArgumentHelp(
+            "Seconds a live MPD's media segment answers 404 after the MPD lists it (a CDN filled late).",
+            valueName: "SECONDS"))
+    var liveSegmentLag = 0.0
+    @Option(
+        name: .customLong("live-stall-for"),
+        help: ArgumentHelp(
+            "With --live-stall-after N: a live MPD stops growing after N segments for SECONDS, then goes on.",
+            discussion: """
+                A packager that stopped and came back: its SegmentTimeline gets no new segment and its media \
+                segments of the stall answer 404; afterwards it is at the origin's time again, and what left the \
+                window meanwhile is gone.
+                """, valueName: "SECONDS"))
+    var liveStallFor: Double?
 
     /// The live options, or nil without --live.
     var liveOptions: LiveOptions? {
@@ -158,6 +174,8 @@ struct Serve: AsyncParsableCommand {
             window: liveWindow, speed: liveSpeed, start: liveStart, stallAfter: liveStallAfter,
             discontinuityAt: Set(liveDiscontinuityAt), keyEvery: liveKeyEvery, retain: liveRetain)
         options.clockOffset = liveClockOffset
+        options.segmentLag = liveSegmentLag
+        options.stallFor = liveStallFor
         return options
     }
 
@@ -169,7 +187,8 @@ struct Serve: AsyncParsableCommand {
             ("--live-window", liveWindow != 0), ("--live-speed", liveSpeed != 1), ("--live-start", liveStart != 1),
             ("--live-stall-after", liveStallAfter != nil), ("--live-discontinuity-at", !liveDiscontinuityAt.isEmpty),
             ("--live-key-every", liveKeyEvery != nil), ("--live-retain", liveRetain != nil),
-            ("--live-clock-offset", liveClockOffset != 0),
+            ("--live-clock-offset", liveClockOffset != 0), ("--live-segment-lag", liveSegmentLag != 0),
+            ("--live-stall-for", liveStallFor != nil),
         ]
         if !live, let set = liveSet.first(where: { $0.1 }) {
             throw ValidationError("\(set.0) needs --live")

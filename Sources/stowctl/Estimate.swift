@@ -12,6 +12,7 @@ struct Estimate: AsyncParsableCommand {
         abstract: "Estimate the bytes a selection of renditions takes on disk.",
         discussion: """
             Bandwidth (AVERAGE-BANDWIDTH, else BANDWIDTH) × duration; --exact sums HEAD Content-Length of every file.
+            A live stream (a dynamic MPD) is estimated per hour of recording, from bandwidth (--exact is refused).
             """)
 
     @Argument(help: "URL of the HLS master (or media) playlist, or of a DASH MPD.")
@@ -39,9 +40,11 @@ struct Estimate: AsyncParsableCommand {
             return
         }
         let how = report.exact ? "exact" : "from bandwidth × duration"
+        // A live stream has no length: its figures are a rate, and the line says so first.
+        let per = report.perHourOfRecording == true ? "live stream, per hour of recording: " : ""
         print(
-            "\(TitleFormatter.bytes(report.bytes)) (\(report.bytes ?? 0) bytes, \(how)), \(report.files) files, "
-                + TitleFormatter.duration(report.durationSeconds))
+            "\(per)\(TitleFormatter.bytes(report.bytes)) (\(report.bytes ?? 0) bytes, \(how)), "
+                + "\(report.files) files, \(TitleFormatter.duration(report.durationSeconds))")
         if let p = report.protection { print("protected: \(p.scheme ?? "encrypted")") }
         if let r = report.range { print("clip: \(r) s (on segment boundaries)") }
     }

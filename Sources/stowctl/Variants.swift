@@ -52,6 +52,7 @@ struct Variants: AsyncParsableCommand {
                     + (r.uri ?? "(in the variant)"))
         }
         if let p = report.protection { print("protected: \(p.scheme ?? "encrypted")") }
+        if report.live == true { print("live (a dynamic MPD): record it with stowctl submit --record") }
     }
 }
 

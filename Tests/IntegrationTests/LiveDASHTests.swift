@@ -106,11 +106,93 @@ struct LiveDASHTests {
         #expect(try playedFrames(h, final) == Array(expected.prefix(100)), "the first 4 s of the source")
     }
 
+    @Test func aListedSegmentThatAnswers404IsAskedForAgainWhileInTheWindowNotAGap() throws {
+        let h = try Harness(name: "livedash-lag")
+        try make(h.media, time: false, seconds: 12)
+        try h.startPipeline()
+        // Each segment answers 404 for 3 s after the MPD lists it; the window is 10 s.
+        try h.startOrigin(extra: ["--live", "--live-window", "5", "--live-start", "2", "--live-segment-lag", "3"])
+        let token = try h.submit("manifest.mpd", ["--record", "--duration", "6s", "--from", "start"])
+        let final = try h.waitForFinal(token, timeout: 60)
+        #expect(final.state == .completed, "\(String(describing: final.error))")
+        #expect(final.recordedSeconds == 6 && final.gaps == [], "\(String(describing: final.gaps))")
+        #expect(!segment404s(h).isEmpty, "the origin did answer 404 for listed segments")
+        #expect(h.log("scheduler").contains("asked for again while it is in the window"))
+        let expected = try sourceFrames(h)
+        #expect(try playedFrames(h, final) == Array(expected.prefix(150)), "the first 6 s of the source")
+    }
+
+    @Test func anOriginStalledForThirtySecondsIsAWaitAndWhatLeftTheWindowMeanwhileIsAGap() throws {
+        let h = try Harness(name: "livedash-stall")
+        try make(h.media, time: true, seconds: 40)
+        try h.startPipeline()
+        // The timeline stops after 3 segments (6 s) for 30 s, then is at the origin's time again; 10 s window.
+        try h.startOrigin(extra: [
+            "--live", "--live-window", "5", "--live-stall-after", "3", "--live-stall-for", "30",
+        ])
+        let token = try h.submit("manifest.mpd", ["--record", "--duration", "30s", "--from", "start"])
+        try h.waitUntil(timeout: 30, "the stall reported while the title is still recording") {
+            let s = try h.status(token)
+            return (s.state == .recording && s.stalledSince != nil && s.recordedSeconds == 6) || s.state.isFinal
+        }
+        #expect(try h.status(token).state == .recording, "a stall is a wait, not a failure")
+        var states: [TitleState] = [.recording]
+        try h.waitUntil(timeout: 60, "the recording to end") {
+            let state = try h.status(token).state
+            if states.last != state { states.append(state) }
+            return state.isFinal
+        }
+        #expect(!states.contains(.suspended) && !states.contains(.failed), "\(states)")
+        #expect(
+            h.log("scheduler").contains("reason=the requested duration was recorded"),
+            "the recording went on through the stall and ended by --duration")
+        let final = try h.status(token)
+        #expect(final.state == .completed, "\(String(describing: final.error))")
+        // Back at 36 s with a 10 s window: 6 … 26 s left it unseen (a gap, within the audio's few milliseconds of
+        // AAC framing); the duration counts the gap, recordedSeconds only what was taken (6 s, then 26 … 30 s).
+        let gaps = try #require(final.gaps)
+        #expect(gaps.count == 1, "\(gaps)")
+        let gap = try #require(gaps.first)
+        #expect(abs(gap.from - 6) < 0.05 && abs(gap.to - 26) < 0.05, "\(gaps)")
+        #expect(final.recordedSeconds == 10, "\(String(describing: final.recordedSeconds))")
+        #expect(segment404s(h).isEmpty, "\(segment404s(h))")
+        let expected = try sourceFrames(h)
+        let after = Array(expected[650..<750])
+        #expect(try playedFrames(h, final) == Array(expected.prefix(150)) + after, "what was recorded, no more")
+    }
+
+    /// `variants` lists a live MPD's renditions and says it is live; `estimate` answers per hour of recording, at
+    /// the bandwidths the MPD gives for what `submit --record` would choose (here its only video and audio).
+    func variantsAndEstimateAnswerForTheLiveMPD(_ h: Harness) throws {
+        let url = h.originURL + "manifest.mpd"
+        let (listed, variantsJSON) = try h.stowctl(["variants", url, "--json"])
+        #expect(listed == 0, "\(variantsJSON)")
+        let variants = try JSONDecoder().decode(VariantsReport.self, from: Data(variantsJSON.utf8))
+        #expect(variants.live == true && variants.variants.map(\.resolution) == ["320x180"], "\(variants)")
+        #expect(variants.renditions.map(\.type) == ["AUDIO"])
+        let (estimated, estimateJSON) = try h.stowctl(["estimate", url, "--json"])
+        #expect(estimated == 0, "\(estimateJSON)")
+        let estimate = try JSONDecoder().decode(EstimateReport.self, from: Data(estimateJSON.utf8))
+        let mpd = try TestMedia.sh("curl -sf '\(url)'", in: h.root)
+        let bandwidths = mpd.matches(of: /bandwidth="(\d+)"/).compactMap { Int64($0.output.1) }
+        #expect(bandwidths.count == 2, "\(mpd)")
+        #expect(estimate.perHourOfRecording == true && estimate.durationSeconds == 3_600 && !estimate.exact)
+        #expect(estimate.bytes == bandwidths.reduce(0, +) * 3_600 / 8, "\(estimate) for \(bandwidths)")
+        // An hour of each track's 2 s segments (counted at the first listed one: ffmpeg's AAC segments are a
+        // little shorter or longer than 2 s) and its init segment; the exact count is the unit tests'.
+        #expect((2 + 2 * 1_700...2 + 2 * 1_900).contains(estimate.files), "\(estimate.files) files")
+        let (text, printed) = try h.stowctl(["estimate", url])
+        #expect(text == 0 && printed.contains("per hour of recording"), "\(printed)")
+        let (exact, _, refusal) = try h.stowctlStreams(["estimate", url, "--exact"])
+        #expect(exact != 0 && refusal.contains("--exact") && refusal.contains("live"), "\(refusal)")
+    }
+
     @Test func stopEndsARecordingThatCompletesWithWhatItHas() throws {
         let h = try Harness(name: "livedash-stop")
         try make(h.media, time: true, seconds: 40)
         try h.startPipeline()
         try h.startOrigin(extra: ["--live", "--live-window", "5"])
+        try variantsAndEstimateAnswerForTheLiveMPD(h)
         let token = try h.submit("manifest.mpd", ["--record"])
         try h.waitUntil(timeout: 40, "four seconds recorded") { (try h.status(token).recordedSeconds ?? 0) >= 4 }
         let (code, _, error) = try h.stowctlStreams(["stop", token])

@@ -32,7 +32,9 @@ extension RecordingComponent {
                 state = states[position]
             }
             // The origin's clock as the worker read it; without one (an origin that told no time), the box's.
-            let now = report.originTime ?? context.clock.now()
+            let boxNow = context.clock.now()
+            let now = report.originTime ?? boxNow
+            state.clockOffset = now - boxNow
             delta = try LiveDASHRecorder.merge(&state, rendition: position, mpd: mpd, now: now, record: record)
         } catch let error as DASHError {
             return try reloadFailed(
@@ -60,6 +62,34 @@ extension RecordingComponent {
             }
         }
         pipeline.publishProgress(token, throttled: true)
+    }
+
+    /// A listed segment of a live DASH recording that answered 404 (or 410) while it should still be in the
+    /// origin's window (``LiveDASHRendition/retryTimeLeft(line:boxNow:)``) is asked for again, a segment duration
+    /// later (sooner when it leaves the window before), instead of becoming a gap: an origin late to fill its CDN
+    /// is not a hole in the recording. Returns whether it was; false leaves it to ``gap(_:reason:)``.
+    func retryWhileAvailable(_ r: ResourceRecord, reason: String) throws -> Bool {
+        guard [.segment, .subtitle].contains(r.kind), let title = try context.store.title(r.token),
+            title.record != nil, title.manifestName != nil,
+            let rendition = try context.store.renditions(token: r.token).first(where: { $0.position == r.rendition }),
+            let state = Self.dashState(rendition),
+            let line = LiveDASHRendition.line(
+                of: r.localPath, in: rendition.playlist.split(separator: "\n").map(String.init)),
+            let left = state.retryTimeLeft(line: line, boxNow: context.clock.now())
+        else { return false }
+        var again = r
+        again.state = .pending
+        again.lastError = reason
+        try context.store.update(again)
+        let delay = min(max(0.5, state.targetDuration), left)
+        context.logger.info(
+            "live segment not there yet: asked for again while it is in the window",
+            metadata: [
+                "token": "\(r.token)", "file": "\(r.localPath)", "reason": "\(reason)",
+                "windowLeft": "\(Int(left.rounded()))s",
+            ])
+        pipeline.enqueue(pipeline.fetchItem(again), at: context.clock.monotonic() + delay)
+        return true
     }
 
     /// Marks every rendition of a DASH recording ended and stores its finished local manifest.
