@@ -167,7 +167,10 @@ enum ConsoleAssets {
               list.appendChild(li);
             });
             var e = j.estimate, s = Math.round(e.durationSeconds);
-            document.getElementById('estimate').textContent = 'Estimate for this selection: ' +
+            // A live stream has no length: its estimate is per hour of recording (it is added with --record).
+            document.getElementById('estimate').textContent = (e.perHourOfRecording
+              ? 'Live stream, per hour of recording (stowctl submit --record): '
+              : 'Estimate for this selection: ') +
               (e.bytes === null ? 'unknown' : size(e.bytes)) + (e.exact ? ' (exact)' : ' (bandwidth × duration)') +
               ', ' + e.files + ' files, ' + Math.floor(s / 60) + ':' + ('0' + s % 60).slice(-2) +
               (e.protection ? ', protected (' + (e.protection.scheme || 'encrypted') + ')' : '');
