@@ -36,7 +36,7 @@ enum BaseURLResolver {
     /// The alternatives of one level: every `BaseURL` child resolved against every parent alternative
     /// (child order first, then parent order), duplicates removed. No BaseURL child: the parents unchanged.
     static func alternatives(_ node: XMLNode, parents: [String]) throws(DASHError) -> [String] {
-        let references = node.children("BaseURL").map(\.text)
+        let references = ordered(node.children("BaseURL"), preferring: node).map(\.text)
         guard !references.isEmpty else { return parents }
         var result: [String] = []
         for reference in references {
@@ -47,6 +47,33 @@ enum BaseURLResolver {
             }
         }
         return result
+    }
+
+    /// `BaseURL`s in the order to try them: those whose `serviceLocation` the MPD's `ContentSteering` names as its
+    /// `defaultServiceLocation` (a list, first preferred) come first; the document's order otherwise.
+    static func ordered(_ baseURLs: [XMLNode], preferring node: XMLNode) -> [XMLNode] {
+        guard let steering = node.children("ContentSteering").first?.attribute("defaultServiceLocation") else {
+            return baseURLs
+        }
+        let preferred = steering.split(whereSeparator: \.isWhitespace).map(String.init)
+        let rank = { (b: XMLNode) in b.attribute("serviceLocation").flatMap(preferred.firstIndex) ?? preferred.count }
+        return baseURLs.enumerated().sorted { (rank($0.element), $0.offset) < (rank($1.element), $1.offset) }
+            .map(\.element)
+    }
+
+    /// The places the MPD and its Periods name (their `BaseURL`s, resolved), each with its `serviceLocation`
+    /// (else nil), in order: what `status` calls the title's pathways.
+    static func serviceLocations(_ node: XMLNode, parents: [String]) -> [MPD.ServiceLocation] {
+        var result: [MPD.ServiceLocation] = []
+        for b in ordered(node.children("BaseURL"), preferring: node) {
+            for parent in parents {
+                guard let url = try? resolve(b.text, against: parent, element: "BaseURL") else { continue }
+                if !result.contains(where: { $0.url == url }) {
+                    result.append(MPD.ServiceLocation(url: url, name: b.attribute("serviceLocation")))
+                }
+            }
+        }
+        return Array(result.prefix(maxAlternatives))
     }
 
     /// `reference` against each alternative, in order, duplicates removed.

@@ -16,6 +16,15 @@ public struct MPD: Sendable, Equatable {
     public var profiles: String?
     /// Absolute MPD-level BaseURL alternatives (the MPD's own URL when there is none).
     public var baseURLs: [String]
+    /// The MPD's and its first Period's `BaseURL`s (resolved) with their `serviceLocation`s: the places the
+    /// title's files come from, named for `status` (see ``DASHPathways``).
+    public var serviceLocations: [ServiceLocation] = []
+
+    /// A `BaseURL` of the MPD or its Period, resolved, and its `serviceLocation`.
+    public struct ServiceLocation: Sendable, Equatable {
+        public var url: String
+        public var name: String?
+    }
     public var periods: [Period]
     /// A dynamic MPD's timing (`availabilityStartTime`, `timeShiftBufferDepth`, `UTCTiming`, …); nil when static.
     public var live: LiveTiming?

@@ -99,10 +99,18 @@ enum MPDParser {
             guard let end = next, end >= start else { continue }
             periods[index].duration = min(periods[index].duration ?? .infinity, end - start)
         }
-        return MPD(
+        var mpd = MPD(
             url: documentURL, type: type, mediaPresentationDuration: presentationDuration,
             minBufferTime: try root.duration("minBufferTime"), profiles: root.attribute("profiles"),
             baseURLs: baseURLs, periods: periods, live: type == .dynamic ? try LiveTiming.parse(root) : nil)
+        mpd.serviceLocations = BaseURLResolver.serviceLocations(root, parents: [documentURL])
+        for node in periodNodes.prefix(1) {
+            for place in BaseURLResolver.serviceLocations(node, parents: baseURLs)
+            where !mpd.serviceLocations.contains(where: { $0.url == place.url }) {
+                mpd.serviceLocations.append(place)
+            }
+        }
+        return mpd
     }
 
     private static func parsePeriod(_ node: XMLNode, start: Double, parents: [String]) throws(DASHError) -> Period {

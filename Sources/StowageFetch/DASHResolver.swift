@@ -34,7 +34,9 @@ public struct DASHResolver: Sendable {
                     inputs.append(DASHPlanner.Input(period: choice.period, track: track, segments: segments))
                 }
             }
-            return try DASHPlanner.plan(mpd: mpd, inputs: inputs, range: work.range)
+            var plan = try DASHPlanner.plan(mpd: mpd, inputs: inputs, range: work.range)
+            plan.pathways = DASHPathways.named(mpd, plan: plan)
+            return plan
         } catch let error as DASHError {
             throw TaskFailure(
                 code: error.code == .refusedURI ? .refused : .playlist, message: "\(url): \(error.description)",

@@ -22,33 +22,7 @@ public struct PlaylistResolver: Sendable {
         }
         do {
             if PlaylistLines.isMaster(text) {
-                let master = try MasterPlaylist(text: text, url: finalURL)
-                let choice = try RenditionSelector.select(master, work.selection)
-                var inputs = [
-                    OfflinePlanner.Input(
-                        kind: .video,
-                        playlist: try await media(
-                            choice.variant.uri, base: master.url,
-                            line: choice.variant.line, work), rendition: nil)
-                ]
-                for r in choice.audio where r.uri != nil {
-                    inputs.append(
-                        .init(
-                            kind: .audio, playlist: try await media(r.uri!, base: master.url, line: r.line, work),
-                            rendition: r))
-                }
-                for r in choice.subtitles {
-                    inputs.append(
-                        .init(
-                            kind: .subtitles, playlist: try await media(r.uri!, base: master.url, line: r.line, work),
-                            rendition: r))
-                }
-                var iFrames: MediaPlaylist?
-                if let stream = choice.iFrames, !live, work.range == nil {
-                    iFrames = try await media(stream.uri, base: master.url, line: stream.line, work)
-                }
-                return try OfflinePlanner.plan(
-                    master: master, choice: choice, inputs: inputs, live: live, iFrames: iFrames, range: work.range)
+                return try await planMaster(try MasterPlaylist(text: text, url: finalURL), work, live: live)
             }
             let playlist = try MediaPlaylist(text: text, url: finalURL, allowLive: live)
             return try OfflinePlanner.plan(
@@ -63,7 +37,7 @@ public struct PlaylistResolver: Sendable {
         }
     }
 
-    private func media(_ uri: String, base: String, line: Int, _ work: ResolveWork) async throws -> MediaPlaylist {
+    func media(_ uri: String, base: String, line: Int, _ work: ResolveWork) async throws -> MediaPlaylist {
         let url = try URIResolver.resolve(uri, against: base, line: line)
         let (text, finalURL) = try await fetcher.fetchText(url, headers: work.headers)
         return try MediaPlaylist(text: text, url: finalURL, allowLive: work.live == true)

@@ -22,7 +22,9 @@ extension HTTPFetcher {
     /// durable (``downloadBatch(_:taskID:titlesRoot:progress:)`` syncs once for all its files) before reporting it.
     ///
     /// Fail-over: when `work.url` cannot be fetched (the network, an HTTP error), each of `work.alternates` is
-    /// tried in turn (DASH's several BaseURLs); the failure reported is the first URL's.
+    /// tried in turn (DASH's several BaseURLs, HLS pathways); an origin that just failed is tried last
+    /// (``PathwayHealth``). The report says which URL served (``FetchReport/servedBy``); the failure reported is
+    /// the first one met.
     public func download(
         _ work: FetchWork, taskID: String, titlesRoot: URL, durable: Bool = true,
         progress: @escaping @Sendable (Int64) -> Void
@@ -37,24 +39,36 @@ extension HTTPFetcher {
         progress: @escaping @Sendable (Int64) -> Void
     ) async throws(TaskFailure) -> FetchReport {
         var first: TaskFailure?
-        for url in [work.url] + (work.alternates ?? []) {
+        let urls = [work.url] + (work.alternates ?? [])
+        for (index, url) in PathwayHealth.shared.order(urls) {
             var attempt = work
             attempt.url = url
             do {
+                var report: FetchReport
                 if let limits = Self.scope.limits(for: url) {
                     // A peer's answer, watched for its pace: through the general client, which a cut closes.
                     let work = attempt
-                    return try await paced(limits, url: url) { watch throws(TaskFailure) in
+                    report = try await paced(limits, url: url) { watch throws(TaskFailure) in
                         try await self.downloadFrom(
                             work, taskID: taskID, titlesRoot: titlesRoot, durable: durable, via: nil, watch: watch,
                             progress)
                     }
+                } else {
+                    report = try await downloadFrom(
+                        attempt, taskID: taskID, titlesRoot: titlesRoot, durable: durable,
+                        via: index == 0 ? connection : nil, watch: nil, progress)
                 }
-                return try await downloadFrom(
-                    attempt, taskID: taskID, titlesRoot: titlesRoot, durable: durable, via: connection, watch: nil,
-                    progress)
+                if urls.count > 1 {
+                    PathwayHealth.shared.answered(url)
+                    if index > 0 {
+                        report.servedBy = index
+                        report.fellOver = first?.message
+                    }
+                }
+                return report
             } catch {
                 guard error.isSourceFailure, !Task.isCancelled else { throw error }
+                if urls.count > 1 { PathwayHealth.shared.failed(url) }
                 first = first ?? error
             }
         }

@@ -1,6 +1,6 @@
 /// An HLS attribute list (`KEY=VALUE,KEY="quoted value",…`), order and quoting preserved.
 public struct AttributeList: Sendable, Equatable {
-    public struct Attribute: Sendable, Equatable {
+    public struct Attribute: Sendable, Hashable {
         public var name: String
         public var value: String
         public var quoted: Bool

@@ -20,6 +20,8 @@ public struct MasterPlaylist: Sendable {
             return (w, h)
         }
         public var audioGroup: String? { attributes["AUDIO"] }
+        /// `PATHWAY-ID` (content steering): the pathway the variant belongs to; "." when absent, as the spec says.
+        public var pathwayID: String { attributes["PATHWAY-ID"] ?? "." }
         public var subtitlesGroup: String? { attributes["SUBTITLES"] }
         public var frameRate: Double? { attributes.decimal("FRAME-RATE") }
         /// `VIDEO-RANGE` (absent: SDR).
@@ -80,6 +82,8 @@ public struct MasterPlaylist: Sendable {
     /// Tags copied to the offline master as they are (`EXT-X-VERSION`, `EXT-X-INDEPENDENT-SEGMENTS`,
     /// `EXT-X-START`, `EXT-X-SESSION-DATA`, `EXT-X-SESSION-KEY`).
     public private(set) var passThroughTags: [String] = []
+    /// `EXT-X-CONTENT-STEERING`: the steering server (`SERVER-URI`, resolved) and the pathway to start on.
+    public private(set) var steering: (serverURI: String?, pathwayID: String?)?
 
     public init(text: String, url: String) throws(PlaylistError) {
         self.url = url
@@ -117,6 +121,10 @@ public struct MasterPlaylist: Sendable {
                     if let uri = a["URI"] { iFrameStreams.append(IFrameStream(attributes: a, uri: uri, line: number)) }
                 case "#EXT-X-VERSION", "#EXT-X-INDEPENDENT-SEGMENTS", "#EXT-X-START", "#EXT-X-SESSION-DATA":
                     passThroughTags.append(String(line))
+                case "#EXT-X-CONTENT-STEERING":
+                    let a = try attrs()
+                    let server = a["SERVER-URI"].flatMap { try? URIResolver.resolve($0, against: url, line: number) }
+                    steering = (server, a["PATHWAY-ID"])
                 case "#EXTINF":
                     throw fail("#EXTINF in a master playlist: a playlist cannot be both master and media")
                 default:
@@ -137,6 +145,14 @@ public struct MasterPlaylist: Sendable {
         guard !variants.isEmpty else {
             throw PlaylistError(.malformed, url: url, line: nil, "master playlist has no #EXT-X-STREAM-INF variants")
         }
+    }
+
+    /// The same master with only `variants` (one pathway's): selection and the offline master see one copy of
+    /// each stream, not its redundant twins.
+    public func keeping(_ variants: [Variant]) -> MasterPlaylist {
+        var copy = self
+        copy.variants = variants
+        return copy
     }
 
     /// `BANDWIDTH` and `AVERAGE-BANDWIDTH` within ``OutsideNumbers/bitsPerSecond(_:)``: an estimate is made from them.

@@ -13,6 +13,10 @@ extension ResolvedPlan {
             for resource in resources {
                 try resource.checkNumbers()
             }
+            if let pathways, pathways.count > 16 || pathways.contains(where: { $0.origins.count > 64 }) {
+                throw NumberRangeError(
+                    field: "pathways", value: "\(pathways.count)", allowed: "0…16 pathways of at most 64 origins")
+            }
             for bookmark in bookmarks where !(bookmark.position.magnitude <= OutsideNumbers.maxSeconds) {
                 throw OutsideNumbers.seconds("bookmarks[].position").error("\(bookmark.position)")
             }

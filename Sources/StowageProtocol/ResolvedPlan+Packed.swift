@@ -6,7 +6,7 @@ import Foundation
 extension ResolvedPlan {
     private enum PackedKeys: String, CodingKey {
         case masterPlaylist, renditions, resources, packedResources, bytesEstimate, keys, bookmarks, manifestName
-        case protection, reach, packedCiphers, packedPeerHashes, peer, clip
+        case protection, reach, packedCiphers, packedPeerHashes, peer, clip, pathways
     }
 
     public init(from decoder: Decoder) throws {
@@ -56,6 +56,7 @@ extension ResolvedPlan {
         reach = try c.decodeIfPresent(AddressClass.self, forKey: .reach)
         peer = try c.decodeIfPresent(PeerTitle.self, forKey: .peer)
         clip = try c.decodeIfPresent(ClipRange.self, forKey: .clip)
+        pathways = try c.decodeIfPresent([PlannedPathway].self, forKey: .pathways)
         if let problem = numberProblem {
             throw DecodingError.dataCorrupted(
                 DecodingError.Context(codingPath: c.codingPath, debugDescription: "\(problem)"))
@@ -90,6 +91,7 @@ extension ResolvedPlan {
         try c.encodeIfPresent(reach, forKey: .reach)
         try c.encodeIfPresent(peer, forKey: .peer)
         try c.encodeIfPresent(clip, forKey: .clip)
+        try c.encodeIfPresent(pathways, forKey: .pathways)
     }
 }
 

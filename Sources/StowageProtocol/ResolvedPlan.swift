@@ -1,3 +1,5 @@
+import Foundation
+
 /// The offline plan of a title, produced by resolving its playlists: what to fetch, where to put it,
 /// and the offline playlists to write once every file is verified.
 public struct ResolvedPlan: Codable, Sendable, Equatable {
@@ -25,6 +27,9 @@ public struct ResolvedPlan: Codable, Sendable, Equatable {
     /// A clip (`submit --range`): the span its video rendition keeps, seconds from the title's start, on segment
     /// boundaries (what `status --json` reports as `range`); nil for a whole title.
     public var clip: ClipRange?
+    /// The places its files come from, in the order they are tried (each resource's `url`, then its
+    /// `alternates`); nil when there is one.
+    public var pathways: [PlannedPathway]?
 
     public init(
         masterPlaylist: String, renditions: [PlannedRendition], resources: [PlannedResource], bytesEstimate: Int64?,
@@ -132,5 +137,30 @@ public struct PlannedResource: Codable, Sendable, Equatable {
         self.container = container
         self.encrypted = encrypted
         self.duration = duration
+    }
+}
+
+/// A place a title's files come from (an HLS pathway or redundant copy, a DASH BaseURL): its name and the origins
+/// (`scheme://host[:port]`) of the files it serves, so `status` can say which one served.
+public struct PlannedPathway: Codable, Sendable, Equatable {
+    public var name: String
+    public var origins: [String]
+
+    public init(name: String, origins: [String]) {
+        self.name = name
+        self.origins = origins
+    }
+
+    /// `scheme://host[:port]` of `url`; nil when it has none.
+    public static func origin(of url: String) -> String? {
+        guard let u = URL(string: url), let scheme = u.scheme, let host = u.host else { return nil }
+        return "\(scheme.lowercased())://\(host.lowercased())" + (u.port.map { ":\($0)" } ?? "")
+    }
+
+    /// The name of the first of `pathways` that serves from `url`'s origin, else that origin's host.
+    public static func name(serving url: String, in pathways: [PlannedPathway]) -> String {
+        let origin = Self.origin(of: url) ?? url
+        if let pathway = pathways.first(where: { $0.origins.contains(origin) }) { return pathway.name }
+        return origin.components(separatedBy: "://").last ?? origin
     }
 }

@@ -108,6 +108,11 @@ public struct TitleStatus: Codable, Sendable, Equatable {
     /// A clip (`submit --range`): the span stored, seconds from the title's start on the video's segment
     /// boundaries (the span asked for until the title is planned); null for a whole title.
     public var range: ClipRange?
+    /// Where its files came from when the source offers several places (HLS pathways or redundant variants, DASH
+    /// BaseURLs): the pathway that served the latest file; null for a source with one.
+    public var pathway: String?
+    /// Those places' names, in the order they are tried; null for a source with one.
+    public var pathways: [String]?
 
     public init(
         token: String, url: String, name: String?, state: TitleState, progress: Double,
@@ -169,6 +174,8 @@ public struct TitleStatus: Codable, Sendable, Equatable {
         try c.encode(lastPlayedAt, forKey: .lastPlayedAt)
         try c.encode(pinned ?? false, forKey: .pinned)
         try c.encode(range, forKey: .range)
+        try c.encode(pathway, forKey: .pathway)
+        try c.encode(pathways, forKey: .pathways)
     }
 }
 

@@ -106,15 +106,20 @@ extension FetchWork {
 }
 
 extension FetchItemResult {
-    /// A tag (0 fetched, 1 failed, 2 not attempted), then for `fetched` bytes, contentLength?, sha256?, and for
+    /// A tag (0 fetched, 1 failed, 2 not attempted, 3 fetched from an alternate), then for `fetched` bytes,
+    /// contentLength?, sha256? (and for 3 the alternate's position and fellOver?), and for
     /// `failed` the failure's JSON (rare: its many optional fields are not worth a layout of their own).
     func pack(into w: inout PackedWriter) {
         switch self {
         case .fetched(let report):
-            w.uint(0)
+            w.uint(report.servedBy == nil ? 0 : 3)
             w.int(report.bytes)
             w.optional(report.contentLength)
             w.optional(report.sha256)
+            if let servedBy = report.servedBy {
+                w.uint(UInt64(max(0, servedBy)))
+                w.optional(report.fellOver)
+            }
         case .failed(let failure):
             w.uint(1)
             let json = (try? JSONEncoder().encode(failure)) ?? Data()
@@ -126,11 +131,17 @@ extension FetchItemResult {
 
     init(packed r: inout PackedReader) throws(PackedError) {
         switch try r.uint("result") {
-        case 0:
-            self = .fetched(
-                FetchReport(
-                    bytes: try r.int("bytes"), contentLength: try r.optionalInt("contentLength"),
-                    sha256: try r.optionalString("sha256")))
+        case let tag where tag == 0 || tag == 3:
+            var report = FetchReport(
+                bytes: try r.int("bytes"), contentLength: try r.optionalInt("contentLength"),
+                sha256: try r.optionalString("sha256"))
+            if tag == 3 {
+                let index = try r.uint("servedBy")
+                guard index <= 64 else { throw PackedError("servedBy: \(index) is not an alternate's position") }
+                report.servedBy = Int(index)
+                report.fellOver = try r.optionalString("fellOver").map { String($0.prefix(1000)) }
+            }
+            self = .fetched(report)
         case 1:
             let json = try r.string("failure")
             do {

@@ -274,6 +274,10 @@ public struct FetchReport: Codable, Sendable, Equatable {
     public var contentLength: Int64?
     /// Lowercase hex SHA-256 of the whole file as written (container checked), nil if not taken.
     public var sha256: String?
+    /// Which URL served the file when it was not its own: 1 for the first of its alternates, and so on.
+    public var servedBy: Int?
+    /// Why an earlier URL did not serve it (the first failure met), when an alternate did.
+    public var fellOver: String?
 
     public init(bytes: Int64, contentLength: Int64?, sha256: String? = nil) {
         self.bytes = bytes

@@ -58,6 +58,7 @@ extension SchedulerService {
                 context: context, vault: vault, box: box, allowedHosts: options.allowedHosts,
                 claimants: { [unowned self] in components.all.compactMap { $0 as? any TitleIDClaimant } }))
         components.register(URLRefreshComponent(context: context, pipeline: self))
+        components.register(PathwaysComponent(context: context))
         components.register(RecordingComponent(context: context, pipeline: self, maxAttempts: options.maxAttempts))
         components.register(
             VerificationComponent(
@@ -109,6 +110,7 @@ extension SchedulerService {
 
     /// Signed URLs that expire: a refused file or key re-resolves the title; a fetched file says its URLs work.
     var urlRefresh: URLRefreshComponent? { components.first(URLRefreshComponent.self) }
+    var pathways: PathwaysComponent? { components.first(PathwaysComponent.self) }
 
     /// The pipeline's hooks into the quota: admitting a planned title, and an operator's resume of one waiting.
     var quota: QuotaComponent? { components.first(QuotaComponent.self) }

@@ -86,6 +86,7 @@ extension SchedulerService {
             return true
         }
         urlRefresh?.fetched(token)
+        try pathways?.fetched(id, report, token: token)
         if let network, network.anyFailing, let r = try store.resource(id: id),
             let host = HostProbe.endpoint(of: peer?.fetch(r)?.url ?? r.url)
         {

@@ -90,6 +90,10 @@ public struct TitleRecord: Codable, Sendable, Equatable, FetchableRecord, Persis
     public var clipRange: ClipRange?
     /// The span a clip's plan keeps (its video's segment boundaries; a JSON column), what `status` reports.
     public var clipStored: ClipRange?
+    /// The places its files come from, in the order tried (a JSON column; nil: one place).
+    public var pathways: [PlannedPathway]?
+    /// The pathway that served its latest file, when it was not the first.
+    public var pathway: String?
 
     /// A new title, not planned yet.
     public init(

@@ -263,6 +263,14 @@ enum Schema {
                 t.add(column: "clipStored", .text)
             }
         }
+        migrator.registerMigration("v24-pathways") { db in
+            // Several places for the same media (HLS pathways, DASH BaseURLs): their names and origins (JSON
+            // [PlannedPathway]) and the one that served the latest file.
+            try db.alter(table: "title") { t in
+                t.add(column: "pathways", .text)
+                t.add(column: "pathway", .text)
+            }
+        }
         return migrator
     }
 }

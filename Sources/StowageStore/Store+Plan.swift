@@ -49,6 +49,7 @@ extension Store {
             title.manifestName = plan.manifestName
             title.protection = plan.protection
             title.clipStored = plan.clip
+            title.pathways = plan.pathways
             try title.update(db)
         }
     }

@@ -27,6 +27,14 @@ struct PackedCodingTests {
     static let results: [FetchItemResult] = [
         .fetched(FetchReport(bytes: 3948, contentLength: 3948, sha256: String(repeating: "ab", count: 32))),
         .fetched(FetchReport(bytes: 0, contentLength: nil, sha256: nil)),
+        .fetched(
+            {
+                // Served by an alternate (another pathway), after the file's own URL failed.
+                var r = FetchReport(bytes: 10, contentLength: 10, sha256: nil)
+                r.servedBy = 2
+                r.fellOver = "http://a/s.ts: connection refused"
+                return r
+            }()),
         .failed(
             {
                 var f = TaskFailure(code: .httpStatus, message: "http://h/x answered HTTP 503", retryable: true)
@@ -56,6 +64,13 @@ struct PackedCodingTests {
             }(),
         ], bytesEstimate: 123, keys: [PlannedKey(uri: "k", method: "AES-128")],
         bookmarks: [Bookmark(position: 1.5, label: "x")])
+    static let steeredPlan = {
+        var plan = Self.plan
+        plan.pathways = [
+            PlannedPathway(name: "CDN-A", origins: ["http://h"]), PlannedPathway(name: "b", origins: ["http://b"]),
+        ]
+        return plan
+    }()
 
     private func roundTrip<T: Codable & Equatable>(_ value: T) throws -> T {
         try JSONDecoder().decode(T.self, from: JSONEncoder().encode(value))
@@ -70,6 +85,7 @@ struct PackedCodingTests {
         #expect(try roundTrip(FetchBatchReport(results: Self.results)) == FetchBatchReport(results: Self.results))
         let plan = try roundTrip(Self.plan)
         #expect(plan == Self.plan)
+        #expect(try roundTrip(Self.steeredPlan) == Self.steeredPlan)
         #expect(String(decoding: try JSONEncoder().encode(Self.plan), as: UTF8.self).contains("packedResources"))
     }
 
