@@ -93,13 +93,19 @@ extension PlaylistResolver {
                 else { continue }
                 found.merge(pairs) { a, _ in a }
             }
-            guard !found.isEmpty else { continue }
-            pairings.append(found)
-            let origins = Set(found.values.compactMap { PlannedPathway.origin(of: $0) })
+            var origins = Set(found.values.compactMap { PlannedPathway.origin(of: $0) })
+            if found.isEmpty {
+                origins = Set(
+                    pathway.variants.compactMap { v in
+                        (try? URIResolver.resolve(v.uri, against: full.url)).flatMap { PlannedPathway.origin(of: $0) }
+                    })
+            } else {
+                pairings.append(found)
+            }
             named.append(PlannedPathway(name: pathway.name, origins: origins.sorted()))
         }
-        guard !pairings.isEmpty else { return }
         PathwayAlternates.apply(pairings, to: &plan)
+        // Named even when no other pathway lines up (or answers now): status says where the files come from.
         plan.pathways = named
     }
 

@@ -43,6 +43,9 @@ extension HTTPFetcher {
         for (index, url) in PathwayHealth.shared.order(urls) {
             var attempt = work
             attempt.url = url
+            // After a failed URL its `.part` file may be there (named once it grew past 64 KiB): opened, not made
+            // anew, so its bytes are dropped (they came from another URL) instead of the name being taken.
+            if first != nil { attempt.fresh = nil }
             do {
                 var report: FetchReport
                 if let limits = Self.scope.limits(for: url) {

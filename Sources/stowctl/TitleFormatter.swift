@@ -119,6 +119,9 @@ enum TitleFormatter {
         if let peer = s.filesFromPeer, peer > 0 {
             lines.append("sources:    \(peer) files from the peer box, \(s.filesFromOrigin ?? 0) from the origin")
         }
+        if let pathways = s.pathways, let pathway = s.pathway {
+            lines.append("pathway:    \(pathway) (tried in order: \(pathways.joined(separator: ", ")))")
+        }
         if let recorded = s.recordedSeconds { lines.append("recorded:   \(duration(recorded))") }
         for gap in s.gaps ?? [] {
             lines.append("gap:        \(duration(gap.from)) - \(duration(gap.to)) (left the live window unfetched)")
