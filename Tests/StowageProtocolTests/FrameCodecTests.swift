@@ -218,7 +218,7 @@ struct FrameCodecTests {
             // the box-runs-itself issue's
             "nextWindowAt", "lastPlayedAt", "pinned",
             // the devices issue's clips
-            "range",
+            "range", "pathway", "pathways",
         ]
         #expect(Set(object.keys) == Set(keys))
     }

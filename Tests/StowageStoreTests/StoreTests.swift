@@ -39,7 +39,7 @@ struct StoreTests {
         "v20-notify-outbox",
         "v21-bundle-imports",
         "v22-device-last-seen",
-        "v23-clip-range",
+        "v23-clip-range", "v24-pathways",
     ]
 
     @Test func migratesAndUsesWAL() throws {
