@@ -37,14 +37,8 @@ public struct DASHResolver: Sendable {
             var plan = try DASHPlanner.plan(mpd: mpd, inputs: inputs, range: work.range)
             plan.pathways = DASHPathways.named(mpd, plan: plan)
             return plan
-        } catch let error as DASHError {
-            throw TaskFailure(
-                code: error.code == .refusedURI ? .refused : .playlist, message: "\(url): \(error.description)",
-                retryable: false)
-        } catch let failure as TaskFailure {
-            throw failure
         } catch {
-            throw TaskFailure(code: .internal, message: "\(error)", retryable: false)
+            throw Self.failure(error, url: url)
         }
     }
 
@@ -60,14 +54,21 @@ public struct DASHResolver: Sendable {
                     retryable: false)
             }
             return try LiveDASHPlanner.plan(mpd: mpd, selection: work.selection).plan
-        } catch let error as DASHError {
-            throw TaskFailure(
+        } catch {
+            throw Self.failure(error, url: url)
+        }
+    }
+
+    /// What a resolve reports for `error`: an MPD the parser refuses as `playlist` (`refused` for a URI it will not
+    /// fetch), a fetch's failure as it is.
+    static func failure(_ error: any Error, url: String) -> TaskFailure {
+        switch error {
+        case let error as DASHError:
+            TaskFailure(
                 code: error.code == .refusedURI ? .refused : .playlist, message: "\(url): \(error.description)",
                 retryable: false)
-        } catch let failure as TaskFailure {
-            throw failure
-        } catch {
-            throw TaskFailure(code: .internal, message: "\(error)", retryable: false)
+        case let failure as TaskFailure: failure
+        default: TaskFailure(code: .internal, message: "\(error)", retryable: false)
         }
     }
 

@@ -108,4 +108,36 @@ struct PathwayTests {
         #expect(Self.served(a, under: "v720p").isEmpty && Self.served(a, under: "vEnglish").isEmpty)
         #expect(h.originGets(path: "/steer.json") == 1)
     }
+
+    /// DASH: the MPD names two BaseURLs (`serviceLocation` alpha on A, slow, and beta on B); A stops once the title
+    /// is planned, and every file comes from beta within its first attempt.
+    @Test func aDASHServiceLocationWhoseHostIsDownIsSkipped() throws {
+        let h = try Harness(name: "pathway-dash")
+        try FileManager.default.createDirectory(at: h.media, withIntermediateDirectories: true)
+        try DASHMedia.template(into: h.media, timeline: true)
+        try h.startOrigin()
+        let a = try h.startOrigin(named: "cdna", extra: ["--throttle-bps", "20000"])
+        let b = try h.startOrigin(named: "cdnb")
+        var mpd = try String(contentsOf: h.media.appendingPathComponent("manifest.mpd"), encoding: .utf8)
+        let places =
+            "<BaseURL serviceLocation=\"alpha\">\(a.url)</BaseURL>\n"
+            + "\t<BaseURL serviceLocation=\"beta\">\(b.url)</BaseURL>\n\t<Period"
+        mpd = mpd.replacingOccurrences(of: "<Period", with: places)
+        try mpd.write(to: h.media.appendingPathComponent("steered.mpd"), atomically: true, encoding: .utf8)
+        try h.startPipeline()
+        let token = try h.submit("steered.mpd")
+        var planned: TitleStatus?
+        try h.waitUntil(timeout: 30, "the title planned") {
+            planned = try? h.status(token)
+            return (planned?.segmentsTotal ?? 0) > 0
+        }
+        #expect(planned?.pathways == ["alpha", "beta"], "\(String(describing: planned?.pathways))")
+        #expect(h.terminate("cdna") == 0)
+        let final = try h.waitForFinal(token, timeout: 90)
+        #expect(final.state == .completed, "\(String(describing: final.error))")
+        #expect(final.pathway == "beta", "\(String(describing: final.pathway))")
+        #expect(try Self.mostAttempts(h, token) == 0, "a down place costs no file an attempt")
+        let fromB = b.requests().filter { $0.contains(" GET /chunk-stream0-") && $0.contains(" 200 ") }.count
+        #expect(fromB == (try DASHMedia.templateFiles(h.media, stream: 0).count - 1), "every video chunk from beta")
+    }
 }
