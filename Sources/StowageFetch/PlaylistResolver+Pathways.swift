@@ -12,7 +12,7 @@ extension PlaylistResolver {
         let pathways = HLSPathways(full, priority: await steeringPriority(full, work))
         var firstFailure: TaskFailure?
         for (n, pathway) in pathways.pathways.enumerated() {
-            let master = full.keeping(pathway.variants)
+            let master = full.keeping(pathway.variants, pathway: pathway.name)
             do {
                 let choice = try RenditionSelector.select(master, work.selection)
                 let inputs = try await inputs(choice, master, work)

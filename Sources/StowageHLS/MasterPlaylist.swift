@@ -147,11 +147,12 @@ public struct MasterPlaylist: Sendable {
         }
     }
 
-    /// The same master with only `variants` (one pathway's): selection and the offline master see one copy of
-    /// each stream, not its redundant twins.
-    public func keeping(_ variants: [Variant]) -> MasterPlaylist {
+    /// The same master with only `variants` (one pathway's, named `pathway`): selection and the offline master see
+    /// one copy of each stream, not its redundant twins; I-frame streams of other pathways (`PATHWAY-ID`) go too.
+    public func keeping(_ variants: [Variant], pathway: String) -> MasterPlaylist {
         var copy = self
         copy.variants = variants
+        copy.iFrameStreams = iFrameStreams.filter { ($0.attributes["PATHWAY-ID"] ?? pathway) == pathway }
         return copy
     }
 

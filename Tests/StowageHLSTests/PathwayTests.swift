@@ -53,7 +53,7 @@ struct PathwayTests {
     @Test func selectionSeesOnePathwayAndItsTwinsAreFound() throws {
         let master = try MasterPlaylist(text: steered, url: url)
         let pathways = HLSPathways(master)
-        let mine = master.keeping(pathways.pathways[0].variants)
+        let mine = master.keeping(pathways.pathways[0].variants, pathway: pathways.pathways[0].name)
         let choice = try RenditionSelector.select(mine, Selection(bitrate: 1_000_000))
         #expect(choice.variant.uri == "http://b.test/720/index.m3u8")
         #expect(choice.audio.map(\.uri) == ["http://b.test/en.m3u8"])
