@@ -5,12 +5,14 @@ import StowageProtocol
 /// audio streams in the order ffmpeg maps them, each with the language its rendition was stored with.
 struct MediaProbe {
     var duration: Double?
-    var videoStreams: Int
-    /// One per audio stream, in ffmpeg's order: the stored rendition's language tag, nil when it has none.
-    var audioLanguages: [String?]
+    /// The video streams' indexes (not attached pictures), in ffmpeg's order.
+    var video: [Int]
+    /// The audio streams in ffmpeg's order: index, and the stored rendition's language tag (nil when it has none).
+    var audio: [(index: Int, language: String?)]
 
     private struct Output: Decodable {
         struct Stream: Decodable {
+            var index: Int
             var codec_type: String?
             var tags: [String: String]?
             var disposition: [String: Int]?
@@ -26,7 +28,7 @@ struct MediaProbe {
         let run = try ToolProcess(
             tool: "ffprobe",
             arguments: ["-v", "error"] + inputOptions + [
-                "-show_entries", "format=duration:stream=codec_type:stream_tags=language:stream_disposition=attached_pic",
+                "-show_entries", "format=duration:stream=index,codec_type:stream_tags=language:stream_disposition=attached_pic",
                 "-of", "json", "-i", entry,
             ]
         ).run { json += $0 + "\n" }
@@ -37,8 +39,8 @@ struct MediaProbe {
         let streams = output.streams ?? []
         return MediaProbe(
             duration: output.format?.duration.flatMap(Double.init).flatMap { $0.isFinite && $0 > 0 ? $0 : nil },
-            videoStreams: streams.filter { $0.codec_type == "video" && $0.disposition?["attached_pic"] != 1 }.count,
-            audioLanguages: streams.filter { $0.codec_type == "audio" }.map { $0.tags?["language"] })
+            video: streams.filter { $0.codec_type == "video" && $0.disposition?["attached_pic"] != 1 }.map(\.index),
+            audio: streams.filter { $0.codec_type == "audio" }.map { ($0.index, $0.tags?["language"]) })
     }
 
     /// The last non-empty line of a tool's messages.

@@ -30,23 +30,38 @@ public struct Remuxer: Sendable {
         let inputOptions =
             ["-protocol_whitelist", "file"] + (entry.hasSuffix(".m3u8") ? ["-allowed_extensions", "ALL"] : [])
         let probe = try MediaProbe.probe(entryPath, inputOptions: inputOptions)
-        guard probe.videoStreams + probe.audioLanguages.count > 0 else {
+        guard !probe.video.isEmpty || !probe.audio.isEmpty else {
             throw RemuxError(.integrity, "the offline copy \(entryPath) has no video or audio stream ffmpeg can read")
         }
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("stowage-remux-\(UUID())").path
         defer { try? FileManager.default.removeItem(atPath: scratch) }
         let subtitles = try subtitleInputs(in: scratch)
         let partial = output + ".part"
-        var arguments = ["-nostdin", "-v", "error", "-y"] + inputOptions + ["-i", entryPath]
+        var arguments = ["-nostdin", "-v", "error", "-y"]
+        var maps: [String] = []
+        if entry.hasSuffix(".m3u8") {
+            arguments += inputOptions + ["-i", entryPath]
+            maps = ["0:V?", "0:a?"]
+        } else {
+            // ffmpeg 5.1's DASH reader loses a track's last packet when it reads several tracks of one input, so
+            // each track is read from an input of its own (the reader fetches only the track mapped from it).
+            for (n, index) in (probe.video + probe.audio.map(\.index)).enumerated() {
+                arguments += inputOptions + ["-i", entryPath]
+                maps.append("\(n):\(index)")
+            }
+        }
         for subtitle in subtitles {
             // ffmpeg moves each input to start at 0; the joined WebVTT's times already are the presentation's.
             arguments += ["-itsoffset", String(subtitle.firstCue), "-f", "webvtt", "-i", subtitle.path]
         }
-        arguments += ["-map", "0:V?", "-map", "0:a?"]
-        for n in subtitles.indices { arguments += ["-map", "\(n + 1):s"] }
+        let mediaInputs = entry.hasSuffix(".m3u8") ? 1 : maps.count
+        for n in subtitles.indices { maps.append("\(mediaInputs + n):s") }
+        for map in maps { arguments += ["-map", map] }
         arguments += ["-c", "copy", "-c:s", format.subtitleCodec, "-map_chapters", "-1"]
-        for (n, language) in probe.audioLanguages.enumerated() {
-            if let tag = language.flatMap(Self.containerLanguage) { arguments += ["-metadata:s:a:\(n)", "language=\(tag)"] }
+        for (n, stream) in probe.audio.enumerated() {
+            if let tag = stream.language.flatMap(Self.containerLanguage) {
+                arguments += ["-metadata:s:a:\(n)", "language=\(tag)"]
+            }
         }
         for (n, subtitle) in subtitles.enumerated() {
             if let tag = Self.containerLanguage(subtitle.language) {
@@ -82,7 +97,7 @@ public struct Remuxer: Sendable {
         let size = (try? FileManager.default.attributesOfItem(atPath: output)[.size] as? NSNumber)?.int64Value
         return RemuxReport(
             path: output, format: format, bytes: size ?? bytes, durationSeconds: probe.duration,
-            videoStreams: probe.videoStreams, audioLanguages: probe.audioLanguages.map { $0 ?? "und" },
+            videoStreams: probe.video.count, audioLanguages: probe.audio.map { $0.language ?? "und" },
             subtitleLanguages: subtitles.map(\.language))
     }
 

@@ -108,6 +108,7 @@ struct RemuxTests {
         let out = h.root.appendingPathComponent("dash title.mp4").path
         let run = try h.stowctlStreams(["remux", token, out])
         #expect(run.status == 0 && run.stdout.trimmingCharacters(in: .newlines) == out, "remux: \(run.stderr)")
+        #expect(run.stderr.contains("remux \(token)") && run.stderr.contains("/s  ETA "), "the bar: \(run.stderr)")
         #expect(try Self.frames(out, "v") == video, "the video frames are the offline copy's")
         #expect(try Self.frames(out, "a") == audio, "the audio is the offline copy's")
         try Self.playsThrough(out, in: h.root)
