@@ -171,7 +171,8 @@ let package = Package(
         .target(
             name: "StowageGateway",
             dependencies: [
-                "StowageOfflineCopy", "StowagePlayback", "StowageProtocol", "StowageRuntime", "StowageQR", "StowageSchedulerCore",
+                "StowageOfflineCopy", "StowagePlayback", "StowageProtocol", "StowageRuntime", "StowageQR",
+                "StowageSchedulerCore",
                 // The offline master's renditions, for the library's facts and the play page.
                 "StowageHLS",
                 .product(name: "Hummingbird", package: "hummingbird"),

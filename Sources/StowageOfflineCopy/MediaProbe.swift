@@ -28,7 +28,8 @@ struct MediaProbe {
         let run = try ToolProcess(
             tool: "ffprobe",
             arguments: ["-v", "error"] + inputOptions + [
-                "-show_entries", "format=duration:stream=index,codec_type:stream_tags=language:stream_disposition=attached_pic",
+                "-show_entries",
+                "format=duration:stream=index,codec_type:stream_tags=language:stream_disposition=attached_pic",
                 "-of", "json", "-i", entry,
             ]
         ).run { json += $0 + "\n" }

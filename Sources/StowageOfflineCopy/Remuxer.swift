@@ -51,8 +51,8 @@ public struct Remuxer: Sendable {
             }
         }
         for subtitle in subtitles {
-            // ffmpeg moves each input to start at 0; the joined WebVTT's times already are the presentation's.
-            arguments += ["-itsoffset", String(subtitle.firstCue), "-f", "webvtt", "-i", subtitle.path]
+            // The joined WebVTT's times are the presentation's, as the media's are once ffmpeg starts them at 0.
+            arguments += ["-f", "webvtt", "-i", subtitle.path]
         }
         let mediaInputs = entry.hasSuffix(".m3u8") ? 1 : maps.count
         for n in subtitles.indices { maps.append("\(mediaInputs + n):s") }
@@ -102,25 +102,26 @@ public struct Remuxer: Sendable {
     }
 
     /// Each subtitle language as a WebVTT file in `scratch`, from ``TitleSubtitles``.
-    private func subtitleInputs(in scratch: String) throws(RemuxError) -> [(language: String, path: String, firstCue: Double)] {
+    private func subtitleInputs(in scratch: String) throws(RemuxError) -> [(language: String, path: String)] {
         let languages = TitleSubtitles.languages(directory: directory)
         guard !languages.isEmpty else { return [] }
         do {
             try FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: true)
         } catch { throw RemuxError(.io, "cannot create \(scratch) for the subtitles: \(error.localizedDescription)") }
-        var out: [(String, String, Double)] = []
+        var out: [(String, String)] = []
         for (n, language) in languages.enumerated() {
             let text: String
             do { text = try TitleSubtitles.webVTT(language: language, directory: directory) } catch {
                 throw RemuxError(error.kind == .tooLarge ? .refused : .integrity, error.message)
             }
-            let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
-            guard let first = WebVTTJoin.parseCues(lines).map(\.start).min() else { continue }
+            // A language without a cue has nothing to embed (and ffmpeg reads no stream from it).
+            guard !WebVTTJoin.parseCues(text.split(separator: "\n", omittingEmptySubsequences: false)).isEmpty
+            else { continue }
             let path = "\(scratch)/\(n).vtt"
             guard FileManager.default.createFile(atPath: path, contents: Data(text.utf8)) else {
                 throw RemuxError(.io, "cannot write the '\(language)' subtitles to \(path)")
             }
-            out.append((language, path, first))
+            out.append((language, path))
         }
         return out
     }

@@ -20,11 +20,23 @@ struct Remux: ParsableCommand {
             """)
 
     @OptionGroup var connection: ConnectionOptions
-    @OptionGroup var title: TitleRef
-    @Argument(help: "The file to write: its extension (.mp4 or .mkv) names the format.")
-    var output: String
+    /// TOKEN OUT, or OUT alone with `--id` (``TitleRef``'s rule, with a second positional after the token).
+    @Argument(help: "TOKEN OUT.mp4|OUT.mkv (OUT's extension names the format), or OUT alone with --id.")
+    var positionals: [String] = []
+    @Option(help: "The title's id (as given to submit --id) instead of its token.")
+    var id: String?
+
+    /// The file to write.
+    var output: String { positionals.last ?? "" }
+    /// The token given, when not `--id`.
+    var token: String? { positionals.count == 2 ? positionals[0] : nil }
 
     func validate() throws {
+        guard positionals.count == (id == nil ? 2 : 1) else {
+            throw ValidationError(
+                id == nil ? "give the title's TOKEN and OUT.mp4|OUT.mkv" : "with --id give only OUT.mp4|OUT.mkv")
+        }
+        try TitleRef.check(token: token, id: id)
         guard SingleFileFormat(path: output) != nil else {
             throw ValidationError("OUT must end in .mp4 or .mkv (the format), not '\(output)'")
         }
@@ -32,7 +44,7 @@ struct Remux: ParsableCommand {
 
     func run() throws {
         let client = try connection.client()
-        let token = try title.resolve(with: client)
+        let token = try TitleRef.resolve(token: token, id: id, with: client)
         if let refusal = SingleFileClearance(status: try client.request(.status(token: token))).refusal {
             throw Failure("cannot remux \(token): \(refusal.message)", code: refusal.code)
         }

@@ -47,7 +47,8 @@ struct RemuxBar {
         }
         return "remux \(label.prefix(20)) [\(bar)] "
             + String(format: "%3d%%", Int(TitleFormatter.whole(fraction * 100)))
-            + "  \(TitleFormatter.bytes(p.bytes))  \(TitleFormatter.bytes(TitleFormatter.whole(rate.rate)))/s  ETA \(eta)"
+            + "  \(TitleFormatter.bytes(p.bytes))  "
+            + "\(TitleFormatter.bytes(TitleFormatter.whole(rate.rate)))/s  ETA \(eta)"
     }
 
     static func seconds(_ d: Duration) -> Double {

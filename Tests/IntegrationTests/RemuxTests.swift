@@ -51,8 +51,12 @@ struct RemuxTests {
     }
 
     @Test func anHLSTitleBecomesOneMP4AndOneMKVWithItsFramesAudioAndSubtitles() throws {
-        let h = try start("remux-hls") { try TestMedia.multiLanguage(into: $0, seconds: 6) }
-        let token = try h.submit("master.m3u8", ["--audio", "en,de", "--subtitles", "all"])
+        let h = try start("remux-hls") {
+            try TestMedia.multiLanguage(into: $0, seconds: 6)
+            // A language whose first cue is not at 0: its times stay the presentation's in the file.
+            try TestMedia.sh("sed -i 's/^00:00:00.000 --> /00:00:01.000 --> /' subs-fr/part0.vtt", in: $0)
+        }
+        let token = try h.submit("master.m3u8", ["--audio", "en,de", "--subtitles", "all", "--id", "lesson-1"])
         let status = try h.waitForFinal(token)
         #expect(status.state == .completed, "\(String(describing: status.error))")
         let entry = try #require(status.localPlaylist)
@@ -64,7 +68,9 @@ struct RemuxTests {
 
         for format in ["mp4", "mkv"] {
             let out = h.root.appendingPathComponent("title.\(format)").path
-            let run = try h.stowctlStreams(["remux", token, out, "--json"])
+            // The MKV by the title's id (every command that takes a TOKEN takes --id).
+            let title = format == "mp4" ? [token] : ["--id", "lesson-1"]
+            let run = try h.stowctlStreams(["remux"] + title + [out, "--json"])
             #expect(run.status == 0, "remux \(format): \(run.stderr)")
             let report = try JSONDecoder().decode(RemuxAnswer.self, from: Data(run.stdout.utf8))
             #expect(report.path == out && report.audioLanguages.count == 2 && report.subtitleLanguages == ["en", "fr"])
@@ -78,9 +84,11 @@ struct RemuxTests {
                     && Array(streams.dropFirst()) == [
                         "aac,audio,eng", "aac,audio,ger", "\(subtitle),subtitle,eng", "\(subtitle),subtitle,fre",
                     ], "\(format): every stream, tagged with its stored language (ISO 639-2): \(streams)")
+            let english = try Self.cues(out, stream: 0, in: h.root)
+            #expect(english.contains("00:00.000 --> 00:02.000\nline one en"), "\(format) English cues: \(english)")
             let french = try Self.cues(out, stream: 1, in: h.root)
             #expect(
-                french.contains("00:00.000 --> 00:02.000\nline one fr")
+                french.contains("00:01.000 --> 00:02.000\nline one fr")
                     && french.contains("00:03.000 --> 00:05.000\nline two fr"), "\(format) French cues: \(french)")
             let (_, chapters) = try TestMedia.shOutput(
                 "ffprobe -v error -show_chapters -of csv=p=0 '\(out)'", in: h.root)

@@ -9,7 +9,9 @@ import Testing
             token: "t", url: "https://origin.example/m.m3u8", name: nil, state: .completed, progress: 1,
             bytesDownloaded: 0, bytesExpected: 0, segmentsDone: 0, segmentsTotal: 0, requestedAt: nil,
             startedAt: nil, endedAt: nil, license: license, localPlaylist: nil, playableOffline: true, error: nil)
-        if protected { s.protection = TitleProtection(scheme: "cbcs", systems: [], kids: [], licenseUrls: [], deviceOnly: false) }
+        if protected {
+            s.protection = TitleProtection(scheme: "cbcs", systems: [], kids: [], licenseUrls: [], deviceOnly: false)
+        }
         return s
     }
 
@@ -38,7 +40,8 @@ import Testing
         #expect(playCount.refusal?.message.contains("rental") == false)
         let keys = SingleFileClearance(terms: nil, operatorKeys: true)
         #expect(keys.refusal?.message.contains("encrypted") == true)
-        let rented = SingleFileClearance(terms: RequestedTerms(kind: .rental, rentalSeconds: 86_400), operatorKeys: false)
+        let rented = SingleFileClearance(
+            terms: RequestedTerms(kind: .rental, rentalSeconds: 86_400), operatorKeys: false)
         #expect(rented.refusal?.message.contains("rental") == true)
     }
 }
