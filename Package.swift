@@ -162,11 +162,17 @@ let package = Package(
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
             ]),
+        // An offline copy read as renditions (its local master, its subtitles as WebVTT) and written as one file
+        // (`stowctl remux`): the gateway, stowctl and the box's single file share it.
+        .target(
+            name: "StowageOfflineCopy",
+            dependencies: ["StowageProtocol", "StowageHLS"]),
         // The LAN gateway: auth, playback sessions, routes, library page.
         .target(
             name: "StowageGateway",
             dependencies: [
-                "StowagePlayback", "StowageProtocol", "StowageRuntime", "StowageQR", "StowageSchedulerCore",
+                "StowageOfflineCopy", "StowagePlayback", "StowageProtocol", "StowageRuntime", "StowageQR",
+                "StowageSchedulerCore",
                 // The offline master's renditions, for the library's facts and the play page.
                 "StowageHLS",
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -219,7 +225,7 @@ let package = Package(
             name: "stowctl",
             dependencies: [
                 "StowageRuntime", "StowageProcess", "StowageProtocol", "ZeroMQ", "StowageFetch", "StowageHLS",
-                "StowageDASH", "StowagePlayback", "StowageBundle", "StowageQR",
+                "StowageDASH", "StowagePlayback", "StowageBundle", "StowageQR", "StowageOfflineCopy",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
@@ -324,7 +330,7 @@ let package = Package(
         .testTarget(
             name: "StowageGatewayTests",
             dependencies: [
-                "StowageGateway", "StowagePlayback", "StowageProtocol",
+                "StowageGateway", "StowagePlayback", "StowageProtocol", "StowageOfflineCopy",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),

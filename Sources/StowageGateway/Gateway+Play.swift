@@ -1,12 +1,10 @@
 import Foundation
 import Hummingbird
+import StowageOfflineCopy
 import StowagePlayback
 import StowageProtocol
 
 extension Gateway {
-    /// The largest subtitle rendition joined into one file: 8 MiB (hours of dense subtitles are well under 1 MiB).
-    static let maxSubtitleBytes = 8 << 20
-
     /// `GET /play/<token-or-id>`: the play page of a title in the library (``LibraryVisibility``: playable now);
     /// any other title is 404 to everyone, as it is not in the library.
     func playPage(_ request: Request, identity: Identity) async throws -> Response {
@@ -27,40 +25,21 @@ extension Gateway {
     }
 
     /// `GET /titles/<key>/subtitles/<lang>.vtt`: the offline copy's subtitle rendition in `lang`, its segments
-    /// joined into one WebVTT file (``WebVTTJoin``); counts no play (the video's playlists and media do).
+    /// joined into one WebVTT file (``TitleSubtitles``); counts no play (the video's playlists and media do).
     func subtitles(_ language: String, token: String) throws -> Response {
-        let directory = titlesRootPath + "/" + token
-        guard let master = localMaster(directory) else {
-            throw GatewayError.notFound("this title has no HLS master playlist with subtitles")
-        }
-        guard let rendition = master.subtitles.first(where: { $0.language == language }) else {
-            let have = master.subtitles.map(\.language).joined(separator: ", ")
-            throw GatewayError.notFound(
-                "no subtitles in '\(language)' (this title has: \(have.isEmpty ? "none" : have))")
-        }
-        guard let playlistPath = TitlePath.relative(rawPath: rendition.uri),
-            let text = try? String(contentsOfFile: directory + "/" + playlistPath, encoding: .utf8),
-            let uris = LocalMaster.segments(ofMedia: text)
-        else { throw GatewayError.notFound("the '\(language)' subtitles' playlist cannot be read") }
-        let folder = (playlistPath as NSString).deletingLastPathComponent
-        var segments: [String] = [], total = 0
-        for uri in uris {
-            guard let relative = TitlePath.relative(rawPath: folder.isEmpty ? uri : folder + "/" + uri),
-                let data = FileManager.default.contents(atPath: directory + "/" + relative)
-            else { throw GatewayError.notFound("a segment of the '\(language)' subtitles is missing: \(uri)") }
-            total += data.count
-            guard total <= Self.maxSubtitleBytes else {
-                throw GatewayError(
-                    .contentTooLarge, .refused, "the '\(language)' subtitles exceed \(Self.maxSubtitleBytes >> 20) MiB")
+        let text: String
+        do {
+            text = try TitleSubtitles.webVTT(language: language, directory: titlesRootPath + "/" + token)
+        } catch {
+            switch error.kind {
+            case .notFound: throw GatewayError.notFound(error.message)
+            case .tooLarge: throw GatewayError(.contentTooLarge, .refused, error.message)
             }
-            segments.append(String(decoding: data, as: UTF8.self))
         }
         var headers = HTTPFields()
         headers[.contentType] = "text/vtt; charset=utf-8"
         headers[.cacheControl] = "no-cache"
-        return Response(
-            status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: WebVTTJoin.join(segments)))
-        )
+        return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: text)))
     }
 
     /// `GET /titles/<key>/master-audio-<lang>.m3u8`: the master narrowed to one audio language
@@ -90,7 +69,5 @@ extension Gateway {
     }
 
     /// The offline copy's master playlist (`master.m3u8`), when it is one.
-    func localMaster(_ directory: String) -> LocalMaster? {
-        (try? String(contentsOfFile: directory + "/master.m3u8", encoding: .utf8)).flatMap(LocalMaster.init(text:))
-    }
+    func localMaster(_ directory: String) -> LocalMaster? { TitleSubtitles.master(directory) }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import StowageOfflineCopy
 import StowageProtocol
 import Synchronization
 

@@ -31,7 +31,7 @@ struct Stowctl: AsyncParsableCommand {
             CommandGroup(name: "Licenses", subcommands: [Preload.self, Renew.self, LicenseCommand.self]),
             CommandGroup(
                 name: "Playback & library",
-                subcommands: [Playable.self, Play.self, BookmarkCommand.self, DevicesCommand.self]),
+                subcommands: [Playable.self, Play.self, Remux.self, BookmarkCommand.self, DevicesCommand.self]),
             CommandGroup(
                 name: "Operations",
                 subcommands: [

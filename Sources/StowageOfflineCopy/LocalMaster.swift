@@ -4,21 +4,21 @@ import StowageHLS
 /// An offline copy's HLS master playlist (the one the planner wrote: one variant, its chosen audio and subtitle
 /// renditions each with a local playlist), read for what the library and the play page need: the languages, the
 /// playlist of each, and the master narrowed to one audio language for a player that offers no audio choice.
-struct LocalMaster: Sendable {
-    struct Rendition: Sendable, Equatable {
-        var language: String
-        var name: String
+public struct LocalMaster: Sendable {
+    public struct Rendition: Sendable, Equatable {
+        public var language: String
+        public var name: String
         /// The rendition's playlist, relative to the master.
-        var uri: String
+        public var uri: String
     }
 
-    let text: String
-    private(set) var variantURI: String?
-    private(set) var audio: [Rendition] = []
-    private(set) var subtitles: [Rendition] = []
+    public let text: String
+    public private(set) var variantURI: String?
+    public private(set) var audio: [Rendition] = []
+    public private(set) var subtitles: [Rendition] = []
 
     /// Parses `text`, or nil when it is no master playlist (a media playlist offline is its own entry).
-    init?(text: String) {
+    public init?(text: String) {
         guard let master = try? MasterPlaylist(text: text, url: "offline/master.m3u8"), !master.variants.isEmpty
         else { return nil }
         self.text = text
@@ -34,7 +34,7 @@ struct LocalMaster: Sendable {
 
     /// The master with only the audio rendition in `language` (made the default) and no subtitle rendition (the
     /// play page gives those as `<track>`s); nil when no audio rendition has that language.
-    func narrowed(toAudio language: String) -> String? {
+    public func narrowed(toAudio language: String) -> String? {
         guard audio.contains(where: { $0.language == language }) else { return nil }
         var out: [String] = []
         for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
@@ -61,13 +61,13 @@ struct LocalMaster: Sendable {
     }
 
     /// The seconds of a media playlist's segments (nil when it cannot be read as one).
-    static func duration(ofMedia text: String) -> Double? {
+    public static func duration(ofMedia text: String) -> Double? {
         guard let media = try? MediaPlaylist(text: text, url: "offline/index.m3u8") else { return nil }
         return media.segments.reduce(0) { $0 + $1.duration }
     }
 
     /// A media playlist's segment URIs, in order.
-    static func segments(ofMedia text: String) -> [String]? {
+    public static func segments(ofMedia text: String) -> [String]? {
         (try? MediaPlaylist(text: text, url: "offline/index.m3u8"))?.segments.map(\.uri)
     }
 }
