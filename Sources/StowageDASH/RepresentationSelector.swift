@@ -119,7 +119,8 @@ public enum RepresentationSelector {
         else { return nil }
         let candidates = set.element.representations.enumerated().map {
             (
-                track: Track(kind: .video, adaptationSet: set.offset, representation: $0.offset, language: set.element.lang),
+                track: Track(
+                    kind: .video, adaptationSet: set.offset, representation: $0.offset, language: set.element.lang),
                 rep: $0.element
             )
         }

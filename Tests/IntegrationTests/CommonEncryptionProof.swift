@@ -41,7 +41,8 @@ enum CommonEncryptionProof {
                         $0 += try Data(contentsOf: $1)
                     }, stream: "a", in: h)
             #expect(decoded.count > 20, "\(stream): \(decoded.count) frames")
-            #expect(decoded == reference, "\(local.path) decrypted by the test's own reader decodes to the clear frames")
+            #expect(
+                decoded == reference, "\(local.path) decrypted by the test's own reader decodes to the clear frames")
         }
         for path in try FileManager.default.subpathsOfDirectory(atPath: copy.path) {
             let url = copy.appendingPathComponent(path)

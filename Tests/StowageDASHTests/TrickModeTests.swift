@@ -54,7 +54,7 @@ struct TrickModeTests {
         #expect(trick.count == 4 && trick.first?.kind == .initSection, "\(trick.map(\.url))")
         let mpd = try Fixtures.mpd(plan.masterPlaylist, url: "http://box.test/t/manifest.mpd")
         let sets = mpd.periods[1].adaptationSets
-        #expect(sets.count == 3, "video, audio, trick mode: \(plan.masterPlaylist)")
+        try #require(sets.count == 3, "video, audio, trick mode: \(plan.masterPlaylist)")
         #expect(!sets[0].isTrickMode && sets[0].id == "0")
         #expect(sets[2].isTrickMode && sets[2].trickModeOf == "0", "it names the local video set")
         #expect(sets[2].representations.map(\.id) == ["trick-low"])
