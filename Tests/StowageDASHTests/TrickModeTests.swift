@@ -1,3 +1,4 @@
+import Foundation
 import StowageProtocol
 import Testing
 
@@ -59,5 +60,32 @@ struct TrickModeTests {
         #expect(sets[2].isTrickMode && sets[2].trickModeOf == "0", "it names the local video set")
         #expect(sets[2].representations.map(\.id) == ["trick-low"])
         #expect(DASHPlanner.duration(of: plan) == 10, "the trick-mode track adds no time")
+    }
+
+    /// A recording keeps no trick-mode set, even with `--iframes` (live HLS keeps no I-frame playlist either).
+    @Test func aRecordingNeverKeepsIt() throws {
+        let text = """
+            <?xml version="1.0"?>
+            <MPD xmlns="urn:mpeg:dash:schema:mpd:2011" type="dynamic" availabilityStartTime="2023-11-14T22:13:20Z" \
+            minimumUpdatePeriod="PT1S">
+              <BaseURL>http://origin.test/live/</BaseURL>
+              <Period id="p0" start="PT0S">
+                <AdaptationSet id="1" contentType="video" mimeType="video/mp4" codecs="avc1.64001e">
+                  <SegmentTemplate timescale="1000" duration="2000" media="v-$Number$.m4s" initialization="v.mp4"/>
+                  <Representation id="v" bandwidth="500000" width="640" height="360"/>
+                </AdaptationSet>
+                <AdaptationSet contentType="video" mimeType="video/mp4" codecs="avc1.64001e">
+                  <EssentialProperty schemeIdUri="http://dashif.org/guidelines/trickmode" value="1"/>
+                  <SegmentTemplate timescale="1000" duration="2000" media="t-$Number$.m4s" initialization="t.mp4"/>
+                  <Representation id="t" bandwidth="50000" width="320" height="180"/>
+                </AdaptationSet>
+              </Period>
+            </MPD>
+            """
+        let mpd = try MPD(liveData: Data(text.utf8), url: "http://origin.test/live/stream.mpd")
+        #expect(try RepresentationSelector.select(mpd, Selection(iframes: true)).first?.trickMode != nil)
+        let planned = try LiveDASHPlanner.plan(mpd: mpd, selection: Selection(iframes: true))
+        #expect(planned.plan.resources.map(\.url) == ["http://origin.test/live/v.mp4"], "the video's init alone")
+        #expect(planned.states.count == 1 && !planned.plan.masterPlaylist.contains("trickmode"))
     }
 }
