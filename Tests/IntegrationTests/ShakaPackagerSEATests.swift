@@ -104,6 +104,9 @@ struct ShakaPackagerSEATests {
             }
         }
 
+        let (verified, report) = try h.stowctl(["verify", status.token])
+        #expect(verified == 0, "verified again at rest, each segment decrypted in memory: \(report)")
+
         #expect(h.terminate("origin") == 0)
         let entry = try h.startPlay(status.token)
         let reader = SEAReader(root: h.root, headers: [])
