@@ -59,6 +59,11 @@ public struct AdaptationSet: Sendable, Equatable {
         (essentialProperties + supplementalProperties).contains { $0.schemeIdUri == Self.trickModeScheme }
     }
 
+    /// The `@id` of the AdaptationSet this trick-mode set goes with (the descriptor's value), when it says.
+    public var trickModeOf: String? {
+        (essentialProperties + supplementalProperties).first { $0.schemeIdUri == Self.trickModeScheme }?.value
+    }
+
     /// Infers the content type from `@contentType`, MIME types and codecs.
     static func inferType(contentType: String?, mimeTypes: [String], codecs: [String]) -> ContentType {
         if let contentType, let known = ContentType(rawValue: contentType.lowercased()) { return known }

@@ -7,12 +7,15 @@ import StowageProtocol
 ///
 /// The recorded Period is the MPD's first: a recording ends where that Period ends (several Periods in one
 /// recording, and key rotation across them, are not supported yet). Segment encryption (`sea:`) is refused: its
-/// crypto periods would need renumbering reload by reload.
+/// crypto periods would need renumbering reload by reload. A trick-mode set is never recorded, `--iframes` or not
+/// (as a live HLS recording keeps no I-frame playlist).
 public enum LiveDASHPlanner {
     /// The plan, and each rendition's starting state (in rendition order).
     public static func plan(
         mpd: MPD, selection: Selection
     ) throws(DASHError) -> (plan: ResolvedPlan, states: [LiveDASHRendition]) {
+        var selection = selection
+        selection.iframes = nil
         guard let choice = try RepresentationSelector.select(mpd, selection).first else {
             throw DASHError.missing("Period", "AdaptationSet", "the MPD has no Period to record")
         }

@@ -51,15 +51,18 @@ public enum LocalMPDWriter {
         for (index, period) in periods.enumerated() {
             out += "  <Period id=\"\(escape(period.id ?? "p\(index)"))\" start=\"\(ISODuration.format(period.start))\""
             out += " duration=\"\(ISODuration.format(period.effectiveDuration))\">\n"
+            let main = period.tracks.firstIndex { $0.kind == .video && !$0.adaptationSet.isTrickMode }
             for (setIndex, track) in period.tracks.enumerated() {
-                out += adaptationSet(track, id: setIndex)
+                out += adaptationSet(track, id: setIndex, trickModeOf: main)
             }
             out += "  </Period>\n"
         }
         return out + "</MPD>\n"
     }
 
-    private static func adaptationSet(_ track: LocalTrack, id: Int) -> String {
+    /// One AdaptationSet; a trick-mode track (kept by `--iframes`) says so with the DASH-IF `EssentialProperty`
+    /// naming the local id of its Period's video set (`trickModeOf`), so players that do not scrub skip it.
+    private static func adaptationSet(_ track: LocalTrack, id: Int, trickModeOf main: Int?) -> String {
         let set = track.adaptationSet
         let rep = track.representation
         var attributes: [(String, String?)] = [
@@ -71,6 +74,12 @@ public enum LocalMPDWriter {
         if let label = set.label { out += "      <Label>\(escape(label))</Label>\n" }
         for role in set.roles {
             out += "      <Role\(render([("schemeIdUri", role.schemeIdUri), ("value", role.value)]))/>\n"
+        }
+        if set.isTrickMode {
+            let property: [(String, String?)] = [
+                ("schemeIdUri", AdaptationSet.trickModeScheme), ("value", main.map(String.init)),
+            ]
+            out += "      <EssentialProperty\(render(property))/>\n"
         }
         for protection in rep.contentProtections { out += contentProtection(protection) }
         let repAttributes: [(String, String?)] = [

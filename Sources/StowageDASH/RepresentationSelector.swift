@@ -26,9 +26,11 @@ public enum RepresentationSelector {
         public var video: Track?
         public var audio: [Track]
         public var subtitles: [Track]
+        /// With `--iframes`: the trick-mode (I-frame) Representation that goes with `video`.
+        public var trickMode: Track? = nil
 
-        /// Video, then audio, then subtitles.
-        public var tracks: [Track] { (video.map { [$0] } ?? []) + audio + subtitles }
+        /// Video, then audio, then subtitles, then the trick-mode video (last, so the others keep their places).
+        public var tracks: [Track] { (video.map { [$0] } ?? []) + audio + subtitles + (trickMode.map { [$0] } ?? []) }
     }
 
     /// The choice in every Period. Video: the highest Representation whose bandwidth is not above
@@ -36,7 +38,8 @@ public enum RepresentationSelector {
     /// for (a Period without it gets its default), nil = the AdaptationSet with Role `main`, else the first; its
     /// Representation is the lowest without a bitrate, else the highest fitting beside the video. Subtitles: text
     /// AdaptationSets (WebVTT or `contentType="text"`) in the languages asked for, `all`, or none. Video and audio
-    /// keep to what the device decodes, the most preferred codec first; `audioOnly` keeps no video.
+    /// keep to what the device decodes, the most preferred codec first; `audioOnly` keeps no video. Trick-mode
+    /// sets are never the video; with `iframes` the one that goes with it is kept too (``chooseTrickMode``).
     public static func select(_ mpd: MPD, _ selection: Selection) throws(DASHError) -> [PeriodChoice] {
         var choices: [PeriodChoice] = []
         var languageFound = false
@@ -56,7 +59,8 @@ public enum RepresentationSelector {
             }
             choices.append(
                 PeriodChoice(
-                    period: index, video: video, audio: audio, subtitles: chooseSubtitles(period, selection.subtitles)))
+                    period: index, video: video, audio: audio, subtitles: chooseSubtitles(period, selection.subtitles),
+                    trickMode: chooseTrickMode(period, video: video, selection)))
         }
         if let wanted = selection.audio, !wanted.isEmpty, !languageFound {
             let available = Set(
@@ -99,6 +103,28 @@ public enum RepresentationSelector {
             }
         }
         return pick(candidates, bitrate: selection.bitrate)
+    }
+
+    /// With `--iframes` (`selection.iframes`), the trick-mode video set (DASH-IF IOP: an `EssentialProperty` or
+    /// `SupplementalProperty` `http://dashif.org/guidelines/trickmode`) whose value names the chosen video's set,
+    /// else the first trick-mode video set; its Representation is the highest not above the chosen video's
+    /// bandwidth, else its lowest. Without `--iframes`, or without video, none: a trick-mode set is left out.
+    static func chooseTrickMode(_ period: Period, video: Track?, _ selection: Selection) -> Track? {
+        guard selection.iframes == true, let video else { return nil }
+        let main = period.adaptationSets[video.adaptationSet]
+        let sets = period.adaptationSets.enumerated().filter {
+            $0.element.isTrickMode && $0.element.contentType == .video && !$0.element.representations.isEmpty
+        }
+        guard let set = sets.first(where: { main.id != nil && $0.element.trickModeOf == main.id }) ?? sets.first
+        else { return nil }
+        let candidates = set.element.representations.enumerated().map {
+            (
+                track: Track(
+                    kind: .video, adaptationSet: set.offset, representation: $0.offset, language: set.element.lang),
+                rep: $0.element
+            )
+        }
+        return pick(candidates, bitrate: main.representations[video.representation].bandwidth)
     }
 
     /// The highest not above `bitrate`, else the lowest; the first listed among equals.

@@ -14,7 +14,7 @@ struct SelectionOptions: ParsableArguments {
     @Option(help: "Subtitle languages, comma-separated, or 'all' or 'none' (default: none).")
     var subtitles: String?
     @Flag(
-        help: "Keep the video's I-frame playlist for scrubbing (ranges in kept segments cost nothing; default: drop).")
+        help: "Keep the video's I-frame playlist (HLS) or trick-mode set (DASH) for scrubbing (default: drop).")
     var iframes = false
     @Option(
         name: .customLong("video-codec"),

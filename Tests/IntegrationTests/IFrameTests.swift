@@ -15,6 +15,7 @@ struct IFrameTests {
             input: input, into: dir, scheme: nil, ext: "m4s", videoExtra: ",iframe_playlist_name=vi.m3u8")
         let source = try String(contentsOf: dir.appendingPathComponent("vi.m3u8"), encoding: .utf8)
         #expect(source.contains("#EXT-X-I-FRAMES-ONLY") && source.contains("#EXT-X-BYTERANGE"), "\(source)")
+        let packaged = try OfflineCopy.framemd5(dir.appendingPathComponent("master.m3u8").path)
         try h.startOrigin()
         try h.startPipeline()
 
@@ -62,6 +63,45 @@ struct IFrameTests {
         let remoteMaster = try ShakaPackagerHLSTests.curl(
             "\(gateway)/titles/\(token)/master.m3u8", headers: auth, in: h)
         #expect(remoteMaster.contains("#EXT-X-I-FRAME-STREAM-INF:"), "\(remoteMaster)")
+        try Self.scrubsBySignedURL(h, token: token, origin: dir, originEntries: originEntries, packaged: packaged)
+    }
+
+    /// A device that cannot send headers plays the title from a signed master URL through the gateway: the main
+    /// video decodes like the packager's, and following the master's `EXT-X-I-FRAME-STREAM-INF` URI, then the
+    /// I-frame playlist's map and entries (each URI carrying the signature), every range is the origin's.
+    static func scrubsBySignedURL(
+        _ h: Harness, token: String, origin dir: URL, originEntries: [Entry], packaged: String
+    ) throws {
+        let (code, out) = try h.stowctl([
+            "devices", "sign", "tablet", "/titles/\(token)/master.m3u8", "--expires", "10m",
+        ])
+        #expect(code == 0, "\(out)")
+        let master = try #require(URL(string: out.trimmingCharacters(in: .whitespacesAndNewlines)))
+        #expect(
+            DASHMedia.hashes(try OfflineCopy.framemd5(master.absoluteString)) == DASHMedia.hashes(packaged),
+            "the signed master plays the main video")
+        let text = try ShakaPackagerHLSTests.curl(master.absoluteString, in: h)
+        let line = try #require(text.split(separator: "\n").first { $0.hasPrefix("#EXT-X-I-FRAME-STREAM-INF:") })
+        let uri = try #require(ShakaPackagerHLSTests.attribute("URI", in: String(line)))
+        #expect(uri.contains("sig="), "the I-frame playlist's URI carries the signature: \(uri)")
+        let playlistURL = try #require(URL(string: uri, relativeTo: master)?.absoluteURL)
+        let playlist = try ShakaPackagerHLSTests.curl(playlistURL.absoluteString, in: h)
+        let map = try #require(
+            ShakaPackagerHLSTests.keyURI(playlist.replacingOccurrences(of: "EXT-X-MAP", with: "EXT-X-KEY")))
+        let initURL = try #require(URL(string: map, relativeTo: playlistURL)?.absoluteString)
+        #expect(
+            try ShakaPackagerHLSTests.curlData(initURL, in: h)
+                == Data(contentsOf: dir.appendingPathComponent("v/init.mp4")))
+        let entries = try Self.entries(playlist)
+        #expect(entries.count == originEntries.count, "\(playlist)")
+        for (l, o) in zip(entries, originEntries) {
+            let url = try #require(URL(string: l.uri, relativeTo: playlistURL)?.absoluteString)
+            let served = try ShakaPackagerHLSTests.curlData(
+                url, headers: ["Range: bytes=\(l.offset)-\(l.offset + l.length - 1)"], in: h)
+            let expected = try Data(contentsOf: dir.appendingPathComponent(o.uri))
+                .subdata(in: Int(o.offset)..<Int(o.offset + o.length))
+            #expect(served == expected, "\(l.uri) through the signed URL equals \(o.uri) at the origin")
+        }
     }
 
     /// An I-frame playlist whose ranges are in files the title does not keep (here the same bytes at other URLs):

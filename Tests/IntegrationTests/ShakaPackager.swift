@@ -35,15 +35,32 @@ enum ShakaPackager {
     static func rawKeyDASH(
         input: URL, into dir: URL, scheme: String, kid: String, key: String, systems: String? = nil
     ) throws {
+        try dash(
+            input: input, into: dir,
+            options: "--enable_raw_key_encryption --keys label=:key_id=\(kid):key=\(key) --protection_scheme "
+                + "\(scheme) --clear_lead 0 " + (systems.map { "--protection_systems \($0) " } ?? ""))
+    }
+
+    /// The same static DASH, clear: `v/init.mp4`, `v/1.m4s` … and `a/…` beside `manifest.mpd`. `trickPlay`
+    /// adds Shaka's trick-mode AdaptationSet of the video (`trick_play_factor=1`: every key frame, one a second)
+    /// in `t/`, signalled by the DASH-IF `EssentialProperty`.
+    static func clearDASH(input: URL, into dir: URL, trickPlay: Bool = false) throws {
+        try dash(input: input, into: dir, options: "", trickPlay: trickPlay)
+    }
+
+    private static func dash(input: URL, into dir: URL, options: String, trickPlay: Bool = false) throws {
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        let streams = ["video": "v", "audio": "a"].map { stream, folder in
+        var streams = ["video": "v", "audio": "a"].map { stream, folder in
             "in=\(input.path),stream=\(stream),init_segment=\(folder)/init.mp4,"
                 + "segment_template='\(folder)/$Number$.m4s'"
         }
+        if trickPlay {
+            streams.append(
+                "in=\(input.path),stream=video,init_segment=t/init.mp4,segment_template='t/$Number$.m4s',"
+                    + "trick_play_factor=1")
+        }
         _ = try TestMedia.sh(
-            "'\(try binary())' \(streams.joined(separator: " ")) --enable_raw_key_encryption "
-                + "--keys label=:key_id=\(kid):key=\(key) --protection_scheme \(scheme) --clear_lead 0 "
-                + (systems.map { "--protection_systems \($0) " } ?? "")
+            "'\(try binary())' \(streams.joined(separator: " ")) \(options)"
                 + "--segment_duration 1 --generate_static_live_mpd --mpd_output manifest.mpd 2>packager.log",
             in: dir)
     }

@@ -6,7 +6,9 @@ import Testing
 /// HLS titles made by Shaka Packager (v3.8.0) with a raw key: fMP4 SAMPLE-AES (`cbcs`) with the key inline
 /// (`data:`) or at a URL, MPEG-TS SAMPLE-AES, and fMP4 SAMPLE-AES-CTR (`cenc`). Each downloads, and with the
 /// origin stopped its offline copy plays through `stowctl play` and the gateway, frame-identical to what the
-/// packager made (and to its input).
+/// packager made (and to its input). The fMP4 titles are also proven without ffmpeg's decryption
+/// (``CommonEncryptionProof``): every stored file equals the origin's, and the test's own `cbcs`/`cenc` reader
+/// decrypts the stored files to the clear frames.
 @Suite("Shaka Packager HLS", .serialized)
 struct ShakaPackagerHLSTests {
     static let kid = ShakaPackagerDASHTests.kid
@@ -40,6 +42,12 @@ struct ShakaPackagerHLSTests {
         for (local, origin) in try Self.renditions(copy, origin: dir) {
             let compared = try OfflineCopy.compare(localMedia: local, originMedia: origin)
             #expect(compared == 4, "every segment of \(local.lastPathComponent) compared")
+        }
+        if ext == "m4s" {
+            let clear = h.root.appendingPathComponent("clear")
+            try ShakaPackager.hls(input: input, into: clear, scheme: nil, ext: ext)
+            try CommonEncryptionProof.prove(
+                copy: copy, origin: dir, clear: clear, input: input, key: Array(Self.keyData), scheme: "cbcs", in: h)
         }
         for file in try FileManager.default.subpathsOfDirectory(atPath: copy.path) {
             let url = copy.appendingPathComponent(file)
@@ -93,6 +101,10 @@ struct ShakaPackagerHLSTests {
             let compared = try OfflineCopy.compare(localMedia: local, originMedia: origin)
             #expect(compared == 4, "every segment of \(local.lastPathComponent) compared")
         }
+        let clear = h.root.appendingPathComponent("clear")
+        try ShakaPackager.hls(input: input, into: clear, scheme: nil, ext: "m4s")
+        try CommonEncryptionProof.prove(
+            copy: copy, origin: dir, clear: clear, input: input, key: Array(Self.keyData), scheme: "cenc", in: h)
 
         #expect(h.terminate("origin") == 0)
         let entry = try h.startPlay(token)
