@@ -48,6 +48,9 @@ let package = Package(
         .target(name: "StowageHLS", dependencies: ["StowageProtocol"]),
         // MPEG-DASH: MPD parsing, segment addressing (templates, timelines, lists, sidx), selection, local MPDs.
         .target(name: "StowageDASH", dependencies: ["StowageProtocol"]),
+        // Subtitles a person can read: every subtitle track of an offline copy (segmented WebVTT, wvtt/stpp in
+        // fMP4, TTML and WebVTT sidecars) as cues, and those cues as WebVTT and SubRip. Pure file reads.
+        .target(name: "StowageSubtitles", dependencies: ["StowageProtocol", "StowageHLS", "StowageDASH"]),
         // Linux calls Swift's Glibc module does not declare (syncfs).
         .target(name: "CSystemShims"),
         .target(
@@ -132,7 +135,7 @@ let package = Package(
             dependencies: [
                 "ZeroMQ", "StowageProtocol", "StowageStore", "StowageSchedulerCore", "StowageRuntime",
                 "StowageLicensing", "StowageHLS", "StowageIntegrity", "CSystemShims", "StowageCatalog",
-                "StowageBundle", "StowageDASH",
+                "StowageBundle", "StowageDASH", "StowageSubtitles",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -169,6 +172,8 @@ let package = Package(
                 "StowagePlayback", "StowageProtocol", "StowageRuntime", "StowageQR", "StowageSchedulerCore",
                 // The offline master's renditions, for the library's facts and the play page.
                 "StowageHLS",
+                // subtitles/<lang>.vtt and .srt when the written files are not there.
+                "StowageSubtitles",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
@@ -211,7 +216,7 @@ let package = Package(
             name: "stowage-integrity-worker",
             dependencies: [
                 "CSystemShims",
-                "StowageRuntime", "StowageProcess", "StowageProtocol", "StowageIntegrity",
+                "StowageRuntime", "StowageProcess", "StowageProtocol", "StowageIntegrity", "StowageSubtitles",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
@@ -262,6 +267,8 @@ let package = Package(
         .testTarget(name: "StowageProtocolTests", dependencies: ["StowageProtocol", "StowageTestSupport"]),
         .testTarget(name: "StowageHLSTests", dependencies: ["StowageHLS", "StowageProtocol", "StowageTestSupport"]),
         .testTarget(name: "StowageDASHTests", dependencies: ["StowageDASH", "StowageProtocol"]),
+        // Real bytes from Shaka Packager and ffmpeg in Fixtures/ (read by path; see Fixtures/README.md).
+        .testTarget(name: "StowageSubtitlesTests", dependencies: ["StowageSubtitles"], exclude: ["Fixtures"]),
         .testTarget(
             name: "StowageIntegrityTests",
             dependencies: [

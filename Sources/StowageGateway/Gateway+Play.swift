@@ -2,11 +2,9 @@ import Foundation
 import Hummingbird
 import StowagePlayback
 import StowageProtocol
+import StowageSubtitles
 
 extension Gateway {
-    /// The largest subtitle rendition joined into one file: 8 MiB (hours of dense subtitles are well under 1 MiB).
-    static let maxSubtitleBytes = 8 << 20
-
     /// `GET /play/<token-or-id>`: the play page of a title in the library (``LibraryVisibility``: playable now);
     /// any other title is 404 to everyone, as it is not in the library.
     func playPage(_ request: Request, identity: Identity) async throws -> Response {
@@ -26,41 +24,44 @@ extension Gateway {
         return page
     }
 
-    /// `GET /titles/<key>/subtitles/<lang>.vtt`: the offline copy's subtitle rendition in `lang`, its segments
-    /// joined into one WebVTT file (``WebVTTJoin``); counts no play (the video's playlists and media do).
-    func subtitles(_ language: String, token: String) throws -> Response {
+    /// `GET /titles/<key>/subtitles/<lang>.vtt` (or `.srt`): the title's subtitles in `lang` as one file. The
+    /// file written when the title completed (hashed and verified with the rest) when it is there; else (a title
+    /// completed before, or whose subtitles could not be converted) read from the copy's own subtitle files by
+    /// ``TitleSubtitles``, for HLS and DASH titles alike. Counts no play (the video's playlists and media do).
+    func subtitles(_ language: String, srt: Bool, token: String) throws -> Response {
         let directory = titlesRootPath + "/" + token
-        guard let master = localMaster(directory) else {
-            throw GatewayError.notFound("this title has no HLS master playlist with subtitles")
-        }
-        guard let rendition = master.subtitles.first(where: { $0.language == language }) else {
-            let have = master.subtitles.map(\.language).joined(separator: ", ")
-            throw GatewayError.notFound(
-                "no subtitles in '\(language)' (this title has: \(have.isEmpty ? "none" : have))")
-        }
-        guard let playlistPath = TitlePath.relative(rawPath: rendition.uri),
-            let text = try? String(contentsOfFile: directory + "/" + playlistPath, encoding: .utf8),
-            let uris = LocalMaster.segments(ofMedia: text)
-        else { throw GatewayError.notFound("the '\(language)' subtitles' playlist cannot be read") }
-        let folder = (playlistPath as NSString).deletingLastPathComponent
-        var segments: [String] = [], total = 0
-        for uri in uris {
-            guard let relative = TitlePath.relative(rawPath: folder.isEmpty ? uri : folder + "/" + uri),
-                let data = FileManager.default.contents(atPath: directory + "/" + relative)
-            else { throw GatewayError.notFound("a segment of the '\(language)' subtitles is missing: \(uri)") }
-            total += data.count
-            guard total <= Self.maxSubtitleBytes else {
-                throw GatewayError(
-                    .contentTooLarge, .refused, "the '\(language)' subtitles exceed \(Self.maxSubtitleBytes >> 20) MiB")
+        let name = "\(TitleSubtitles.folder)/\(language).\(srt ? "srt" : "vtt")"
+        var body: String
+        if case .file(let path, _) = TitlePath.served(name, inRoot: directory),
+            let data = FileManager.default.contents(atPath: path)
+        {
+            body = String(decoding: data, as: UTF8.self)
+        } else {
+            do {
+                let cues = try TitleSubtitles.cues(language: language, inTitleFolder: directory)
+                body = srt ? SRTText.document(cues) : WebVTTText.document(cues)
+            } catch {
+                throw Self.subtitleRefusal(error, language: language)
             }
-            segments.append(String(decoding: data, as: UTF8.self))
         }
         var headers = HTTPFields()
-        headers[.contentType] = "text/vtt; charset=utf-8"
+        headers[.contentType] = srt ? "application/x-subrip; charset=utf-8" : "text/vtt; charset=utf-8"
         headers[.cacheControl] = "no-cache"
-        return Response(
-            status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: WebVTTJoin.join(segments)))
-        )
+        if srt { headers[.contentDisposition] = "inline; filename=\"\(language).srt\"" }
+        return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: body)))
+    }
+
+    /// The answer to subtitles that cannot be read: 404 when the title has none in that language, 413 past the
+    /// size limit, else 422 naming the file at fault.
+    static func subtitleRefusal(_ error: SubtitleError, language: String) -> GatewayError {
+        switch error.code {
+        case .noTrack: GatewayError.notFound(error.message)
+        case .tooLarge: GatewayError(.contentTooLarge, .refused, error.description)
+        case .missingFile: GatewayError.notFound("a file of the '\(language)' subtitles is missing: \(error.file)")
+        case .malformed, .unsupported:
+            GatewayError(
+                .unprocessableContent, .integrity, "the '\(language)' subtitles cannot be converted: \(error)")
+        }
     }
 
     /// `GET /titles/<key>/master-audio-<lang>.m3u8`: the master narrowed to one audio language

@@ -108,6 +108,9 @@ public struct TitleStatus: Codable, Sendable, Equatable {
     /// A clip (`submit --range`): the span stored, seconds from the title's start on the video's segment
     /// boundaries (the span asked for until the title is planned); null for a whole title.
     public var range: ClipRange?
+    /// The subtitles the box writes as `subtitles/<lang>.vtt` and `.srt` when the title completes, each with what
+    /// came of it (null before there are any, and for a title without subtitles).
+    public var subtitleFiles: [SubtitleFileStatus]?
 
     public init(
         token: String, url: String, name: String?, state: TitleState, progress: Double,
@@ -169,6 +172,27 @@ public struct TitleStatus: Codable, Sendable, Equatable {
         try c.encode(lastPlayedAt, forKey: .lastPlayedAt)
         try c.encode(pinned ?? false, forKey: .pinned)
         try c.encode(range, forKey: .range)
+        if let subtitleFiles { try c.encode(subtitleFiles, forKey: .subtitleFiles) }
+    }
+}
+
+/// One `subtitles/<lang>.vtt` or `.srt` file of a title: written (and verified), waiting to be written, or not
+/// converted (the subtitle file at fault named in `message`; the title completes without it).
+public struct SubtitleFileStatus: Codable, Sendable, Equatable {
+    public enum State: String, Codable, Sendable {
+        case pending, written
+        case notConverted = "not-converted"
+    }
+
+    /// Relative to the title's folder.
+    public var file: String
+    public var state: State
+    public var message: String?
+
+    public init(file: String, state: State, message: String? = nil) {
+        self.file = file
+        self.state = state
+        self.message = message
     }
 }
 
