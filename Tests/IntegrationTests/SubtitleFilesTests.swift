@@ -46,7 +46,7 @@ struct SubtitleFilesTests {
         """
 
     @Test func hlsSegmentedWebVTT() throws {
-        let h = try Harness(name: "subs-hls")
+        let h = try Self.harness("subs-hls")
         try Data(Self.source.utf8).write(to: h.media.appendingPathComponent("source.vtt"))
         _ = try TestMedia.sh(
             """
@@ -68,14 +68,23 @@ struct SubtitleFilesTests {
         let token = try h.submit("master.m3u8", ["--subtitles", "all"])
         let status = try h.waitForFinal(token)
         #expect(status.state == .completed && status.playableOffline, "\(String(describing: status.error))")
-        try Self.expectFiles(h, token: token, language: "de", vtt: Self.sourceCues, srt: Self.sourceSRT, status: status)
+        // The source is what ffmpeg wrote (it decodes `&amp;` and drops the class span): the origin's segments'
+        // cues, read here.
+        var source: [Cue] = []
+        for n in 0..<3 {
+            let part = try String(contentsOf: h.media.appendingPathComponent("subs-de/part\(n).vtt"), encoding: .utf8)
+            source += Self.cues(part)
+        }
+        #expect(source.map(\.start) == [500, 2000, 3500] && source.last?.text == "Last one", "\(source)")
+        try Self.expectFiles(h, token: token, language: "de", vtt: source, srt: Self.sourceSRT, status: status)
 
         // Hashed and verified like every other file: one changed at rest is found by `verify`, and `--repair`
         // writes it again (it is never fetched: it has no URL).
         let srt = h.home.appendingPathComponent("titles/\(token)/subtitles/de.srt")
         let written = try Data(contentsOf: srt)
         try Data("1\n00:00:00,000 --> 00:00:09,000\nforged\n\n".utf8).write(to: srt)
-        #expect(try h.stowctl(["verify", token]).0 == 0)
+        let (found, report) = try h.stowctl(["verify", token])
+        #expect(found == 1 && report.contains("subtitles/de.srt"), "verify fails naming the file: \(report)")
         let checked = try h.waitForFinal(token)
         #expect(checked.error?.code == .integrity && checked.error?.message.contains("subtitles/de.srt") == true,
                 "\(String(describing: checked.error))")
@@ -91,7 +100,7 @@ struct SubtitleFilesTests {
 
     @Test(arguments: ["wvtt", "stpp"])
     func dashSubtitlesInFragmentedMP4(format: String) throws {
-        let h = try Harness(name: "subs-\(format)")
+        let h = try Self.harness("subs-\(format)")
         try Data(Self.source.utf8).write(to: h.media.appendingPathComponent("source.vtt"))
         let input = try ShakaPackager.input(h.root.appendingPathComponent("input"))
         // wvtt: the WebVTT cues as they are; stpp: Shaka Packager writes each cue's text as TTML text (the markup
@@ -122,7 +131,7 @@ struct SubtitleFilesTests {
     }
 
     @Test func dashTTMLSidecar() throws {
-        let h = try Harness(name: "subs-ttml")
+        let h = try Self.harness("subs-ttml")
         try Data(Self.ttml.utf8).write(to: h.media.appendingPathComponent("en.ttml"))
         let input = try ShakaPackager.input(h.root.appendingPathComponent("input"))
         _ = try TestMedia.sh(
@@ -143,7 +152,7 @@ struct SubtitleFilesTests {
     }
 
     @Test func aMalformedSampleLeavesTheTitleCompleteAndNamesTheFile() throws {
-        let h = try Harness(name: "subs-bad")
+        let h = try Self.harness("subs-bad")
         try Data(Self.source.utf8).write(to: h.media.appendingPathComponent("source.vtt"))
         let input = try ShakaPackager.input(h.root.appendingPathComponent("input"))
         _ = try TestMedia.sh(
@@ -183,6 +192,13 @@ struct SubtitleFilesTests {
 
     // MARK: checks
 
+    /// A harness with its origin's media folder made.
+    static func harness(_ name: String) throws -> Harness {
+        let h = try Harness(name: name)
+        try FileManager.default.createDirectory(at: h.media, withIntermediateDirectories: true)
+        return h
+    }
+
     /// A cue as a test compares it: milliseconds and text.
     struct Cue: Equatable, CustomStringConvertible {
         var start: Int
@@ -204,13 +220,14 @@ struct SubtitleFilesTests {
             let lines = block.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
             guard let timing = lines.firstIndex(where: { $0.contains(" --> ") }) else { continue }
             let times = lines[timing].components(separatedBy: " --> ")
+            // `hh:mm:ss.mmm` or `mm:ss.mmm` (WebVTT), `hh:mm:ss,mmm` (SRT); settings after a space.
             let millis = { (t: String) -> Int in
-                let f = t.prefix(12).replacingOccurrences(of: ",", with: ".").split(separator: ":")
-                let s = f.count == 3 ? Double(f[0])! * 3600 + Double(f[1])! * 60 + Double(f[2])! : -1
-                return Int((s * 1000).rounded())
+                let f = (t.split(separator: " ").first ?? "").replacingOccurrences(of: ",", with: ".")
+                    .split(separator: ":").compactMap { Double($0) }
+                return Int((f.reduce(0) { $0 * 60 + $1 } * 1000).rounded())
             }
             let text = lines[(timing + 1)...].filter { !$0.isEmpty }.joined(separator: "\n")
-            out.append(Cue(millis(times[0]), millis(String(times[1].prefix(12))), text))
+            out.append(Cue(millis(times[0]), millis(times[1]), text))
         }
         return out
     }
