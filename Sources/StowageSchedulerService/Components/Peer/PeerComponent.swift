@@ -65,7 +65,9 @@ final class PeerComponent: SchedulerComponent {
                     + "there is nothing to fill from")
         }
         let token = title.token
-        let records = try context.store.resources(token: token)
+        // The files the box writes itself (its subtitles as text) are not offered: a box filled from this one
+        // writes its own when its copy completes.
+        let records = try context.store.resources(token: token).filter { $0.kind != .subtitleText }
         var plan = try storedPlan(title, records)
         plan.reach = nil  // how far this box's fetches of it reach is this box's own
         let files = zip(plan.resources, records).map { planned, r in
