@@ -259,6 +259,16 @@ struct SubtitleFilesTests {
                 in: h.root)
             #expect(code == 0 && served == file, "the gateway serves the written \(name)")
         }
+        // The file itself is what is served (a NOTE added to it shows).
+        let note = "\nNOTE served from the written file\n"
+        let handle = try FileHandle(forWritingTo: folder.appendingPathComponent("subtitles/\(language).vtt"))
+        try handle.seekToEnd()
+        try handle.write(contentsOf: Data(note.utf8))
+        try handle.close()
+        let (_, noted) = try TestMedia.shOutput(
+            "curl -sf -H 'Authorization: Bearer \(secret)' \(gateway)/titles/\(token)/subtitles/\(language).vtt",
+            in: h.root)
+        #expect(noted == vttFile + note, "\(noted)")
         // Removed, the file is made again from the subtitle files on the fly, the same.
         try FileManager.default.removeItem(at: folder.appendingPathComponent("subtitles/\(language).vtt"))
         let (code, made) = try TestMedia.shOutput(
