@@ -118,7 +118,11 @@ extension SchedulerService {
             try verification?.finishIfDone(token)
         case .fetchAgain(let reason, _) where r.kind == .subtitleText:
             // Never fetched (it has no URL): written again from the title's subtitle files.
-            if let item = try subtitles?.writeAgain(r, reason: reason) { core.enqueue(item) } else { try checkComplete(token) }
+            if let item = try subtitles?.writeAgain(r, reason: reason) {
+                core.enqueue(item)
+            } else {
+                try checkComplete(token)
+            }
         case .fetchAgain(let reason, let removeFile):
             if removeFile {
                 logger.warning(

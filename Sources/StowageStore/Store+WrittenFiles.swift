@@ -10,7 +10,8 @@ extension Store {
         token: String, paths: [String], kind: PlannedResource.Kind
     ) throws -> [ResourceRecord] {
         try db.write { db in
-            let last = try Int.fetchOne(db, sql: "SELECT MAX(position) FROM resource WHERE token = ?", arguments: [token])
+            let last = try Int.fetchOne(
+                db, sql: "SELECT MAX(position) FROM resource WHERE token = ?", arguments: [token])
             var out: [ResourceRecord] = []
             for (i, path) in paths.enumerated() {
                 var record = ResourceRecord(

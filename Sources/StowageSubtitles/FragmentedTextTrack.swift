@@ -103,12 +103,19 @@ public struct FragmentedTextTrack: Sendable {
             if flags & 0x4 != 0 { field += 4 }
             let perSample = [0x100, 0x200, 0x400, 0x800].filter { flags & UInt32($0) != 0 }.count * 4
             guard Int(count) <= (trun.end - field) / max(perSample, 1) || perSample == 0, count <= 1_000_000 else {
-                throw SubtitleError(.malformed, file: "", "trun claims \(count) samples in \(trun.end - trun.start) bytes")
+                throw SubtitleError(
+                    .malformed, file: "", "trun claims \(count) samples in \(trun.end - trun.start) bytes")
             }
             for _ in 0..<count {
                 var sampleDuration = duration, sampleSize = size, offset: Int64 = 0
-                if flags & 0x100 != 0 { sampleDuration = try MP4Box.be32(bytes, field, limit: trun.end); field += 4 }
-                if flags & 0x200 != 0 { sampleSize = try MP4Box.be32(bytes, field, limit: trun.end); field += 4 }
+                if flags & 0x100 != 0 {
+                    sampleDuration = try MP4Box.be32(bytes, field, limit: trun.end)
+                    field += 4
+                }
+                if flags & 0x200 != 0 {
+                    sampleSize = try MP4Box.be32(bytes, field, limit: trun.end)
+                    field += 4
+                }
                 if flags & 0x400 != 0 { field += 4 }
                 if flags & 0x800 != 0 {
                     let raw = try MP4Box.be32(bytes, field, limit: trun.end)

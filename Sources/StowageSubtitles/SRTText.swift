@@ -65,7 +65,8 @@ enum Entities {
         if let text = named[name] { return text }
         guard name.hasPrefix("#") else { return nil }
         let digits = name.dropFirst()
-        let value = digits.hasPrefix("x") || digits.hasPrefix("X")
+        let value =
+            digits.hasPrefix("x") || digits.hasPrefix("X")
             ? UInt32(digits.dropFirst(), radix: 16) : UInt32(digits, radix: 10)
         return value.flatMap(Unicode.Scalar.init).map { String(Character($0)) }
     }

@@ -32,7 +32,8 @@ enum TTMLDocument {
         guard reader.sawRoot, reader.closedRoot else {
             throw SubtitleError(
                 .malformed, file: "",
-                reader.sawRoot ? "the TTML document ends before </tt>" : "no <tt> root element: this is no TTML document")
+                reader.sawRoot
+                    ? "the TTML document ends before </tt>" : "no <tt> root element: this is no TTML document")
         }
         return reader.cues
     }
@@ -138,8 +139,10 @@ private final class TTMLReader: NSObject, XMLParserDelegate {
             }
             return seconds
         }
-        let units: [(String, Double)] = [("ms", 0.001), ("h", 3600), ("m", 60), ("s", 1), ("f", 1 / frameRate),
-                                         ("t", 1 / tickRate)]
+        let units: [(String, Double)] = [
+            ("ms", 0.001), ("h", 3600), ("m", 60), ("s", 1), ("f", 1 / frameRate),
+            ("t", 1 / tickRate),
+        ]
         for (unit, scale) in units where t.hasSuffix(unit) {
             guard let value = Double(t.dropLast(unit.count)), value >= 0, value.isFinite else { return nil }
             return value * scale

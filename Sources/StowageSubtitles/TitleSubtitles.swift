@@ -82,8 +82,11 @@ public enum TitleSubtitles {
             return text
         }
         let shifted = { (cues: [SubtitleCue]) in
-            cues.map { SubtitleCue(start: $0.start + track.shift, end: $0.end + track.shift, settings: $0.settings,
-                                   text: $0.text) }
+            cues.map {
+                SubtitleCue(
+                    start: $0.start + track.shift, end: $0.end + track.shift, settings: $0.settings,
+                    text: $0.text)
+            }
         }
         switch track.source {
         case .segmentedWebVTT:

@@ -24,8 +24,10 @@ public enum WebVTTText {
                 shift = (ticks - first) / 90000 - local
             }
             for cue in try parse(lines, file: name) {
-                cues.append(SubtitleCue(start: cue.start + shift, end: cue.end + shift, settings: cue.settings,
-                                        text: cue.text))
+                cues.append(
+                    SubtitleCue(
+                        start: cue.start + shift, end: cue.end + shift, settings: cue.settings,
+                        text: cue.text))
             }
         }
         return SubtitleCue.merged(cues)

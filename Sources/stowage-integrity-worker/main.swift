@@ -38,7 +38,8 @@ struct IntegrityHandler: TaskHandler {
             } catch {
                 return .failed(
                     TaskFailure(
-                        code: .io, message: "cannot write \(work.path): \(error.localizedDescription)", retryable: true))
+                        code: .io, message: "cannot write \(work.path): \(error.localizedDescription)", retryable: true)
+                )
             }
         }
         // An encrypted file is checked inside its decrypted bytes when its key came with the task; without the key

@@ -29,7 +29,8 @@ struct SubtitleFilesTests {
         Cue(3500, 3900, "Last <c.yellow>one</c>"),
     ]
     static let sourceSRT = [
-        Cue(500, 1800, "Hello & <i>welcome</i>"), Cue(2000, 3250, "Second line\ntwo lines"), Cue(3500, 3900, "Last one"),
+        Cue(500, 1800, "Hello & <i>welcome</i>"), Cue(2000, 3250, "Second line\ntwo lines"),
+        Cue(3500, 3900, "Last one"),
     ]
 
     /// A TTML sidecar with styling (a `<span>` styled yellow) and a `<br/>`.
@@ -61,7 +62,8 @@ struct SubtitleFilesTests {
             #EXT-X-STREAM-INF:BANDWIDTH=300000,RESOLUTION=160x120,CODECS="avc1.64000c",SUBTITLES="subs"\\n\
             video/index.m3u8\\n' > master.m3u8
             """, in: h.media)
-        let segments = try FileManager.default.contentsOfDirectory(atPath: h.media.appendingPathComponent("subs-de").path)
+        let segments = try FileManager.default.contentsOfDirectory(
+            atPath: h.media.appendingPathComponent("subs-de").path)
         #expect(segments.filter { $0.hasSuffix(".vtt") }.count == 3, "ffmpeg wrote one segment a cue: \(segments)")
         try h.startOrigin()
         try h.startPipeline()
@@ -86,8 +88,9 @@ struct SubtitleFilesTests {
         let (found, report) = try h.stowctl(["verify", token])
         #expect(found == 1 && report.contains("subtitles/de.srt"), "verify fails naming the file: \(report)")
         let checked = try h.waitForFinal(token)
-        #expect(checked.error?.code == .integrity && checked.error?.message.contains("subtitles/de.srt") == true,
-                "\(String(describing: checked.error))")
+        #expect(
+            checked.error?.code == .integrity && checked.error?.message.contains("subtitles/de.srt") == true,
+            "\(String(describing: checked.error))")
         #expect(try h.stowctl(["verify", token, "--repair"]).0 == 0)
         var repaired = try h.waitForFinal(token)
         try h.waitUntil(timeout: 60, "the repaired title to complete clean") {
@@ -121,8 +124,12 @@ struct SubtitleFilesTests {
         let vtt =
             format == "wvtt"
             ? Self.sourceCues
-            : Self.sourceCues.map { Cue($0.start, $0.end, $0.text.replacingOccurrences(of: "&", with: "&amp;")
-                .replacingOccurrences(of: "<", with: "&lt;").replacingOccurrences(of: ">", with: "&gt;")) }
+            : Self.sourceCues.map {
+                Cue(
+                    $0.start, $0.end,
+                    $0.text.replacingOccurrences(of: "&", with: "&amp;")
+                        .replacingOccurrences(of: "<", with: "&lt;").replacingOccurrences(of: ">", with: "&gt;"))
+            }
         let srt =
             format == "wvtt"
             ? Self.sourceSRT
@@ -145,8 +152,10 @@ struct SubtitleFilesTests {
         let token = try h.submit("manifest.mpd", ["--subtitles", "all"])
         let status = try h.waitForFinal(token)
         #expect(status.state == .completed && status.playableOffline, "\(String(describing: status.error))")
-        let cues = [Cue(500, 1800, "Hello &amp; welcome"), Cue(2000, 3250, "Second line\ntwo lines"),
-                    Cue(3500, 3900, "Last one")]
+        let cues = [
+            Cue(500, 1800, "Hello &amp; welcome"), Cue(2000, 3250, "Second line\ntwo lines"),
+            Cue(3500, 3900, "Last one"),
+        ]
         let srt = cues.map { Cue($0.start, $0.end, $0.text.replacingOccurrences(of: "&amp;", with: "&")) }
         try Self.expectFiles(h, token: token, language: "fr", vtt: cues, srt: srt, status: status)
     }
@@ -164,28 +173,32 @@ struct SubtitleFilesTests {
         // so the file passes the container check of fetched files).
         let third = h.media.appendingPathComponent("t/3.m4s")
         var bytes = [UInt8](try Data(contentsOf: third))
-        let payl = try #require(bytes.indices.first { Array(bytes[$0..<min($0 + 4, bytes.count)]) == Array("payl".utf8) })
+        let payl = try #require(
+            bytes.indices.first { Array(bytes[$0..<min($0 + 4, bytes.count)]) == Array("payl".utf8) })
         bytes[payl - 1] = 0xF0
         try Data(bytes).write(to: third)
         try h.startOrigin()
         try h.startPipeline()
         let token = try h.submit("manifest.mpd", ["--subtitles", "all"])
         let status = try h.waitForFinal(token)
-        #expect(status.state == .completed && status.playableOffline && status.error == nil,
-                "the video title completes: \(String(describing: status.error))")
+        #expect(
+            status.state == .completed && status.playableOffline && status.error == nil,
+            "the video title completes: \(String(describing: status.error))")
         let files = try #require(status.subtitleFiles)
         #expect(files.map(\.file).sorted() == ["subtitles/en.srt", "subtitles/en.vtt"])
         for file in files {
             #expect(file.state == .notConverted, "\(file)")
-            #expect(file.message?.contains("seg-00003.m4s") == true && file.message?.contains("payl") == true,
-                    "names the file and the box: \(file.message ?? "")")
+            #expect(
+                file.message?.contains("seg-00003.m4s") == true && file.message?.contains("payl") == true,
+                "names the file and the box: \(file.message ?? "")")
         }
         let folder = h.home.appendingPathComponent("titles/\(token)")
         #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent("subtitles/en.vtt").path))
         let gateway = try h.startGateway(address: "127.0.0.1")
         let secret = try h.addDevice("tv")
         let (_, answer) = try TestMedia.shOutput(
-            "curl -s -w ' %{http_code}' -H 'Authorization: Bearer \(secret)' \(gateway)/titles/\(token)/subtitles/en.srt",
+            "curl -s -w ' %{http_code}' -H 'Authorization: Bearer \(secret)' "
+                + "\(gateway)/titles/\(token)/subtitles/en.srt",
             in: h.root)
         #expect(answer.hasSuffix(" 422") && answer.contains("seg-00003.m4s"), "\(answer)")
     }
@@ -238,8 +251,10 @@ struct SubtitleFilesTests {
         _ h: Harness, token: String, language: String, vtt: [Cue], srt: [Cue], status: TitleStatus
     ) throws {
         let folder = h.home.appendingPathComponent("titles/\(token)")
-        let vttFile = try String(contentsOf: folder.appendingPathComponent("subtitles/\(language).vtt"), encoding: .utf8)
-        let srtFile = try String(contentsOf: folder.appendingPathComponent("subtitles/\(language).srt"), encoding: .utf8)
+        let vttFile = try String(
+            contentsOf: folder.appendingPathComponent("subtitles/\(language).vtt"), encoding: .utf8)
+        let srtFile = try String(
+            contentsOf: folder.appendingPathComponent("subtitles/\(language).srt"), encoding: .utf8)
         #expect(vttFile.hasPrefix("WEBVTT\n"))
         #expect(cues(vttFile) == vtt, "\(vttFile)")
         #expect(cues(srtFile) == srt, "\(srtFile)")
@@ -255,7 +270,8 @@ struct SubtitleFilesTests {
         let secret = try h.addDevice("tv-\(language)")
         for (name, file) in [("vtt", vttFile), ("srt", srtFile)] {
             let (code, served) = try TestMedia.shOutput(
-                "curl -sf -H 'Authorization: Bearer \(secret)' \(gateway)/titles/\(token)/subtitles/\(language).\(name)",
+                "curl -sf -H 'Authorization: Bearer \(secret)' "
+                    + "\(gateway)/titles/\(token)/subtitles/\(language).\(name)",
                 in: h.root)
             #expect(code == 0 && served == file, "the gateway serves the written \(name)")
         }

@@ -117,14 +117,19 @@ struct LibraryPartsTests {
     }
 
     @Test func thePlayPagesPathsUnderATitle() {
-        #expect(TitleRoute(method: .get, path: "/titles/tok/subtitles/fr.vtt").endpoint == .subtitles(language: "fr", srt: false))
+        #expect(
+            TitleRoute(method: .get, path: "/titles/tok/subtitles/fr.vtt").endpoint
+                == .subtitles(language: "fr", srt: false))
         #expect(
             TitleRoute(method: .get, path: "/titles/tok/master-audio-pt-BR.m3u8").endpoint
                 == .audioMaster(language: "pt-BR"))
-        #expect(TitleRoute(method: .get, path: "/titles/tok/subtitles/fr.srt").endpoint == .subtitles(language: "fr", srt: true))
+        #expect(
+            TitleRoute(method: .get, path: "/titles/tok/subtitles/fr.srt").endpoint
+                == .subtitles(language: "fr", srt: true))
         for odd in ["/titles/tok/subtitles/../x.vtt", "/titles/tok/subtitles/.vtt", "/titles/tok/master-audio-.m3u8"] {
             let endpoint = TitleRoute(method: .get, path: odd).endpoint
-            #expect(endpoint != .subtitles(language: "..", srt: false) && endpoint != .audioMaster(language: ""), "\(odd)")
+            #expect(
+                endpoint != .subtitles(language: "..", srt: false) && endpoint != .audioMaster(language: ""), "\(odd)")
             if case .subtitles = endpoint { Issue.record("\(odd) named subtitles") }
         }
         #expect(

@@ -5,7 +5,9 @@ import StowageSubtitles
 enum Fixture {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures")
 
-    static func bytes(_ path: String) throws -> [UInt8] { [UInt8](try Data(contentsOf: root.appendingPathComponent(path))) }
+    static func bytes(_ path: String) throws -> [UInt8] {
+        [UInt8](try Data(contentsOf: root.appendingPathComponent(path)))
+    }
     static func text(_ path: String) throws -> String { String(decoding: try bytes(path), as: UTF8.self) }
 
     /// The cues of `plain.vtt` (the source of `stpp/` and `hls/`), as times and text.
@@ -47,8 +49,11 @@ enum Fixture {
 
     /// A local MPD (as the scheduler writes one) with one text AdaptationSet in `lang`: a SegmentTemplate over
     /// `folder/init.mp4` and `folder/$Number$.m4s` (four one-second segments), or a sidecar `BaseURL`.
-    static func mpd(textFolder folder: String?, sidecar: String? = nil, mime: String, codecs: String?, lang: String,
-                    periodStart: String = "PT0S") -> String {
+    static func mpd(
+        textFolder folder: String?, sidecar: String? = nil, mime: String, codecs: String?, lang: String,
+        periodStart: String = "PT0S"
+    ) -> String {
+        let codecsAttribute = codecs.map { " codecs=\"\($0)\"" } ?? ""
         let body: String
         if let folder {
             body = """
@@ -64,7 +69,7 @@ enum Fixture {
             minBufferTime="PT2S" profiles="urn:mpeg:dash:profile:isoff-live:2011">
               <Period id="p0" start="\(periodStart)" duration="PT4S">
                 <AdaptationSet id="0" contentType="text" mimeType="\(mime)" lang="\(lang)">
-                  <Representation id="t" bandwidth="1000"\(codecs.map { " codecs=\"\($0)\"" } ?? "")>\(body)</Representation>
+                  <Representation id="t" bandwidth="1000"\(codecsAttribute)>\(body)</Representation>
                 </AdaptationSet>
               </Period>
             </MPD>

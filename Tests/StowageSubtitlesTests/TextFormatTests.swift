@@ -116,9 +116,12 @@ import Testing
 
     @Test func srtKeepsBoldItalicUnderlineAndTheTextOfEverythingElse() {
         let cue = SubtitleCue(
-            start: 3661.5, end: 3662, text: "<v Bob>Hi</v> <c.yellow>there</c> &amp; <i>you</i>\n<ruby>漢<rt>kan</rt></ruby>")
-        #expect(SRTText.document([cue]) == "1\n01:01:01,500 --> 01:01:02,000\nBob>Hi there & <i>you</i>\n漢kan\n\n"
-            .replacingOccurrences(of: "Bob>", with: ""))
+            start: 3661.5, end: 3662,
+            text: "<v Bob>Hi</v> <c.yellow>there</c> &amp; <i>you</i>\n<ruby>漢<rt>kan</rt></ruby>")
+        #expect(
+            SRTText.document([cue])
+                == "1\n01:01:01,500 --> 01:01:02,000\nBob>Hi there & <i>you</i>\n漢kan\n\n"
+                .replacingOccurrences(of: "Bob>", with: ""))
         #expect(WebVTTText.document([cue]).contains("<v Bob>Hi</v> <c.yellow>there</c> &amp; <i>you</i>"))
     }
 

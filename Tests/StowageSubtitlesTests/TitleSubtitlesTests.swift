@@ -13,8 +13,10 @@ import Testing
             v/index.m3u8
             """
         let dir = try Fixture.folder(
-            ["hls/part0.vtt": "subs-en/part0.vtt", "hls/part1.vtt": "subs-en/part1.vtt",
-             "hls/part2.vtt": "subs-en/part2.vtt", "hls/index.m3u8": "subs-en/index.m3u8"],
+            [
+                "hls/part0.vtt": "subs-en/part0.vtt", "hls/part1.vtt": "subs-en/part1.vtt",
+                "hls/part2.vtt": "subs-en/part2.vtt", "hls/index.m3u8": "subs-en/index.m3u8",
+            ],
             extra: ["master.m3u8": master])
         #expect(TitleSubtitles.languages(inTitleFolder: dir) == ["en"])
         let cues = try TitleSubtitles.cues(language: "en", inTitleFolder: dir)
@@ -42,21 +44,35 @@ import Testing
     }
 
     @Test func dashStppAndSidecars() throws {
-        var files: [String: String] = ["stpp/init.mp4": "s/init.mp4", "sidecar.ttml": "c/media.m4s",
-                                       "plain.vtt": "v/media.m4s"]
+        var files: [String: String] = [
+            "stpp/init.mp4": "s/init.mp4", "sidecar.ttml": "c/media.m4s",
+            "plain.vtt": "v/media.m4s",
+        ]
         for n in 1...4 { files["stpp/\(n).m4s"] = "s/\(n).m4s" }
-        let stpp = try Fixture.folder(files, extra: [
-            "manifest.mpd": Fixture.mpd(textFolder: "s", mime: "application/mp4", codecs: "stpp", lang: "en")])
-        #expect(try TitleSubtitles.cues(language: "en", inTitleFolder: stpp).map(Fixture.Timed.init) == Fixture.plainCues)
+        let stpp = try Fixture.folder(
+            files,
+            extra: [
+                "manifest.mpd": Fixture.mpd(textFolder: "s", mime: "application/mp4", codecs: "stpp", lang: "en")
+            ])
+        #expect(
+            try TitleSubtitles.cues(language: "en", inTitleFolder: stpp).map(Fixture.Timed.init) == Fixture.plainCues)
 
-        let ttml = try Fixture.folder(files, extra: [
-            "manifest.mpd": Fixture.mpd(textFolder: nil, sidecar: "c/media.m4s", mime: "application/ttml+xml",
-                                        codecs: nil, lang: "fr")])
+        let ttml = try Fixture.folder(
+            files,
+            extra: [
+                "manifest.mpd": Fixture.mpd(
+                    textFolder: nil, sidecar: "c/media.m4s", mime: "application/ttml+xml",
+                    codecs: nil, lang: "fr")
+            ])
         #expect(try TitleSubtitles.cues(language: "fr", inTitleFolder: ttml).count == 3)
 
-        let vtt = try Fixture.folder(files, extra: [
-            "manifest.mpd": Fixture.mpd(textFolder: nil, sidecar: "v/media.m4s", mime: "text/vtt", codecs: nil,
-                                        lang: "pt-BR")])
+        let vtt = try Fixture.folder(
+            files,
+            extra: [
+                "manifest.mpd": Fixture.mpd(
+                    textFolder: nil, sidecar: "v/media.m4s", mime: "text/vtt", codecs: nil,
+                    lang: "pt-BR")
+            ])
         #expect(
             try TitleSubtitles.cues(language: "pt-BR", inTitleFolder: vtt).map(Fixture.Timed.init)
                 == Fixture.plainCues)
@@ -65,8 +81,11 @@ import Testing
     @Test func aMalformedSampleNamesItsFile() throws {
         var files: [String: String] = ["wvtt/init.mp4": "t/init.mp4"]
         for n in 1...4 { files["wvtt/\(n).m4s"] = "t/\(n).m4s" }
-        let dir = try Fixture.folder(files, extra: [
-            "manifest.mpd": Fixture.mpd(textFolder: "t", mime: "application/mp4", codecs: "wvtt", lang: "en")])
+        let dir = try Fixture.folder(
+            files,
+            extra: [
+                "manifest.mpd": Fixture.mpd(textFolder: "t", mime: "application/mp4", codecs: "wvtt", lang: "en")
+            ])
         // Sample 3's payl box claims more bytes than its vttc holds.
         let path = dir + "/t/3.m4s"
         var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))

@@ -41,8 +41,9 @@ final class SubtitlesComponent: SchedulerComponent {
             return nil
         }
         let name = r.localPath.dropFirst(TitleSubtitles.folder.count + 1)
-        var work = VerifyWork(path: "\(r.token)/\(r.localPath)", expectedBytes: 0, sha256: nil, container: .other,
-                              encrypted: false)
+        var work = VerifyWork(
+            path: "\(r.token)/\(r.localPath)", expectedBytes: 0, sha256: nil, container: .other,
+            encrypted: false)
         work.subtitles = SubtitleConversion(language: String(name.dropLast(4)), srt: name.hasSuffix(".srt"))
         return work
     }

@@ -114,7 +114,8 @@ final class VerificationComponent: SchedulerComponent {
             let fetch = r.bytes == nil && r.kind != .subtitleText
             r.state = fetch ? .pending : .fetched
             try store.update(r)
-            pipeline.enqueue(fetch ? pipeline.fetchItem(r) : WorkItem(token: token, kind: .verify(resource: r.id!)), at: nil)
+            pipeline.enqueue(
+                fetch ? pipeline.fetchItem(r) : WorkItem(token: token, kind: .verify(resource: r.id!)), at: nil)
         }
         try pipeline.handle(.reverify, of: token)
     }
