@@ -25,16 +25,18 @@ public struct SubtitleCue: Equatable, Sendable {
     /// before) the kept one ends is joined to it; exact duplicates go.
     public static func merged(_ cues: [SubtitleCue]) -> [SubtitleCue] {
         var out: [SubtitleCue] = []
+        // The last kept cue of each text and settings: the only one a later cue can continue (one pass, not a
+        // search of every kept cue: a two-hour track has thousands).
+        var last: [String: Int] = [:]
         // Stable sort: cues that start together keep the order the source gave them.
         let sorted = cues.enumerated().sorted { ($0.element.start, $0.offset) < ($1.element.start, $1.offset) }
         for cue in sorted.map(\.element) where cue.end > cue.start {
-            if let index = out.lastIndex(where: {
-                $0.text == cue.text && $0.settings == cue.settings && cue.start <= $0.end + 0.0005
-                    && cue.start >= $0.start
-            }) {
+            let key = cue.settings + "\u{0}" + cue.text
+            if let index = last[key], cue.start <= out[index].end + 0.0005 {
                 out[index].end = max(out[index].end, cue.end)
                 continue
             }
+            last[key] = out.count
             out.append(cue)
         }
         return out
