@@ -101,6 +101,26 @@ struct SubtitleFilesTests {
         #expect(h.originRequests(containing: "subtitles/") == 0, "never asked of the origin")
     }
 
+    @Test func hlsWvttInFragmentedMP4() throws {
+        let h = try Self.harness("subs-hls-wvtt")
+        try Data(Self.source.utf8).write(to: h.media.appendingPathComponent("source.vtt"))
+        let input = try ShakaPackager.input(h.root.appendingPathComponent("input"))
+        _ = try TestMedia.sh(
+            "'\(try ShakaPackager.binary())' 'in=\(input.path),stream=video,init_segment=v/init.mp4,"
+                + "segment_template=v/$Number$.m4s,playlist_name=v.m3u8' 'in=source.vtt,stream=text,language=en,"
+                + "format=mp4,init_segment=t/init.mp4,segment_template=t/$Number$.m4s,playlist_name=t.m3u8,"
+                + "hls_group_id=subs,hls_name=English' --segment_duration 1 --hls_master_playlist_output master.m3u8 "
+                + "2>packager.log", in: h.media)
+        let playlist = try String(contentsOf: h.media.appendingPathComponent("t.m3u8"), encoding: .utf8)
+        #expect(playlist.contains("#EXT-X-MAP:URI=\"t/init.mp4\""), "\(playlist)")
+        try h.startOrigin()
+        try h.startPipeline()
+        let token = try h.submit("master.m3u8", ["--subtitles", "all"])
+        let status = try h.waitForFinal(token)
+        #expect(status.state == .completed && status.playableOffline, "\(String(describing: status.error))")
+        try Self.expectFiles(h, token: token, language: "en", vtt: Self.sourceCues, srt: Self.sourceSRT, status: status)
+    }
+
     @Test(arguments: ["wvtt", "stpp"])
     func dashSubtitlesInFragmentedMP4(format: String) throws {
         let h = try Self.harness("subs-\(format)")
