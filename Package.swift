@@ -48,6 +48,9 @@ let package = Package(
         .target(name: "StowageHLS", dependencies: ["StowageProtocol"]),
         // MPEG-DASH: MPD parsing, segment addressing (templates, timelines, lists, sidx), selection, local MPDs.
         .target(name: "StowageDASH", dependencies: ["StowageProtocol"]),
+        // Subtitles a person can read: every subtitle track of an offline copy (segmented WebVTT, wvtt/stpp in
+        // fMP4, TTML and WebVTT sidecars) as cues, and those cues as WebVTT and SubRip. Pure file reads.
+        .target(name: "StowageSubtitles", dependencies: ["StowageProtocol", "StowageHLS", "StowageDASH"]),
         // Linux calls Swift's Glibc module does not declare (syncfs).
         .target(name: "CSystemShims"),
         .target(
@@ -132,7 +135,7 @@ let package = Package(
             dependencies: [
                 "ZeroMQ", "StowageProtocol", "StowageStore", "StowageSchedulerCore", "StowageRuntime",
                 "StowageLicensing", "StowageHLS", "StowageIntegrity", "CSystemShims", "StowageCatalog",
-                "StowageBundle", "StowageDASH",
+                "StowageBundle", "StowageDASH", "StowageSubtitles",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -162,11 +165,11 @@ let package = Package(
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
             ]),
-        // An offline copy read as renditions (its local master, its subtitles as WebVTT) and written as one file
-        // (`stowctl remux`): the gateway, stowctl and the box's single file share it.
+        // An offline copy read as renditions (its local master) and written as one file (`stowctl remux`, the box's
+        // `title.mp4`), its subtitles from StowageSubtitles: the gateway, stowctl and the integrity worker share it.
         .target(
             name: "StowageOfflineCopy",
-            dependencies: ["StowageProtocol", "StowageHLS"]),
+            dependencies: ["StowageProtocol", "StowageHLS", "StowageSubtitles"]),
         // The LAN gateway: auth, playback sessions, routes, library page.
         .target(
             name: "StowageGateway",
@@ -175,6 +178,8 @@ let package = Package(
                 "StowageSchedulerCore",
                 // The offline master's renditions, for the library's facts and the play page.
                 "StowageHLS",
+                // subtitles/<lang>.vtt and .srt when the written files are not there.
+                "StowageSubtitles",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
@@ -217,7 +222,7 @@ let package = Package(
             name: "stowage-integrity-worker",
             dependencies: [
                 "CSystemShims",
-                "StowageRuntime", "StowageProcess", "StowageProtocol", "StowageIntegrity",
+                "StowageRuntime", "StowageProcess", "StowageProtocol", "StowageIntegrity", "StowageSubtitles",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
@@ -268,6 +273,8 @@ let package = Package(
         .testTarget(name: "StowageProtocolTests", dependencies: ["StowageProtocol", "StowageTestSupport"]),
         .testTarget(name: "StowageHLSTests", dependencies: ["StowageHLS", "StowageProtocol", "StowageTestSupport"]),
         .testTarget(name: "StowageDASHTests", dependencies: ["StowageDASH", "StowageProtocol"]),
+        // Real bytes from Shaka Packager and ffmpeg in Fixtures/ (read by path; see Fixtures/README.md).
+        .testTarget(name: "StowageSubtitlesTests", dependencies: ["StowageSubtitles"], exclude: ["Fixtures"]),
         .testTarget(
             name: "StowageIntegrityTests",
             dependencies: [

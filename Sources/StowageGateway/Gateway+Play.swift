@@ -3,6 +3,7 @@ import Hummingbird
 import StowageOfflineCopy
 import StowagePlayback
 import StowageProtocol
+import StowageSubtitles
 
 extension Gateway {
     /// `GET /play/<token-or-id>`: the play page of a title in the library (``LibraryVisibility``: playable now);
@@ -24,22 +25,44 @@ extension Gateway {
         return page
     }
 
-    /// `GET /titles/<key>/subtitles/<lang>.vtt`: the offline copy's subtitle rendition in `lang`, its segments
-    /// joined into one WebVTT file (``TitleSubtitles``); counts no play (the video's playlists and media do).
-    func subtitles(_ language: String, token: String) throws -> Response {
-        let text: String
-        do {
-            text = try TitleSubtitles.webVTT(language: language, directory: titlesRootPath + "/" + token)
-        } catch {
-            switch error.kind {
-            case .notFound: throw GatewayError.notFound(error.message)
-            case .tooLarge: throw GatewayError(.contentTooLarge, .refused, error.message)
+    /// `GET /titles/<key>/subtitles/<lang>.vtt` (or `.srt`): the title's subtitles in `lang` as one file. The
+    /// file written when the title completed (hashed and verified with the rest) when it is there; else (a title
+    /// completed before, or whose subtitles could not be converted) read from the copy's own subtitle files by
+    /// ``TitleSubtitles``, for HLS and DASH titles alike. Counts no play (the video's playlists and media do).
+    func subtitles(_ language: String, srt: Bool, token: String) throws -> Response {
+        let directory = titlesRootPath + "/" + token
+        let name = "\(TitleSubtitles.folder)/\(language).\(srt ? "srt" : "vtt")"
+        var body: String
+        if case .file(let path, _) = TitlePath.served(name, inRoot: directory),
+            let data = FileManager.default.contents(atPath: path)
+        {
+            body = String(decoding: data, as: UTF8.self)
+        } else {
+            do {
+                let cues = try TitleSubtitles.cues(language: language, inTitleFolder: directory)
+                body = srt ? SRTText.document(cues) : WebVTTText.document(cues)
+            } catch {
+                throw Self.subtitleRefusal(error, language: language)
             }
         }
         var headers = HTTPFields()
-        headers[.contentType] = "text/vtt; charset=utf-8"
+        headers[.contentType] = srt ? "application/x-subrip; charset=utf-8" : "text/vtt; charset=utf-8"
         headers[.cacheControl] = "no-cache"
-        return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: text)))
+        if srt { headers[.contentDisposition] = "inline; filename=\"\(language).srt\"" }
+        return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: body)))
+    }
+
+    /// The answer to subtitles that cannot be read: 404 when the title has none in that language, 413 past the
+    /// size limit, else 422 naming the file at fault.
+    static func subtitleRefusal(_ error: SubtitleError, language: String) -> GatewayError {
+        switch error.code {
+        case .noTrack: GatewayError.notFound(error.message)
+        case .tooLarge: GatewayError(.contentTooLarge, .refused, error.description)
+        case .missingFile: GatewayError.notFound("a file of the '\(language)' subtitles is missing: \(error.file)")
+        case .malformed, .unsupported:
+            GatewayError(
+                .unprocessableContent, .integrity, "the '\(language)' subtitles cannot be converted: \(error)")
+        }
     }
 
     /// `GET /titles/<key>/master-audio-<lang>.m3u8`: the master narrowed to one audio language
@@ -69,5 +92,5 @@ extension Gateway {
     }
 
     /// The offline copy's master playlist (`master.m3u8`), when it is one.
-    func localMaster(_ directory: String) -> LocalMaster? { TitleSubtitles.master(directory) }
+    func localMaster(_ directory: String) -> LocalMaster? { LocalMaster(titleFolder: directory) }
 }

@@ -25,8 +25,8 @@ extension Gateway {
             return try await peerManifest(status.token, identity: identity)
         case .contentKey(let index):
             return try await contentKey(index, token: status.token, identity: identity)
-        case .subtitles(let language):
-            return try subtitles(language, token: status.token)
+        case .subtitles(let language, let srt):
+            return try subtitles(language, srt: srt, token: status.token)
         case .audioMaster(let language):
             return try await audioMaster(language, route: route, token: status.token, identity: identity)
         case .file(let relative):

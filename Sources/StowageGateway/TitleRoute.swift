@@ -20,8 +20,8 @@ struct TitleRoute: Equatable, Sendable {
         case peerManifest
         /// `/titles/<key>/keys/N`: content key N.
         case contentKey(index: Int)
-        /// `/titles/<key>/subtitles/<lang>.vtt`: the subtitle rendition in `lang` as one WebVTT file.
-        case subtitles(language: String)
+        /// `/titles/<key>/subtitles/<lang>.vtt` or `.srt`: the subtitles in `lang` as one WebVTT or SubRip file.
+        case subtitles(language: String, srt: Bool)
         /// `/titles/<key>/master-audio-<lang>.m3u8`: the master narrowed to the audio rendition in `lang`.
         case audioMaster(language: String)
         /// Any other `/titles/<key>/<path>`: the title's file at `relative` (checked by
@@ -60,7 +60,7 @@ struct TitleRoute: Equatable, Sendable {
     static let clearKeyName = "clearkey"
     /// The folder content keys are under.
     static let keysPrefix = "keys/"
-    /// Where a subtitle rendition is served as one file: `subtitles/<lang>.vtt`.
+    /// Where a subtitle rendition is served as one file: `subtitles/<lang>.vtt` or `subtitles/<lang>.srt`.
     static let subtitlesPrefix = "subtitles/"
     /// The master narrowed to one audio language: `master-audio-<lang>.m3u8` (beside the master, so the
     /// renditions' relative URIs resolve as in it).
@@ -89,10 +89,10 @@ struct TitleRoute: Equatable, Sendable {
         } else if remainder.hasPrefix(Self.keysPrefix) {
             let index = Int(remainder.dropFirst(Self.keysPrefix.count))
             endpoint = index.map { $0 >= 0 ? .contentKey(index: $0) : .invalid(.keyIndex) } ?? .invalid(.keyIndex)
-        } else if remainder.hasPrefix(Self.subtitlesPrefix), remainder.hasSuffix(".vtt"),
+        } else if remainder.hasPrefix(Self.subtitlesPrefix), remainder.hasSuffix(".vtt") || remainder.hasSuffix(".srt"),
             let language = Self.language(remainder.dropFirst(Self.subtitlesPrefix.count).dropLast(4))
         {
-            endpoint = .subtitles(language: language)
+            endpoint = .subtitles(language: language, srt: remainder.hasSuffix(".srt"))
         } else if remainder.hasPrefix(Self.audioMasterPrefix), remainder.hasSuffix(".m3u8"),
             let language = Self.language(remainder.dropFirst(Self.audioMasterPrefix.count).dropLast(5))
         {

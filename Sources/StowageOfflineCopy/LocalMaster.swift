@@ -17,6 +17,12 @@ public struct LocalMaster: Sendable {
     public private(set) var audio: [Rendition] = []
     public private(set) var subtitles: [Rendition] = []
 
+    /// The master playlist (`master.m3u8`) of the offline copy in `directory`, when it is one.
+    public init?(titleFolder directory: String) {
+        guard let text = try? String(contentsOfFile: directory + "/master.m3u8", encoding: .utf8) else { return nil }
+        self.init(text: text)
+    }
+
     /// Parses `text`, or nil when it is no master playlist (a media playlist offline is its own entry).
     public init?(text: String) {
         guard let master = try? MasterPlaylist(text: text, url: "offline/master.m3u8"), !master.variants.isEmpty
@@ -64,10 +70,5 @@ public struct LocalMaster: Sendable {
     public static func duration(ofMedia text: String) -> Double? {
         guard let media = try? MediaPlaylist(text: text, url: "offline/index.m3u8") else { return nil }
         return media.segments.reduce(0) { $0 + $1.duration }
-    }
-
-    /// A media playlist's segment URIs, in order.
-    public static func segments(ofMedia text: String) -> [String]? {
-        (try? MediaPlaylist(text: text, url: "offline/index.m3u8"))?.segments.map(\.uri)
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import StowageProtocol
+import StowageSubtitles
 
 /// Writes an offline copy as one `.mp4` or `.mkv` file with ffmpeg, without re-encoding (`-c copy`): the video,
 /// every audio rendition kept (each tagged with its stored language), and every subtitle language embedded from
@@ -101,24 +102,26 @@ public struct Remuxer: Sendable {
             subtitleLanguages: subtitles.map(\.language))
     }
 
-    /// Each subtitle language as a WebVTT file in `scratch`, from ``TitleSubtitles``.
+    /// Each subtitle language as a WebVTT file in `scratch`, from ``TitleSubtitles`` (the one reader of a title's
+    /// subtitle tracks: segmented WebVTT, `wvtt`/`stpp` in fMP4, TTML and WebVTT sidecars, HLS and DASH alike).
     private func subtitleInputs(in scratch: String) throws(RemuxError) -> [(language: String, path: String)] {
-        let languages = TitleSubtitles.languages(directory: directory)
+        let languages = TitleSubtitles.languages(inTitleFolder: directory)
         guard !languages.isEmpty else { return [] }
         do {
             try FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: true)
         } catch { throw RemuxError(.io, "cannot create \(scratch) for the subtitles: \(error.localizedDescription)") }
         var out: [(String, String)] = []
         for (n, language) in languages.enumerated() {
-            let text: String
-            do { text = try TitleSubtitles.webVTT(language: language, directory: directory) } catch {
-                throw RemuxError(error.kind == .tooLarge ? .refused : .integrity, error.message)
+            let cues: [SubtitleCue]
+            do { cues = try TitleSubtitles.cues(language: language, inTitleFolder: directory) } catch {
+                throw RemuxError(
+                    error.code == .tooLarge ? .refused : .integrity,
+                    "the '\(language)' subtitles cannot be embedded: \(error)")
             }
             // A language without a cue has nothing to embed (and ffmpeg reads no stream from it).
-            guard !WebVTTJoin.parseCues(text.split(separator: "\n", omittingEmptySubsequences: false)).isEmpty
-            else { continue }
+            guard !cues.isEmpty else { continue }
             let path = "\(scratch)/\(n).vtt"
-            guard FileManager.default.createFile(atPath: path, contents: Data(text.utf8)) else {
+            guard FileManager.default.createFile(atPath: path, contents: Data(WebVTTText.document(cues).utf8)) else {
                 throw RemuxError(.io, "cannot write the '\(language)' subtitles to \(path)")
             }
             out.append((language, path))

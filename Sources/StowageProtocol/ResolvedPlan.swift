@@ -105,6 +105,9 @@ public struct PlannedResource: Codable, Sendable, Equatable {
         case segment
         case initSection = "init"
         case subtitle, poster
+        /// A file the box writes itself when the title completes: `subtitles/<lang>.vtt` or `.srt`, converted
+        /// from the title's subtitle files by an integrity worker. Never fetched, never in a plan for another box.
+        case subtitleText = "subtitle-text"
     }
     public var kind: Kind
     public var rendition: Int

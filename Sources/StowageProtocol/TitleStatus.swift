@@ -113,6 +113,9 @@ public struct TitleStatus: Codable, Sendable, Equatable {
     public var pathway: String?
     /// Those places' names, in the order they are tried; null for a source with one.
     public var pathways: [String]?
+    /// The subtitles the box writes as `subtitles/<lang>.vtt` and `.srt` when the title completes, each with what
+    /// came of it (null before there are any, and for a title without subtitles).
+    public var subtitleFiles: [SubtitleFileStatus]?
 
     public init(
         token: String, url: String, name: String?, state: TitleState, progress: Double,
@@ -176,6 +179,27 @@ public struct TitleStatus: Codable, Sendable, Equatable {
         try c.encode(range, forKey: .range)
         try c.encode(pathway, forKey: .pathway)
         try c.encode(pathways, forKey: .pathways)
+        if let subtitleFiles { try c.encode(subtitleFiles, forKey: .subtitleFiles) }
+    }
+}
+
+/// One `subtitles/<lang>.vtt` or `.srt` file of a title: written (and verified), waiting to be written, or not
+/// converted (the subtitle file at fault named in `message`; the title completes without it).
+public struct SubtitleFileStatus: Codable, Sendable, Equatable {
+    public enum State: String, Codable, Sendable {
+        case pending, written
+        case notConverted = "not-converted"
+    }
+
+    /// Relative to the title's folder.
+    public var file: String
+    public var state: State
+    public var message: String?
+
+    public init(file: String, state: State, message: String? = nil) {
+        self.file = file
+        self.state = state
+        self.message = message
     }
 }
 

@@ -307,6 +307,9 @@ public struct VerifyWork: Codable, Sendable, Equatable {
     public var bytesPerSecond: Int64?
     /// An encrypted file's key and IV: its container is checked after decryption in memory (see ``FetchWork``).
     public var decryption: SegmentDecryption?
+    /// Write the file first: the title's subtitles converted (a ``PlannedResource/Kind/subtitleText`` file not
+    /// written yet); then it is verified as any file, its length and hash reported.
+    public var subtitles: SubtitleConversion?
 
     public init(path: String, expectedBytes: Int64, sha256: String?, container: Container, encrypted: Bool) {
         self.path = path
@@ -317,12 +320,29 @@ public struct VerifyWork: Codable, Sendable, Equatable {
     }
 }
 
+/// Which subtitles a verify task writes before it checks them: the title's subtitles in `language` (a language
+/// as a file name), as WebVTT or SubRip.
+public struct SubtitleConversion: Codable, Sendable, Equatable {
+    public var language: String
+    public var srt: Bool
+
+    public init(language: String, srt: Bool) {
+        self.language = language
+        self.srt = srt
+    }
+}
+
 public struct VerifyReport: Codable, Sendable, Equatable {
     public var ok: Bool
     /// Why it failed, naming the check.
     public var reason: String?
     /// Lowercase hex SHA-256 of the file as read from disk.
     public var sha256: String?
+    /// A file written by the task (``VerifyWork/subtitles``): its length.
+    public var bytes: Int64?
+    /// The title's subtitles could not be converted (a malformed or unsupported subtitle file, named): no file
+    /// was written, and writing it again would fail alike.
+    public var notConverted: String?
 
     public init(ok: Bool, reason: String? = nil, sha256: String? = nil) {
         self.ok = ok

@@ -66,6 +66,7 @@ extension SchedulerService {
                 scrubBytesPerSecond: options.scrubBytesPerSecond,
                 isStaging: { [unowned self] in bundles?.isStaging($0) == true }
             ))
+        components.register(SubtitlesComponent(context: context))
         // Last: subscribers hear of an event once every other component has taken it in.
         components.register(
             SubscribersComponent(
@@ -131,6 +132,7 @@ extension SchedulerService {
     var recording: RecordingComponent? { components.first(RecordingComponent.self) }
     /// The pipeline's hooks into verification at rest: the results of its runs and the scrub's read rate.
     var verification: VerificationComponent? { components.first(VerificationComponent.self) }
+    var subtitles: SubtitlesComponent? { components.first(SubtitlesComponent.self) }
 
     /// An import's check that the catalogue does not fill the id a bundle brings.
     var catalog: CatalogComponent? { components.first(CatalogComponent.self) }

@@ -100,6 +100,11 @@ extension SchedulerService {
     /// An integrity check's verdict on one file (``CheckVerdict``): verified, or fetched again.
     private func applyVerified(_ id: Int64, _ report: VerifyReport, token: String) throws {
         guard var r = try store.resource(id: id) else { return }
+        // Subtitles the box writes: not converted (malformed subtitles: the title completes without the file), or
+        // written (their length taken).
+        if r.kind == .subtitleText, let subtitles, try subtitles.applied(report, to: &r) {
+            return try checkComplete(token)
+        }
         if try verification?.recordResult(r, ok: report.ok, reason: report.reason) == true { return }
         switch CheckVerdict.of(report, known: r.sha256) {
         case .verified(let sha256):
@@ -111,6 +116,13 @@ extension SchedulerService {
             publishProgress(token, throttled: true)
             try checkComplete(token)
             try verification?.finishIfDone(token)
+        case .fetchAgain(let reason, _) where r.kind == .subtitleText:
+            // Never fetched (it has no URL): written again from the title's subtitle files.
+            if let item = try subtitles?.writeAgain(r, reason: reason) {
+                core.enqueue(item)
+            } else {
+                try checkComplete(token)
+            }
         case .fetchAgain(let reason, let removeFile):
             if removeFile {
                 logger.warning(

@@ -202,6 +202,12 @@ extension SchedulerService {
                 token,
                 TitleError(code: .io, message: "cannot write the offline playlists: \(error.localizedDescription)"))
         }
+        // Every file is verified: its subtitles are written as text first (once), then it completes.
+        if let items = try subtitles?.addTextFiles(title), !items.isEmpty {
+            for item in items { core.enqueue(item) }
+            try updateVerifyingState(token)
+            return
+        }
         try store.update(title)
         _ = core.dropTitle(token)
         try handle(.allVerified, of: token)

@@ -44,7 +44,9 @@ final class TaskMessages {
             guard let r = try store.resource(id: id), let headers = try requestHeaders(item.token) else { return nil }
             return .fetch(fetchWork(r, headers: headers))
         case .verify(let id):
-            guard let r = try store.resource(id: id), let bytes = r.bytes else { return nil }
+            guard let r = try store.resource(id: id) else { return nil }
+            if let work = SubtitlesComponent.conversionWork(r) { return .verify(work) }
+            guard let bytes = r.bytes else { return nil }
             var work = VerifyWork(
                 path: "\(r.token)/\(r.localPath)", expectedBytes: bytes, sha256: r.sha256,
                 container: r.container, encrypted: r.encrypted)

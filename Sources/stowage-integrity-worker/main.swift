@@ -7,7 +7,8 @@ import StowageProcess
 import StowageProtocol
 import StowageRuntime
 
-/// Verifies stored files: length, container structure, SHA-256 re-read from disk.
+/// Verifies stored files: length, container structure, SHA-256 re-read from disk; and writes the files the box
+/// makes itself (a title's subtitles as `.vtt` and `.srt`, ``SubtitleWriter``) just before verifying them.
 struct IntegrityHandler: TaskHandler {
     let titlesRoot: URL
 
@@ -22,6 +23,25 @@ struct IntegrityHandler: TaskHandler {
             let message = "path '\(work.path.prefix(200))' is outside the titles directory"
             return .failed(TaskFailure(code: .refused, message: message, retryable: false))
         }
+        var written: Int64?
+        if let conversion = work.subtitles {
+            // The title's folder is the path's first part (``TaskMessages`` sends `<token>/<relative>`).
+            let folder = titlesRoot.appendingPathComponent(String(work.path.prefix { $0 != "/" })).path
+            do {
+                switch try SubtitleWriter.write(conversion, to: path, directory: folder) {
+                case .written(let bytes): written = Int64(bytes)
+                case .notConverted(let why):
+                    var report = VerifyReport(ok: false, reason: "\(work.path): \(why)")
+                    report.notConverted = why
+                    return .verified(report)
+                }
+            } catch {
+                return .failed(
+                    TaskFailure(
+                        code: .io, message: "cannot write \(work.path): \(error.localizedDescription)", retryable: true)
+                )
+            }
+        }
         // An encrypted file is checked inside its decrypted bytes when its key came with the task; without the key
         // (a device-only title, a key not acquired) its length and hash only.
         let opaque = work.encrypted && work.decryption == nil
@@ -30,18 +50,20 @@ struct IntegrityHandler: TaskHandler {
         let decryption = work.decryption.map { (key: $0.key, iv: $0.iv) }
         // Reading (and, for a scrub, pacing to its I/O budget) blocks: it runs on a thread of its own, never on
         // the cooperative pool.
+        let expected = written ?? work.expectedBytes
         let verdict = await withCheckedContinuation { (done: CheckedContinuation<FileVerifier.Verdict, Never>) in
             Thread.detachNewThread {
                 done.resume(
                     returning: FileVerifier.verify(
-                        path: path, expectedBytes: work.expectedBytes, expectedSHA256: work.sha256,
+                        path: path, expectedBytes: expected, expectedSHA256: work.sha256,
                         container: kind, decryption: decryption, bytesPerSecond: work.bytesPerSecond))
             }
         }
-        return .verified(
-            VerifyReport(
-                ok: verdict.problem == nil, reason: verdict.problem.map { "\(work.path): \($0)" },
-                sha256: verdict.sha256.isEmpty ? nil : verdict.sha256))
+        var report = VerifyReport(
+            ok: verdict.problem == nil, reason: verdict.problem.map { "\(work.path): \($0)" },
+            sha256: verdict.sha256.isEmpty ? nil : verdict.sha256)
+        report.bytes = written
+        return .verified(report)
     }
 }
 

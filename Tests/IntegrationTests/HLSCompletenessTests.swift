@@ -80,8 +80,12 @@ struct HLSCompletenessTests {
         let dir = URL(fileURLWithPath: master).deletingLastPathComponent()
         #expect(
             try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted() == [
-                "audio-de", "master.m3u8", "subtitles-en", "video",
+                "audio-de", "master.m3u8", "subtitles", "subtitles-en", "video",
             ])
+        // The kept subtitles also as one .vtt and one .srt (#44 item 2).
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: dir.appendingPathComponent("subtitles").path).sorted()
+                == ["en.srt", "en.vtt"])
         _ = try OfflineCopy.compare(
             localMedia: dir.appendingPathComponent("video/index.m3u8"),
             originMedia: h.media.appendingPathComponent("mid/index.m3u8"))

@@ -90,60 +90,6 @@ struct LibraryPartsTests {
         #expect(LicenseWords.text(ended, now: now, timeZone: paris) == "expired")
     }
 
-    @Test func segmentedWebVTTIsJoinedOnThePlayersTimeline() {
-        let first = """
-            WEBVTT
-            X-TIMESTAMP-MAP=MPEGTS:126000,LOCAL:00:00:00.000
-
-            1
-            00:00:00.500 --> 00:00:03.000 line:90%
-            Bonjour
-            tout le monde
-
-            00:00:05.000 --> 00:00:06.500
-            Ça va ?
-            """
-        // The second segment's map is 6 s later and its cue times local to it; the boundary cue is repeated.
-        let second = """
-            WEBVTT
-            X-TIMESTAMP-MAP=LOCAL:00:00:00.000,MPEGTS:666000
-
-            NOTE a comment, skipped
-
-            00:00:00.000 --> 00:00:00.500
-            Ça va ?
-
-            00:01.000 --> 00:02.000
-            Au revoir
-            """
-        let plain = "WEBVTT\n\n00:00:12.000 --> 00:00:13.000\nsans carte\n"
-        let joined = WebVTTJoin.join([first, second, plain])
-        #expect(
-            joined == """
-                WEBVTT
-
-                00:00:00.500 --> 00:00:03.000 line:90%
-                Bonjour
-                tout le monde
-
-                00:00:05.000 --> 00:00:06.500
-                Ça va ?
-
-                00:00:06.000 --> 00:00:06.500
-                Ça va ?
-
-                00:00:07.000 --> 00:00:08.000
-                Au revoir
-
-                00:00:12.000 --> 00:00:13.000
-                sans carte
-
-                """)
-        // A cue repeated as is in the next segment (same map) is written once.
-        #expect(WebVTTJoin.join([plain, plain]).components(separatedBy: "sans carte").count == 2)
-        #expect(WebVTTJoin.join([]) == "WEBVTT\n")
-    }
-
     static let master = """
         #EXTM3U
         #EXT-X-VERSION:3
@@ -172,13 +118,19 @@ struct LibraryPartsTests {
     }
 
     @Test func thePlayPagesPathsUnderATitle() {
-        #expect(TitleRoute(method: .get, path: "/titles/tok/subtitles/fr.vtt").endpoint == .subtitles(language: "fr"))
+        #expect(
+            TitleRoute(method: .get, path: "/titles/tok/subtitles/fr.vtt").endpoint
+                == .subtitles(language: "fr", srt: false))
         #expect(
             TitleRoute(method: .get, path: "/titles/tok/master-audio-pt-BR.m3u8").endpoint
                 == .audioMaster(language: "pt-BR"))
+        #expect(
+            TitleRoute(method: .get, path: "/titles/tok/subtitles/fr.srt").endpoint
+                == .subtitles(language: "fr", srt: true))
         for odd in ["/titles/tok/subtitles/../x.vtt", "/titles/tok/subtitles/.vtt", "/titles/tok/master-audio-.m3u8"] {
             let endpoint = TitleRoute(method: .get, path: odd).endpoint
-            #expect(endpoint != .subtitles(language: "..") && endpoint != .audioMaster(language: ""), "\(odd)")
+            #expect(
+                endpoint != .subtitles(language: "..", srt: false) && endpoint != .audioMaster(language: ""), "\(odd)")
             if case .subtitles = endpoint { Issue.record("\(odd) named subtitles") }
         }
         #expect(

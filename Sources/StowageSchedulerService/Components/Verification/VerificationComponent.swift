@@ -110,11 +110,12 @@ final class VerificationComponent: SchedulerComponent {
         runs.start(token, repair: repair)
         pipeline.joinQueue(token, priority: title.priority + 1_000, requestedAt: title.requestedAt)
         for var r in try store.resources(token: token) where r.state != .gap {  // a recording's gaps stay gaps
-            r.state = r.bytes == nil ? .pending : .fetched
+            // A file the box writes (its subtitles as text) is written by its verify task, never fetched.
+            let fetch = r.bytes == nil && r.kind != .subtitleText
+            r.state = fetch ? .pending : .fetched
             try store.update(r)
             pipeline.enqueue(
-                r.bytes == nil ? pipeline.fetchItem(r) : WorkItem(token: token, kind: .verify(resource: r.id!)),
-                at: nil)
+                fetch ? pipeline.fetchItem(r) : WorkItem(token: token, kind: .verify(resource: r.id!)), at: nil)
         }
         try pipeline.handle(.reverify, of: token)
     }

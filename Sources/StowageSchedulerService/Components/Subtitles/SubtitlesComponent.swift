@@ -1,0 +1,95 @@
+import Foundation
+import StowageProtocol
+import StowageSchedulerCore
+import StowageStore
+import StowageSubtitles
+
+/// Subtitles a person can read: when every file of a title is verified, its subtitle tracks (segmented WebVTT,
+/// `wvtt`/`stpp` in fMP4, TTML or WebVTT sidecars) are also written as `subtitles/<lang>.vtt` and `.srt` in its
+/// folder before it completes. Each is a file of the title like any other (a resource row, hashed, verified at
+/// rest, counted in its size), of kind ``PlannedResource/Kind/subtitleText``: never fetched, it is written by the
+/// verify task that then checks it (``SubtitleConversion``, an integrity worker). Subtitles that cannot be
+/// converted do not hold the title back: the file is left out (a `gap` row with the reason, shown in `status` as
+/// `subtitleFiles` and recorded as an event) and the title completes.
+///
+/// A stage of the pipeline, consulted by the service's completion check and its verify results
+/// (``addTextFiles(_:)``, ``applied(_:to:)``, ``writeAgain(_:reason:)``).
+final class SubtitlesComponent: SchedulerComponent {
+    let name = "subtitles"
+    let context: ComponentContext
+    /// A file that keeps failing its check after being written again is given up after this many writes.
+    static let maxWrites = 3
+
+    init(context: ComponentContext) { self.context = context }
+
+    /// The files to write for a title whose other files are all verified, as verify work items; empty when it has
+    /// no subtitles or they were added before (once a title: a verify run later finds them as files).
+    func addTextFiles(_ title: TitleRecord) throws -> [WorkItem] {
+        guard try context.store.resources(token: title.token, kind: .subtitleText).isEmpty else { return [] }
+        let folder = context.home.titleDirectory(title.token).path
+        let languages = TitleSubtitles.languages(inTitleFolder: folder)
+        guard !languages.isEmpty else { return [] }
+        let paths = languages.flatMap { ["\(TitleSubtitles.folder)/\($0).vtt", "\(TitleSubtitles.folder)/\($0).srt"] }
+        let rows = try context.store.addWrittenFiles(token: title.token, paths: paths, kind: .subtitleText)
+        return rows.compactMap { $0.id.map { WorkItem(token: title.token, kind: .verify(resource: $0)) } }
+    }
+
+    /// The verify work of a subtitle file not written yet (no hash recorded): write, then check. Nil for any other
+    /// file, or one written (it is checked as it is).
+    static func conversionWork(_ r: ResourceRecord) -> VerifyWork? {
+        guard r.kind == .subtitleText, r.sha256 == nil, r.localPath.hasPrefix(TitleSubtitles.folder + "/") else {
+            return nil
+        }
+        let name = r.localPath.dropFirst(TitleSubtitles.folder.count + 1)
+        var work = VerifyWork(
+            path: "\(r.token)/\(r.localPath)", expectedBytes: 0, sha256: nil, container: .other,
+            encrypted: false)
+        work.subtitles = SubtitleConversion(language: String(name.dropLast(4)), srt: name.hasSuffix(".srt"))
+        return work
+    }
+
+    /// A verify report of a subtitle file: true when it is done with (not converted: the row becomes a `gap`
+    /// holding the reason, and the title may complete without it). A file just written takes its length; the
+    /// check's verdict is then the service's, as for any file.
+    func applied(_ report: VerifyReport, to r: inout ResourceRecord) throws -> Bool {
+        if let why = report.notConverted {
+            r.state = .gap
+            r.lastError = why
+            r.bytes = nil
+            try context.store.update(r)
+            context.logger.warning(
+                "subtitles not converted", metadata: ["token": "\(r.token)", "file": "\(r.localPath)", "why": "\(why)"])
+            try context.desk.record(TitleHappening(r.token, kind: "subtitles", detail: "\(r.localPath): \(why)"))
+            return true
+        }
+        if report.ok, let bytes = report.bytes { r.bytes = bytes }
+        return false
+    }
+
+    /// A subtitle file that failed its check: written again (it has no URL to fetch), or given up after
+    /// ``maxWrites`` (nil: the row is a `gap` with the reason).
+    func writeAgain(_ resource: ResourceRecord, reason: String) throws -> WorkItem? {
+        var r = resource
+        r.attempts += 1
+        r.sha256 = nil
+        r.bytes = nil
+        r.lastError = reason
+        r.state = r.attempts >= Self.maxWrites ? .gap : .fetched
+        try context.store.update(r)
+        guard r.state == .fetched, let id = r.id else { return nil }
+        return WorkItem(token: r.token, kind: .verify(resource: id))
+    }
+
+    func describe(_ title: TitleRecord, into status: inout TitleStatus) {
+        guard let rows = try? context.store.resources(token: title.token, kind: .subtitleText), !rows.isEmpty else {
+            return
+        }
+        status.subtitleFiles = rows.map { r in
+            switch r.state {
+            case .verified: SubtitleFileStatus(file: r.localPath, state: .written)
+            case .gap: SubtitleFileStatus(file: r.localPath, state: .notConverted, message: r.lastError)
+            default: SubtitleFileStatus(file: r.localPath, state: .pending)
+            }
+        }
+    }
+}
