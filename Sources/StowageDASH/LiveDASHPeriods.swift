@@ -15,16 +15,14 @@ public enum LiveDASHPeriods {
     public struct NewPeriod: Sendable {
         /// The rendition position of its first rendition (they follow every earlier one).
         public var firstRendition: Int
-        public var renditions: [PlannedRendition]
+        /// Its renditions, initialization segments, keys whose KIDs the recording had not met, protection, and
+        /// (`masterPlaylist`) the manifest template with this Period added: judged as any plan before it is stored.
+        public var plan: ResolvedPlan
         /// Each rendition's state before this reload's segments (stored with the rendition, so a restart between
         /// the two carries on).
         public var startStates: [LiveDASHRendition]
-        /// Its initialization segments.
-        public var resources: [PlannedResource]
-        /// Keys whose KIDs the recording had not met.
-        public var keys: [PlannedKey]
-        /// The manifest template with this Period added.
-        public var template: String
+        /// The recorded Period it is (1 the second).
+        public var ordinal: Int
     }
 
     /// What one reload changes.
@@ -78,14 +76,14 @@ public enum LiveDASHPeriods {
             let planned = try LiveDASHPlanner.plan(
                 mpd: mpd, selection: selection, period: next, ordinal: current + 1,
                 firstRendition: out.states.count, secondsBefore: before)
-            let keys = planned.plan.keys.filter { key in key.keyID.map { !known.contains($0) } ?? true }
-            known.formUnion(keys.compactMap(\.keyID))
-            template = LiveDASHManifest.adding(planned.plan.masterPlaylist ?? "", to: template)
+            var plan = planned.plan
+            plan.keys = plan.keys.filter { key in key.keyID.map { !known.contains($0) } ?? true }
+            known.formUnion(plan.keys.compactMap(\.keyID))
+            template = LiveDASHManifest.adding(plan.masterPlaylist ?? "", to: template)
+            plan.masterPlaylist = template
             out.newPeriods.append(
                 NewPeriod(
-                    firstRendition: out.states.count, renditions: planned.plan.renditions,
-                    startStates: planned.states, resources: planned.plan.resources, keys: keys,
-                    template: template))
+                    firstRendition: out.states.count, plan: plan, startStates: planned.states, ordinal: current + 1))
             let first = out.states.count
             out.states += planned.states
             try merge(&out, from: first, mpd: mpd, now: now, record: record)

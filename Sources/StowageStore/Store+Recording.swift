@@ -38,12 +38,13 @@ extension Store {
 
     /// A Period a live DASH recording entered, in one transaction: its renditions (positions from
     /// `firstRendition`, each with its starting state from `states`), its initialization files after every existing
-    /// file, its new keys after the existing keys, and the title's manifest template with the Period added.
+    /// file, its new keys after the existing keys, the title's manifest template with the Period added and its
+    /// protection with the Period's.
     /// Returns the new files to fetch (with their ids).
     @discardableResult
     public func addLivePeriod(
         token: String, firstRendition: Int, renditions: [PlannedRendition], states: [String],
-        files: [PlannedResource], keys: [PlannedKey], masterPlaylist: String
+        files: [PlannedResource], keys: [PlannedKey], masterPlaylist: String, protection: TitleProtection?
     ) throws -> [ResourceRecord] {
         try db.write { db in
             guard var title = try TitleRecord.fetchOne(db, key: token) else { return [] }
@@ -55,6 +56,7 @@ extension Store {
                 try record.insert(db)
             }
             title.masterPlaylist = masterPlaylist
+            title.protection = protection
             try title.update(db)
             let files = files.map { LiveFile(resource: $0, isGap: false) }
             return try Self.appendFiles(db, token: token, files: files, keys: keys)

@@ -91,10 +91,10 @@ struct LiveDASHPeriodsTests {
         #expect(next.states[0].ended && next.states[0].periodEnded == true)
         let entered = try #require(next.newPeriods.first)
         #expect(next.newPeriods.count == 1 && entered.firstRendition == 2)
-        #expect(entered.renditions.map(\.localPath) == ["p1/video-0-1", "p1/audio-1-0-en"], "\(entered.renditions)")
+        #expect(entered.plan.renditions.map(\.localPath) == ["p1/video-0-1", "p1/audio-1-0-en"], "\(entered.plan.renditions)")
         #expect(next.states.map(\.representationID) == ["news-low", "news-audio", "ad-low", "ad-audio"])
-        #expect(entered.resources.map(\.url) == ["http://origin.test/live/ad/ad-low-init.mp4", "http://origin.test/live/ad/a-init.mp4"])
-        #expect(entered.resources.map(\.rendition) == [2, 3], "the new renditions follow the earlier ones")
+        #expect(entered.plan.resources.map(\.url) == ["http://origin.test/live/ad/ad-low-init.mp4", "http://origin.test/live/ad/a-init.mp4"])
+        #expect(entered.plan.resources.map(\.rendition) == [2, 3], "the new renditions follow the earlier ones")
         #expect(urls(next, 2) == ["http://origin.test/live/ad/ad-low-1.m4s"], "taken in the same reload")
         #expect(next.deltas[2]?.entries.first?.resource.localPath == "p1/video-0-1/seg-00001.m4s")
         #expect(next.states[2].secondsBefore == 6 && next.states[2].recordingSeconds == 8)
@@ -102,7 +102,7 @@ struct LiveDASHPeriodsTests {
 
         let ended = try mpd(
             period("news", start: 0) + period("ad", start: 6), type: "static", extra: #" mediaPresentationDuration="PT10S""#)
-        let last = try reload(next.states, entered.template, ended, at: 10.5)
+        let last = try reload(next.states, (entered.plan.masterPlaylist ?? ""), ended, at: 10.5)
         #expect(urls(last, 2) == ["http://origin.test/live/ad/ad-low-2.m4s"])
         #expect(last.end == "the MPD turned static" && last.newPeriods.isEmpty)
 
@@ -113,7 +113,7 @@ struct LiveDASHPeriodsTests {
             LiveDASHManifest.Track(
                 presentationTimeOffset: s.firstTime ?? 0, lines: lines[p] ?? [], seconds: s.seconds, period: s.ordinal)
         }
-        let text = LiveDASHManifest.render(entered.template, tracks: tracks)
+        let text = LiveDASHManifest.render((entered.plan.masterPlaylist ?? ""), tracks: tracks)
         #expect(!text.contains("{{"), "\(text)")
         #expect(text.contains(#"<Period id="news" start="PT0.000S" duration="PT6.000S">"#), "\(text)")
         #expect(text.contains(#"<Period id="ad" start="PT6.000S" duration="PT4.000S">"#), "\(text)")
@@ -175,12 +175,12 @@ struct LiveDASHPeriodsTests {
         let reload = try reload(
             planned.states, planned.plan.masterPlaylist ?? "", both, at: 9, keys: known)
         let entered = try #require(reload.newPeriods.first)
-        #expect(entered.keys.map(\.keyID) == ["0x20000000200020002000" + "20000000000b"], "only the new KID")
-        #expect(entered.keys.map(\.uri) == ["https://license.test/clearkey"], "from the Period's Laurl")
-        #expect(entered.template.contains("20000000-2000-2000-2000-20000000000b"), "the new Period keeps its KID")
+        #expect(entered.plan.keys.map(\.keyID) == ["0x20000000200020002000" + "20000000000b"], "only the new KID")
+        #expect(entered.plan.keys.map(\.uri) == ["https://license.test/clearkey"], "from the Period's Laurl")
+        #expect((entered.plan.masterPlaylist ?? "").contains("20000000-2000-2000-2000-20000000000b"), "the new Period keeps its KID")
         let again = try self.reload(planned.states, planned.plan.masterPlaylist ?? "", both, at: 9, keys: known.union([
             "0x2000000020002000200020000000000b"
         ]))
-        #expect(again.newPeriods.first?.keys.isEmpty == true, "a KID met before is not asked for again")
+        #expect(again.newPeriods.first?.plan.keys.isEmpty == true, "a KID met before is not asked for again")
     }
 }

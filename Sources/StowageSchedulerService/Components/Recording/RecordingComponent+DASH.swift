@@ -52,7 +52,7 @@ extension RecordingComponent {
         var next = periods.next()
         for position in reload.states.indices {
             if let period = next, period.firstRendition == position {
-                try enter(period, token: token, states: reload.states)
+                if let refusal = try enter(period, title: title) { return try end(token, reason: refusal) }
                 next = periods.next()
             }
             guard let delta = reload.deltas[position] else { continue }
@@ -67,21 +67,38 @@ extension RecordingComponent {
         pipeline.publishProgress(token, throttled: true)
     }
 
-    /// Stores a Period the recording entered (its renditions, init files, new keys and template) and queues its
-    /// files; new keys (a key change at the Period) are acquired by a key-only license task, as HLS's key rotation.
-    private func enter(_ period: LiveDASHPeriods.NewPeriod, token: String, states: [LiveDASHRendition]) throws {
+    /// Stores a Period the recording entered (its renditions, init files, new keys, template and protection) and
+    /// queues its files. Its plan is judged as any plan (``PlanAdmission``): a Period only a device's DRM can
+    /// play is stored only with `--allow-device-drm` (the title is then never playable here), else the recording
+    /// ends before it, and the refusal is returned. New keys (a key change at the Period) are acquired as HLS's
+    /// key rotation's are.
+    private func enter(_ period: LiveDASHPeriods.NewPeriod, title: TitleRecord) throws -> String? {
+        let token = title.token
+        let request = PlanAdmission.Request(
+            url: title.url, recording: true, keySource: title.licenseURL != nil || title.operatorKeys != nil,
+            allowDeviceDRM: title.allowDeviceDRM, posterURL: nil)
+        let plan: ResolvedPlan
+        switch PlanAdmission.of(period.plan, for: request) {
+        case .admitted(let admitted): plan = admitted
+        case .refused(let error):
+            let message = "Period \(period.ordinal) of the recording is not recorded: \(error.message)"
+            try context.desk.record(TitleHappening(token, kind: "recording-error", detail: message))
+            return message
+        }
+        let stored = try context.store.title(token)?.protection
+        let protection = plan.protection.map { stored?.adding($0) ?? $0 } ?? stored
         let added = try context.store.addLivePeriod(
-            token: token, firstRendition: period.firstRendition, renditions: period.renditions,
-            states: try period.startStates.map(Self.encode), files: period.resources, keys: period.keys,
-            masterPlaylist: period.template)
+            token: token, firstRendition: period.firstRendition, renditions: plan.renditions,
+            states: try period.startStates.map(Self.encode), files: plan.resources, keys: plan.keys,
+            masterPlaylist: plan.masterPlaylist ?? "", protection: protection)
         for r in added { pipeline.enqueue(pipeline.fetchItem(r), at: nil) }
-        let ordinal = states[period.firstRendition].ordinal
         context.logger.info(
             "recording entered a new Period",
-            metadata: ["token": "\(token)", "period": "\(ordinal)", "renditions": "\(period.renditions.count)"])
+            metadata: ["token": "\(token)", "period": "\(period.ordinal)", "renditions": "\(plan.renditions.count)"])
         try context.desk.record(
-            TitleHappening(token, kind: "period", detail: "Period \(ordinal) of the recording began"))
-        try keysMet(token, count: period.keys.count)
+            TitleHappening(token, kind: "period", detail: "Period \(period.ordinal) of the recording began"))
+        try keysMet(token, count: plan.keys.count)
+        return nil
     }
 
     /// A listed segment of a live DASH recording that answered 404 (or 410) while it should still be in the

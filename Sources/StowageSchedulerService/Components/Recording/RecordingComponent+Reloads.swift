@@ -54,12 +54,12 @@ extension RecordingComponent {
         pipeline.publishProgress(token, throttled: true)
     }
 
-    /// New keys met during the event (HLS key rotation, a DASH key change at a Period): a key-only license task
-    /// acquires them; the terms already granted stay.
+    /// New keys met during the event (HLS key rotation, a DASH key change at a Period): acquired as the title's
+    /// keys are (``acquireMissingKeys(_:)``); the terms already granted stay.
     func keysMet(_ token: String, count: Int) throws {
         guard count > 0 else { return }
         try context.desk.record(TitleHappening(token, kind: "key", detail: "\(count) new key(s) met"))
-        pipeline.enqueue(WorkItem(token: token, kind: .license), at: nil)
+        try acquireMissingKeys(token)
     }
 
     /// Segments of `path` that left the `window` before they could be fetched: logged and told as a gap.
