@@ -35,12 +35,12 @@ extension RecordingComponent {
             guard let id = key.keyID.flatMap(KeyEncoding.hex).map(KeyEncoding.hexString), let wrapped = given[id]
             else {
                 var failed = title
-                failed.licenseError = TitleError(
-                    code: .license,
-                    message: "the recording met key ID \(key.keyID ?? "(none)"), which no --key gives: "
-                        + "what it protects cannot be played")
+                let message =
+                    "the recording met key ID \(key.keyID ?? "(none)"), which no --key gives: "
+                    + "what it protects cannot be played"
+                failed.licenseError = message
                 try context.store.update(failed)
-                try context.desk.record(TitleHappening(token, kind: "license", detail: failed.licenseError!.message))
+                try context.desk.record(.license(token, kind: "license-error", message))
                 return try pipeline.checkComplete(token)
             }
             raw[key.position] = try pipeline.vault.unwrap(
