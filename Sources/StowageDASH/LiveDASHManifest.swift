@@ -107,7 +107,8 @@ public enum LiveDASHManifest {
     }
 
     /// Each recorded Period's start and duration (its longest track's timeline), and the presentation's total.
-    public static func periods(_ tracks: [Track]) -> (periods: [Int: (start: Double, duration: Double)], total: Double) {
+    public static func periods(_ tracks: [Track]) -> (periods: [Int: (start: Double, duration: Double)], total: Double)
+    {
         var durations: [Int: Double] = [:]
         for track in tracks { durations[track.period] = max(durations[track.period] ?? 0, track.seconds) }
         var out: [Int: (Double, Double)] = [:]

@@ -88,7 +88,8 @@ public enum LiveDASHPeriods {
             out.states += planned.states
             try merge(&out, from: first, mpd: mpd, now: now, record: record)
         }
-        out.targetDuration = out.states.filter { !$0.ended }.map(\.targetDuration).min()
+        out.targetDuration =
+            out.states.filter { !$0.ended }.map(\.targetDuration).min()
             ?? out.states.map(\.targetDuration).min() ?? 2
         return out
     }

@@ -4,7 +4,8 @@ import StowageProtocol
 /// that exist now on the origin's clock (``LiveSegments``) after the last one taken, a gap for those that left the
 /// time-shift window before they were seen, when to reload next, and the end — the MPD turned `static`, got a
 /// `mediaPresentationDuration`, or its recorded Period got a duration and every segment of it was taken (then
-/// ``LiveDASHPeriods`` decides whether a next Period carries the recording on) — or the requested duration. Pure: the scheduler stores what it returns and fetches the new files like any title's.
+/// ``LiveDASHPeriods`` decides whether a next Period carries the recording on) — or the requested duration. Pure:
+/// the scheduler stores what it returns and fetches the new files like any title's.
 ///
 /// The local copy names each segment `seg-<n>` in the order taken and keeps the source's media times in a
 /// SegmentTimeline (one `<S t d/>` line per segment, ``Delta/lines``), so a gap is a jump of `t` and nothing else.

@@ -78,7 +78,8 @@ public struct TitleProtection: Codable, Sendable, Equatable {
     public func adding(_ later: TitleProtection) -> TitleProtection {
         var out = self
         out.scheme = scheme ?? later.scheme
-        for system in later.systems where !out.systems.contains(where: { $0.systemId == system.systemId && $0.name == system.name }) {
+        for system in later.systems
+        where !out.systems.contains(where: { $0.systemId == system.systemId && $0.name == system.name }) {
             out.systems.append(system)
         }
         out.kids += later.kids.filter { !out.kids.contains($0) }

@@ -26,9 +26,10 @@ struct LiveDASHPeriodsTests {
     /// 6 s, with `<label>/` as its BaseURL. With `protect`, every file is encrypted in place (`cenc`, the clear
     /// ones kept in `<label>-clear/`) and each AdaptationSet signals the key ID and Clear Key at
     /// `license/clearkey` (relative to the MPD).
-    func period(_ dir: URL, label: String, start: Int, source: String, timeline: Bool, protect: Key? = nil) throws
-        -> String
-    {
+    func period(
+        _ dir: URL, label: String, start: Int, source: String, timeline: Bool, protect: Key? = nil,
+        widevineOnly: Bool = false
+    ) throws -> String {
         try TestMedia.sh(
             """
             timeout 300 ffmpeg -nostdin -v error -y \(source) -t 6 -map 0:v -map 1:a \
@@ -40,14 +41,17 @@ struct LiveDASHPeriodsTests {
             """, in: dir)
         if let protect { try encrypt(dir, with: protect) }
         let text = try String(contentsOf: dir.appendingPathComponent("manifest.mpd"), encoding: .utf8)
-        let element = try (text.range(of: "<Period").flatMap { open in
-            text.range(of: "</Period>").map { String(text[open.lowerBound..<$0.upperBound]) }
-        }).orThrow("no Period in ffmpeg's MPD")
-        let renamed = element.replacingOccurrences(of: "<Representation id=\"0\"", with: "<Representation id=\"\(label)-video\"")
-            .replacingOccurrences(of: "<Representation id=\"1\"", with: "<Representation id=\"\(label)-audio\"")
-            .replacingOccurrences(
-                of: "<Period id=\"0\" start=\"PT0.0S\">",
-                with: "<Period id=\"\(label)\" start=\"PT\(start)S\" duration=\"PT6S\"><BaseURL>\(label)/</BaseURL>")
+        let element = try
+            (text.range(of: "<Period").flatMap { open in
+                text.range(of: "</Period>").map { String(text[open.lowerBound..<$0.upperBound]) }
+            }).orThrow("no Period in ffmpeg's MPD")
+        let renamed = element.replacingOccurrences(
+            of: "<Representation id=\"0\"", with: "<Representation id=\"\(label)-video\""
+        )
+        .replacingOccurrences(of: "<Representation id=\"1\"", with: "<Representation id=\"\(label)-audio\"")
+        .replacingOccurrences(
+            of: "<Period id=\"0\" start=\"PT0.0S\">",
+            with: "<Period id=\"\(label)\" start=\"PT\(start)S\" duration=\"PT6S\"><BaseURL>\(label)/</BaseURL>")
         #expect(renamed.contains("<BaseURL>\(label)/</BaseURL>") && renamed.contains("\(label)-video"), "\(renamed)")
         guard let protect else { return renamed + "\n" }
         let protection = """
@@ -56,10 +60,15 @@ struct LiveDASHPeriodsTests {
             <ContentProtection schemeIdUri="urn:uuid:e2719d58-a985-b3c9-781a-b030af78d30e" value="ClearKey1.0">\
             <clearkey:Laurl Lic_type="EME-1.0">license/clearkey</clearkey:Laurl></ContentProtection>
             """
+        let widevine = """
+            <ContentProtection schemeIdUri="urn:mpeg:dash:mp4protection:2011" value="cenc" \
+            cenc:default_KID="\(ClearKeyDASHTests.uuid(protect.kid))"/>
+            <ContentProtection schemeIdUri="urn:uuid:edef8ba9-79d6-4ace-a3c8-27dcd51d21ed" value="Widevine"/>
+            """
         var lines: [String] = []
         for line in renamed.split(separator: "\n", omittingEmptySubsequences: false) {
             lines.append(String(line))
-            if line.contains("<AdaptationSet ") { lines.append(protection) }
+            if line.contains("<AdaptationSet ") { lines.append(widevineOnly ? widevine : protection) }
         }
         return lines.joined(separator: "\n") + "\n"
     }
@@ -110,9 +119,10 @@ struct LiveDASHPeriodsTests {
             let element = String(match.output.0).replacingOccurrences(
                 of: #"start="[^"]+""#, with: #"start="PT0S""#, options: .regularExpression)
             let head = try (served.range(of: "<Period ").map { String(served[..<$0.lowerBound]) }).orThrow("no Period")
-            let mpd = head.replacingOccurrences(
-                of: #"mediaPresentationDuration="[^"]+""#, with: "mediaPresentationDuration=\"\(match.output.1)\"",
-                options: .regularExpression)
+            let mpd =
+                head.replacingOccurrences(
+                    of: #"mediaPresentationDuration="[^"]+""#, with: "mediaPresentationDuration=\"\(match.output.1)\"",
+                    options: .regularExpression)
                 + "  <BaseURL>\(base)</BaseURL>\n  " + element + "\n</MPD>\n"
             let file = h.root.appendingPathComponent("period-\(n).mpd")
             try mpd.write(to: file, atomically: true, encoding: .utf8)
@@ -146,7 +156,8 @@ struct LiveDASHPeriodsTests {
         }
         // The programme (`$Number$` with `@duration`), then at 6 s another with other ids (a SegmentTimeline).
         let periods =
-            try period(h.media.appendingPathComponent("a"), label: "a", start: 0, source: DASHMedia.source, timeline: false)
+            try period(
+                h.media.appendingPathComponent("a"), label: "a", start: 0, source: DASHMedia.source, timeline: false)
             + period(h.media.appendingPathComponent("b"), label: "b", start: 6, source: Self.second, timeline: true)
         try DASHMedia.mpd(duration: 12, periods: periods)
             .write(to: h.media.appendingPathComponent("manifest.mpd"), atomically: true, encoding: .utf8)
@@ -206,16 +217,21 @@ struct LiveDASHPeriodsTests {
             duration: 12, periods: periods,
             namespaces: " xmlns:cenc=\"urn:mpeg:cenc:2013\" xmlns:clearkey=\"http://dashif.org/guidelines/clearKey\""
         ).write(to: h.media.appendingPathComponent("manifest.mpd"), atomically: true, encoding: .utf8)
-        let table = serverKeys ? "\"\(keys.0.kidHex)\": \"\(keys.0.keyHex)\", \"\(keys.1.kidHex)\": \"\(keys.1.keyHex)\"" : ""
-        try "{\"clearkeys\": {\(table)}}".write(to: h.media.appendingPathComponent("policy.json"), atomically: true, encoding: .utf8)
+        let table =
+            serverKeys ? "\"\(keys.0.kidHex)\": \"\(keys.0.keyHex)\", \"\(keys.1.kidHex)\": \"\(keys.1.keyHex)\"" : ""
+        try "{\"clearkeys\": {\(table)}}".write(
+            to: h.media.appendingPathComponent("policy.json"), atomically: true, encoding: .utf8)
         try h.startPipeline()
         try h.startOrigin(extra: ["--live", "--license-policy", h.media.appendingPathComponent("policy.json").path])
         let token = try h.submit("manifest.mpd", ["--record"] + submitArguments(keys.0, keys.1))
         let final = try h.waitForFinal(token, timeout: 60)
         #expect(final.state == .completed, "\(String(describing: final.error))")
         #expect(final.recordedSeconds == 12 && final.gaps == [], "\(final)")
-        #expect(final.playableOffline && final.notPlayableReason == nil, "\(String(describing: final.notPlayableReason))")
-        #expect(final.protection?.kids == [keys.0.kidHex, keys.1.kidHex], "both key IDs: \(String(describing: final.protection))")
+        #expect(
+            final.playableOffline && final.notPlayableReason == nil, "\(String(describing: final.notPlayableReason))")
+        #expect(
+            final.protection?.kids == [keys.0.kidHex, keys.1.kidHex],
+            "both key IDs: \(String(describing: final.protection))")
         for k in [keys.0, keys.1] { try expectKeyNotAtRest(h, k.key, title: token, "a Period's key") }
 
         // The play server hands out both keys; each Period decodes with its own to the clear frames.
@@ -254,6 +270,47 @@ struct LiveDASHPeriodsTests {
             ["--key", "\(a.kidHex):\(a.keyHex)", "--key", "\(b.kidHex):\(b.keyHex)"]
         }
         #expect(h.originRequests(matching: "/clearkey") == 0, "no license server is asked")
+    }
+
+    /// A clear programme, then at 6 s a Period only a device's DRM (Widevine) can license: recorded on only with
+    /// `--allow-device-drm`, and then stored but never playable here; without it the recording ends before that
+    /// Period, saying why, and keeps the playable first Period. Two recordings of the same live presentation.
+    @Test func aPeriodOnlyADeviceCanLicenseIsStoredOnlyWhenAllowedAndNeverPlayable() throws {
+        let h = try Harness(name: "livedash-devicedrm")
+        for label in ["a", "b"] {
+            try FileManager.default.createDirectory(
+                at: h.media.appendingPathComponent(label), withIntermediateDirectories: true)
+        }
+        let key = Key(kid: (0..<16).map { UInt8(0xC0 + $0) }, key: (0..<16).map { UInt8(0x20 + $0) })
+        let periods =
+            try period(
+                h.media.appendingPathComponent("a"), label: "a", start: 0, source: DASHMedia.source, timeline: true)
+            + period(
+                h.media.appendingPathComponent("b"), label: "b", start: 6, source: Self.second, timeline: true,
+                protect: key, widevineOnly: true)
+        let mpd = DASHMedia.mpd(
+            duration: 12, periods: periods, namespaces: " xmlns:cenc=\"urn:mpeg:cenc:2013\"")
+        for name in ["manifest.mpd", "allowed.mpd"] {
+            try mpd.write(to: h.media.appendingPathComponent(name), atomically: true, encoding: .utf8)
+        }
+        try h.startPipeline()
+        try h.startOrigin(extra: ["--live"])
+        let refused = try h.submit("manifest.mpd", ["--record"])
+        let allowed = try h.submit("allowed.mpd", ["--record", "--allow-device-drm"])
+
+        let kept = try h.waitForFinal(refused, timeout: 60)
+        #expect(kept.state == .completed && kept.recordedSeconds == 6, "the first Period: \(kept)")
+        #expect(kept.playableOffline && kept.protection == nil, "\(String(describing: kept.notPlayableReason))")
+        let log = h.log("scheduler")
+        #expect(log.contains("Period 1 of the recording is not recorded") && log.contains("--allow-device-drm"))
+        #expect(!FileManager.default.fileExists(atPath: h.home.appendingPathComponent("titles/\(refused)/p1").path))
+
+        let stored = try h.waitForFinal(allowed, timeout: 60)
+        #expect(stored.state == .completed && stored.recordedSeconds == 12, "both Periods: \(stored)")
+        #expect(!stored.playableOffline && stored.notPlayableReason?.code == .deviceLicenseRequired, "\(stored)")
+        #expect(stored.protection?.deviceOnly == true && stored.protection?.kids == [key.kidHex])
+        let (code, _) = try h.stowctl(["playable", allowed])
+        #expect(code == 1, "never playable here")
     }
 
     /// Requests the origin answered 404 for media segments.

@@ -58,7 +58,8 @@ struct LiveDASHPeriodsTests {
     }
 
     /// The first Period's starting states, as the plan stores them.
-    func start(_ mpd: MPD, selection: Selection = Selection()) throws -> (states: [LiveDASHRendition], template: String) {
+    func start(_ mpd: MPD, selection: Selection = Selection()) throws -> (states: [LiveDASHRendition], template: String)
+    {
         let planned = try LiveDASHPlanner.plan(mpd: mpd, selection: selection)
         return (planned.states, planned.plan.masterPlaylist ?? "")
     }
@@ -81,7 +82,10 @@ struct LiveDASHPeriodsTests {
         let (states, template) = try start(first)
         #expect(states.map(\.representationID) == ["news-low", "news-audio"], "the lowest video and the audio")
         let early = try reload(states, template, first, at: 4.5)
-        #expect(urls(early, 0) == ["http://origin.test/live/news/news-low-1.m4s", "http://origin.test/live/news/news-low-2.m4s"])
+        #expect(
+            urls(early, 0) == [
+                "http://origin.test/live/news/news-low-1.m4s", "http://origin.test/live/news/news-low-2.m4s",
+            ])
         #expect(early.newPeriods.isEmpty && early.end == nil)
 
         // An ad break begins at 6 s: a Period with other ids appears; the programme's Period ends there.
@@ -91,9 +95,14 @@ struct LiveDASHPeriodsTests {
         #expect(next.states[0].ended && next.states[0].periodEnded == true)
         let entered = try #require(next.newPeriods.first)
         #expect(next.newPeriods.count == 1 && entered.firstRendition == 2)
-        #expect(entered.plan.renditions.map(\.localPath) == ["p1/video-0-1", "p1/audio-1-0-en"], "\(entered.plan.renditions)")
+        #expect(
+            entered.plan.renditions.map(\.localPath) == ["p1/video-0-1", "p1/audio-1-0-en"],
+            "\(entered.plan.renditions)")
         #expect(next.states.map(\.representationID) == ["news-low", "news-audio", "ad-low", "ad-audio"])
-        #expect(entered.plan.resources.map(\.url) == ["http://origin.test/live/ad/ad-low-init.mp4", "http://origin.test/live/ad/a-init.mp4"])
+        #expect(
+            entered.plan.resources.map(\.url) == [
+                "http://origin.test/live/ad/ad-low-init.mp4", "http://origin.test/live/ad/a-init.mp4",
+            ])
         #expect(entered.plan.resources.map(\.rendition) == [2, 3], "the new renditions follow the earlier ones")
         #expect(urls(next, 2) == ["http://origin.test/live/ad/ad-low-1.m4s"], "taken in the same reload")
         #expect(next.deltas[2]?.entries.first?.resource.localPath == "p1/video-0-1/seg-00001.m4s")
@@ -101,7 +110,8 @@ struct LiveDASHPeriodsTests {
         #expect(next.end == nil, "a Period ending is not the end")
 
         let ended = try mpd(
-            period("news", start: 0) + period("ad", start: 6), type: "static", extra: #" mediaPresentationDuration="PT10S""#)
+            period("news", start: 0) + period("ad", start: 6), type: "static",
+            extra: #" mediaPresentationDuration="PT10S""#)
         let last = try reload(next.states, (entered.plan.masterPlaylist ?? ""), ended, at: 10.5)
         #expect(urls(last, 2) == ["http://origin.test/live/ad/ad-low-2.m4s"])
         #expect(last.end == "the MPD turned static" && last.newPeriods.isEmpty)
@@ -123,9 +133,11 @@ struct LiveDASHPeriodsTests {
         let ad = try #require(local.periods.last?.adaptationSets.first?.representations.first)
         guard case .segments(let segments) = try SegmentAddresser.address(ad, in: try #require(local.periods.last))
         else { throw DASHError.missing("SegmentTemplate", "media") }
-        #expect(segments.segments.map(\.location.url) == ["seg-00001.m4s", "seg-00002.m4s"].map {
-            "http://127.0.0.1/p1/video-0-1/" + $0
-        })
+        #expect(
+            segments.segments.map(\.location.url)
+                == ["seg-00001.m4s", "seg-00002.m4s"].map {
+                    "http://127.0.0.1/p1/video-0-1/" + $0
+                })
     }
 
     @Test func aPeriodThatEndsBeforeTheNextIsAnnouncedIsAWait() throws {
@@ -177,10 +189,14 @@ struct LiveDASHPeriodsTests {
         let entered = try #require(reload.newPeriods.first)
         #expect(entered.plan.keys.map(\.keyID) == ["0x20000000200020002000" + "20000000000b"], "only the new KID")
         #expect(entered.plan.keys.map(\.uri) == ["https://license.test/clearkey"], "from the Period's Laurl")
-        #expect((entered.plan.masterPlaylist ?? "").contains("20000000-2000-2000-2000-20000000000b"), "the new Period keeps its KID")
-        let again = try self.reload(planned.states, planned.plan.masterPlaylist ?? "", both, at: 9, keys: known.union([
-            "0x2000000020002000200020000000000b"
-        ]))
+        #expect(
+            (entered.plan.masterPlaylist ?? "").contains("20000000-2000-2000-2000-20000000000b"),
+            "the new Period keeps its KID")
+        let again = try self.reload(
+            planned.states, planned.plan.masterPlaylist ?? "", both, at: 9,
+            keys: known.union([
+                "0x2000000020002000200020000000000b"
+            ]))
         #expect(again.newPeriods.first?.plan.keys.isEmpty == true, "a KID met before is not asked for again")
     }
 }

@@ -54,7 +54,9 @@ extension RecordingComponent {
     /// Wraps keys (position → bytes) for `token` and stores them.
     private func store(_ raw: [Int: [UInt8]], token: String) throws {
         var wrapped: [Int: Data] = [:]
-        for (position, bytes) in raw { wrapped[position] = try pipeline.vault.wrap(bytes, token: token, index: position) }
+        for (position, bytes) in raw {
+            wrapped[position] = try pipeline.vault.wrap(bytes, token: token, index: position)
+        }
         try context.store.saveWrappedKeys(token: token, wrapped)
     }
 
