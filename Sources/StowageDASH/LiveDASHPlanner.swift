@@ -5,21 +5,44 @@ import StowageProtocol
 /// segments come later, reload by reload (``LiveDASHRecorder``). The local manifest is a template
 /// (``LiveDASHManifest``) filled as they come.
 ///
-/// The recorded Period is the MPD's first: a recording ends where that Period ends (several Periods in one
-/// recording, and key rotation across them, are not supported yet). Segment encryption (`sea:`) is refused: its
-/// crypto periods would need renumbering reload by reload. A trick-mode set is never recorded, `--iframes` or not
-/// (as a live HLS recording keeps no I-frame playlist).
+/// The recording starts with the MPD's first Period; each later Period is planned the same way when it begins
+/// (``LiveDASHPeriods``), its renditions after the earlier ones and its files under `p<n>/`, n counting the
+/// recorded Periods (a live MPD's Period indexes move as Periods leave it). Segment encryption (`sea:`) is
+/// refused: its crypto periods would need renumbering reload by reload.
+/// A trick-mode set is never recorded, `--iframes` or not (as a live HLS recording keeps no I-frame playlist).
 public enum LiveDASHPlanner {
-    /// The plan, and each rendition's starting state (in rendition order).
+    /// One recorded Period as planned: its renditions, initialization segments and keys, the local manifest
+    /// template of this Period alone, and each rendition's starting state (in rendition order).
+    public struct PeriodPlan: Sendable {
+        public var plan: ResolvedPlan
+        public var states: [LiveDASHRendition]
+    }
+
+    /// The plan of a recording's first Period, and each rendition's starting state (in rendition order).
     public static func plan(
         mpd: MPD, selection: Selection
     ) throws(DASHError) -> (plan: ResolvedPlan, states: [LiveDASHRendition]) {
         var selection = selection
         selection.iframes = nil
-        guard let choice = try RepresentationSelector.select(mpd, selection).first else {
+        guard let first = try RepresentationSelector.select(mpd, selection).first else {
             throw DASHError.missing("Period", "AdaptationSet", "the MPD has no Period to record")
         }
-        let period = mpd.periods[choice.period]
+        let planned = try plan(mpd: mpd, selection: selection, period: first.period, ordinal: 0)
+        return (planned.plan, planned.states)
+    }
+
+    /// The plan of Period `index` of `mpd` as the recording's `ordinal`-th Period: its renditions numbered from
+    /// `firstRendition`, its timeline starting `secondsBefore` seconds into the recording, its manifest
+    /// template's tracks numbered from `firstRendition` (the n-th SegmentTemplate is the n-th rendition).
+    public static func plan(
+        mpd: MPD, selection: Selection, period index: Int, ordinal: Int, firstRendition: Int = 0,
+        secondsBefore: Double = 0
+    ) throws(DASHError) -> PeriodPlan {
+        var selection = selection
+        selection.iframes = nil
+        guard let choice = try RepresentationSelector.select(mpd, selection).first(where: { $0.period == index })
+        else { throw DASHError.missing("Period", "AdaptationSet", "Period \(index) has nothing to record") }
+        let period = mpd.periods[index]
         var tracks: [LocalTrack] = []
         var renditions: [PlannedRendition] = []
         var resources: [PlannedResource] = []
@@ -40,11 +63,13 @@ public enum LiveDASHPlanner {
             }
             let initialization = try SegmentAddresser.initialization(template, representation)
             var track = LocalTrack(
-                mpd: mpd, period: choice.period, track: chosen,
+                mpd: mpd, period: index, track: chosen,
                 segments: RepresentationSegments(
                     initialization: initialization, timescale: template.timescale ?? 1, segments: []))
+            // Named by the recorded Period, not the MPD's index of it: a live MPD's first Period leaves it.
+            track.folder = "p\(ordinal)/" + track.folder.drop { $0 != "/" }.dropFirst()
             protections += representation.contentProtections
-            let position = renditions.count
+            let position = firstRendition + renditions.count
             renditions.append(
                 PlannedRendition(
                     kind: track.kind, sourceURL: mpd.url, localPath: track.folder, playlist: "",
@@ -60,18 +85,24 @@ public enum LiveDASHPlanner {
             representation.contentProtections = representation.contentProtections.map(DASHPlanner.localized)
             track.representation = representation
             tracks.append(track)
-            states.append(
-                LiveDASHRendition(
-                    folder: track.folder, kind: track.kind, periodID: period.id, periodIndex: choice.period,
-                    adaptationSet: chosen.adaptationSet, representationID: representation.id))
+            var state = LiveDASHRendition(
+                folder: track.folder, kind: track.kind, periodID: period.id, periodIndex: index,
+                adaptationSet: chosen.adaptationSet, representationID: representation.id)
+            if ordinal > 0 {
+                state.recordedPeriod = ordinal
+                state.secondsBefore = secondsBefore
+                state.periodStart = period.start
+            }
+            states.append(state)
         }
         let summary = ProtectionSummary(protections)
         let text = LiveDASHManifest.template(
-            period: .init(id: period.id, start: 0, duration: nil, tracks: tracks))
+            period: .init(id: period.id ?? "p\(ordinal)", start: 0, duration: nil, tracks: tracks),
+            ordinal: ordinal, firstTrack: firstRendition)
         let plan = ResolvedPlan(
             masterPlaylist: text, renditions: renditions, resources: resources, bytesEstimate: nil,
             keys: DASHPlanner.keys(summary, base: mpd.url), manifestName: DASHPlanner.manifestName,
             protection: summary.isEncrypted ? DASHPlanner.protection(summary) : nil)
-        return (plan, states)
+        return PeriodPlan(plan: plan, states: states)
     }
 }

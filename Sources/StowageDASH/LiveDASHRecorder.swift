@@ -3,8 +3,9 @@ import StowageProtocol
 /// Takes what is new in a reloaded live MPD for one recorded Representation (DASH-IF IOP v4.3 §4.3): the segments
 /// that exist now on the origin's clock (``LiveSegments``) after the last one taken, a gap for those that left the
 /// time-shift window before they were seen, when to reload next, and the end — the MPD turned `static`, got a
-/// `mediaPresentationDuration`, or its recorded Period got a duration and every segment of it was taken — or the
-/// requested duration. Pure: the scheduler stores what it returns and fetches the new files like any title's.
+/// `mediaPresentationDuration`, or its recorded Period got a duration and every segment of it was taken (then
+/// ``LiveDASHPeriods`` decides whether a next Period carries the recording on) — or the requested duration. Pure:
+/// the scheduler stores what it returns and fetches the new files like any title's.
 ///
 /// The local copy names each segment `seg-<n>` in the order taken and keeps the source's media times in a
 /// SegmentTimeline (one `<S t d/>` line per segment, ``Delta/lines``), so a gap is a jump of `t` and nothing else.
@@ -39,6 +40,7 @@ public enum LiveDASHRecorder {
         var delta = Delta()
         guard !state.ended else { return delta }
         guard let (period, set, representation) = find(state, in: mpd) else {
+            state.periodEnded = true
             return finish(&state, &delta, "the recorded Period is no longer in the MPD")
         }
         guard case .template(let template) = representation.segmentInformation else {
@@ -61,10 +63,12 @@ public enum LiveDASHRecorder {
         state.presentationTimeOffset = template.presentationTimeOffset ?? 0
         state.timescale = template.timescale ?? 1
 
+        // `--duration` counts the whole recording: the Periods before this one too.
+        let limit = record.durationSeconds.map { $0 - (state.secondsBefore ?? 0) }
         var slots: [LiveSegments.Slot]
         if let last = state.lastNumber {
             slots = try segments.available(now: at, after: last)
-        } else if record.from == .live, mpd.type == .dynamic {
+        } else if record.from == .live, mpd.type == .dynamic, state.ordinal == 0 {
             guard let edge = try segments.liveEdge(now: at) else { return delta }
             slots = try segments.available(now: at, after: edge.number > 0 ? edge.number - 1 : nil)
         } else {
@@ -77,7 +81,7 @@ public enum LiveDASHRecorder {
         let encrypted = ProtectionSummary(representation.contentProtections).isEncrypted
         let kind: PlannedResource.Kind = state.kind == .subtitles ? .subtitle : .segment
         for slot in slots {
-            if let limit = record.durationSeconds, state.seconds >= limit - 0.001 {
+            if let limit, state.seconds >= limit - 0.001 {
                 return finish(&state, &delta, "the requested duration was recorded")
             }
             if let last = state.lastNumber, slot.number > last + 1 {
@@ -111,23 +115,29 @@ public enum LiveDASHRecorder {
             state.count += 1
             state.seconds += seconds
         }
-        if let limit = record.durationSeconds, state.seconds >= limit - 0.001 {
+        if let limit, state.seconds >= limit - 0.001 {
             return finish(&state, &delta, "the requested duration was recorded")
         }
-        if let reason = try ended(segments, state: state, mpd: mpd, period: period, now: at) {
+        if let (reason, periodOnly) = try ended(segments, state: state, mpd: mpd, period: period, now: at) {
+            state.periodEnded = periodOnly
             return finish(&state, &delta, reason)
         }
         return delta
     }
 
     /// Why nothing more will come, or nil: the presentation's or the Period's end was reached (every segment up
-    /// to it taken), or the availability ended.
+    /// to it taken), or the availability ended. `periodOnly`: only this Period is over; a later Period (one the MPD
+    /// lists already, or one still to be announced while the MPD stays dynamic without a duration) carries the
+    /// recording on (``LiveDASHPeriods``).
     static func ended(
         _ segments: LiveSegments, state: LiveDASHRendition, mpd: MPD, period: Period, now: Double
-    ) throws(DASHError) -> String? {
-        if let end = segments.timing.availabilityEndTime, now > end { return "the MPD's availabilityEndTime passed" }
+    ) throws(DASHError) -> (reason: String, periodOnly: Bool)? {
+        if let end = segments.timing.availabilityEndTime, now > end {
+            return ("the MPD's availabilityEndTime passed", false)
+        }
+        let later = mpd.periods.contains { $0.start > period.start + 0.001 }
         guard let length = period.duration else {
-            return mpd.type == .static ? "the MPD turned static" : nil
+            return mpd.type == .static ? ("the MPD turned static", later) : nil
         }
         // Every segment that the Period will ever have, seen from after its end without a window.
         let all = LiveSegments(
@@ -135,9 +145,10 @@ public enum LiveDASHRecorder {
             template: segments.template, periodStart: period.start, periodDuration: length)
         let after = segments.timing.availabilityStartTime + period.start + length + 1
         guard try all.available(now: after, after: state.lastNumber, limit: 1).isEmpty else { return nil }
-        if mpd.type == .static { return "the MPD turned static" }
+        if later { return ("the recorded Period ended", true) }
+        if mpd.type == .static { return ("the MPD turned static", false) }
         return mpd.mediaPresentationDuration != nil
-            ? "the MPD got a mediaPresentationDuration" : "the recorded Period ended"
+            ? ("the MPD got a mediaPresentationDuration", false) : ("the recorded Period ended", true)
     }
 
     private static func finish(_ state: inout LiveDASHRendition, _ delta: inout Delta, _ reason: String) -> Delta {
@@ -147,13 +158,17 @@ public enum LiveDASHRecorder {
         return delta
     }
 
-    /// The Period, AdaptationSet and Representation `state` records, found by the Period's id (else its index)
-    /// and the Representation's id.
+    /// The Period, AdaptationSet and Representation `state` records, found by the Period's id and start (an id
+    /// may come again in a later Period; a Period without an id by its start, else its index) and the
+    /// Representation's id.
     static func find(_ state: LiveDASHRendition, in mpd: MPD) -> (Period, AdaptationSet, Representation)? {
+        let named = mpd.periods.filter { state.periodID == nil || $0.id == state.periodID }
         let period =
-            state.periodID.flatMap { id in mpd.periods.first { $0.id == id } }
-            ?? (state.periodID == nil && mpd.periods.indices.contains(state.periodIndex)
-                ? mpd.periods[state.periodIndex] : nil)
+            state.periodStart.flatMap { start in named.first { abs($0.start - start) < 0.001 } }
+            ?? (state.periodID != nil
+                ? named.first
+                : (state.periodStart == nil && mpd.periods.indices.contains(state.periodIndex)
+                    ? mpd.periods[state.periodIndex] : nil))
         guard let period else { return nil }
         let sets =
             period.adaptationSets.indices.contains(state.adaptationSet)

@@ -39,6 +39,20 @@ public struct LiveDASHRendition: Codable, Sendable, Equatable {
     /// The origin's clock less the box's at the last reload, seconds: a box minutes off still knows when a segment
     /// leaves the origin's window.
     public var clockOffset: Double?
+    /// Which recorded Period this is (0 the first; nil in states stored before recordings had several): its
+    /// files are under `p<n>/` and its Period is the n-th of the local manifest.
+    public var recordedPeriod: Int?
+    /// Seconds of the recording before this Period began (the earlier Periods' timelines, gaps included): where
+    /// its timeline starts in `status.gaps` and in the local manifest, and what `--duration` counts on from.
+    public var secondsBefore: Double?
+    /// It ended only because its Period did (the Period got an end and every segment of it was taken, or it
+    /// left the MPD): the recording goes on with the next Period unless the MPD says the presentation ended.
+    public var periodEnded: Bool?
+
+    /// ``recordedPeriod``, 0 when not stored.
+    public var ordinal: Int { recordedPeriod ?? 0 }
+    /// Where the rendition's timeline ends in the recording's, seconds.
+    public var recordingSeconds: Double { (secondsBefore ?? 0) + seconds }
 
     public init(
         folder: String, kind: PlannedRendition.Kind, periodID: String?, periodIndex: Int, adaptationSet: Int,

@@ -7,6 +7,11 @@ import StowageDASH
 /// complete and in the window (its `@startNumber` moved with the window), `@duration` templates stay as they are
 /// (the client computes). Once the whole presentation is available it turns static again: the original text.
 ///
+/// Several Periods are served as a live presentation that changes Period: a Period appears once the origin's
+/// clock reaches its `@start` (an ad break, a programme change), the newest one shown has no `@duration` (it is
+/// still going), and each Period's timeline and segment availability count from its own start; each Period's
+/// relative `BaseURL` is part of its segments' paths.
+///
 /// It also knows which request paths are its media segments, to refuse with 404 one asked for before it exists:
 /// what a box with a wrong clock would do.
 struct LiveMPD: Sendable {
@@ -25,6 +30,8 @@ struct LiveMPD: Sendable {
         /// Matches this track's media segment paths (root-relative), capturing `$Number$` or `$Time$`.
         var media: String?
         var byTime: Bool
+        /// Seconds from the presentation's start at which the track's Period starts.
+        var periodStart: Double = 0
 
         /// Seconds from the Period's start at which segment `number` (or at media time `time`) is complete.
         func end(ofCaptured value: UInt64) -> Double? {
@@ -40,7 +47,15 @@ struct LiveMPD: Sendable {
         }
     }
 
+    /// One Period of the MPD: its whole element's range in the text, its opening tag's, and its start (seconds).
+    struct PeriodBlock: Sendable {
+        var block: Range<String.Index>
+        var tag: Range<String.Index>
+        var start: Double
+    }
+
     let text: String
+    let periods: [PeriodBlock]
     /// `mediaPresentationDuration`, seconds.
     let total: Double
     /// The first track's segment duration, seconds (the unit of the window and of `--live-start`).
@@ -57,6 +72,7 @@ struct LiveMPD: Sendable {
         }
         self.total = total
         let dir = (path as NSString).deletingLastPathComponent
+        periods = Self.periods(in: text)
         var tracks: [Track] = []
         var searchFrom = text.startIndex
         while let open = text.range(of: "<SegmentTemplate", range: searchFrom..<text.endIndex),
@@ -79,13 +95,16 @@ struct LiveMPD: Sendable {
             }
             let media = Self.attribute("media", in: tagText) ?? ""
             let representation = Self.enclosingRepresentation(text, before: open.lowerBound)
+            let period = periods.last { $0.block.contains(open.lowerBound) }
+            let base = period.flatMap { Self.baseURL(in: String(text[$0.block])) } ?? ""
+            let folder = base.isEmpty ? dir : (dir as NSString).appendingPathComponent(base)
             tracks.append(
                 Track(
                     tag: tag, timelineBlock: block, timescale: ts, presentationTimeOffset: pto,
                     startNumber: Self.attribute("startNumber", in: tagText).flatMap { UInt64($0) } ?? 1,
                     duration: block == nil ? Self.attribute("duration", in: tagText).flatMap { UInt64($0) } : nil,
-                    slots: slots, media: Self.pattern(media, dir: dir, representation: representation),
-                    byTime: media.contains("$Time")))
+                    slots: slots, media: Self.pattern(media, dir: folder, representation: representation),
+                    byTime: media.contains("$Time"), periodStart: period?.start ?? 0))
         }
         guard let first = tracks.first else { throw LivePlaylist.Failure("\(path): no SegmentTemplate to serve live") }
         segmentDuration =
@@ -100,26 +119,36 @@ struct LiveMPD: Sendable {
     func render(liveTime: Double, now: Double, availabilityStart: Double, window: Int, timeURL: String) -> String {
         if liveTime >= total { return text }
         let depth = window > 0 ? Double(window) * segmentDuration : nil
-        var out = text
-        // Replace from the end so earlier ranges stay valid.
-        for track in tracks.reversed() {
+        var edits: [(range: Range<String.Index>, text: String)] = []
+        // Periods not begun yet are left out; the newest begun has no end yet.
+        let begun = periods.filter { $0.start <= liveTime }
+        for period in periods where period.start > liveTime { edits.append((period.block, "")) }
+        if let newest = begun.last, periods.count > 1 {
+            edits.append((newest.tag, Self.removing("duration", from: String(text[newest.tag]))))
+        }
+        for track in tracks where track.periodStart <= liveTime {
             guard let block = track.timelineBlock else { continue }
+            let now = liveTime - track.periodStart
             var kept: [(UInt64, UInt64)] = []
             var skipped: UInt64 = 0
             for slot in track.slots {
                 let end = (Double(slot.time + slot.duration) - Double(track.presentationTimeOffset)) / track.timescale
-                guard end <= liveTime else { break }
-                if let depth, end < liveTime - depth {
+                guard end <= now else { break }
+                if let depth, end < now - depth {
                     skipped += 1
                     continue
                 }
                 kept.append(slot)
             }
             let lines = kept.map { "<S t=\"\($0.0)\" d=\"\($0.1)\"/>" }.joined()
-            out.replaceSubrange(block, with: "<SegmentTimeline>\(lines)</SegmentTimeline>")
-            var tag = String(text[track.tag])
-            tag = Self.setting("startNumber", to: String(track.startNumber + skipped), in: tag)
-            out.replaceSubrange(track.tag, with: tag)
+            edits.append((block, "<SegmentTimeline>\(lines)</SegmentTimeline>"))
+            let tag = Self.setting("startNumber", to: String(track.startNumber + skipped), in: String(text[track.tag]))
+            edits.append((track.tag, tag))
+        }
+        var out = text
+        // Replace from the end so earlier ranges stay valid.
+        for edit in edits.sorted(by: { $0.range.lowerBound > $1.range.lowerBound }) {
+            out.replaceSubrange(edit.range, with: edit.text)
         }
         if let open = out.range(of: "<MPD"), let close = out.range(of: ">", range: open.upperBound..<out.endIndex) {
             let range = open.lowerBound..<close.upperBound
@@ -148,9 +177,45 @@ struct LiveMPD: Sendable {
                 let range = Range(match.range(at: 1), in: path), let value = UInt64(path[range])
             else { continue }
             guard let end = track.end(ofCaptured: value) else { return false }
-            return end <= liveTime + 0.001
+            return track.periodStart + end <= liveTime + 0.001
         }
         return nil
+    }
+
+    /// The Periods of `text`, each starting at its `@start`, else where the one before ends (its `@duration`),
+    /// else 0.
+    static func periods(in text: String) -> [PeriodBlock] {
+        var out: [PeriodBlock] = []
+        var from = text.startIndex
+        var nextStart = 0.0
+        while let open = text.range(of: "<Period", range: from..<text.endIndex),
+            let close = text.range(of: ">", range: open.upperBound..<text.endIndex)
+        {
+            let tag = open.lowerBound..<close.upperBound
+            let tagText = String(text[tag])
+            let end =
+                tagText.hasSuffix("/>")
+                ? close.upperBound
+                : text.range(of: "</Period>", range: close.upperBound..<text.endIndex)?.upperBound ?? text.endIndex
+            from = end
+            guard let next = tagText.dropFirst(7).first, next == " " || next == ">" || next == "\t" || next == "\n"
+            else { continue }
+            let start = attribute("start", in: tagText).flatMap(ISODuration.seconds) ?? nextStart
+            nextStart = start + (attribute("duration", in: tagText).flatMap(ISODuration.seconds) ?? 0)
+            out.append(PeriodBlock(block: open.lowerBound..<end, tag: tag, start: start))
+        }
+        return out
+    }
+
+    /// The relative `BaseURL` a Period's element `period` gives before its first AdaptationSet (nil: none, or an
+    /// absolute one).
+    static func baseURL(in period: String) -> String? {
+        let head = period.range(of: "<AdaptationSet").map { period[..<$0.lowerBound] } ?? period[...]
+        guard let open = head.range(of: "<BaseURL>"),
+            let close = head.range(of: "</BaseURL>", range: open.upperBound..<head.endIndex)
+        else { return nil }
+        let value = head[open.upperBound..<close.lowerBound].trimmingCharacters(in: .whitespacesAndNewlines)
+        return value.contains("://") || value.hasPrefix("/") || value.isEmpty ? nil : value
     }
 
     /// Every `(t, d)` of a SegmentTimeline block (`S@t`, `@d`, `@r`; `r="-1"` is not expanded).

@@ -73,6 +73,21 @@ public struct TitleProtection: Codable, Sendable, Equatable {
         return decided
     }
 
+    /// The protection of a title that met `later` too (a live recording's next Period, its key changed): every
+    /// system, key ID and license URL of both, in the order met; device-only when either part is.
+    public func adding(_ later: TitleProtection) -> TitleProtection {
+        var out = self
+        out.scheme = scheme ?? later.scheme
+        for system in later.systems
+        where !out.systems.contains(where: { $0.systemId == system.systemId && $0.name == system.name }) {
+            out.systems.append(system)
+        }
+        out.kids += later.kids.filter { !out.kids.contains($0) }
+        out.licenseUrls += later.licenseUrls.filter { !out.licenseUrls.contains($0) }
+        out.deviceOnly = deviceOnly || later.deviceOnly
+        return out
+    }
+
     /// Why a title only a device's DRM can play is not downloaded without `--allow-device-drm`.
     public func deviceOnlyRefusal(_ url: String) -> String {
         "\(url) is protected by \(systemNames) (scheme \(scheme ?? "unsignalled")): "

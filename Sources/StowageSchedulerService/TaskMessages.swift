@@ -87,27 +87,32 @@ final class TaskMessages {
         {
             // A recording met new keys: fetch just those; the terms granted stay.
             return components.first(RecordingComponent.self)?.keysOnlyWork(title, keys: keys, taskID: taskID).map {
-                .license($0)
+                .license(Self.clearKeyServer($0, of: title))
             }
         }
         var work = LicenseWork(
             url: title.url, headers: title.headers, keyURIs: keys.map(\.uri), terms: title.requestedTerms,
             licenseURL: title.licenseURL, renewal: title.licenseTerms != nil)
         work.keys = keys.map { PlannedKey(uri: $0.uri, method: $0.method, keyFormat: $0.keyFormat, keyID: $0.keyID) }
-        if title.manifestName != nil, let override = title.licenseURL,
-            keys.contains(where: { $0.keyFormat == "org.w3.clearkey" })
-        {
-            // DASH Clear Key: `--license-url` names the Clear Key server (over the MPD's Laurl); the terms are
-            // granted as requested.
-            work.keys = work.keys?.map {
-                var k = $0
-                k.uri = override
-                return k
-            }
-            work.keyURIs = work.keys?.map(\.uri) ?? []
-            work.licenseURL = nil
+        return .license(Self.clearKeyServer(work, of: title))
+    }
+
+    /// DASH Clear Key: `--license-url` names the Clear Key server (over the MPD's Laurl) for every key of the
+    /// title, those of the first license and those a recording meets later alike; the terms are granted as
+    /// requested.
+    static func clearKeyServer(_ work: LicenseWork, of title: TitleRecord) -> LicenseWork {
+        guard title.manifestName != nil, let override = title.licenseURL,
+            work.keys?.contains(where: { $0.keyFormat == "org.w3.clearkey" }) == true
+        else { return work }
+        var work = work
+        work.keys = work.keys?.map {
+            var k = $0
+            k.uri = override
+            return k
         }
-        return .license(work)
+        work.keyURIs = work.keys?.map(\.uri) ?? []
+        work.licenseURL = nil
+        return work
     }
 
     /// The work of a fetch batch lease: one ``FetchWork`` per resource still known, in the lease's order, with the

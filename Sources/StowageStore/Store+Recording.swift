@@ -32,34 +32,67 @@ extension Store {
             if !lines.isEmpty { record.playlist += lines.joined(separator: "\n") + "\n" }
             record.live = live
             try record.update(db)
-            var position =
-                try Int.fetchOne(db, sql: "SELECT MAX(position) FROM resource WHERE token = ?", arguments: [token])
-                ?? -1
-            var added: [ResourceRecord] = []
-            for file in files {
-                position += 1
-                let r = file.resource
-                var row = ResourceRecord(
-                    id: nil, token: token, position: position, rendition: r.rendition, kind: r.kind, url: r.url,
-                    rangeOffset: r.rangeOffset, rangeLength: r.rangeLength, localPath: r.localPath,
-                    container: r.container, encrypted: r.encrypted, duration: r.duration,
-                    state: file.isGap ? .gap : .pending, attempts: 0, bytes: nil, sha256: nil, contentLength: nil,
-                    lastError: nil)
-                try row.insert(db)
-                if !file.isGap { added.append(row) }
-            }
-            var keyPosition =
-                try Int.fetchOne(db, sql: "SELECT MAX(position) FROM contentKey WHERE token = ?", arguments: [token])
-                ?? -1
-            for k in keys {
-                keyPosition += 1
-                try ContentKeyRecord(
-                    token: token, position: keyPosition, uri: k.uri, method: k.method, wrapped: nil,
-                    keyFormat: k.keyFormat, keyID: k.keyID
-                ).insert(db)
-            }
-            return added
+            return try Self.appendFiles(db, token: token, files: files, keys: keys)
         }
+    }
+
+    /// A Period a live DASH recording entered, in one transaction: its renditions (positions from
+    /// `firstRendition`, each with its starting state from `states`), its initialization files after every existing
+    /// file, its new keys after the existing keys, the title's manifest template with the Period added and its
+    /// protection with the Period's.
+    /// Returns the new files to fetch (with their ids).
+    @discardableResult
+    public func addLivePeriod(
+        token: String, firstRendition: Int, renditions: [PlannedRendition], states: [String],
+        files: [PlannedResource], keys: [PlannedKey], masterPlaylist: String, protection: TitleProtection?
+    ) throws -> [ResourceRecord] {
+        try db.write { db in
+            guard var title = try TitleRecord.fetchOne(db, key: token) else { return [] }
+            for (i, r) in renditions.enumerated() {
+                var record = RenditionRecord(
+                    id: nil, token: token, position: firstRendition + i, kind: r.kind, sourceURL: r.sourceURL,
+                    localPath: r.localPath, playlist: r.playlist, language: r.language)
+                record.live = states.indices.contains(i) ? states[i] : nil
+                try record.insert(db)
+            }
+            title.masterPlaylist = masterPlaylist
+            title.protection = protection
+            try title.update(db)
+            let files = files.map { LiveFile(resource: $0, isGap: false) }
+            return try Self.appendFiles(db, token: token, files: files, keys: keys)
+        }
+    }
+
+    /// Inserts `files` after every existing file of `token` and `keys` after its keys; returns the files to fetch.
+    static func appendFiles(_ db: Database, token: String, files: [LiveFile], keys: [PlannedKey]) throws
+        -> [ResourceRecord]
+    {
+        var position =
+            try Int.fetchOne(db, sql: "SELECT MAX(position) FROM resource WHERE token = ?", arguments: [token]) ?? -1
+        var added: [ResourceRecord] = []
+        for file in files {
+            position += 1
+            let r = file.resource
+            var row = ResourceRecord(
+                id: nil, token: token, position: position, rendition: r.rendition, kind: r.kind, url: r.url,
+                rangeOffset: r.rangeOffset, rangeLength: r.rangeLength, localPath: r.localPath,
+                container: r.container, encrypted: r.encrypted, duration: r.duration,
+                state: file.isGap ? .gap : .pending, attempts: 0, bytes: nil, sha256: nil, contentLength: nil,
+                lastError: nil)
+            try row.insert(db)
+            if !file.isGap { added.append(row) }
+        }
+        var keyPosition =
+            try Int.fetchOne(db, sql: "SELECT MAX(position) FROM contentKey WHERE token = ?", arguments: [token])
+            ?? -1
+        for k in keys {
+            keyPosition += 1
+            try ContentKeyRecord(
+                token: token, position: keyPosition, uri: k.uri, method: k.method, wrapped: nil,
+                keyFormat: k.keyFormat, keyID: k.keyID
+            ).insert(db)
+        }
+        return added
     }
 
     /// A recorded segment that could not be had (it left the window): state `gap`, and its entry in the

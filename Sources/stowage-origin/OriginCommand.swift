@@ -90,7 +90,10 @@ struct Serve: AsyncParsableCommand {
                 anchored at the server's start: $Number$ with @duration as it is, a SegmentTimeline cut to the \
                 complete segments; a UTCTiming (http-xsdate) names the origin's clock at /live-time; media \
                 segments asked for before they are complete answer 404; once every segment is out the MPD is \
-                static again. For MPDs --live-window, --live-start and --live-clock-offset apply.
+                static again. An MPD of several Periods changes Period live: each Period appears when the \
+                origin's clock reaches its @start (an ad break, a programme change), the newest without \
+                @duration, each timeline counted from its Period's start. For MPDs --live-window, --live-start \
+                and --live-clock-offset apply.
                 """))
     var live = false
     @Option(

@@ -65,6 +65,36 @@ struct LiveMPDRenderTests {
         #expect(mpd.isAvailable(path: "other/a-5.m4s", liveTime: 0) == nil, "another folder")
     }
 
+    /// Two Periods (a programme, then at 6 s another from `b/`): the second appears when the clock reaches its
+    /// start, the newest shown has no end yet, each timeline and segment counts from its own Period's start.
+    @Test func aSecondPeriodAppearsAtItsStart() throws {
+        let period = { (id: String, start: Int) in
+            """
+              <Period id="\(id)" start="PT\(start)S" duration="PT6S"><BaseURL>\(id)/</BaseURL>
+                <AdaptationSet contentType="video"><Representation id="v" bandwidth="1">
+                  <SegmentTemplate timescale="1000" media="c-$Number$.m4s" startNumber="1">
+                    <SegmentTimeline><S t="0" d="2000" r="2"/></SegmentTimeline></SegmentTemplate>
+                </Representation></AdaptationSet>
+              </Period>
+
+            """
+        }
+        let source = """
+            <MPD xmlns="urn:mpeg:dash:schema:mpd:2011" type="static" mediaPresentationDuration="PT12S">
+            \(period("a", 0))\(period("b", 6))</MPD>
+            """
+        let mpd = try LiveMPD(parsing: source, path: "live/manifest.mpd")
+        let early = mpd.render(liveTime: 4.5, now: 1, availabilityStart: 0, window: 0, timeURL: "/t")
+        #expect(early.contains(#"<Period id="a" start="PT0S">"#) && !early.contains(#"id="b""#), "\(early)")
+        let later = mpd.render(liveTime: 8.5, now: 1, availabilityStart: 0, window: 0, timeURL: "/t")
+        #expect(later.contains(#"<Period id="a" start="PT0S" duration="PT6S">"#), "the programme ended: \(later)")
+        #expect(later.contains(#"<Period id="b" start="PT6S">"#), "the new Period, still going: \(later)")
+        #expect(later.contains(#"<SegmentTimeline><S t="0" d="2000"/></SegmentTimeline>"#), "b's first: \(later)")
+        #expect(mpd.isAvailable(path: "live/b/c-1.m4s", liveTime: 8.0) == true, "6–8 s")
+        #expect(mpd.isAvailable(path: "live/b/c-2.m4s", liveTime: 8.0) == false, "8–10 s")
+        #expect(mpd.isAvailable(path: "live/a/c-3.m4s", liveTime: 6.0) == true, "4–6 s")
+    }
+
     @Test func anMPDThatCannotBeServedLiveIsNamed() {
         #expect(throws: LivePlaylist.Failure("x.mpd: a live DASH stream needs MPD@mediaPresentationDuration")) {
             try LiveMPD(parsing: #"<MPD type="static"><SegmentTemplate media="a"/></MPD>"#, path: "x.mpd")

@@ -20,7 +20,44 @@ extension RecordingComponent {
         guard title.record != nil, title.licenseTerms != nil,
             try context.store.keys(token: title.token).contains(where: { $0.wrapped == nil })
         else { return }
-        pipeline.enqueue(WorkItem(token: title.token, kind: .license), at: nil)
+        try acquireMissingKeys(title.token)
+    }
+
+    /// A recording's keys not acquired yet: a key-only license task fetches them; a title licensed with operator
+    /// keys (`submit --key`, several KID:KEY pairs for the Periods to come) takes those given for their key IDs.
+    func acquireMissingKeys(_ token: String) throws {
+        guard let title = try context.store.title(token) else { return }
+        guard title.isOperatorLicensed, let given = title.operatorKeys else {
+            return pipeline.enqueue(WorkItem(token: token, kind: .license), at: nil)
+        }
+        var raw: [Int: [UInt8]] = [:]
+        for key in try context.store.keys(token: token) where key.wrapped == nil {
+            guard let id = key.keyID.flatMap(KeyEncoding.hex).map(KeyEncoding.hexString), let wrapped = given[id]
+            else {
+                var failed = title
+                let message =
+                    "the recording met key ID \(key.keyID ?? "(none)"), which no --key gives: "
+                    + "what it protects cannot be played"
+                failed.licenseError = message
+                try context.store.update(failed)
+                try context.desk.record(.license(token, kind: "license-error", message))
+                return try pipeline.checkComplete(token)
+            }
+            raw[key.position] = try pipeline.vault.unwrap(
+                wrapped, token: LicensingComponent.operatorKeyScope(token, id), index: 0)
+        }
+        try store(raw, token: token)
+        try context.desk.record(TitleHappening(token, kind: "key", detail: "\(raw.count) operator key(s) applied"))
+        try pipeline.checkComplete(token)
+    }
+
+    /// Wraps keys (position → bytes) for `token` and stores them.
+    private func store(_ raw: [Int: [UInt8]], token: String) throws {
+        var wrapped: [Int: Data] = [:]
+        for (position, bytes) in raw {
+            wrapped[position] = try pipeline.vault.wrap(bytes, token: token, index: position)
+        }
+        try context.store.saveWrappedKeys(token: token, wrapped)
     }
 
     /// The key-only license work for `title`'s keys not acquired yet, remembered under `taskID` (nil: none is
@@ -53,17 +90,17 @@ extension RecordingComponent {
                 code: .license, message: "license worker returned \(grant.keys.count) of \(positions.count) keys",
                 retryable: true)
         }
-        var wrapped: [Int: Data] = [:]
+        var raw: [Int: [UInt8]] = [:]
         let methods = Dictionary(try context.store.keys(token: token).map { ($0.position, $0.method) }) { a, _ in a }
         for (i, text) in grant.keys.enumerated() {
             let length = PlannedKey.keyLength(method: methods[positions[i]] ?? "AES-128")
-            guard let raw = Data(base64Encoded: text), raw.count == length else {
+            guard let key = Data(base64Encoded: text), key.count == length else {
                 let message = "key \(positions[i]) is not a \(length)-byte key"
                 return TaskFailure(code: .license, message: message, retryable: false)
             }
-            wrapped[positions[i]] = try pipeline.vault.wrap(Array(raw), token: token, index: positions[i])
+            raw[positions[i]] = Array(key)
         }
-        try context.store.saveWrappedKeys(token: token, wrapped)
+        try store(raw, token: token)
         try context.desk.record(TitleHappening(token, kind: "key", detail: "\(positions.count) key(s) acquired"))
         if try context.store.keys(token: token).contains(where: { $0.wrapped == nil }) {
             pipeline.enqueue(WorkItem(token: token, kind: .license), at: nil)

@@ -15,7 +15,7 @@ extension RecordingComponent {
             let rendition = try store.renditions(token: token).first(where: { $0.position == position })
         else { return }
         if title.manifestName != nil {
-            return try applyDASHReload(report, title: title, record: record, rendition: rendition, lease: lease)
+            return try applyDASHReload(report, title: title, record: record, lease: lease)
         }
         var state =
             Self.liveState(rendition)
@@ -38,21 +38,9 @@ extension RecordingComponent {
             token: token, rendition: position, live: stateText, lines: delta.lines,
             files: delta.entries.map { Store.LiveFile(resource: $0.resource, isGap: $0.isGap) }, keys: delta.newKeys)
         for r in added { pipeline.enqueue(pipeline.fetchItem(r), at: nil) }
-        if !delta.newKeys.isEmpty {
-            try context.desk.record(
-                TitleHappening(token, kind: "key", detail: "\(delta.newKeys.count) new key(s) met"))
-            pipeline.enqueue(WorkItem(token: token, kind: .license), at: nil)
-        }
-        if delta.missed > 0 {
-            let message =
-                "\(delta.missed) segment(s) of \(rendition.localPath) left the live window before they "
-                + "could be fetched: recorded as a gap"
-            context.logger.warning("recording gap", metadata: ["token": "\(token)", "missed": "\(delta.missed)"])
-            try context.desk.record(TitleHappening(token, kind: "gap", detail: message))
-        }
-        reloads.reloaded(
-            token, rendition: position, changed: delta.changed, target: state.targetDuration,
-            startedAt: lease.issuedAt, now: context.clock.monotonic())
+        try keysMet(token, count: delta.newKeys.count)
+        try noteGap(token, missed: delta.missed, of: rendition.localPath, window: "live window")
+        reloaded(token, rendition: position, changed: delta.changed, target: state.targetDuration, lease: lease)
         if state.ended {
             reloads.stop(token, rendition: position)
             if !reloads.isReloading(token) {
@@ -64,6 +52,30 @@ extension RecordingComponent {
             }
         }
         pipeline.publishProgress(token, throttled: true)
+    }
+
+    /// New keys met during the event (HLS key rotation, a DASH key change at a Period): acquired as the title's
+    /// keys are (``acquireMissingKeys(_:)``); the terms already granted stay.
+    func keysMet(_ token: String, count: Int) throws {
+        guard count > 0 else { return }
+        try context.desk.record(TitleHappening(token, kind: "key", detail: "\(count) new key(s) met"))
+        try acquireMissingKeys(token)
+    }
+
+    /// Segments of `path` that left the `window` before they could be fetched: logged and told as a gap.
+    func noteGap(_ token: String, missed: Int, of path: String, window: String) throws {
+        guard missed > 0 else { return }
+        let message =
+            "\(missed) segment(s) of \(path) left the \(window) before they could be fetched: recorded as a gap"
+        context.logger.warning("recording gap", metadata: ["token": "\(token)", "missed": "\(missed)"])
+        try context.desk.record(TitleHappening(token, kind: "gap", detail: message))
+    }
+
+    /// A reload's pacing: the next one a target duration after this one began (sooner or later as it changed).
+    func reloaded(_ token: String, rendition: Int, changed: Bool, target: Double, lease: Lease) {
+        reloads.reloaded(
+            token, rendition: rendition, changed: changed, target: target, startedAt: lease.issuedAt,
+            now: context.clock.monotonic())
     }
 
     /// A reload failed: tried again within the retry budget; connectivity then waits for the network like any

@@ -77,9 +77,10 @@ final class RecordingComponent: SchedulerComponent {
     /// last reload and the end of the recording) ends now.
     func scheduleReloads(_ title: TitleRecord) throws {
         guard title.isRecording else { return }
+        if title.manifestName != nil { return try scheduleDASHReload(title) }
         var reloading = false
         for r in try context.store.renditions(token: title.token) {
-            let live = Self.liveProgress(r, dash: title.manifestName != nil)
+            let live = Self.liveState(r).map { (ended: $0.ended, target: $0.targetDuration) }
             guard live?.ended != true else { continue }
             reloading = true
             reloads.start(
