@@ -38,7 +38,8 @@ struct PeerPaceTests {
             Issue.record("a dripping file was accepted: \(result)")
             return
         }
-        #expect(clock.now - start < .seconds(6), "cut within about a window")
+        // About a window (1 s); the bound leaves room for a loaded machine and is still far from the drip's 30 s.
+        #expect(clock.now - start < .seconds(20), "cut within about a window, not when the drip ends")
         #expect(failure.code == .network && failure.retryable, "\(failure)")
         #expect(failure.message.contains("127.0.0.1") && failure.message.contains("--min-body-rate"), "\(failure)")
 
