@@ -47,8 +47,11 @@ struct IntegrityHandler: TaskHandler {
         if let order = work.singleFile {
             let folder = titlesRoot.appendingPathComponent(String(work.path.prefix { $0 != "/" })).path
             // ffmpeg runs for as long as the copy takes to read: on a thread of its own, never the cooperative pool.
-            let result = await withCheckedContinuation { (done: CheckedContinuation<Result<Int64, RemuxError>, Never>) in
-                Thread.detachNewThread { done.resume(returning: SingleFileWriter.write(order, to: path, directory: folder)) }
+            let result = await withCheckedContinuation {
+                (done: CheckedContinuation<Result<Int64, RemuxError>, Never>) in
+                Thread.detachNewThread {
+                    done.resume(returning: SingleFileWriter.write(order, to: path, directory: folder))
+                }
             }
             switch result {
             case .success(let bytes): written = bytes

@@ -1,7 +1,7 @@
+import StowageProtocol
 import Testing
 
 @testable import StowageOfflineCopy
-import StowageProtocol
 
 /// The single file's format comes from the output's extension only, and languages are written as the ISO 639-2/B
 /// codes MP4 and Matroska carry (an MP4 drops a two-letter tag: the stream would show no language).

@@ -137,8 +137,7 @@ extension BundlesComponent {
         // a box importing the title writes its own subtitles at its next `verify` (a single file is as large as
         // the copy: it would double the bundle; `stowctl remux` makes one there).
         for resource in try context.store.resources(token: title.token)
-        where resource.state == .verified && !resource.kind.isWrittenByBox && seen.insert(resource.localPath).inserted
-        {
+        where resource.state == .verified && !resource.kind.isWrittenByBox && seen.insert(resource.localPath).inserted {
             sources.append((dir.appendingPathComponent(resource.localPath), resource.localPath))
             bytes += resource.bytes ?? 0
             hashes[resource.localPath] = resource.sha256

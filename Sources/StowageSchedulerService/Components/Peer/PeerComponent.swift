@@ -49,8 +49,9 @@ final class PeerComponent: SchedulerComponent {
         let fromPeer = title.peer == nil ? 0 : (try? context.store.filesFromPeer(token: title.token)) ?? 0
         // The files the box wrote itself (its subtitles as text, its single file) came from neither.
         let written = [PlannedResource.Kind.subtitleText, .singleFile].reduce(0) { sum, kind in
-            sum + ((try? context.store.resources(token: title.token, kind: kind).filter { $0.state == .verified }
-                .count) ?? 0)
+            sum
+                + ((try? context.store.resources(token: title.token, kind: kind).filter { $0.state == .verified }
+                    .count) ?? 0)
         }
         status.filesFromPeer = fromPeer
         status.filesFromOrigin = status.segmentsDone - fromPeer - written

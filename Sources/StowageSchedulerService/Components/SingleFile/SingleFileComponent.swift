@@ -39,9 +39,10 @@ final class SingleFileComponent: SchedulerComponent {
         // The file holds the copy's media again: room for the title's bytes twice.
         let stored = try context.store.resources(token: title.token).reduce(Int64(0)) { $0 + ($1.bytes ?? 0) }
         if let reason = try quota()?.refusal(title.token, need: stored * 2) {
+            let size = ByteSize(bytes: stored).description
             let why =
-                "[\(ErrorCode.quota.rawValue)] \(format.fileName) (about \(ByteSize(bytes: stored).description)) would not "
-                + "fit under the quota: \(reason)"
+                "[\(ErrorCode.quota.rawValue)] \(format.fileName) (about \(size)) would not fit under the quota: "
+                + reason
             row.state = .gap
             row.lastError = why
             try context.store.update(row)
