@@ -96,6 +96,14 @@ struct SingleFileTests {
             rented.status == 1 && rented.stderr.contains("one file would outlive its license")
                 && rented.stderr.contains("rental"), "refused at submit: \(rented.stderr)")
         let (listed, list) = try h.stowctl(["list", "--json"])
+        // STOWAGE_FILE is --file (the one resolver of STOWAGE_<OPTION>): refused alike; a bad value names it.
+        let stowctl = "env STOWAGE_HOME='\(h.home.path)' '\(h.bin.appendingPathComponent("stowctl").path)'"
+        let (fromEnvironment, said) = try TestMedia.shOutput(
+            "STOWAGE_FILE=mkv \(stowctl) submit '\(h.originURL)clear/index.m3u8' --play-count 3 2>&1", in: h.root)
+        #expect(fromEnvironment == 1 && said.contains("number of plays"), "STOWAGE_FILE=mkv: \(said)")
+        let (badVariable, named) = try TestMedia.shOutput(
+            "STOWAGE_FILE=avi \(stowctl) submit '\(h.originURL)clear/index.m3u8' 2>&1", in: h.root)
+        #expect(badVariable == 2 && named.contains("STOWAGE_FILE"), "STOWAGE_FILE=avi: \(named)")
         let titles = try JSONDecoder().decode([TitleStatus].self, from: Data(list.utf8))
         #expect(listed == 0 && titles.isEmpty, "no title was made: \(list)")
 
