@@ -223,6 +223,7 @@ let package = Package(
             dependencies: [
                 "CSystemShims",
                 "StowageRuntime", "StowageProcess", "StowageProtocol", "StowageIntegrity", "StowageSubtitles",
+                "StowageOfflineCopy",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),

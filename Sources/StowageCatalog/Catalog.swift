@@ -54,6 +54,9 @@ public struct Catalog: Codable, Sendable, Equatable {
                     throw CatalogRefusal(.malformed, "title '\(entry.id)': selection \(error)")
                 }
             }
+            if entry.file != nil, let refusal = SingleFileClearance(terms: entry.license, operatorKeys: false).refusal {
+                throw CatalogRefusal(.malformed, "title '\(entry.id)': file: \(refusal.message)")
+            }
             for source in entry.sources ?? [] {
                 if let problem = source.problem(entryID: entry.id) {
                     throw CatalogRefusal(.malformed, "title '\(entry.id)': source: \(problem)")
@@ -113,6 +116,9 @@ public struct CatalogEntry: Codable, Sendable, Equatable {
     public var sources: [CatalogSource]?
     /// The `--quota` never evicts the title while the catalogue lists it so.
     public var pinned: Bool?
+    /// `"mp4"` or `"mkv"`, as `submit --file`: the box also writes the title as one file when it completes (a
+    /// clear title without license limits only).
+    public var file: SingleFileFormat?
 
     public init(id: String, url: String, name: String? = nil, selection: Selection? = nil) {
         self.id = id
@@ -124,7 +130,7 @@ public struct CatalogEntry: Codable, Sendable, Equatable {
     enum CodingKeys: String, CodingKey {
         case id, url, name, poster, selection, license
         case licenseURL = "licenseUrl"
-        case priority, window, keepUntil, sources, pinned
+        case priority, window, keepUntil, sources, pinned, file
     }
 
     /// Whether a copy downloaded for `other` is a copy of this entry (same source, same renditions).

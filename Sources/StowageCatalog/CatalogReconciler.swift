@@ -110,6 +110,7 @@ extension CatalogEntry {
         request.posterURL = poster
         request.id = withID ? id : nil
         request.window = window
+        request.file = file
         if priority == .urgent { request.now = true }  // urgent: fetched at once, whatever the windows say
         return request
     }

@@ -80,6 +80,11 @@ extension Gateway {
         let hidden = { (text: String) in text.replacingOccurrences(of: home, with: "$STOWAGE_HOME") }
         if let message = status.error?.message { status.error?.message = hidden(message) }
         if let message = status.notPlayableReason?.message { status.notPlayableReason?.message = hidden(message) }
+        // The single file as a device fetches it: its path under the title, never the box's.
+        if let file = status.file {
+            status.file?.path = "/titles/\(status.token)/\(file.format.fileName)"
+            status.file?.message = file.message.map(hidden)
+        }
         return status
     }
 

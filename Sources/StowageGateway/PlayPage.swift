@@ -69,12 +69,22 @@ enum PlayPage {
             <header><a class="back" href="/">← Library</a><h1>\(name)</h1></header>
             <main>
             \(player)
+            \(download(s))
             <p class="facts">\(escape(LibraryPage.factsText(facts)))</p>
             <p class="license">\(escape(entry.licenseText))</p>
             </main>
             <script src="\(LibraryAssets.playScriptPath)"></script>
             </body></html>
             """
+    }
+
+    /// The box's single file (`submit --file`) as a download link, once it is written: for a TV, a USB player or
+    /// a laptop that wants one `.mp4`/`.mkv` (served with ranges, under the same credentials as the copy).
+    static func download(_ s: TitleStatus) -> String {
+        guard let file = s.file, file.state == .written else { return "" }
+        let size = file.bytes.map { " (\(ByteSize(bytes: $0).description))" } ?? ""
+        return "<p class=\"download\"><a id=\"single-file\" href=\"/titles/\(escape(s.token))/"
+            + "\(file.format.fileName)\" download>Download \(file.format.fileName)\(size)</a></p>"
     }
 
     static func escape(_ text: String) -> String { Markup.escape(text) }

@@ -1,3 +1,5 @@
+import StowageProtocol
+
 /// How far a remux is: the media time written, of the title's duration, and the bytes written.
 public struct RemuxProgress: Sendable, Equatable {
     public var seconds: Double

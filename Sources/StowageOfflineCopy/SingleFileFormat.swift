@@ -1,17 +1,7 @@
-/// The container of a title's single file: MP4 (index first, subtitles as `mov_text`) or Matroska (subtitles as
-/// WebVTT text). Named by the output's extension (`stowctl remux OUT.mp4`) or by `submit --file mp4|mkv`.
-public enum SingleFileFormat: String, Codable, Sendable, CaseIterable {
-    case mp4, mkv
+import StowageProtocol
 
-    /// The format a path's extension names (`.mp4`, `.mkv`, any case); nil for any other.
-    public init?(path: String) {
-        guard let dot = path.lastIndex(of: "."), !path[dot...].contains("/") else { return nil }
-        self.init(rawValue: path[path.index(after: dot)...].lowercased())
-    }
-
-    /// The file the box writes into the title's folder (`submit --file`), and the gateway serves.
-    public var fileName: String { "title.\(rawValue)" }
-
+/// How ffmpeg writes each ``SingleFileFormat``.
+extension SingleFileFormat {
     /// ffmpeg's muxer.
     var muxer: String {
         switch self {

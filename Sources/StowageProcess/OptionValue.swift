@@ -110,3 +110,15 @@ extension ClipRange: OptionValue {
     public init(validating text: String) throws { try self.init(parsing: text) }
     public var defaultValueDescription: String { description }
 }
+
+/// `submit --file mp4|mkv`.
+extension SingleFileFormat: OptionValue {
+    public init?(argument: String) { try? self.init(validating: argument) }
+    public init(validating text: String) throws {
+        guard let format = SingleFileFormat(rawValue: text.lowercased()) else {
+            throw OptionValueError("'\(text.prefix(80))' is not mp4 or mkv")
+        }
+        self = format
+    }
+    public var defaultValueDescription: String { rawValue }
+}

@@ -203,6 +203,9 @@ public struct SubmitRequest: Codable, Sendable, Equatable {
     public var now: Bool?
     /// `--range START-END`: keep only the segments that overlap this span of a VOD title (a clip).
     public var range: ClipRange?
+    /// `--file mp4|mkv`: the box also writes the title as one `title.mp4`/`title.mkv` when it completes (a clear
+    /// title without license limits only: ``SingleFileClearance``).
+    public var file: SingleFileFormat?
 
     public init(
         url: String, name: String?, priority: Int, headers: [Header], selection: Selection,

@@ -108,6 +108,13 @@ public struct PlannedResource: Codable, Sendable, Equatable {
         /// A file the box writes itself when the title completes: `subtitles/<lang>.vtt` or `.srt`, converted
         /// from the title's subtitle files by an integrity worker. Never fetched, never in a plan for another box.
         case subtitleText = "subtitle-text"
+        /// A file the box writes itself when the title completes: `title.mp4` or `title.mkv` (`submit --file`),
+        /// remuxed from the verified offline copy by an integrity worker. Never fetched, in no plan for another box.
+        case singleFile = "single-file"
+
+        /// A file the box writes itself (its subtitles as text, its single file): it has no source URL, so it is
+        /// written again rather than fetched, left out of peers' manifests and bundles, and of streaming play.
+        public var isWrittenByBox: Bool { self == .subtitleText || self == .singleFile }
     }
     public var kind: Kind
     public var rendition: Int

@@ -116,6 +116,9 @@ public struct TitleStatus: Codable, Sendable, Equatable {
     /// The subtitles the box writes as `subtitles/<lang>.vtt` and `.srt` when the title completes, each with what
     /// came of it (null before there are any, and for a title without subtitles).
     public var subtitleFiles: [SubtitleFileStatus]?
+    /// The single file asked for with `submit --file` (or a catalogue's `file`): what came of it; null when none
+    /// was asked for.
+    public var file: SingleFileStatus?
 
     public init(
         token: String, url: String, name: String?, state: TitleState, progress: Double,
@@ -180,6 +183,7 @@ public struct TitleStatus: Codable, Sendable, Equatable {
         try c.encode(pathway, forKey: .pathway)
         try c.encode(pathways, forKey: .pathways)
         if let subtitleFiles { try c.encode(subtitleFiles, forKey: .subtitleFiles) }
+        try c.encode(file, forKey: .file)
     }
 }
 

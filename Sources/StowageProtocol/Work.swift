@@ -310,6 +310,9 @@ public struct VerifyWork: Codable, Sendable, Equatable {
     /// Write the file first: the title's subtitles converted (a ``PlannedResource/Kind/subtitleText`` file not
     /// written yet); then it is verified as any file, its length and hash reported.
     public var subtitles: SubtitleConversion?
+    /// Write the file first: the title's single file (`title.mp4`/`.mkv`, a ``PlannedResource/Kind/singleFile``
+    /// file not written yet), remuxed from its offline copy; then verified as any file, like ``subtitles``.
+    public var singleFile: SingleFileOrder?
 
     public init(path: String, expectedBytes: Int64, sha256: String?, container: Container, encrypted: Bool) {
         self.path = path
@@ -332,6 +335,18 @@ public struct SubtitleConversion: Codable, Sendable, Equatable {
     }
 }
 
+/// Which single file a verify task writes before it checks it: the title's offline copy, read from its entry
+/// (`master.m3u8` or `manifest.mpd`, relative to the title's folder), as `format`.
+public struct SingleFileOrder: Codable, Sendable, Equatable {
+    public var format: SingleFileFormat
+    public var entry: String
+
+    public init(format: SingleFileFormat, entry: String) {
+        self.format = format
+        self.entry = entry
+    }
+}
+
 public struct VerifyReport: Codable, Sendable, Equatable {
     public var ok: Bool
     /// Why it failed, naming the check.
@@ -340,8 +355,8 @@ public struct VerifyReport: Codable, Sendable, Equatable {
     public var sha256: String?
     /// A file written by the task (``VerifyWork/subtitles``): its length.
     public var bytes: Int64?
-    /// The title's subtitles could not be converted (a malformed or unsupported subtitle file, named): no file
-    /// was written, and writing it again would fail alike.
+    /// The title's subtitles could not be converted (a malformed or unsupported subtitle file, named), or its single
+    /// file not made (ffmpeg's words): no file was written, and writing it again would fail alike.
     public var notConverted: String?
 
     public init(ok: Bool, reason: String? = nil, sha256: String? = nil) {

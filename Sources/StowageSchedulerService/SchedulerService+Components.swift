@@ -67,6 +67,7 @@ extension SchedulerService {
                 isStaging: { [unowned self] in bundles?.isStaging($0) == true }
             ))
         components.register(SubtitlesComponent(context: context))
+        components.register(SingleFileComponent(context: context, quota: { [unowned self] in quota }))
         // Last: subscribers hear of an event once every other component has taken it in.
         components.register(
             SubscribersComponent(
@@ -133,6 +134,7 @@ extension SchedulerService {
     /// The pipeline's hooks into verification at rest: the results of its runs and the scrub's read rate.
     var verification: VerificationComponent? { components.first(VerificationComponent.self) }
     var subtitles: SubtitlesComponent? { components.first(SubtitlesComponent.self) }
+    var singleFile: SingleFileComponent? { components.first(SingleFileComponent.self) }
 
     /// An import's check that the catalogue does not fill the id a bundle brings.
     var catalog: CatalogComponent? { components.first(CatalogComponent.self) }

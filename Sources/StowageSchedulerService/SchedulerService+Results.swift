@@ -78,6 +78,12 @@ extension SchedulerService {
         case .admitted(let admitted): plan = admitted
         case .refused(let error): return try fail(token, error)
         }
+        // `--file`: a source that turns out protected cannot become one file (``SingleFileClearance``).
+        if title.singleFile != nil, plan.protection != nil || !plan.keys.isEmpty,
+            let refusal = SingleFileClearance(terms: nil, operatorKeys: true).refusal
+        {
+            return try fail(token, TitleError(code: refusal.code, message: "--file: \(title.url): " + refusal.message))
+        }
         // Under a quota the title evicts what the policy allows (before the disk check: that frees space too).
         let overQuota = try quota?.refusal(token, need: plan.bytesEstimate ?? 0)
         if let refusal = try disk?.refusal(token, need: plan.bytesEstimate ?? 0) {
@@ -105,6 +111,9 @@ extension SchedulerService {
         if r.kind == .subtitleText, let subtitles, try subtitles.applied(report, to: &r) {
             return try checkComplete(token)
         }
+        if r.kind == .singleFile, let singleFile, try singleFile.applied(report, to: &r) {
+            return try checkComplete(token)
+        }
         if try verification?.recordResult(r, ok: report.ok, reason: report.reason) == true { return }
         switch CheckVerdict.of(report, known: r.sha256) {
         case .verified(let sha256):
@@ -116,9 +125,12 @@ extension SchedulerService {
             publishProgress(token, throttled: true)
             try checkComplete(token)
             try verification?.finishIfDone(token)
-        case .fetchAgain(let reason, _) where r.kind == .subtitleText:
-            // Never fetched (it has no URL): written again from the title's subtitle files.
-            if let item = try subtitles?.writeAgain(r, reason: reason) {
+        case .fetchAgain(let reason, _) where r.kind.isWrittenByBox:
+            // Never fetched (it has no URL): written again from the title's verified files.
+            let again =
+                r.kind == .singleFile
+                ? try singleFile?.writeAgain(r, reason: reason) : try subtitles?.writeAgain(r, reason: reason)
+            if let item = again {
                 core.enqueue(item)
             } else {
                 try checkComplete(token)

@@ -202,8 +202,10 @@ extension SchedulerService {
                 token,
                 TitleError(code: .io, message: "cannot write the offline playlists: \(error.localizedDescription)"))
         }
-        // Every file is verified: its subtitles are written as text first (once), then it completes.
-        if let items = try subtitles?.addTextFiles(title), !items.isEmpty {
+        // Every file is verified: the files the box writes itself come first (once): its subtitles as text, its
+        // single file (`--file`); then it completes.
+        let items = try (subtitles?.addTextFiles(title) ?? []) + (singleFile?.addFile(title) ?? [])
+        if !items.isEmpty {
             for item in items { core.enqueue(item) }
             try updateVerifyingState(token)
             return

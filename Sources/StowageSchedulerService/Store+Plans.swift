@@ -18,9 +18,9 @@ extension Store {
                 kind: $0.kind, sourceURL: $0.sourceURL, localPath: $0.localPath, playlist: $0.playlist,
                 language: $0.language)
         }
-        // Files the box writes itself (its subtitles as text) are not in a plan another box fetches: it writes
-        // its own when its copy completes.
-        let resources = records.filter { $0.kind != .subtitleText }.map { r in
+        // Files the box writes itself (its subtitles as text, its single file) are not in a plan another box
+        // fetches: it writes its own when its copy completes.
+        let resources = records.filter { !$0.kind.isWrittenByBox }.map { r in
             var planned = PlannedResource(
                 kind: r.kind, rendition: r.rendition, url: r.url, rangeOffset: r.rangeOffset,
                 rangeLength: r.rangeLength, localPath: r.localPath, container: r.container, encrypted: r.encrypted,

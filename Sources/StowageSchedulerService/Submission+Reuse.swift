@@ -28,6 +28,7 @@ extension Submission {
         compare("--license-url", request.licenseURL, title.licenseURL) { $0 }
         compare("--window", window, title.fillWindow) { $0 }
         compare("--range", request.range, title.clipRange) { $0.description }
+        compare("--file", request.file, title.singleFile) { $0.rawValue }
         return out
     }
 

@@ -43,6 +43,21 @@ struct Submission {
                     code: .refused, message: "--range \(range) is not START-END with 0 <= START < END (seconds)")
             }
         }
+        if request.file != nil {
+            guard request.record == nil else {
+                throw TitleError(
+                    code: .refused,
+                    message: "--file writes a VOD title as one file when it completes and --record records a live "
+                        + "stream: remux the recording once it completes (`stowctl remux TOKEN OUT.mp4`)")
+            }
+            // What the submit itself says (its terms, operator keys); the source's protection is checked again
+            // when the title is planned.
+            if let refusal = SingleFileClearance(terms: request.terms, operatorKeys: !(request.keys ?? []).isEmpty)
+                .refusal
+            {
+                throw TitleError(code: refusal.code, message: "--file: " + refusal.message)
+            }
+        }
         window = try request.window.map { text in
             do { return try FillSchedule(parsing: text).description } catch {
                 throw TitleError(code: .refused, message: "--window \(error)")
@@ -64,6 +79,7 @@ struct Submission {
         stored.fillWindow = window
         stored.fetchNow = request.now ?? false
         stored.clipRange = request.range
+        stored.singleFile = request.file
         if let hosts = request.headerHosts, !hosts.isEmpty {
             if let bad = hosts.first(where: { $0.isEmpty || $0.contains(where: { "/:@ ?#".contains($0) }) }) {
                 throw TitleError(code: .refused, message: "--header-host '\(bad.prefix(100))' is not a host name")

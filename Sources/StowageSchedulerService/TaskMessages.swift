@@ -46,6 +46,10 @@ final class TaskMessages {
         case .verify(let id):
             guard let r = try store.resource(id: id) else { return nil }
             if let work = SubtitlesComponent.conversionWork(r) { return .verify(work) }
+            if r.kind == .singleFile, r.sha256 == nil {
+                guard let title = try store.title(r.token) else { return nil }
+                return SingleFileComponent.writeWork(r, title: title).map { .verify($0) }
+            }
             guard let bytes = r.bytes else { return nil }
             var work = VerifyWork(
                 path: "\(r.token)/\(r.localPath)", expectedBytes: bytes, sha256: r.sha256,

@@ -94,6 +94,9 @@ public struct TitleRecord: Codable, Sendable, Equatable, FetchableRecord, Persis
     public var pathways: [PlannedPathway]?
     /// The pathway that served its latest file, when it was not the first.
     public var pathway: String?
+    /// `submit --file mp4|mkv` (or a catalogue's `file`): the box writes `title.mp4`/`title.mkv` when it
+    /// completes. Part of the title's options.
+    public var singleFile: SingleFileFormat?
 
     /// A new title, not planned yet.
     public init(

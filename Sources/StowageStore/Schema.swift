@@ -271,6 +271,10 @@ enum Schema {
                 t.add(column: "pathway", .text)
             }
         }
+        migrator.registerMigration("v25-single-file") { db in
+            // `submit --file mp4|mkv`: the single file the box writes when the title completes (NULL: none).
+            try db.alter(table: "title") { t in t.add(column: "singleFile", .text) }
+        }
         return migrator
     }
 }

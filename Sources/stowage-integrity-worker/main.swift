@@ -3,12 +3,14 @@ import CSystemShims
 import Foundation
 import Logging
 import StowageIntegrity
+import StowageOfflineCopy
 import StowageProcess
 import StowageProtocol
 import StowageRuntime
 
 /// Verifies stored files: length, container structure, SHA-256 re-read from disk; and writes the files the box
-/// makes itself (a title's subtitles as `.vtt` and `.srt`, ``SubtitleWriter``) just before verifying them.
+/// makes itself (a title's subtitles as `.vtt` and `.srt`, ``SubtitleWriter``; its single file, ``SingleFileWriter``)
+/// just before verifying them.
 struct IntegrityHandler: TaskHandler {
     let titlesRoot: URL
 
@@ -40,6 +42,24 @@ struct IntegrityHandler: TaskHandler {
                     TaskFailure(
                         code: .io, message: "cannot write \(work.path): \(error.localizedDescription)", retryable: true)
                 )
+            }
+        }
+        if let order = work.singleFile {
+            let folder = titlesRoot.appendingPathComponent(String(work.path.prefix { $0 != "/" })).path
+            // ffmpeg runs for as long as the copy takes to read: on a thread of its own, never the cooperative pool.
+            let result = await withCheckedContinuation {
+                (done: CheckedContinuation<Result<Int64, RemuxError>, Never>) in
+                Thread.detachNewThread {
+                    done.resume(returning: SingleFileWriter.write(order, to: path, directory: folder))
+                }
+            }
+            switch result {
+            case .success(let bytes): written = bytes
+            case .failure(let error):
+                let why = "\(order.format.fileName) could not be made: [\(error.code.rawValue)] \(error.message)"
+                var report = VerifyReport(ok: false, reason: "\(work.path): \(why)")
+                report.notConverted = why
+                return .verified(report)
             }
         }
         // An encrypted file is checked inside its decrypted bytes when its key came with the task; without the key

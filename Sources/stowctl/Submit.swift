@@ -106,9 +106,29 @@ struct Submit: AsyncParsableCommand {
             valueName: "START-END"),
         transform: ClipRange.parsing)
     var range: ClipRange?
+    @Option(
+        help: ArgumentHelp(
+            "Also write the title as one file, title.mp4 or title.mkv in its folder, when it completes.",
+            discussion: """
+                The video, every kept audio language and the subtitles, without re-encoding (as `stowctl remux`), \
+                hashed, verified and counted in the title's size and under the quota; the gateway serves it at \
+                /titles/<id>/title.mp4. Only a clear title without license limits: refused for a protected title, \
+                a rental, --play-duration, --play-count, --play-time, --record. [env: STOWAGE_FILE]
+                """,
+            valueName: "mp4|mkv"),
+        transform: SingleFileFormat.parsing)
+    var file: SingleFileFormat?
     @OptionGroup var license: LicenseOptions
 
-    func validate() throws {
+    mutating func validate() throws {
+        file = try EnvironmentRule.resolve(file, "file")
+        if file != nil && record {
+            throw ValidationError(
+                "--file writes a VOD title as one file when it completes and --record records a live stream: "
+                    + "remux the recording once it completes (`stowctl remux TOKEN OUT.mp4`)")
+        }
+        // Which titles may become one file is the scheduler's to say (``SingleFileClearance``, at submit and
+        // when the source turns out protected): a refusal comes back as `refused`, exit 1.
         if let id, let why = TitleLabels.idProblem(id) { throw ValidationError("--id \(why)") }
         if fromPeer != nil || peerSecret != nil {
             guard fromPeer != nil, peerSecret != nil else {
@@ -160,6 +180,7 @@ struct Submit: AsyncParsableCommand {
         request.id = id
         request.window = window?.description
         request.range = range
+        request.file = file
         if now { request.now = true }
         if allowDeviceDrm { request.allowDeviceDRM = true }
         if !headerHosts.isEmpty { request.headerHosts = headerHosts }

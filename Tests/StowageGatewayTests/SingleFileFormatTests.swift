@@ -1,3 +1,4 @@
+import StowageProtocol
 import Testing
 
 @testable import StowageOfflineCopy

@@ -219,6 +219,8 @@ struct FrameCodecTests {
             "nextWindowAt", "lastPlayedAt", "pinned",
             // the devices issue's clips
             "range", "pathway", "pathways",
+            // and its single file (`submit --file`; null when none asked for)
+            "file",
         ]
         #expect(Set(object.keys) == Set(keys))
     }

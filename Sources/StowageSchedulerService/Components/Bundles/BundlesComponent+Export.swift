@@ -133,11 +133,11 @@ extension BundlesComponent {
         var sources: [(source: URL, path: String)] = []
         var bytes: Int64 = 0
         var hashes: [String: String] = [:]
-        // Not the files the box writes itself (its subtitles as text): they are in no plan, and a box importing
-        // the title writes its own at its next `verify`.
+        // Not the files the box writes itself (its subtitles as text, its single file): they are in no plan, and
+        // a box importing the title writes its own subtitles at its next `verify` (a single file is as large as
+        // the copy: it would double the bundle; `stowctl remux` makes one there).
         for resource in try context.store.resources(token: title.token)
-        where resource.state == .verified && resource.kind != .subtitleText && seen.insert(resource.localPath).inserted
-        {
+        where resource.state == .verified && !resource.kind.isWrittenByBox && seen.insert(resource.localPath).inserted {
             sources.append((dir.appendingPathComponent(resource.localPath), resource.localPath))
             bytes += resource.bytes ?? 0
             hashes[resource.localPath] = resource.sha256

@@ -47,10 +47,12 @@ final class PeerComponent: SchedulerComponent {
     /// How many of its verified files a title took from its peer, and how many from the origin.
     func describe(_ title: TitleRecord, into status: inout TitleStatus) {
         let fromPeer = title.peer == nil ? 0 : (try? context.store.filesFromPeer(token: title.token)) ?? 0
-        // The files the box wrote itself (its subtitles as text) came from neither.
-        let written =
-            (try? context.store.resources(token: title.token, kind: .subtitleText).filter { $0.state == .verified }
-                .count) ?? 0
+        // The files the box wrote itself (its subtitles as text, its single file) came from neither.
+        let written = [PlannedResource.Kind.subtitleText, .singleFile].reduce(0) { sum, kind in
+            sum
+                + ((try? context.store.resources(token: title.token, kind: kind).filter { $0.state == .verified }
+                    .count) ?? 0)
+        }
         status.filesFromPeer = fromPeer
         status.filesFromOrigin = status.segmentsDone - fromPeer - written
     }
@@ -69,9 +71,9 @@ final class PeerComponent: SchedulerComponent {
                     + "there is nothing to fill from")
         }
         let token = title.token
-        // The files the box writes itself (its subtitles as text) are not offered: a box filled from this one
-        // writes its own when its copy completes.
-        let records = try context.store.resources(token: token).filter { $0.kind != .subtitleText }
+        // The files the box writes itself (its subtitles as text, its single file) are not offered: a box filled
+        // from this one writes its own when its copy completes (its own `--file` says whether).
+        let records = try context.store.resources(token: token).filter { !$0.kind.isWrittenByBox }
         var plan = try storedPlan(title, records)
         plan.reach = nil  // how far this box's fetches of it reach is this box's own
         let files = zip(plan.resources, records).map { planned, r in

@@ -90,7 +90,10 @@ final class PlaybackComponent: SchedulerComponent {
                     )
                 }
             }
-            let sources = try context.store.resources(token: title.token).filter { $0.state != .gap }.map {
+            // Files the box writes itself have no URL to stream from (and are written only once it completes).
+            let sources = try context.store.resources(token: title.token).filter {
+                $0.state != .gap && !$0.kind.isWrittenByBox
+            }.map {
                 PlaySource(
                     localPath: $0.localPath, url: $0.url, rangeOffset: $0.rangeOffset, rangeLength: $0.rangeLength)
             }

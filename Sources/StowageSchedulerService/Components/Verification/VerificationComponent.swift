@@ -110,8 +110,9 @@ final class VerificationComponent: SchedulerComponent {
         runs.start(token, repair: repair)
         pipeline.joinQueue(token, priority: title.priority + 1_000, requestedAt: title.requestedAt)
         for var r in try store.resources(token: token) where r.state != .gap {  // a recording's gaps stay gaps
-            // A file the box writes (its subtitles as text) is written by its verify task, never fetched.
-            let fetch = r.bytes == nil && r.kind != .subtitleText
+            // A file the box writes (its subtitles as text, its single file) is written by its verify task, never
+            // fetched.
+            let fetch = r.bytes == nil && !r.kind.isWrittenByBox
             r.state = fetch ? .pending : .fetched
             try store.update(r)
             pipeline.enqueue(
