@@ -54,6 +54,11 @@ public struct Catalog: Codable, Sendable, Equatable {
                     throw CatalogRefusal(.malformed, "title '\(entry.id)': selection \(error)")
                 }
             }
+            if let range = entry.range {
+                do throws(ClipRangeError) { _ = try ClipRange(parsing: range) } catch {
+                    throw CatalogRefusal(.malformed, "title '\(entry.id)': range \(error)")
+                }
+            }
             if entry.file != nil, let refusal = SingleFileClearance(terms: entry.license, operatorKeys: false).refusal {
                 throw CatalogRefusal(.malformed, "title '\(entry.id)': file: \(refusal.message)")
             }
@@ -119,6 +124,12 @@ public struct CatalogEntry: Codable, Sendable, Equatable {
     /// `"mp4"` or `"mkv"`, as `submit --file`: the box also writes the title as one file when it completes (a
     /// clear title without license limits only).
     public var file: SingleFileFormat?
+    /// `START-END` as `submit --range` takes it (`"00:10:00-00:25:00"`, `"600-1500"`): only that part of a VOD
+    /// title is kept (a clip); a change downloads a new copy.
+    public var range: String?
+
+    /// `range` parsed (nil: none; a catalogue whose range does not parse is refused when it is read).
+    public var clipRange: ClipRange? { range.flatMap { try? ClipRange(parsing: $0) } }
 
     public init(id: String, url: String, name: String? = nil, selection: Selection? = nil) {
         self.id = id
@@ -130,11 +141,11 @@ public struct CatalogEntry: Codable, Sendable, Equatable {
     enum CodingKeys: String, CodingKey {
         case id, url, name, poster, selection, license
         case licenseURL = "licenseUrl"
-        case priority, window, keepUntil, sources, pinned, file
+        case priority, window, keepUntil, sources, pinned, file, range
     }
 
-    /// Whether a copy downloaded for `other` is a copy of this entry (same source, same renditions).
-    public func sameCopy(url: String, selection: Selection) -> Bool {
-        self.url == url && (self.selection ?? Selection()) == selection
+    /// Whether a copy downloaded for `other` is a copy of this entry (same source, same renditions, same clip).
+    public func sameCopy(url: String, selection: Selection, range: ClipRange?) -> Bool {
+        self.url == url && (self.selection ?? Selection()) == selection && clipRange == range
     }
 }

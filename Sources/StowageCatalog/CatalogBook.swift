@@ -115,17 +115,23 @@ public struct CatalogMember: Codable, Sendable, Equatable {
     /// What it was downloaded from, to notice a change.
     public var url: String
     public var selection: Selection
+    /// Its entry's clip (`range`), to notice a change; nil for a whole title.
+    public var range: ClipRange?
     public var role: Role
     /// When it is deleted (wall clock), if it is leaving the box.
     public var removeAt: Double?
     /// Its entry's `keepUntil` (wall clock): the quota does not evict it before, nor the catalogue remove it.
     public var keepUntil: Double?
 
-    public init(token: String, id: String, url: String, selection: Selection, role: Role, removeAt: Double? = nil) {
+    public init(
+        token: String, id: String, url: String, selection: Selection, range: ClipRange? = nil, role: Role,
+        removeAt: Double? = nil
+    ) {
         self.token = token
         self.id = id
         self.url = url
         self.selection = selection
+        self.range = range
         self.role = role
         self.removeAt = removeAt
     }

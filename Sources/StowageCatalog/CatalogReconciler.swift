@@ -74,11 +74,11 @@ public enum CatalogReconciler {
                 effects.append(.keep(token: current.token))
                 kept.insert(current.token)
             }
-            if entry.sameCopy(url: current.url, selection: current.selection) {
+            if entry.sameCopy(url: current.url, selection: current.selection, range: current.range) {
                 if let incoming { effects.append(.scheduleRemoval(token: incoming.token, at: facts.now)) }
                 continue
             }
-            if let incoming, entry.sameCopy(url: incoming.url, selection: incoming.selection) {
+            if let incoming, entry.sameCopy(url: incoming.url, selection: incoming.selection, range: incoming.range) {
                 if facts.states[incoming.token] == .completed {
                     effects.append(.swap(id: entry.id, old: current.token, new: incoming.token))
                 }
@@ -111,6 +111,7 @@ extension CatalogEntry {
         request.id = withID ? id : nil
         request.window = window
         request.file = file
+        request.range = clipRange
         if priority == .urgent { request.now = true }  // urgent: fetched at once, whatever the windows say
         return request
     }

@@ -71,7 +71,7 @@ extension CatalogComponent {
                 book.added(
                     CatalogMember(
                         token: token, id: entry.id, url: entry.url, selection: entry.selection ?? Selection(),
-                        role: first ? .current : .incoming))
+                        range: entry.clipRange, role: first ? .current : .incoming))
                 try context.desk.record(
                     TitleHappening(
                         token, kind: "catalog",
