@@ -14,13 +14,13 @@ import StowageStore
 /// Before anything is written the quota is asked for room for it (the file is about as large as the copy); a
 /// refusal names the file. Which titles may become one file at all is ``SingleFileClearance``'s, asked at submit
 /// and when the title is planned.
-final class SingleFileComponent: SchedulerComponent {
+final class SingleFileComponent: SchedulerComponent, BoxWrittenFiles {
+    let eventKind = "single-file"
+    let notMadeWords = "single file not made"
     let name = "single-file"
     let context: ComponentContext
     /// The quota, asked for room before the file is written (nil: no quota set).
     let quota: () -> QuotaComponent?
-    /// A file that keeps failing its check after being written again is given up after this many writes.
-    static let maxWrites = 3
 
     init(context: ComponentContext, quota: @escaping () -> QuotaComponent?) {
         self.context = context
@@ -64,38 +64,6 @@ final class SingleFileComponent: SchedulerComponent {
         work.singleFile = SingleFileOrder(
             format: format, entry: title.localPlaylist ?? title.manifestName ?? "master.m3u8")
         return work
-    }
-
-    /// A verify report of the single file: true when it is done with (not made: the row becomes a `gap` holding
-    /// the reason, and the title may complete without it). A file just written takes its length; the check's
-    /// verdict is then the service's, as for any file.
-    func applied(_ report: VerifyReport, to r: inout ResourceRecord) throws -> Bool {
-        if let why = report.notConverted {
-            r.state = .gap
-            r.lastError = why
-            r.bytes = nil
-            try context.store.update(r)
-            context.logger.warning(
-                "single file not made", metadata: ["token": "\(r.token)", "file": "\(r.localPath)", "why": "\(why)"])
-            try context.desk.record(TitleHappening(r.token, kind: "single-file", detail: "\(r.localPath): \(why)"))
-            return true
-        }
-        if report.ok, let bytes = report.bytes { r.bytes = bytes }
-        return false
-    }
-
-    /// A single file that failed its check: written again (it has no URL to fetch), or given up after
-    /// ``maxWrites`` (nil: the row is a `gap` with the reason).
-    func writeAgain(_ resource: ResourceRecord, reason: String) throws -> WorkItem? {
-        var r = resource
-        r.attempts += 1
-        r.sha256 = nil
-        r.bytes = nil
-        r.lastError = reason
-        r.state = r.attempts >= Self.maxWrites ? .gap : .fetched
-        try context.store.update(r)
-        guard r.state == .fetched, let id = r.id else { return nil }
-        return WorkItem(token: r.token, kind: .verify(resource: id))
     }
 
     func describe(_ title: TitleRecord, into status: inout TitleStatus) {

@@ -14,11 +14,11 @@ import StowageSubtitles
 ///
 /// A stage of the pipeline, consulted by the service's completion check and its verify results
 /// (``addTextFiles(_:)``, ``applied(_:to:)``, ``writeAgain(_:reason:)``).
-final class SubtitlesComponent: SchedulerComponent {
+final class SubtitlesComponent: SchedulerComponent, BoxWrittenFiles {
+    let eventKind = "subtitles"
+    let notMadeWords = "subtitles not converted"
     let name = "subtitles"
     let context: ComponentContext
-    /// A file that keeps failing its check after being written again is given up after this many writes.
-    static let maxWrites = 3
 
     init(context: ComponentContext) { self.context = context }
 
@@ -46,38 +46,6 @@ final class SubtitlesComponent: SchedulerComponent {
             encrypted: false)
         work.subtitles = SubtitleConversion(language: String(name.dropLast(4)), srt: name.hasSuffix(".srt"))
         return work
-    }
-
-    /// A verify report of a subtitle file: true when it is done with (not converted: the row becomes a `gap`
-    /// holding the reason, and the title may complete without it). A file just written takes its length; the
-    /// check's verdict is then the service's, as for any file.
-    func applied(_ report: VerifyReport, to r: inout ResourceRecord) throws -> Bool {
-        if let why = report.notConverted {
-            r.state = .gap
-            r.lastError = why
-            r.bytes = nil
-            try context.store.update(r)
-            context.logger.warning(
-                "subtitles not converted", metadata: ["token": "\(r.token)", "file": "\(r.localPath)", "why": "\(why)"])
-            try context.desk.record(TitleHappening(r.token, kind: "subtitles", detail: "\(r.localPath): \(why)"))
-            return true
-        }
-        if report.ok, let bytes = report.bytes { r.bytes = bytes }
-        return false
-    }
-
-    /// A subtitle file that failed its check: written again (it has no URL to fetch), or given up after
-    /// ``maxWrites`` (nil: the row is a `gap` with the reason).
-    func writeAgain(_ resource: ResourceRecord, reason: String) throws -> WorkItem? {
-        var r = resource
-        r.attempts += 1
-        r.sha256 = nil
-        r.bytes = nil
-        r.lastError = reason
-        r.state = r.attempts >= Self.maxWrites ? .gap : .fetched
-        try context.store.update(r)
-        guard r.state == .fetched, let id = r.id else { return nil }
-        return WorkItem(token: r.token, kind: .verify(resource: id))
     }
 
     func describe(_ title: TitleRecord, into status: inout TitleStatus) {
