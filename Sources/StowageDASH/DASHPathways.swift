@@ -11,7 +11,7 @@ public enum DASHPathways {
         var result: [PlannedPathway] = []
         for place in mpd.serviceLocations {
             guard let origin = PlannedPathway.origin(of: place.url) else { continue }
-            let name = place.name ?? (origin.components(separatedBy: "://").last ?? origin)
+            let name = place.name ?? PlannedPathway.host(ofOrigin: origin)
             if let i = result.firstIndex(where: { $0.name == name }) {
                 if !result[i].origins.contains(origin) { result[i].origins.append(origin) }
             } else {

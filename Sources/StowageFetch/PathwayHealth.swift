@@ -19,12 +19,13 @@ public final class PathwayHealth: Sendable {
     /// `urls` (a file's own URL, then its alternates) with those whose origin failed in the last ``penalty`` moved
     /// after the rest, each with its position in `urls`.
     public func order(_ urls: [String], now: ContinuousClock.Instant = .now) -> [(index: Int, url: String)] {
+        let all = urls.enumerated().map { (index: $0.offset, url: $0.element) }
+        guard urls.count > 1 else { return all }  // most files: no lock taken
         let failed = failedAt.withLock { map in
             map = map.filter { now - $0.value < Self.penalty }
             return Set(map.keys)
         }
-        let all = urls.enumerated().map { (index: $0.offset, url: $0.element) }
-        guard !failed.isEmpty, urls.count > 1 else { return all }
+        guard !failed.isEmpty else { return all }
         let isFailed = { (url: String) in PlannedPathway.origin(of: url).map(failed.contains) ?? false }
         return all.filter { !isFailed($0.url) } + all.filter { isFailed($0.url) }
     }

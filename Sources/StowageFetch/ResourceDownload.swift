@@ -59,7 +59,7 @@ extension HTTPFetcher {
                 } else {
                     report = try await downloadFrom(
                         attempt, taskID: taskID, titlesRoot: titlesRoot, durable: durable,
-                        via: index == 0 ? connection : nil, watch: nil, progress)
+                        via: connection, watch: nil, progress)
                 }
                 if urls.count > 1 {
                     PathwayHealth.shared.answered(url)

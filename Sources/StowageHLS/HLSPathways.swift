@@ -1,4 +1,5 @@
 import Foundation
+import StowageProtocol
 
 /// The copies of one title a master playlist offers from different places: content steering's pathways
 /// (`PATHWAY-ID`, HLS 2nd edition §4.4.6.6) or, without them, redundant variants (the same `EXT-X-STREAM-INF`
@@ -67,10 +68,9 @@ public struct HLSPathways: Sendable {
         }
     }
 
-    /// `host[:port]` of `url`, what names a pathway that has no name of its own.
+    /// `host[:port]` of `url` (lowercase), what names a pathway that has no name of its own.
     public static func authority(_ url: String) -> String {
-        guard let u = URL(string: url), let host = u.host else { return "" }
-        return u.port.map { "\(host):\($0)" } ?? host
+        PlannedPathway.origin(of: url).map(PlannedPathway.host(ofOrigin:)) ?? ""
     }
 
     /// What makes two listings the same stream: every attribute but where it is and its groups' names.

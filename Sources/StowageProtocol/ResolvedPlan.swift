@@ -167,10 +167,15 @@ public struct PlannedPathway: Codable, Sendable, Equatable {
         return "\(scheme.lowercased())://\(host.lowercased())" + (u.port.map { ":\($0)" } ?? "")
     }
 
+    /// `host[:port]` of an ``origin(of:)``: what names a place that has no name of its own.
+    public static func host(ofOrigin origin: String) -> String {
+        origin.components(separatedBy: "://").last ?? origin
+    }
+
     /// The name of the first of `pathways` that serves from `url`'s origin, else that origin's host.
     public static func name(serving url: String, in pathways: [PlannedPathway]) -> String {
         let origin = Self.origin(of: url) ?? url
         if let pathway = pathways.first(where: { $0.origins.contains(origin) }) { return pathway.name }
-        return origin.components(separatedBy: "://").last ?? origin
+        return host(ofOrigin: origin)
     }
 }
