@@ -133,8 +133,8 @@ extension SchedulerService {
     var recording: RecordingComponent? { components.first(RecordingComponent.self) }
     /// The pipeline's hooks into verification at rest: the results of its runs and the scrub's read rate.
     var verification: VerificationComponent? { components.first(VerificationComponent.self) }
-    var subtitles: SubtitlesComponent? { components.first(SubtitlesComponent.self) }
-    var singleFile: SingleFileComponent? { components.first(SingleFileComponent.self) }
+    /// The components that write files of a title themselves when it completes (its subtitles, its single file).
+    var boxWriters: [any BoxWrittenFiles] { components.all.compactMap { $0 as? any BoxWrittenFiles } }
 
     /// An import's check that the catalogue does not fill the id a bundle brings.
     var catalog: CatalogComponent? { components.first(CatalogComponent.self) }

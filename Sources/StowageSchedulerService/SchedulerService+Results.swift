@@ -106,14 +106,10 @@ extension SchedulerService {
     /// An integrity check's verdict on one file (``CheckVerdict``): verified, or fetched again.
     private func applyVerified(_ id: Int64, _ report: VerifyReport, token: String) throws {
         guard var r = try store.resource(id: id) else { return }
-        // Subtitles the box writes: not converted (malformed subtitles: the title completes without the file), or
-        // written (their length taken).
-        if r.kind == .subtitleText, let subtitles, try subtitles.applied(report, to: &r) {
-            return try checkComplete(token)
-        }
-        if r.kind == .singleFile, let singleFile, try singleFile.applied(report, to: &r) {
-            return try checkComplete(token)
-        }
+        // A file the box writes (its subtitles, its single file): not made (the title completes without it), or
+        // written (its length taken).
+        let writer = r.kind.isWrittenByBox ? boxWriters.first { $0.kind == r.kind } : nil
+        if let writer, try writer.applied(report, to: &r) { return try checkComplete(token) }
         if try verification?.recordResult(r, ok: report.ok, reason: report.reason) == true { return }
         switch CheckVerdict.of(report, known: r.sha256) {
         case .verified(let sha256):
@@ -127,10 +123,7 @@ extension SchedulerService {
             try verification?.finishIfDone(token)
         case .fetchAgain(let reason, _) where r.kind.isWrittenByBox:
             // Never fetched (it has no URL): written again from the title's verified files.
-            let again =
-                r.kind == .singleFile
-                ? try singleFile?.writeAgain(r, reason: reason) : try subtitles?.writeAgain(r, reason: reason)
-            if let item = again {
+            if let item = try writer?.writeAgain(r, reason: reason) {
                 core.enqueue(item)
             } else {
                 try checkComplete(token)

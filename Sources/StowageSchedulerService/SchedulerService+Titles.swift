@@ -204,7 +204,7 @@ extension SchedulerService {
         }
         // Every file is verified: the files the box writes itself come first (once): its subtitles as text, its
         // single file (`--file`); then it completes.
-        let items = try (subtitles?.addTextFiles(title) ?? []) + (singleFile?.addFile(title) ?? [])
+        let items = try boxWriters.flatMap { try $0.addFiles(title) }
         if !items.isEmpty {
             for item in items { core.enqueue(item) }
             try updateVerifyingState(token)

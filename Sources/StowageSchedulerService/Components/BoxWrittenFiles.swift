@@ -7,6 +7,11 @@ import StowageStore
 /// to one that fails its check, is the same for every such file, so it is written once here.
 protocol BoxWrittenFiles: SchedulerComponent {
     var context: ComponentContext { get }
+    /// The kind of the rows it writes (``PlannedResource/Kind/isWrittenByBox``).
+    var kind: PlannedResource.Kind { get }
+    /// The files to write for a title whose other files are all verified, as verify work items; empty when there
+    /// are none, or they were added before (once a title).
+    func addFiles(_ title: TitleRecord) throws -> [WorkItem]
     /// The event kind recorded when a file cannot be made (`subtitles`, `single-file`).
     var eventKind: String { get }
     /// What the log says when a file cannot be made.

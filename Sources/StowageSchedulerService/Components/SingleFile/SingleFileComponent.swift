@@ -15,6 +15,7 @@ import StowageStore
 /// refusal names the file. Which titles may become one file at all is ``SingleFileClearance``'s, asked at submit
 /// and when the title is planned.
 final class SingleFileComponent: SchedulerComponent, BoxWrittenFiles {
+    let kind = PlannedResource.Kind.singleFile
     let eventKind = "single-file"
     let notMadeWords = "single file not made"
     let name = "single-file"
@@ -30,7 +31,7 @@ final class SingleFileComponent: SchedulerComponent, BoxWrittenFiles {
     /// The file to write for a title whose other files are all verified, as a verify work item; empty when none
     /// was asked for, it was added before (once a title), or the quota has no room for it (then the row is a
     /// `gap` naming the file and why, and the title completes without it).
-    func addFile(_ title: TitleRecord) throws -> [WorkItem] {
+    func addFiles(_ title: TitleRecord) throws -> [WorkItem] {
         guard let format = title.singleFile,
             try context.store.resources(token: title.token, kind: .singleFile).isEmpty
         else { return [] }

@@ -13,8 +13,9 @@ import StowageSubtitles
 /// `subtitleFiles` and recorded as an event) and the title completes.
 ///
 /// A stage of the pipeline, consulted by the service's completion check and its verify results
-/// (``addTextFiles(_:)``, ``applied(_:to:)``, ``writeAgain(_:reason:)``).
+/// (``addFiles(_:)``, ``applied(_:to:)``, ``writeAgain(_:reason:)``).
 final class SubtitlesComponent: SchedulerComponent, BoxWrittenFiles {
+    let kind = PlannedResource.Kind.subtitleText
     let eventKind = "subtitles"
     let notMadeWords = "subtitles not converted"
     let name = "subtitles"
@@ -24,7 +25,7 @@ final class SubtitlesComponent: SchedulerComponent, BoxWrittenFiles {
 
     /// The files to write for a title whose other files are all verified, as verify work items; empty when it has
     /// no subtitles or they were added before (once a title: a verify run later finds them as files).
-    func addTextFiles(_ title: TitleRecord) throws -> [WorkItem] {
+    func addFiles(_ title: TitleRecord) throws -> [WorkItem] {
         guard try context.store.resources(token: title.token, kind: .subtitleText).isEmpty else { return [] }
         let folder = context.home.titleDirectory(title.token).path
         let languages = TitleSubtitles.languages(inTitleFolder: folder)
