@@ -261,6 +261,25 @@ public enum ReplyBody: Codable, Sendable, Equatable {
     case peerManifest(PeerManifest)
     case fetchScope(FetchScope)
     case error(TitleError)
+    /// This scheduler is a standby (another leads, or none does yet): it answers no request itself and says
+    /// where the leader is, so a client with several endpoints asks there instead.
+    case standby(StandbyAnswer)
+}
+
+/// A standby scheduler's answer to every client request: the leader as the shared store records it.
+public struct StandbyAnswer: Codable, Sendable, Equatable {
+    /// The leader's term (0: no scheduler has led yet).
+    public var term: Int64
+    /// The tcp endpoints clients reach the leader at; empty when no leader is known (none, or its lease lapsed).
+    public var leaderEndpoints: [String]
+    /// When the leader took its term (seconds since 1970), nil when no leader is known.
+    public var leaderSince: Double?
+
+    public init(term: Int64, leaderEndpoints: [String], leaderSince: Double?) {
+        self.term = term
+        self.leaderEndpoints = leaderEndpoints
+        self.leaderSince = leaderSince
+    }
 }
 
 /// `EVENT`: pushed to subscribers when a title changes state or makes progress.

@@ -43,12 +43,16 @@ public struct TaskAssignment: Codable, Sendable, Equatable {
     /// The hosts and addresses this task may fetch from and which hosts get the title's headers (every request
     /// and every redirect is checked); nil = the defaults (any host, no inner address beyond the source's).
     public var scope: FetchScope?
+    /// The leader's term that handed this task out (nil: a scheduler that predates leadership). A worker drops
+    /// a task of a term older than the highest it has seen: that scheduler has been deposed.
+    public var term: Int64?
 
-    public init(taskID: String, token: String, work: Work, scope: FetchScope? = nil) {
+    public init(taskID: String, token: String, work: Work, scope: FetchScope? = nil, term: Int64? = nil) {
         self.taskID = taskID
         self.token = token
         self.work = work
         self.scope = scope
+        self.term = term
     }
 }
 
