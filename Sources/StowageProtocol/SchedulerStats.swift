@@ -24,6 +24,10 @@ public struct SchedulerStats: Codable, Sendable, Equatable {
     public var evictionGraceSeconds: Double?
     /// The disk and the quota (absent from a scheduler of an earlier version).
     public var disk: DiskFigures?
+    /// Which scheduler leads the schedulers sharing the store (absent before any claimed it, or from a scheduler of
+    /// an earlier version), and whether it is the one answering.
+    public var leader: LeaderFigures?
+    public var leads: Bool?
 
     public init(
         titles: [String: Int], queued: [String: Int], leases: Int, workers: [String: Int], verifiedBytes: Int64,
@@ -42,5 +46,24 @@ public struct SchedulerStats: Codable, Sendable, Equatable {
         self.retries = retries
         self.droppedMessages = droppedMessages
         self.uptimeSeconds = uptimeSeconds
+    }
+}
+
+/// The leader of the schedulers sharing a store, as `stats` shows it.
+public struct LeaderFigures: Codable, Sendable, Equatable {
+    /// The scheduler holding the lead (host name, pid and a random part).
+    public var holder: String
+    /// Its term: grows by one at each takeover.
+    public var term: Int64
+    /// When the term began (seconds since 1970).
+    public var since: Double
+    /// Where clients reach it.
+    public var endpoints: [String]
+
+    public init(holder: String, term: Int64, since: Double, endpoints: [String]) {
+        self.holder = holder
+        self.term = term
+        self.since = since
+        self.endpoints = endpoints
     }
 }

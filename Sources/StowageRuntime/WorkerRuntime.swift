@@ -49,6 +49,8 @@ public final class WorkerRuntime: Sendable {
     private let tookTasks = Atomic<Bool>(false)
     private let host = ProcessInfo.processInfo.hostName
     private let metrics = WorkerMetrics()
+    /// The highest scheduler term seen: a task of an older one (a deposed leader's) is dropped.
+    private let terms = Mutex(TermWatch())
 
     public init(options: Options, handler: TaskHandler, shutdown: ShutdownSignal, logger: Logger) throws {
         self.options = options
@@ -168,6 +170,10 @@ public final class WorkerRuntime: Sendable {
             break
         case .task:
             guard !stopping, let task = try? FrameCodec.body(TaskAssignment.self, from: envelope) else { return }
+            guard terms.withLock({ $0.admits(task.term) }) else {
+                logger.warning("dropped a task of a deposed scheduler", metadata: ["term": "\(task.term ?? 0)"])
+                return
+            }
             tookTasks.store(true, ordering: .relaxed)
             start(task)
         case .limits:

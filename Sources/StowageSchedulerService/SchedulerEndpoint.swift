@@ -14,7 +14,7 @@ package protocol FrameOutlet: AnyObject {
 /// The scheduler's one ROUTER socket, bound to every endpoint (ipc always; tcp with CURVE and ZAP), the
 /// waker the shutdown and probes ring, and the messages held until a store batch commits. Owned by the poll
 /// loop's thread: no other thread touches the socket.
-final class SchedulerEndpoint {
+package final class SchedulerEndpoint {
     let context: Context
     let socket: Socket
     /// Authenticates CURVE clients on the tcp endpoints (nil when only ipc is bound).

@@ -110,6 +110,11 @@ extension SchedulerService {
         stats.disk = DiskFigures(
             usedBytes: usage?.used ?? 0, freeBytes: disk?.freeBytes(), quotaBytes: usage?.quota,
             cushionBytes: disk?.cushionBytes ?? 0)
+        if let lease = try store.leader(), lease.term > 0 {
+            stats.leader = LeaderFigures(
+                holder: lease.holder, term: lease.term, since: lease.since, endpoints: lease.endpoints)
+            stats.leads = term == lease.term
+        }
         return stats
     }
 }

@@ -10,6 +10,9 @@ import StowageStore
 public struct SchedulerOptions: Sendable {
     /// Where the store, the titles and the ipc endpoint live.
     public var home: StowageHome
+    /// Seconds a leader's lease in the store lasts unless renewed (`--leader-lease`): schedulers sharing a store
+    /// take over from a leader that stopped renewing after this long.
+    public var leaderLease: Double = 10
     /// Extra endpoints to bind (e.g. `tcp://0.0.0.0:7700`); the ipc endpoint in `run/` is always bound.
     public var binds: [String]
     /// Limits given as flags or environment at start: they override the stored ones for this run.

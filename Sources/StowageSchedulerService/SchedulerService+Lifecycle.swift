@@ -37,13 +37,11 @@ extension SchedulerService {
             [options.catalog.fetcher(logger: logger, pace: options.answerPace)].compactMap { $0 }
         }
 
-        /// Serves until graceful shutdown; throws what stops the scheduler from starting (a bind, the store).
+        /// Serves until graceful shutdown, as leader or standby of the schedulers sharing its store; throws what stops the scheduler from starting (a bind, the store).
         public func run() async throws {
             let (options, logger, stop, onReady) = (options, logger, stop, onReady)
             try await PollLoopService(name: description, stop: stop) {
-                let service = try SchedulerService(options: options, shutdown: stop, logger: logger)
-                onReady()
-                try service.run()
+                try LeaderLoop(options: options, shutdown: stop, logger: logger, onReady: onReady).run()
             }.run()
         }
     }

@@ -88,7 +88,8 @@ extension SchedulerService {
                     continue
                 }
                 let scope = work.workerKind == .integrity ? nil : try messages.fetchScope(lease.item.token)
-                let task = TaskAssignment(taskID: lease.taskID, token: lease.item.token, work: work, scope: scope)
+                let task = TaskAssignment(
+                    taskID: lease.taskID, token: lease.item.token, work: work, scope: scope, term: term)
                 if !send(Array(lease.worker.utf8), FrameCodec.encode(.task, task)) {
                     _ = core.complete(taskID: lease.taskID, from: lease.worker)
                     _ = memory.pacing.takeBatch(lease.taskID)

@@ -37,6 +37,9 @@ public final class SchedulerService {
     let components: ComponentRegistry
     /// What each caller's key may ask.
     var gate: AccessGate
+    /// The term this scheduler leads, carried by every task it hands out (nil: run without an election, as
+    /// in-process tests do). A fresh service runs each term (``LeaderLoop``).
+    let term: Int64?
     /// What workers are sent for their leases.
     private(set) lazy var messages = TaskMessages(
         store: store, vault: vault, options: options, components: components,
@@ -51,8 +54,10 @@ public final class SchedulerService {
     }
 
     package init(
-        options: Options, shutdown: ShutdownSignal, logger: Logger, clock: any SchedulerClock, store: Store?
+        options: Options, shutdown: ShutdownSignal, logger: Logger, clock: any SchedulerClock, store: Store?,
+        endpoint: SchedulerEndpoint? = nil, term: Int64? = nil
     ) throws {
+        self.term = term
         self.options = options
         self.logger = logger
         self.shutdown = shutdown
@@ -72,10 +77,10 @@ public final class SchedulerService {
         let prefix = String(UInt64.random(in: 0...UInt64.max), radix: 36)
         core = SchedulerCore(idPrefix: prefix)
         core.holdHostWorkUntil = clock.monotonic() + core.connections.idleSeconds
-        endpoint = try SchedulerEndpoint(
+        self.endpoint = try endpoint ?? SchedulerEndpoint(
             home: options.home, binds: options.binds, curveKey: options.curveKey, allowList: options.allowList,
             logger: logger, clock: clock)
-        shutdown.notify(endpoint.waker)
+        shutdown.notify(self.endpoint.waker)
         components = ComponentRegistry(logger: logger)
         gate = AccessGate(logger: logger)
         try makeComponents(
@@ -85,14 +90,21 @@ public final class SchedulerService {
     /// Serves until SIGTERM.
     public func run() throws {
         try start()
-        while !shutdown.isRequested {
-            let (readable, refused) = try endpoint.poll()
-            for _ in 0..<refused { metrics.refusedConnection() }
-            if readable { receiveWaiting() }
-            tick()
-        }
+        while !shutdown.isRequested { _ = try turn() }
         logger.info("stopping: state is persisted; the next start resumes")
         endpoint.close()
+    }
+
+    /// One turn of the loop: waits up to 100 ms for messages, then, if `stillLeads` (the leader loop's check of
+    /// its lease after the wait: a process frozen in the wait must not act on a lapsed lease), handles them and the
+    /// timers. False when it stopped for the lease.
+    func turn(stillLeads: () -> Bool = { true }) throws -> Bool {
+        let (readable, refused) = try endpoint.poll()
+        for _ in 0..<refused { metrics.refusedConnection() }
+        guard stillLeads() else { return false }
+        if readable { receiveWaiting() }
+        tick()
+        return true
     }
 
     /// Frames for peers go to `outlet` instead of the socket (in-process tests play the workers and clients).

@@ -275,6 +275,10 @@ enum Schema {
             // `submit --file mp4|mkv`: the single file the box writes when the title completes (NULL: none).
             try db.alter(table: "title") { t in t.add(column: "singleFile", .text) }
         }
+        migrator.registerMigration("v26-leader") { db in
+            // Schedulers sharing a store: the leader row, its term and lease (Store+Leader.swift).
+            for sql in LeaderSQL(.sqlite).create { try db.execute(sql: sql) }
+        }
         return migrator
     }
 }

@@ -15,11 +15,16 @@ public final class Store {
     /// need no isolating transaction of their own: `read` is GRDB's `unsafeRead`, which skips the
     /// BEGIN/COMMIT and read-only bookkeeping that otherwise dominated the scheduler's CPU on small segments.
     /// Inside a batch, both use the batch's transaction; each write is a savepoint of it.
-    var db: Access { Access(queue: queue, batch: batchConnection) }
+    var db: Access { Access(queue: queue, batch: batchConnection, fence: writeFence) }
+
+    /// Checked first in every write transaction (a plain write, a batch's): a throw refuses the write whole. Set
+    /// by a scheduler that leads a shared store (``LeaderFence``); nil: every write goes through.
+    public var writeFence: (any StoreWriteFence)?
 
     struct Access {
         let queue: DatabaseQueue
         let batch: Database?
+        let fence: (any StoreWriteFence)?
         func read<T>(_ body: (Database) throws -> T) throws -> T {
             if let batch { return try body(batch) }
             return try queue.unsafeRead(body)
@@ -28,10 +33,18 @@ public final class Store {
         /// inside a batch it needs no savepoint of its own.
         func statement(_ body: (Database) throws -> Void) throws {
             if let batch { return try body(batch) }
-            try queue.write(body)
+            try queue.write { db in
+                try fence?.check(db)
+                try body(db)
+            }
         }
         func write<T>(_ body: (Database) throws -> T) throws -> T {
-            guard let batch else { return try queue.write(body) }
+            guard let batch else {
+                return try queue.write { db in
+                    try fence?.check(db)
+                    return try body(db)
+                }
+            }
             // A change that fails undoes itself only, as it would in a transaction of its own.
             var result: T?
             try batch.inSavepoint {
@@ -50,6 +63,7 @@ public final class Store {
         if batchConnection != nil { return body() }
         try queue.writeWithoutTransaction { db in
             try db.inTransaction {
+                try writeFence?.check(db)
                 batchConnection = db
                 defer { batchConnection = nil }
                 body()

@@ -149,6 +149,17 @@ struct SchedulerCommand: AsyncParsableCommand {
                 + "[env: STOWAGE_EVICT_PROTECT]", valueName: "duration"), transform: TimeSpan.parsing)
     var evictProtect: TimeSpan?
 
+    @Option(
+        name: .customLong("leader-lease"),
+        help: ArgumentHelp(
+            """
+            Schedulers sharing a store elect one leader on a lease this long (90s, 15m; default 10s): the leader \
+            renews it every third of it; a standby takes over once it runs out; a leader that could not renew \
+            within it stops handing out work. Alone on its store, a scheduler leads at once. \
+            [env: STOWAGE_LEADER_LEASE]
+            """, valueName: "duration"), transform: TimeSpan.parsing)
+    var leaderLease: TimeSpan?
+
     @OptionGroup(title: "Catalogue")
     var catalog: CatalogFlags
     @OptionGroup(title: "Fill windows")
@@ -187,6 +198,9 @@ struct SchedulerCommand: AsyncParsableCommand {
         scrubBudget = try EnvironmentRule.resolve(scrubBudget, "scrub-budget")
         quota = try EnvironmentRule.resolve(quota, "quota") { $0.bytes > 0 ? nil : "must be more than 0 bytes" }
         evictProtect = try EnvironmentRule.resolve(evictProtect, "evict-protect")
+        leaderLease = try EnvironmentRule.resolve(leaderLease, "leader-lease") {
+            (1...3_600).contains($0.seconds) ? nil : "must be between 1s and 1h"
+        }
         // STOWAGE_MASTER_KEY is a secret, so no flag; a bad one stops the start here too, by the vault's own rule
         // (its environment branch returns before any file is touched).
         if let (name, text) = environmentValue("master-key") {
@@ -214,6 +228,7 @@ struct SchedulerCommand: AsyncParsableCommand {
         try fill.apply(to: &options)
         options.quota = quota?.bytes
         if let evictProtect { options.evictProtect = evictProtect.seconds }
+        if let leaderLease { options.leaderLease = leaderLease.seconds }
         options.notify = try notify.options(logger: logger)
         pace.apply(to: &options)
         if bind.contains(where: { $0.hasPrefix("tcp://") }) {

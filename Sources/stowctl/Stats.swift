@@ -37,8 +37,19 @@ struct Stats: ParsableCommand {
         print(
             "dropped:     \(s.droppedMessages) malformed message(s)   "
                 + "uptime \(TitleFormatter.duration(s.uptimeSeconds))")
+        if let leader = s.leader {
+            print("leader:      \(Self.leaderLine(leader, leads: s.leads))")
+        }
         if let grace = s.evictionGraceSeconds, grace > 0 {
             print("evictions:   held \(Int(grace.rounded(.up))) s more (start-up grace: plays under way report first)")
         }
+    }
+
+    /// `HOLDER, term N since DATE (this scheduler) at ENDPOINTS`: the leader in one line (`stats`, `workers`).
+    static func leaderLine(_ leader: LeaderFigures, leads: Bool?) -> String {
+        let since = ISO8601DateFormatter().string(from: Date(timeIntervalSince1970: leader.since))
+        let endpoints = leader.endpoints.isEmpty ? "" : " at \(leader.endpoints.joined(separator: ", "))"
+        return "\(leader.holder), term \(leader.term) since \(since)\(leads == true ? " (this scheduler)" : "")"
+            + endpoints
     }
 }

@@ -91,6 +91,10 @@ struct Workers: ParsableCommand {
             printJSON(workers)
             return
         }
+        // Which scheduler leads and since when: the farm's first question when workers look idle.
+        if let stats = try? connection.request(.stats), let leader = stats.leader {
+            print("leader: \(Stats.leaderLine(leader, leads: stats.leads))")
+        }
         if workers.isEmpty {
             print("no workers connected")
             return

@@ -48,11 +48,21 @@ final class ServiceDriver {
     /// Workers that heartbeat whenever time passes (a registered worker is alive until silenced).
     private var alive: Set<String> = []
 
-    init(_ configure: @escaping (inout SchedulerService.Options) -> Void = { _ in }) throws {
+    /// The term the service leads (nil: no election, as by default).
+    private let term: Int64?
+
+    /// `store` (default: a fresh one in memory) and `term` (the service's, carried by its tasks) let a test run the
+    /// service as the leader of a shared store.
+    init(
+        store: Store? = nil, term: Int64? = nil,
+        _ configure: @escaping (inout SchedulerService.Options) -> Void = { _ in }
+    ) throws {
         home = URL(fileURLWithPath: "/tmp/sst-\(UInt32.random(in: 0...UInt32.max))")
-        store = try Store()
+        self.store = try store ?? Store()
         self.configure = configure
-        service = try Self.makeService(home: home, store: store, clock: clock, outbox: outbox, configure: configure)
+        self.term = term
+        service = try Self.makeService(
+            home: home, store: self.store, clock: clock, outbox: outbox, term: term, configure: configure)
     }
 
     deinit {
@@ -61,7 +71,7 @@ final class ServiceDriver {
     }
 
     private static func makeService(
-        home: URL, store: Store, clock: ManualClock, outbox: Outbox,
+        home: URL, store: Store, clock: ManualClock, outbox: Outbox, term: Int64? = nil,
         configure: (inout SchedulerService.Options) -> Void
     ) throws -> SchedulerService {
         var options = SchedulerService.Options(home: StowageHome(option: home.path), binds: [])
@@ -69,7 +79,7 @@ final class ServiceDriver {
         var logger = Logger(label: "scheduler-under-test")
         logger.logLevel = .critical
         let service = try SchedulerService(
-            options: options, shutdown: ShutdownSignal(), logger: logger, clock: clock, store: store)
+            options: options, shutdown: ShutdownSignal(), logger: logger, clock: clock, store: store, term: term)
         service.divert(to: outbox)
         try service.start()
         return service
@@ -78,7 +88,8 @@ final class ServiceDriver {
     /// The process is killed and started again over the same store (leases and memory are gone).
     func restart() throws {
         service.close()
-        service = try Self.makeService(home: home, store: store, clock: clock, outbox: outbox, configure: configure)
+        service = try Self.makeService(
+            home: home, store: store, clock: clock, outbox: outbox, term: term, configure: configure)
     }
 
     /// Delivers one message from `peer`.
