@@ -70,7 +70,11 @@ final class LeaderLoop {
     /// One attempt when due: the term won, or nil.
     private func claim(_ election: inout LeaderElection, _ store: Store) -> Int64? {
         let sentAt = clock.monotonic()
-        guard election.handle(.tick, now: sentAt) == [.claim] else { return nil }
+        let due = election.handle(.tick, now: sentAt)
+        guard due == [.claim] else {
+            for effect in due { report(effect) }
+            return nil
+        }
         let event: LeaderElection.Event
         do {
             let won = try store.claimLeadership(
@@ -98,8 +102,9 @@ final class LeaderLoop {
         try service.start()
         while !shutdown.isRequested {
             if steppedDown(&election, store: store, fence: fence) { return }
-            let served = try service.turn(stillLeads: { election.leads(now: clock.monotonic()) })
-            if !served || steppedDown(&election, store: store, fence: fence) { return }
+            // A turn refused for the lease (a freeze in its wait) is reported as the step down just below.
+            _ = try service.turn(stillLeads: { election.leads(now: clock.monotonic()) })
+            if steppedDown(&election, store: store, fence: fence) { return }
         }
     }
 

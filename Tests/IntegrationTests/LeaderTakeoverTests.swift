@@ -1,0 +1,83 @@
+import Foundation
+import StowageProtocol
+import StowageTestSupport
+import Testing
+import ZeroMQ
+
+/// Two real schedulers sharing one store (SQLite here: one file, two homes; the farm tests on PostgreSQL use the
+/// same harness): one leads, the other answers as a standby naming it; `kill -9` of the leader and a leader frozen
+/// past its lease both hand the lead over within the lease, and a frozen leader resumed steps down at once.
+@Suite("Schedulers that take over", .serialized)
+struct LeaderTakeoverTests {
+    /// One request straight over ZeroMQ (as stowctl sends it), its reply, or nil after `timeout` seconds.
+    static func ask(_ endpoint: String, _ operation: ClientOperation, timeout: Int = 3) throws -> ReplyBody? {
+        let context = try Context()
+        let socket = try context.socket(.dealer)
+        defer { socket.close() }
+        try socket.connect(endpoint)
+        try socket.send(FrameCodec.encode(.request, ClientRequest(requestID: "1", operation: operation)))
+        let ready = try Poller.poll([.socket(socket, .readable)], timeoutMilliseconds: timeout * 1000)
+        guard ready[0].contains(.readable), let frames = try socket.receive(dontWait: true) else { return nil }
+        return try FrameCodec.body(ClientReply.self, from: try FrameCodec.decode(frames)).result
+    }
+
+    /// The stats of `scheduler` if it leads now, else nil (a standby's answer, no answer).
+    static func leaderStats(_ scheduler: FarmScheduler) -> SchedulerStats? {
+        guard case .stats(let stats) = try? ask(scheduler.endpoint, .stats), stats.leads == true else { return nil }
+        return stats
+    }
+
+    static func standbyAnswer(_ scheduler: FarmScheduler) -> StandbyAnswer? {
+        guard case .standby(let answer) = try? ask(scheduler.endpoint, .stats) else { return nil }
+        return answer
+    }
+
+    @Test func theStandbyTakesOverAfterKillAndAfterAFrozenLeadersLease() throws {
+        let h = try Harness(name: "takeover")
+        let farm = try h.startSchedulerFarm(count: 2, leaderLease: "2s")
+        let (a, b) = (farm[0], farm[1])
+        try h.waitUntil(timeout: 10, "a to lead") { Self.leaderStats(a) != nil }
+        let first = try #require(Self.leaderStats(a)?.leader)
+        #expect(first.holder.contains("-\(h.pid(a.name) ?? 0)-") && first.endpoints == [a.endpoint])
+        // b is a standby: it answers every request with where the leader is, and leads nothing.
+        let standby = try #require(Self.standbyAnswer(b))
+        #expect(standby == StandbyAnswer(term: first.term, leaderEndpoints: [a.endpoint], leaderSince: first.since))
+        #expect(h.termsLed(b).isEmpty)
+        // `stowctl stats` on the leader says it leads.
+        let (status, text) = try h.stowctl(["stats"])
+        #expect(status == 0 && text.contains("term \(first.term)") && text.contains("(this scheduler)"), "\(text)")
+
+        // kill -9: b leads once a's lease has run out (2 s), in a later term.
+        let killedAt = ContinuousClock.now
+        h.kill9(a.name)
+        try h.waitUntil(timeout: 10, "b to lead") { Self.leaderStats(b) != nil }
+        let takeover = ContinuousClock.now - killedAt
+        print("[measure] takeover after kill -9 with a 2 s lease: \(takeover)")
+        #expect(takeover < .seconds(2 + 1.5))
+        let second = try #require(Self.leaderStats(b)?.leader)
+        #expect(second.term > first.term && second.endpoints == [b.endpoint])
+
+        // a again: a standby now, naming b.
+        try h.start(a)
+        let nowStandby = try #require(Self.standbyAnswer(a))
+        #expect(nowStandby.term == second.term && nowStandby.leaderEndpoints == [b.endpoint])
+
+        // b frozen past its lease: a takes over; b, resumed, steps down before serving anything.
+        let frozen = try #require(h.pid(b.name))
+        kill(frozen, SIGSTOP)
+        defer { kill(frozen, SIGCONT) }
+        try h.waitUntil(timeout: 10, "a to lead while b is frozen") { Self.leaderStats(a) != nil }
+        let third = try #require(Self.leaderStats(a)?.leader)
+        #expect(third.term > second.term)
+        let mark = h.logMark(b.name)
+        kill(frozen, SIGCONT)
+        try h.waitUntil(timeout: 10, "b to step down") {
+            String(decoding: h.log(b.name).utf8.dropFirst(mark), as: UTF8.self).contains("deposed")
+        }
+        let after = String(decoding: h.log(b.name).utf8.dropFirst(mark), as: UTF8.self)
+        #expect(after.contains("no renewal of the lease"), "\(after)")
+        #expect(!after.contains("the store could not commit"), "\(after)")  // it tried no write
+        #expect(Self.standbyAnswer(b)?.term == third.term)
+        #expect(Self.leaderStats(a)?.leader == third)  // the store's row is a's term, untouched by b
+    }
+}
