@@ -37,7 +37,8 @@ extension SchedulerService {
             [options.catalog.fetcher(logger: logger, pace: options.answerPace)].compactMap { $0 }
         }
 
-        /// Serves until graceful shutdown, as leader or standby of the schedulers sharing its store; throws what stops the scheduler from starting (a bind, the store).
+        /// Serves until graceful shutdown, as leader or standby of the schedulers sharing its store (``LeaderLoop``);
+        /// throws what stops the scheduler from starting (a bind, the store).
         public func run() async throws {
             let (options, logger, stop, onReady) = (options, logger, stop, onReady)
             try await PollLoopService(name: description, stop: stop) {

@@ -77,9 +77,11 @@ public final class SchedulerService {
         let prefix = String(UInt64.random(in: 0...UInt64.max), radix: 36)
         core = SchedulerCore(idPrefix: prefix)
         core.holdHostWorkUntil = clock.monotonic() + core.connections.idleSeconds
-        self.endpoint = try endpoint ?? SchedulerEndpoint(
-            home: options.home, binds: options.binds, curveKey: options.curveKey, allowList: options.allowList,
-            logger: logger, clock: clock)
+        self.endpoint =
+            try endpoint
+            ?? SchedulerEndpoint(
+                home: options.home, binds: options.binds, curveKey: options.curveKey, allowList: options.allowList,
+                logger: logger, clock: clock)
         shutdown.notify(self.endpoint.waker)
         components = ComponentRegistry(logger: logger)
         gate = AccessGate(logger: logger)

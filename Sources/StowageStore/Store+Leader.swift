@@ -83,62 +83,6 @@ public struct LeaderSQL: Sendable {
     }
 }
 
-/// Runs first in every write transaction of a ``Store`` (a plain write, and the transaction of a batch); a throw
-/// refuses the whole write. The scheduler sets one (``LeaderFence``) while it leads, so a deposed leader changes
-/// nothing.
-public protocol StoreWriteFence {
-    func check(_ db: Database) throws
-}
-
-/// A write refused because this scheduler's term is over: another scheduler claimed the store.
-public struct LeaderDeposed: Error, Sendable, Equatable, CustomStringConvertible {
-    /// `deposed`.
-    public let code = "deposed"
-    /// The term this scheduler led, and the store's term now.
-    public let ourTerm: Int64
-    public let currentTerm: Int64
-
-    public init(ourTerm: Int64, currentTerm: Int64) {
-        self.ourTerm = ourTerm
-        self.currentTerm = currentTerm
-    }
-
-    public var description: String {
-        "[deposed] this scheduler led term \(ourTerm) but the store is at term \(currentTerm): another scheduler "
-            + "leads now, so this write is refused and nothing is changed"
-    }
-}
-
-/// The write fence of a leader: the store's term must still be ours. Records the refusal, so the election sees a
-/// fenced write as the end of its term. Not `Sendable`: it lives with its store on the poll loop's thread.
-public final class LeaderFence: StoreWriteFence {
-    /// The term writes are allowed for (nil: none, every write refused).
-    public var term: Int64?
-    /// The last refusal, until the election takes it.
-    public private(set) var refusal: LeaderDeposed?
-    private let sql: LeaderSQL
-
-    public init(term: Int64? = nil, dialect: LeaderSQL.Dialect = .sqlite) {
-        self.term = term
-        sql = LeaderSQL(dialect)
-    }
-
-    public func check(_ db: Database) throws {
-        let current = try Int64.fetchOne(db, sql: sql.fence) ?? 0
-        guard let term, current == term else {
-            let refused = LeaderDeposed(ourTerm: term ?? 0, currentTerm: current)
-            refusal = refused
-            throw refused
-        }
-    }
-
-    /// Takes (and clears) the last refusal.
-    public func takeRefusal() -> LeaderDeposed? {
-        defer { refusal = nil }
-        return refusal
-    }
-}
-
 extension Store {
     private var leaderSQL: LeaderSQL { LeaderSQL(.sqlite) }
 

@@ -6,7 +6,8 @@ import ZeroMQ
 
 /// Two real schedulers sharing one store (SQLite here: one file, two homes; the farm tests on PostgreSQL use the
 /// same harness): one leads, the other answers as a standby naming it; `kill -9` of the leader and a leader frozen
-/// past its lease both hand the lead over within the lease, and a frozen leader resumed steps down at once.
+/// past its lease both hand the lead over within the lease, a frozen leader resumed steps down at once, and a graceful
+/// stop hands it over at once.
 @Suite("Schedulers that take over", .serialized)
 struct LeaderTakeoverTests {
     /// One request straight over ZeroMQ (as stowctl sends it), its reply, or nil after `timeout` seconds.
@@ -34,9 +35,13 @@ struct LeaderTakeoverTests {
 
     @Test func theStandbyTakesOverAfterKillAndAfterAFrozenLeadersLease() throws {
         let h = try Harness(name: "takeover")
-        let farm = try h.startSchedulerFarm(count: 2, leaderLease: "2s")
+        let ports = [try Harness.freePort(), try Harness.freePort()]
+        let farm = try h.startSchedulerFarm(count: 2, leaderLease: "2s") { ["--metrics", "127.0.0.1:\(ports[$0])"] }
         let (a, b) = (farm[0], farm[1])
         try h.waitUntil(timeout: 10, "a to lead") { Self.leaderStats(a) != nil }
+        let (onA, onB) = (try Prometheus.scrape(ports[0]), try Prometheus.scrape(ports[1]))
+        #expect(Prometheus.value(onA, "stowage_leader") == 1 && Prometheus.value(onA, "stowage_leader_term") == 1)
+        #expect(Prometheus.value(onB, "stowage_leader") == 0 && Prometheus.value(onB, "stowage_leader_term") == 0)
         let first = try #require(Self.leaderStats(a)?.leader)
         #expect(first.holder.contains("-\(h.pid(a.name) ?? 0)-") && first.endpoints == [a.endpoint])
         // b is a standby: it answers every request with where the leader is, and leads nothing.
@@ -79,5 +84,14 @@ struct LeaderTakeoverTests {
         #expect(!after.contains("the store could not commit"), "\(after)")  // it tried no write
         #expect(Self.standbyAnswer(b)?.term == third.term)
         #expect(Self.leaderStats(a)?.leader == third)  // the store's row is a's term, untouched by b
+
+        // SIGTERM gives the lease up: b leads at its next claim, well before the lease would have run out.
+        let stoppedAt = ContinuousClock.now
+        #expect(h.terminate(a.name) == 0)
+        try h.waitUntil(timeout: 10, "b to lead after a's graceful stop") { Self.leaderStats(b) != nil }
+        let handover = ContinuousClock.now - stoppedAt
+        print("[measure] takeover after SIGTERM with a 2 s lease: \(handover)")
+        #expect(handover < .seconds(1.2))
+        #expect(h.log(a.name).contains("the lead is released"))
     }
 }

@@ -71,7 +71,8 @@ import Testing
 
     @Test func aClaimAnsweredAfterItsLeaseIsNotLed() {
         var e = E(lease: 2, now: 0)
-        #expect(take(&e, .claimed(term: 9, sentAt: 0), now: 3) == [.stepDown(term: 9, reason: .leaseLapsed(seconds: 3))])
+        #expect(
+            take(&e, .claimed(term: 9, sentAt: 0), now: 3) == [.stepDown(term: 9, reason: .leaseLapsed(seconds: 3))])
         #expect(e.term == nil)
     }
 }

@@ -9,7 +9,8 @@ import Testing
 @Suite struct LeaderServiceTests {
     @Test func tasksCarryTheTermAndADeposedLeaderChangesNothing() throws {
         let store = try Store()
-        let term = try #require(try store.claimLeadership(holder: "a", endpoints: ["tcp://a:7700"], since: 1, leaseSeconds: 60))
+        let term = try #require(
+            try store.claimLeadership(holder: "a", endpoints: ["tcp://a:7700"], since: 1, leaseSeconds: 60))
         let fence = LeaderFence(term: term)
         store.writeFence = fence
         let d = try ServiceDriver(store: store, term: term)

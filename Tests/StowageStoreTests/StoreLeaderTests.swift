@@ -33,13 +33,17 @@ struct StoreLeaderTests {
         }
     }
 
-    struct StoreError: Error { let message: String; init(_ m: String) { message = m } }
+    struct StoreError: Error {
+        let message: String
+        init(_ m: String) { message = m }
+    }
 
     @Test func oneClaimWinsATermAndTheOtherWaitsForItsLeaseToRunOut() throws {
         let (a, b, done) = try Self.pair()
         defer { done() }
         #expect(try a.leader()?.isHeld == false && a.leader()?.term == 0)
-        let first = try #require(try a.claimLeadership(holder: "a", endpoints: ["tcp://a:1"], since: 10, leaseSeconds: 0.5))
+        let first = try #require(
+            try a.claimLeadership(holder: "a", endpoints: ["tcp://a:1"], since: 10, leaseSeconds: 0.5))
         #expect(first == 1)
         #expect(try b.claimLeadership(holder: "b", endpoints: [], since: 11, leaseSeconds: 0.5) == nil)
         let seen = try #require(try b.leader())

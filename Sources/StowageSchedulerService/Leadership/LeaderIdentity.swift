@@ -1,5 +1,4 @@
 import Foundation
-import Metrics
 import StowageRuntime
 
 /// Who this scheduler is in the leader row: a holder id no other process shares (host name, pid and a random
@@ -23,17 +22,5 @@ struct LeaderIdentity {
             return "tcp://\(hostName):\(rest.dropFirst(wildcard.count))"
         }
         return endpoint
-    }
-}
-
-/// `stowage_leader` (1 while this scheduler leads, else 0) and `stowage_leader_term` (the term it leads; 0 as
-/// standby).
-struct LeaderMetrics {
-    private let leader = Gauge(label: "stowage_leader")
-    private let term = Gauge(label: "stowage_leader_term")
-
-    func record(leads: Bool, term leading: Int64?) {
-        leader.record(leads ? 1 : 0)
-        term.record(leading ?? 0)
     }
 }

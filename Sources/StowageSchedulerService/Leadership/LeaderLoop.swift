@@ -20,8 +20,7 @@ final class LeaderLoop {
     private let identity: LeaderIdentity
     private let metrics = LeaderMetrics()
 
-    init(options: SchedulerOptions, shutdown: ShutdownSignal, logger: Logger, onReady: @escaping @Sendable () -> Void)
-    {
+    init(options: SchedulerOptions, shutdown: ShutdownSignal, logger: Logger, onReady: @escaping @Sendable () -> Void) {
         self.options = options
         self.shutdown = shutdown
         self.logger = logger
@@ -60,7 +59,8 @@ final class LeaderLoop {
         }
         if let term = election.term, election.leads(now: clock.monotonic()) {
             try? store.releaseLeadership(term: term, holder: identity.holder)
-            logger.info("stopping: state is persisted; the lead is released for a standby", metadata: ["term": "\(term)"])
+            logger.info(
+                "stopping: state is persisted; the lead is released for a standby", metadata: ["term": "\(term)"])
         } else {
             logger.info("stopping: state is persisted; the next start resumes")
         }
@@ -115,7 +115,8 @@ final class LeaderLoop {
             let sentAt = clock.monotonic()
             let event: LeaderElection.Event
             do {
-                let renewed = try store.renewLeadership(term: term, holder: identity.holder, leaseSeconds: election.lease)
+                let renewed = try store.renewLeadership(
+                    term: term, holder: identity.holder, leaseSeconds: election.lease)
                 event = renewed ? .renewed(sentAt: sentAt) : .superseded
             } catch {
                 logger.warning("could not renew the lead", metadata: ["term": "\(term)", "error": "\(error)"])

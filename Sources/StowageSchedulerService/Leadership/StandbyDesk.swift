@@ -38,7 +38,9 @@ final class StandbyDesk {
 
     /// The answer to every client request: the leader's term and endpoints while its lease holds.
     func answer() -> StandbyAnswer {
-        guard let lease = try? store.leader() else { return StandbyAnswer(term: 0, leaderEndpoints: [], leaderSince: nil) }
+        guard let lease = try? store.leader() else {
+            return StandbyAnswer(term: 0, leaderEndpoints: [], leaderSince: nil)
+        }
         guard lease.isHeld else { return StandbyAnswer(term: lease.term, leaderEndpoints: [], leaderSince: nil) }
         return StandbyAnswer(term: lease.term, leaderEndpoints: lease.endpoints, leaderSince: lease.since)
     }
