@@ -73,8 +73,12 @@ extension SchedulerService {
 
     /// Hands out work and sends it.
     func dispatch(now t: Double) {
+        // A term that ended (a lease lapsed, a write fenced) hands nothing out, whatever it had queued.
+        guard mayServe() else { return }
         defer { journal.idle() }
         for lease in core.assign(now: t) {
+            // A write of this turn fenced: the term is over, and so is handing out (the service is thrown away).
+            guard mayServe() else { return }
             journal.handling(lease.item.token, "its \(lease.item.kind) task for a worker")
             do {
                 if lease.item.kind.needsTitleSlot, core.waitingForSlot.contains(lease.item.token) {

@@ -40,6 +40,9 @@ public final class SchedulerService {
     /// The term this scheduler leads, carried by every task it hands out (nil: run without an election, as
     /// in-process tests do). A fresh service runs each term (``LeaderLoop``).
     let term: Int64?
+    /// Whether this term may still read messages and hand out work (``LeaderLoop``: its lease holds on our clock and
+    /// no write was fenced); asked after every wait and before work goes out. Always true without an election.
+    package var mayServe: () -> Bool = { true }
     /// What workers are sent for their leases.
     private(set) lazy var messages = TaskMessages(
         store: store, vault: vault, options: options, components: components,
@@ -97,14 +100,14 @@ public final class SchedulerService {
         endpoint.close()
     }
 
-    /// One turn of the loop: waits up to 100 ms for messages, then, if `stillLeads` (the leader loop's check of
-    /// its lease after the wait: a process frozen in the wait must not act on a lapsed lease), handles them and the
-    /// timers. False when it stopped for the lease.
-    func turn(stillLeads: () -> Bool = { true }) throws -> Bool {
+    /// One turn of the loop: waits up to 100 ms for messages, then handles them and the timers, each only while
+    /// ``mayServe`` holds. False when it stopped for it.
+    func turn() throws -> Bool {
         let (readable, refused) = try endpoint.poll()
         for _ in 0..<refused { metrics.refusedConnection() }
-        guard stillLeads() else { return false }
+        guard mayServe() else { return false }
         if readable { receiveWaiting() }
+        guard mayServe() else { return false }
         tick()
         return true
     }

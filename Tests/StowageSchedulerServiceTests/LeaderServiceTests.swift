@@ -14,6 +14,7 @@ import Testing
         let fence = LeaderFence(term: term)
         store.writeFence = fence
         let d = try ServiceDriver(store: store, term: term)
+        d.service.mayServe = { fence.refusal == nil }  // as the leader loop gates it (its lease aside)
         let token = try d.licensedTitle(files: 1)
         let fetch = try d.task(for: "dl")
         #expect(fetch.term == term)
@@ -29,7 +30,10 @@ import Testing
         try d.fetchedAll("dl", fetch)
         #expect(try d.state(token) == .downloading)  // the fetched file is not recorded by the deposed leader
         #expect(try store.events(token: token).count == before)
-        #expect(fence.takeRefusal() == LeaderDeposed(ourTerm: term, currentTerm: next))
+        #expect(fence.refusal == LeaderDeposed(ourTerm: term, currentTerm: next))
+        // Its fetch lease runs out: the work would go out again, but a fenced term hands nothing out.
+        d.advance(601)
+        #expect(try d.tasks(for: "dl").isEmpty)
         guard case .stats(let later) = try d.request(.stats) else { throw DriverError("no stats") }
         #expect(later.leads == false && later.leader?.holder == "b")
     }

@@ -19,6 +19,9 @@ final class LeaderLoop {
     private let clock = SystemClock()
     private let identity: LeaderIdentity
     private let metrics = LeaderMetrics()
+    private var election: LeaderElection
+    /// Checked first in every write transaction of the store while a term runs.
+    private let fence = LeaderFence()
 
     init(options: SchedulerOptions, shutdown: ShutdownSignal, logger: Logger, onReady: @escaping @Sendable () -> Void) {
         self.options = options
@@ -26,38 +29,38 @@ final class LeaderLoop {
         self.logger = logger
         self.onReady = onReady
         identity = LeaderIdentity(binds: options.binds, home: options.home)
+        election = LeaderElection(lease: options.leaderLease, now: clock.monotonic())
     }
 
     /// Serves until `shutdown`: standby, leader, standby … Throws what stops the start (the store, a bind).
     func run() throws {
         try options.home.prepare()
         let store = try Store(path: options.home.storePath)
-        let fence = LeaderFence()
         store.writeFence = fence
         let endpoint = try SchedulerEndpoint(
             home: options.home, binds: options.binds, curveKey: options.curveKey, allowList: options.allowList,
             logger: logger, clock: clock)
         shutdown.notify(endpoint.waker)
         onReady()
-        var election = LeaderElection(lease: options.leaderLease, now: clock.monotonic())
         let standby = StandbyDesk(store: store, endpoint: endpoint, logger: logger, clock: clock)
         logger.info(
             "standby: claiming the lead",
             metadata: ["holder": "\(identity.holder)", "leaderLease": "\(options.leaderLease)s"])
         metrics.record(leads: false, term: nil)
         while !shutdown.isRequested {
-            guard let term = try standby.serve(until: { claim(&election, store) }, shutdown: shutdown) else { break }
+            guard let term = try standby.serve(until: { claim(store) }, shutdown: shutdown) else { break }
             fence.term = term
             metrics.record(leads: true, term: term)
             let service = try SchedulerService(
                 options: options, shutdown: shutdown, logger: logger, clock: clock, store: store,
                 endpoint: endpoint, term: term)
-            try lead(service, term: term, &election, store: store, fence: fence)
+            service.mayServe = { [unowned self] in mayServe() }
+            try lead(service, store: store)
             endpoint.held.removeAll()
             fence.term = nil
             metrics.record(leads: false, term: nil)
         }
-        if let term = election.term, election.leads(now: clock.monotonic()) {
+        if let term = election.term, mayServe() {
             try? store.releaseLeadership(term: term, holder: identity.holder)
             logger.info(
                 "stopping: state is persisted; the lead is released for a standby", metadata: ["term": "\(term)"])
@@ -67,8 +70,15 @@ final class LeaderLoop {
         endpoint.close()
     }
 
+    /// Whether the term may go on now: the lease holds on our clock and no write was fenced. The service asks
+    /// before it reads messages and before it hands out work, so a process frozen past its lease, or one whose
+    /// write was just refused, does neither.
+    private func mayServe() -> Bool {
+        fence.refusal == nil && election.leads(now: clock.monotonic())
+    }
+
     /// One attempt when due: the term won, or nil.
-    private func claim(_ election: inout LeaderElection, _ store: Store) -> Int64? {
+    private func claim(_ store: Store) -> Int64? {
         let sentAt = clock.monotonic()
         let due = election.handle(.tick, now: sentAt)
         guard due == [.claim] else {
@@ -95,21 +105,19 @@ final class LeaderLoop {
         return nil
     }
 
-    /// Serves `term` with `service` until the term ends (or a stop is requested).
-    private func lead(
-        _ service: SchedulerService, term: Int64, _ election: inout LeaderElection, store: Store, fence: LeaderFence
-    ) throws {
+    /// Serves the term with `service` until it ends (or a stop is requested).
+    private func lead(_ service: SchedulerService, store: Store) throws {
         try service.start()
         while !shutdown.isRequested {
-            if steppedDown(&election, store: store, fence: fence) { return }
-            // A turn refused for the lease (a freeze in its wait) is reported as the step down just below.
-            _ = try service.turn(stillLeads: { election.leads(now: clock.monotonic()) })
-            if steppedDown(&election, store: store, fence: fence) { return }
+            if steppedDown(store) { return }
+            // A turn cut short (the lease lapsed in its wait, a fenced write) is reported as the step down below.
+            _ = try service.turn()
+            if steppedDown(store) { return }
         }
     }
 
     /// Renews when due and takes a fenced write as the end of the term; true once the term is over.
-    private func steppedDown(_ election: inout LeaderElection, store: Store, fence: LeaderFence) -> Bool {
+    private func steppedDown(_ store: Store) -> Bool {
         var effects = election.handle(fence.takeRefusal() == nil ? .tick : .superseded, now: clock.monotonic())
         if case .renew(let term) = effects.first {
             let sentAt = clock.monotonic()
