@@ -13,9 +13,10 @@ import Testing
             try store.claimLeadership(holder: "a", endpoints: ["tcp://a:7700"], since: 1, leaseSeconds: 60))
         let fence = LeaderFence(term: term)
         store.writeFence = fence
-        let d = try ServiceDriver(store: store, term: term)
+        // One fetch out at a time: the title's other files wait in the queue.
+        let d = try ServiceDriver(store: store, term: term) { $0.limitOverrides.perTitle = 1 }
         d.service.mayServe = { fence.refusal == nil }  // as the leader loop gates it (its lease aside)
-        let token = try d.licensedTitle(files: 1)
+        let token = try d.licensedTitle(files: 3)
         let fetch = try d.task(for: "dl")
         #expect(fetch.term == term)
         guard case .stats(let stats) = try d.request(.stats) else { throw DriverError("no stats") }
@@ -31,7 +32,9 @@ import Testing
         #expect(try d.state(token) == .downloading)  // the fetched file is not recorded by the deposed leader
         #expect(try store.events(token: token).count == before)
         #expect(fence.refusal == LeaderDeposed(ourTerm: term, currentTerm: next))
-        // Its fetch lease runs out: the work would go out again, but a fenced term hands nothing out.
+        // The next file would go out now (the slot is free again), but a fenced term hands nothing out.
+        d.advance(1)
+        #expect(try d.tasks(for: "dl").isEmpty)
         d.advance(601)
         #expect(try d.tasks(for: "dl").isEmpty)
         guard case .stats(let later) = try d.request(.stats) else { throw DriverError("no stats") }
