@@ -94,4 +94,42 @@ struct LeaderTakeoverTests {
         #expect(handover < .seconds(1.2))
         #expect(h.log(a.name).contains("the lead is released"))
     }
+
+    /// A download whose leader is frozen past its lease, deposed, then leads again once the other scheduler dies:
+    /// the title completes byte-identical, and no file verified before the freeze is fetched again. (The workers
+    /// know one endpoint, the first scheduler's: they wait for it to lead again.)
+    @Test func aDownloadGoesOnWhenItsSchedulerLeadsAgain() throws {
+        let h = try Harness(name: "leadback")
+        try h.makeSample(seconds: 12)
+        try h.startOrigin(throttleBytesPerSecond: 150_000)
+        let farm = try h.startSchedulerFarm(count: 2, leaderLease: "2s")
+        let (a, b) = (farm[0], farm[1])
+        try h.waitUntil(timeout: 10, "a to lead") { Self.leaderStats(a) != nil }
+        for kind in ["license", "download", "integrity"] { try h.startWorker(kind) }
+        try h.waitUntil(timeout: 20, "three workers registered") { (try? h.workers().count) == 3 }
+        let token = try h.submit("master.m3u8")
+        try h.waitUntil(timeout: 60, "the download under way") { ((try? h.status(token))?.segmentsDone ?? 0) >= 2 }
+
+        let frozen = try #require(h.pid(a.name))
+        kill(frozen, SIGSTOP)
+        defer { kill(frozen, SIGCONT) }
+        let verifiedBefore = try h.verifiedPaths(token)
+        try h.waitUntil(timeout: 10, "b to lead while a is frozen") { Self.leaderStats(b) != nil }
+        kill(frozen, SIGCONT)
+        try h.waitUntil(timeout: 10, "a to step down") { h.log(a.name).contains("deposed") }
+        h.kill9(b.name)
+        try h.waitUntil(timeout: 10, "a to lead again") { Self.leaderStats(a) != nil }
+        #expect(try #require(Self.leaderStats(a)?.leader?.term) >= 3)
+
+        let final = try h.waitForFinal(token, timeout: 150)
+        #expect(final.state == .completed, "\(String(describing: final.error))")
+        let playlist = try #require(final.localPlaylist)
+        let dir = URL(fileURLWithPath: playlist).deletingLastPathComponent()
+        let compared = try OfflineCopy.compare(
+            localMedia: dir.appendingPathComponent("video/index.m3u8"),
+            originMedia: h.media.appendingPathComponent("v360p/index.m3u8"))
+        #expect(compared > 0)
+        #expect(!verifiedBefore.isEmpty)
+        for path in verifiedBefore { #expect(h.originGets(path: path) == 1, "\(path) fetched again") }
+    }
 }
