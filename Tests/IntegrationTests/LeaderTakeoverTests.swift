@@ -101,7 +101,7 @@ struct LeaderTakeoverTests {
     @Test func aDownloadGoesOnWhenItsSchedulerLeadsAgain() throws {
         let h = try Harness(name: "leadback")
         try h.makeSample(seconds: 12)
-        try h.startOrigin(throttleBytesPerSecond: 150_000)
+        try h.startOrigin(throttleBytesPerSecond: 60_000)
         let farm = try h.startSchedulerFarm(count: 2, leaderLease: "2s")
         let (a, b) = (farm[0], farm[1])
         try h.waitUntil(timeout: 10, "a to lead") { Self.leaderStats(a) != nil }
@@ -114,6 +114,11 @@ struct LeaderTakeoverTests {
         kill(frozen, SIGSTOP)
         defer { kill(frozen, SIGCONT) }
         let verifiedBefore = try h.verifiedPaths(token)
+        let store = h.home.appendingPathComponent("stowage.sqlite").path
+        let (_, left) = try TestMedia.shOutput(
+            "sqlite3 '\(store)' \"SELECT COUNT(*) FROM resource WHERE token = '\(token)' AND state != 'verified'\"",
+            in: h.root)
+        #expect((Int(left.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0) > 2, "frozen mid-download: \(left)")
         try h.waitUntil(timeout: 10, "b to lead while a is frozen") { Self.leaderStats(b) != nil }
         kill(frozen, SIGCONT)
         try h.waitUntil(timeout: 10, "a to step down") { h.log(a.name).contains("deposed") }
