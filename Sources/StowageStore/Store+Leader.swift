@@ -49,12 +49,13 @@ public struct LeaderSQL: Sendable {
         ]
     }
 
-    /// Takes a free or expired lease: the term grows by one in the same statement that checks it is free, so two
-    /// claimants never share a term. Arguments: holder, endpoints (JSON), since, lease seconds.
+    /// Takes a free or expired lease, or one held by a holder known to be gone: the term grows by one in the same
+    /// statement that checks it is free, so two claimants never share a term. Arguments: holder, endpoints (JSON),
+    /// since, lease seconds, the gone holder ('' for none).
     public var claim: String {
         """
         UPDATE leader SET term = term + 1, holder = ?, endpoints = ?, since = ?, leaseUntil = \(now) + ?
-        WHERE id = 1 AND (holder = '' OR leaseUntil <= \(now)) RETURNING term
+        WHERE id = 1 AND (holder = '' OR leaseUntil <= \(now) OR holder = ?) RETURNING term
         """
     }
 
@@ -86,14 +87,15 @@ public struct LeaderSQL: Sendable {
 extension Store {
     private var leaderSQL: LeaderSQL { LeaderSQL(.sqlite) }
 
-    /// Claims the lead for `holder` if no one holds it (or its lease ran out): the new term, or nil when another
-    /// scheduler holds it. Not fenced (a standby has no term yet).
-    public func claimLeadership(holder: String, endpoints: [String], since: Double, leaseSeconds: Double) throws
-        -> Int64?
-    {
+    /// Claims the lead for `holder` if no one holds it (or its lease ran out, or `gone` holds it: a holder the
+    /// caller knows no longer runs): the new term, or nil when another scheduler holds it. Not fenced (a standby
+    /// has no term yet).
+    public func claimLeadership(
+        holder: String, endpoints: [String], since: Double, leaseSeconds: Double, gone: String? = nil
+    ) throws -> Int64? {
         let json = String(decoding: try JSONEncoder().encode(endpoints), as: UTF8.self)
         return try queue.write { db in
-            try Int64.fetchOne(db, sql: leaderSQL.claim, arguments: [holder, json, since, leaseSeconds])
+            try Int64.fetchOne(db, sql: leaderSQL.claim, arguments: [holder, json, since, leaseSeconds, gone ?? ""])
         }
     }
 

@@ -94,6 +94,15 @@ struct StoreLeaderTests {
         #expect(message.contains("term 1") && message.contains("term 2") && message.contains("[deposed]"))
     }
 
+    @Test func aLeaseHeldByAGoneHolderIsTakenAtOnceAndNoOtherIs() throws {
+        let (a, b, done) = try Self.pair()
+        defer { done() }
+        let first = try #require(try a.claimLeadership(holder: "a", endpoints: [], since: 1, leaseSeconds: 60))
+        #expect(try b.claimLeadership(holder: "b", endpoints: [], since: 2, leaseSeconds: 60, gone: "c") == nil)
+        #expect(try b.claimLeadership(holder: "b", endpoints: [], since: 2, leaseSeconds: 60, gone: "a") == first + 1)
+        #expect(try a.leader()?.holder == "b")
+    }
+
     @Test func aStoreWithoutAFenceWritesAsBefore() throws {
         let (a, b, done) = try Self.pair()
         defer { done() }
