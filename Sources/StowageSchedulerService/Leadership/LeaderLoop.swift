@@ -90,7 +90,10 @@ final class LeaderLoop {
             // A holder of this host whose process is gone (a kill -9 before this start) is not waited for.
             let held = try store.leader()
             let gone = held.flatMap { $0.isHeld && identity.isGone($0.holder) ? $0.holder : nil }
-            if let gone { logger.notice("the leader's process is gone from this host: claiming at once", metadata: ["holder": "\(gone)"]) }
+            if let gone {
+                logger.notice(
+                    "the leader's process is gone from this host: claiming at once", metadata: ["holder": "\(gone)"])
+            }
             let won = try store.claimLeadership(
                 holder: identity.holder, endpoints: identity.endpoints, since: clock.now(),
                 leaseSeconds: election.lease, gone: gone)
