@@ -70,9 +70,11 @@ struct LeaderTakeoverTests {
 
         // b frozen past its lease: a takes over; b, resumed, steps down before serving anything.
         let frozen = try #require(h.pid(b.name))
+        let frozenAt = ContinuousClock.now
         kill(frozen, SIGSTOP)
         defer { kill(frozen, SIGCONT) }
         try h.waitUntil(timeout: 10, "a to lead while b is frozen") { Self.leaderStats(a) != nil }
+        print("[measure] takeover from a frozen leader (2 s lease): \(ContinuousClock.now - frozenAt)")
         let third = try #require(Self.leaderStats(a)?.leader)
         #expect(third.term > second.term)
         let mark = h.logMark(b.name)

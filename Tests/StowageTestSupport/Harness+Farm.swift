@@ -63,6 +63,10 @@ extension Harness {
         }
     }
 
+    /// Every scheduler's endpoint, comma-separated: what `--scheduler` / `STOWAGE_SCHEDULER` take to follow the
+    /// leader among them.
+    public func schedulerList(_ farm: [FarmScheduler]) -> String { farm.map(\.endpoint).joined(separator: ",") }
+
     /// The terms each scheduler of `farm` began leading, from their logs (`leading` lines), newest last.
     public func termsLed(_ scheduler: FarmScheduler) -> [Int64] {
         log(scheduler.name).split(separator: "\n").filter { $0.hasSuffix(" leading") || $0.contains(" leading ") }
