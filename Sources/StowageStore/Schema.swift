@@ -275,6 +275,10 @@ enum Schema {
             // `submit --file mp4|mkv`: the single file the box writes when the title completes (NULL: none).
             try db.alter(table: "title") { t in t.add(column: "singleFile", .text) }
         }
+        migrator.registerMigration("v27-play-receipts") { db in
+            // Play reports applied once across a takeover: their ids (Store+PlayReceipts.swift).
+            try Store.createPlayReceipts(db)
+        }
         return migrator
     }
 }

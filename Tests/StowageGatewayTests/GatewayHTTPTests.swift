@@ -85,13 +85,13 @@ final class FakeBackend: GatewayBackend {
     }
     func list() async throws -> [TitleStatus] { [status] }
     func playable(token: String) async throws -> PlayAuthorization { try verdict() }
-    func playOn(token: String, device: String?) async throws -> PlayAuthorization {
+    func playOn(token: String, device: String?, playID: String) async throws -> PlayAuthorization {
         let verdict = try verdict()
         if verdict.playable { plays.withLock { $0 += 1 } }
         return verdict
     }
     func key(token: String, index: Int) async throws -> [UInt8] { Array(repeating: UInt8(index), count: 16) }
-    func played(token: String, seconds: Double) async throws {}
+    func played(token: String, seconds: Double, reportID: String) async throws {}
     func license(token: String) async throws -> LicenseReport {
         LicenseReport(
             token: token, license: nil, licenseURL: nil, forceExpired: false, renewalSuggested: false, renewing: false,
