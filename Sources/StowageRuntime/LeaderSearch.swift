@@ -70,7 +70,8 @@ public struct LeaderSearch: Sendable, Equatable {
             return .answered(endpoint)
         case .standby(let answer):
             said.append(Said(endpoint: endpoint, what: Self.describe(answer, known: endpoints)))
-            if let leader = answer.leaderEndpoints.lazy.compactMap({ self.endpoints.firstIndex(of: $0) })
+            let endpoints = self.endpoints, asked = self.asked
+            if let leader = answer.leaderEndpoints.compactMap({ endpoints.firstIndex(of: $0) })
                 .first(where: { !asked.contains($0) })
             {
                 return ask(leader)
