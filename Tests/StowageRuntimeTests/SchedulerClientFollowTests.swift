@@ -1,0 +1,109 @@
+import Foundation
+import StowageProtocol
+import StowageRuntime
+import Synchronization
+import Testing
+import ZeroMQ
+
+/// ``SchedulerClient`` with several endpoints over real ZeroMQ sockets. The schedulers here are ROUTER sockets of
+/// the test that answer as design.md fixes the wire (a standby answers every request with `.standby`, naming the
+/// leader); two real schedulers, one of them a standby, come with the election (the lead's takeover tests).
+@Suite("Scheduler client follows the leader", .serialized)
+struct SchedulerClientFollowTests {
+    /// A scheduler's socket: answers each request with `answer` (nil: says nothing), counting what it got.
+    final class FakeScheduler: Sendable {
+        let endpoint: String
+        let asked = Mutex<[ClientOperation]>([])
+        private let stop = Atomic<Bool>(false)
+        private let thread: Thread
+
+        init(_ endpoint: String, answer: @escaping @Sendable (ClientOperation) -> ReplyBody?) throws {
+            self.endpoint = endpoint
+            let context = try Context()
+            let socket = try context.socket(.router)
+            try socket.bind(endpoint)
+            let asked = self.asked, stop = self.stop
+            thread = Thread {
+                defer { socket.close(linger: 0) }
+                while !stop.load(ordering: .relaxed) {
+                    guard let ready = try? Poller.poll([.socket(socket, .readable)], timeoutMilliseconds: 50),
+                        ready[0].contains(.readable)
+                    else { continue }
+                    while let frames = try? socket.receive(dontWait: true), frames.count > 1 {
+                        guard let envelope = try? FrameCodec.decode(Array(frames.dropFirst())),
+                            let request = try? FrameCodec.body(ClientRequest.self, from: envelope)
+                        else { continue }
+                        asked.withLock { $0.append(request.operation) }
+                        guard let body = answer(request.operation) else { continue }
+                        let reply = FrameCodec.encode(.reply, ClientReply(requestID: request.requestID, result: body))
+                        try? socket.send([frames[0]] + reply)
+                    }
+                }
+                _ = context
+            }
+            thread.start()
+        }
+
+        func close() { stop.store(true, ordering: .relaxed) }
+        var count: Int { asked.withLock { $0.count } }
+    }
+
+    func ipc(_ name: String) -> String { "ipc:///tmp/stw-follow-\(getpid())-\(name)-\(UInt16.random(in: 0...9999)).ipc" }
+
+    @Test func aStandbySendsTheClientToTheLeaderAndTheNextRequestGoesThereFirst() throws {
+        let leader = try FakeScheduler(ipc("leader")) { _ in .ok }
+        let standby = try FakeScheduler(ipc("standby")) { [endpoint = leader.endpoint] _ in
+            .standby(StandbyAnswer(term: 7, leaderEndpoints: [endpoint]))
+        }
+        defer { [leader, standby].forEach { $0.close() } }
+        let dead = ipc("dead")
+        let client = try SchedulerClient(endpoints: [standby.endpoint, dead, leader.endpoint])
+        #expect(try client.exchange(.cancel(token: "t"), timeout: 10) == .ok)
+        #expect(standby.count == 1 && leader.count == 1, "the standby refused, the leader it named answered")
+        #expect(client.endpoint == leader.endpoint)
+        #expect(try client.exchange(.workers, timeout: 10) == .ok)
+        #expect(standby.count == 1 && leader.count == 2, "then straight to the leader")
+    }
+
+    @Test func nothingListeningMovesOnAndAWholeRoundWithoutALeaderIsOneError() throws {
+        let live = try FakeScheduler(ipc("live")) { _ in .ok }
+        defer { live.close() }
+        let client = try SchedulerClient(endpoints: [ipc("dead1"), live.endpoint])
+        // A request that changes something goes on too: nothing listened, so it cannot have been applied.
+        #expect(try client.exchange(.pause(token: "t"), timeout: 10) == .ok)
+        let standby = try FakeScheduler(ipc("standby")) { _ in .standby(StandbyAnswer(term: 3, leaderEndpoints: [])) }
+        defer { standby.close() }
+        let lost = try SchedulerClient(endpoints: [ipc("dead2"), standby.endpoint])
+        let started = ContinuousClock.now
+        let error = try #require(throws: SchedulerUnreachable.self) { try lost.exchange(.workers, timeout: 10) }
+        #expect(ContinuousClock.now - started < .seconds(5), "said at once, not after the timeout")
+        #expect(error.message.contains("nothing listening") && error.message.contains("standby, no leader known"))
+        #expect(error.message.contains(standby.endpoint))
+    }
+
+    @Test func aSilentSchedulerGetsAReadOrAnIdRepeatedElsewhereButNeverAnotherChange() throws {
+        let silent = try FakeScheduler(ipc("silent")) { _ in nil }
+        let live = try FakeScheduler(ipc("live")) { _ in .ok }
+        defer { [silent, live].forEach { $0.close() } }
+        let client = try SchedulerClient(endpoints: [silent.endpoint, live.endpoint])
+        #expect(try client.exchange(.status(token: "t"), timeout: 4) == .ok, "a read goes on to the next")
+        #expect(silent.count == 1 && live.count == 1)
+        let again = try SchedulerClient(endpoints: [silent.endpoint, live.endpoint])
+        let report = ClientOperation.played(token: "t", seconds: 2, reportID: "r1")
+        #expect(try again.exchange(report, timeout: 4) == .ok, "a report with an id is applied once: it goes on")
+        #expect(live.asked.withLock { $0.last } == report)
+        let third = try SchedulerClient(endpoints: [silent.endpoint, live.endpoint])
+        let error = try #require(throws: SchedulerUnreachable.self) {
+            try third.exchange(.pause(token: "t"), timeout: 4)
+        }
+        #expect(error.message.contains("may have been applied"), "\(error.message)")
+        #expect(live.count == 2, "the change the silent one may have applied is not sent to another")
+    }
+
+    @Test func oneEndpointIsAsBefore() throws {
+        let dead = ipc("alone")
+        let client = try SchedulerClient(endpoint: dead)
+        let error = try #require(throws: SchedulerUnreachable.self) { try client.exchange(.workers, timeout: 10) }
+        #expect(error.message == SchedulerUnreachable.nothingListening(at: dead).message)
+    }
+}
