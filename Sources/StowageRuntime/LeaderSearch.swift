@@ -35,6 +35,11 @@ public struct LeaderSearch: Sendable, Equatable {
     public struct Said: Sendable, Equatable {
         public var endpoint: String
         public var what: String
+
+        public init(endpoint: String, what: String) {
+            self.endpoint = endpoint
+            self.what = what
+        }
     }
 
     /// The endpoints, in the order given.

@@ -15,33 +15,38 @@ struct SchedulerClientFollowTests {
         let endpoint: String
         let asked = Mutex<[ClientOperation]>([])
         private let stop = Atomic<Bool>(false)
-        private let thread: Thread
+        private let bound = Atomic<Int>(0)  // 1 bound, -1 failed
+        private let answer: @Sendable (ClientOperation) -> ReplyBody?
 
         init(_ endpoint: String, answer: @escaping @Sendable (ClientOperation) -> ReplyBody?) throws {
             self.endpoint = endpoint
-            let context = try Context()
-            let socket = try context.socket(.router)
-            try socket.bind(endpoint)
-            let asked = self.asked, stop = self.stop
-            thread = Thread {
-                defer { socket.close(linger: 0) }
-                while !stop.load(ordering: .relaxed) {
-                    guard let ready = try? Poller.poll([.socket(socket, .readable)], timeoutMilliseconds: 50),
-                        ready[0].contains(.readable)
+            self.answer = answer
+            Thread { [self] in serve() }.start()
+            let deadline = ContinuousClock.now + .seconds(5)
+            while bound.load(ordering: .acquiring) == 0 && ContinuousClock.now < deadline { usleep(1000) }
+            guard bound.load(ordering: .acquiring) == 1 else { throw RuntimeError("cannot bind \(endpoint)") }
+        }
+
+        private func serve() {
+            guard let context = try? Context(), let socket = try? context.socket(.router),
+                (try? socket.bind(endpoint)) != nil
+            else { return bound.store(-1, ordering: .releasing) }
+            bound.store(1, ordering: .releasing)
+            defer { socket.close(linger: 0) }
+            while !stop.load(ordering: .relaxed) {
+                guard let ready = try? Poller.poll([.socket(socket, .readable)], timeoutMilliseconds: 50),
+                    ready[0].contains(.readable)
+                else { continue }
+                while let frames = try? socket.receive(dontWait: true), frames.count > 1 {
+                    guard let envelope = try? FrameCodec.decode(Array(frames.dropFirst())),
+                        let request = try? FrameCodec.body(ClientRequest.self, from: envelope)
                     else { continue }
-                    while let frames = try? socket.receive(dontWait: true), frames.count > 1 {
-                        guard let envelope = try? FrameCodec.decode(Array(frames.dropFirst())),
-                            let request = try? FrameCodec.body(ClientRequest.self, from: envelope)
-                        else { continue }
-                        asked.withLock { $0.append(request.operation) }
-                        guard let body = answer(request.operation) else { continue }
-                        let reply = FrameCodec.encode(.reply, ClientReply(requestID: request.requestID, result: body))
-                        try? socket.send([frames[0]] + reply)
-                    }
+                    asked.withLock { $0.append(request.operation) }
+                    guard let body = answer(request.operation) else { continue }
+                    let reply = FrameCodec.encode(.reply, ClientReply(requestID: request.requestID, result: body))
+                    try? socket.send([frames[0]] + reply)
                 }
-                _ = context
             }
-            thread.start()
         }
 
         func close() { stop.store(true, ordering: .relaxed) }
