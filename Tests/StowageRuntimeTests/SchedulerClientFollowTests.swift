@@ -105,6 +105,33 @@ struct SchedulerClientFollowTests {
         #expect(live.count == 2, "the change the silent one may have applied is not sent to another")
     }
 
+    /// A TCP port that accepts connections in the kernel and never speaks (a frozen process): the ZeroMQ handshake
+    /// never completes, so a request sent there never left the client.
+    func frozenPort() throws -> (fd: Int32, endpoint: String) {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var addr = sockaddr_in()
+        addr.sin_family = sa_family_t(AF_INET)
+        addr.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var len = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &addr) { p in
+            p.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, len) == 0 && listen(fd, 16) == 0 && getsockname(fd, $0, &len) == 0
+            }
+        }
+        guard bound else { throw RuntimeError("cannot listen on 127.0.0.1") }
+        return (fd, "tcp://127.0.0.1:\(UInt16(bigEndian: addr.sin_port))")
+    }
+
+    @Test func aChangeSentToAFrozenSchedulerThatNeverHandshookGoesOnToTheNext() throws {
+        let frozen = try frozenPort()
+        defer { close(frozen.fd) }
+        let live = try FakeScheduler(ipc("live")) { _ in .ok }
+        defer { live.close() }
+        let client = try SchedulerClient(endpoints: [frozen.endpoint, live.endpoint])
+        #expect(try client.exchange(.pause(token: "t"), timeout: 4) == .ok, "it never reached the frozen one")
+        #expect(live.asked.withLock { $0 } == [.pause(token: "t")])
+    }
+
     @Test func oneEndpointIsAsBefore() throws {
         let dead = ipc("alone")
         let client = try SchedulerClient(endpoint: dead)
