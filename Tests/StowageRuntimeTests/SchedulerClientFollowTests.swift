@@ -60,11 +60,13 @@ struct SchedulerClientFollowTests {
         let standby = try FakeScheduler(ipc("standby")) { [endpoint = leader.endpoint] _ in
             .standby(StandbyAnswer(term: 7, leaderEndpoints: [endpoint]))
         }
-        defer { [leader, standby].forEach { $0.close() } }
-        let dead = ipc("dead")
-        let client = try SchedulerClient(endpoints: [standby.endpoint, dead, leader.endpoint])
+        // Next in the list after the standby, but not the leader it names: never asked.
+        let other = try FakeScheduler(ipc("other")) { _ in .ok }
+        defer { [leader, standby, other].forEach { $0.close() } }
+        let client = try SchedulerClient(endpoints: [standby.endpoint, other.endpoint, leader.endpoint])
         #expect(try client.exchange(.cancel(token: "t"), timeout: 10) == .ok)
         #expect(standby.count == 1 && leader.count == 1, "the standby refused, the leader it named answered")
+        #expect(other.count == 0)
         #expect(client.endpoint == leader.endpoint)
         #expect(try client.exchange(.workers, timeout: 10) == .ok)
         #expect(standby.count == 1 && leader.count == 2, "then straight to the leader")
