@@ -96,4 +96,72 @@ struct SeveralSchedulersTests {
         #expect(try send(4, "gw-1") == .ok)
         #expect(try stored("SELECT playedSeconds FROM title WHERE token = '\(token)'") == "7.0")
     }
+
+    /// The first video segment of a completed title's offline copy: its path under the title and its duration.
+    func firstSegment(_ h: Harness, _ token: String) throws -> (path: String, seconds: Double) {
+        let folder = h.home.appendingPathComponent("titles/\(token)")
+        // The video's when there is one: the play time counted (audio runs beside it).
+        let names = try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted { a, _ in a == "video" }
+        for name in names {
+            let playlist = folder.appendingPathComponent("\(name)/index.m3u8")
+            guard let text = try? String(contentsOf: playlist, encoding: .utf8) else { continue }
+            let lines = text.split(separator: "\n")
+            guard let extinf = lines.firstIndex(where: { $0.hasPrefix("#EXTINF:") }),
+                let seconds = Double(lines[extinf].dropFirst(8).split(separator: ",")[0]),
+                let segment = lines[(extinf + 1)...].first(where: { !$0.hasPrefix("#") })
+            else { continue }
+            return ("\(name)/\(segment)", seconds)
+        }
+        throw HarnessError("no media playlist in \(folder.path)")
+    }
+
+    @Test func aGatewayServesAPlayThroughAFrozenSchedulerAndMetersItOnce() throws {
+        let h = try Harness(name: "gw-follow")
+        try h.makeSample(seconds: 6)
+        try h.startOrigin()
+        try h.startPipeline()
+        let token = try h.submit("master.m3u8", ["--wait"])
+        let secret = try h.addDevice("tv")
+        let gateway = try h.startGateway(
+            address: "127.0.0.1", environment: ["STOWAGE_SCHEDULER": "\(ipc(h, "dead")),\(live(h))"])
+        let (path, seconds) = try firstSegment(h, token)
+        let url = gateway + "/titles/\(token)/\(path)"
+        let auth = ["Authorization: Bearer \(secret)"]
+        #expect(try h.httpStatus(url, headers: auth, extra: ["-m", "30"]) == 200, "through the second endpoint")
+        var served = 1
+        h.freeze("scheduler")
+        // Past the credential's (1 s) and the title's (3 s) own lives, and until the gateway has kept a play-time
+        // report no scheduler took: served from what the gateway holds.
+        let frozen = ContinuousClock.now
+        func kept() -> Bool { h.log("gateway").contains("play-time reports kept: no scheduler answers") }
+        while ContinuousClock.now - frozen < .seconds(5) || !kept() {
+            guard ContinuousClock.now - frozen < .seconds(40) else { throw HarnessError("no report was kept") }
+            let status = try h.httpStatus(url, headers: auth, extra: ["-m", "30"])
+            #expect(status == 200, "served while no scheduler answers")
+            if status == 200 { served += 1 }
+        }
+        h.thaw("scheduler")
+        func stored(_ column: String) throws -> Double {
+            let store = h.home.appendingPathComponent("stowage.sqlite").path
+            let out = try TestMedia.shOutput(
+                "sqlite3 '\(store)' \"SELECT \(column) FROM title WHERE token = '\(token)'\"", in: h.root
+            ).1
+            return Double(out.trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1
+        }
+        let expected = Double(served) * seconds
+        try h.waitUntil(timeout: 60, "the play time of \(served) segments reported") {
+            try stored("playedSeconds") >= expected - 0.01
+        }
+        // A report sent to the frozen scheduler was read by it once thawed, and sent again by the gateway: once.
+        // Held for three report periods (a repeat would land within one).
+        let settled = ContinuousClock.now
+        while ContinuousClock.now - settled < .seconds(3) {
+            let played = try stored("playedSeconds")
+            #expect(abs(played - expected) < 0.01, "each second counted once: \(played) s, \(expected) s served")
+            if abs(played - expected) >= 0.01 { break }
+            try h.waitUntil(timeout: 1, "a moment") { ContinuousClock.now - settled > .milliseconds(200) }
+        }
+        #expect(try stored("playCount") == 1, "one play")
+    }
 }
+
