@@ -70,7 +70,7 @@ final class CredentialCache: Sendable {
         }
         do {
             return try Self.result(try await ask(key, check).value)
-        } catch where SchedulerOutage.isSilence(error) {
+        } catch  where SchedulerOutage.isSilence(error) {
             if let entry = entries.withLock({ $0[key] }), case .good(let principal) = entry.answer,
                 outage.serves(answeredAt: entry.at, now: clock())
             {
@@ -99,7 +99,7 @@ final class CredentialCache: Sendable {
             answer = .good(try await check())
         } catch let error as GatewayError where error.code == .unauthorized || error.code == .notFound {
             answer = .bad(GatewayError.unauthorized(error.message))
-        } catch where SchedulerOutage.isSilence(error) {
+        } catch  where SchedulerOutage.isSilence(error) {
             outage.failed(now: clock())
             throw error
         }

@@ -199,7 +199,7 @@ final class PlayState: Sendable {
             do {
                 try await backend.played(token: report.token, seconds: report.seconds, reportID: report.id)
                 reported.insert(report.token)
-            } catch where SchedulerOutage.isSilence(error) {
+            } catch  where SchedulerOutage.isSilence(error) {
                 logger.warning(
                     "play-time reports kept: no scheduler answers; sent again",
                     metadata: ["waiting": "\(waiting.count)", "error": "\(error)"])

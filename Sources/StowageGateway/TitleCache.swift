@@ -38,7 +38,7 @@ final class TitleCache: Sendable {
         if let held = known(key) { return held }
         do {
             return try await ask(key).value
-        } catch where SchedulerOutage.isSilence(error) {
+        } catch  where SchedulerOutage.isSilence(error) {
             if let hit = entries.withLock({ $0[key] }), outage.serves(answeredAt: hit.at, now: clock()) {
                 return hit.status
             }
@@ -47,7 +47,8 @@ final class TitleCache: Sendable {
     }
 
     /// The title named `key` when a fresh answer is kept (looked up again in the background past half its life),
-    /// or one held while the scheduler does not answer (``SchedulerOutage``); nil otherwise. Never waits: the title hot path asks it on an event loop.
+    /// or one held while the scheduler does not answer (``SchedulerOutage``); nil otherwise. Never waits: the title
+    /// hot path asks it on an event loop.
     func known(_ key: String) -> TitleStatus? {
         let now = clock()
         guard let hit = entries.withLock({ $0[key] }),
@@ -72,7 +73,7 @@ final class TitleCache: Sendable {
         let status: TitleStatus
         do {
             status = try await backend.status(token: key)
-        } catch where SchedulerOutage.isSilence(error) {
+        } catch  where SchedulerOutage.isSilence(error) {
             outage.failed(now: clock())
             throw error
         } catch let error as GatewayError where error.code == .notFound {

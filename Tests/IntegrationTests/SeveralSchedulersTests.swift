@@ -164,4 +164,3 @@ struct SeveralSchedulersTests {
         #expect(try stored("playCount") == 1, "one play")
     }
 }
-

@@ -53,7 +53,9 @@ struct SchedulerClientFollowTests {
         var count: Int { asked.withLock { $0.count } }
     }
 
-    func ipc(_ name: String) -> String { "ipc:///tmp/stw-follow-\(getpid())-\(name)-\(UInt16.random(in: 0...9999)).ipc" }
+    func ipc(_ name: String) -> String {
+        "ipc:///tmp/stw-follow-\(getpid())-\(name)-\(UInt16.random(in: 0...9999)).ipc"
+    }
 
     @Test func aStandbySendsTheClientToTheLeaderAndTheNextRequestGoesThereFirst() throws {
         let leader = try FakeScheduler(ipc("leader")) { _ in .ok }

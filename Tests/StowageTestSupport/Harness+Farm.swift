@@ -39,7 +39,8 @@ extension Harness {
             try fm.copyItem(at: home.appendingPathComponent("keys"), to: farmHome.appendingPathComponent("keys"))
             try fm.createDirectory(at: home.appendingPathComponent("titles"), withIntermediateDirectories: true)
             try fm.createSymbolicLink(
-                at: farmHome.appendingPathComponent("titles"), withDestinationURL: home.appendingPathComponent("titles"))
+                at: farmHome.appendingPathComponent("titles"), withDestinationURL: home.appendingPathComponent("titles")
+            )
             try fm.copyItem(at: masterKey, to: farmHome.appendingPathComponent("master.key"))
             try spawn(
                 name, "stowage-scheduler", ["--home", farmHome.path, "--bind", endpoint] + extra,
