@@ -57,7 +57,49 @@ struct SchedulerClientFollowTests {
         "ipc:///tmp/stw-follow-\(getpid())-\(name)-\(UInt16.random(in: 0...9999)).ipc"
     }
 
-    @Test func aStandbySendsTheClientToTheLeaderAndTheNextRequestGoesThereFirst() throws {
+    /// Runs `body` (which blocks in `poll` for seconds) on a thread of its own and returns what it returned: a
+    /// thread of the concurrency pool held that long starves other suites' tasks (two threads on this machine).
+    static func blocking<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread { continuation.resume(with: Result { try body() }) }.start()
+        }
+    }
+
+    /// Sends `operations` in turn with one client of `endpoints`: each one's reply or refusal, and the endpoint the
+    /// client asks first afterwards.
+    static func exchanges(
+        _ endpoints: [String], _ operations: [ClientOperation], timeout: Double
+    ) async throws -> (results: [Result<ReplyBody, Failure>], preferred: String) {
+        try await blocking {
+            let client = try SchedulerClient(endpoints: endpoints)
+            let results = operations.map { operation in
+                Result { () throws(Failure) -> ReplyBody in
+                    do { return try client.exchange(operation, timeout: timeout) } catch {
+                        throw Failure(unreachable: error as? SchedulerUnreachable, text: "\(error)")
+                    }
+                }
+            }
+            return (results, client.endpoint)
+        }
+    }
+
+    /// A request's failure, carried back from ``blocking(_:)``'s thread.
+    struct Failure: Error, Sendable {
+        var unreachable: SchedulerUnreachable?
+        var text: String
+    }
+
+    /// The ``SchedulerUnreachable`` a request ended with (an issue when it was answered, or failed otherwise).
+    static func unreachable(_ result: Result<ReplyBody, Failure>) throws -> SchedulerUnreachable {
+        switch result {
+        case .success(let body): throw RuntimeError("answered \(body), expected no scheduler")
+        case .failure(let failure):
+            guard let unreachable = failure.unreachable else { throw RuntimeError(failure.text) }
+            return unreachable
+        }
+    }
+
+    @Test func aStandbySendsTheClientToTheLeaderAndTheNextRequestGoesThereFirst() async throws {
         let leader = try FakeScheduler(ipc("leader")) { _ in .ok }
         let standby = try FakeScheduler(ipc("standby")) { [endpoint = leader.endpoint] _ in
             .standby(StandbyAnswer(term: 7, leaderEndpoints: [endpoint]))
@@ -65,46 +107,44 @@ struct SchedulerClientFollowTests {
         // Next in the list after the standby, but not the leader it names: never asked.
         let other = try FakeScheduler(ipc("other")) { _ in .ok }
         defer { [leader, standby, other].forEach { $0.close() } }
-        let client = try SchedulerClient(endpoints: [standby.endpoint, other.endpoint, leader.endpoint])
-        #expect(try client.exchange(.cancel(token: "t"), timeout: 10) == .ok)
-        #expect(standby.count == 1 && leader.count == 1, "the standby refused, the leader it named answered")
+        let (results, preferred) = try await Self.exchanges(
+            [standby.endpoint, other.endpoint, leader.endpoint], [.cancel(token: "t"), .workers], timeout: 10)
+        #expect(try results.map { try $0.get() } == [.ok, .ok])
+        #expect(standby.count == 1 && leader.count == 2, "the standby refused once, then straight to the leader")
         #expect(other.count == 0)
-        #expect(client.endpoint == leader.endpoint)
-        #expect(try client.exchange(.workers, timeout: 10) == .ok)
-        #expect(standby.count == 1 && leader.count == 2, "then straight to the leader")
+        #expect(preferred == leader.endpoint)
     }
 
-    @Test func nothingListeningMovesOnAndAWholeRoundWithoutALeaderIsOneError() throws {
+    @Test func nothingListeningMovesOnAndAWholeRoundWithoutALeaderIsOneError() async throws {
         let live = try FakeScheduler(ipc("live")) { _ in .ok }
         defer { live.close() }
-        let client = try SchedulerClient(endpoints: [ipc("dead1"), live.endpoint])
         // A request that changes something goes on too: nothing listened, so it cannot have been applied.
-        #expect(try client.exchange(.pause(token: "t"), timeout: 10) == .ok)
+        let moved = try await Self.exchanges([ipc("dead1"), live.endpoint], [.pause(token: "t")], timeout: 10)
+        #expect(try moved.results[0].get() == .ok)
         let standby = try FakeScheduler(ipc("standby")) { _ in .standby(StandbyAnswer(term: 3, leaderEndpoints: [])) }
         defer { standby.close() }
-        let lost = try SchedulerClient(endpoints: [ipc("dead2"), standby.endpoint])
         let started = ContinuousClock.now
-        let error = try #require(throws: SchedulerUnreachable.self) { try lost.exchange(.workers, timeout: 10) }
+        let lost = try await Self.exchanges([ipc("dead2"), standby.endpoint], [.workers], timeout: 10)
         #expect(ContinuousClock.now - started < .seconds(5), "said at once, not after the timeout")
+        let error = try Self.unreachable(lost.results[0])
         #expect(error.message.contains("nothing listening") && error.message.contains("standby, no leader known"))
         #expect(error.message.contains(standby.endpoint))
     }
 
-    @Test func aSilentSchedulerGetsAReadOrAnIdRepeatedElsewhereButNeverAnotherChange() throws {
+    @Test func aSilentSchedulerGetsAReadOrAnIdRepeatedElsewhereButNeverAnotherChange() async throws {
         let silent = try FakeScheduler(ipc("silent")) { _ in nil }
         let live = try FakeScheduler(ipc("live")) { _ in .ok }
         defer { [silent, live].forEach { $0.close() } }
-        let client = try SchedulerClient(endpoints: [silent.endpoint, live.endpoint])
-        #expect(try client.exchange(.status(token: "t"), timeout: 4) == .ok, "a read goes on to the next")
+        let endpoints = [silent.endpoint, live.endpoint]
+        let read = try await Self.exchanges(endpoints, [.status(token: "t")], timeout: 4)
+        #expect(try read.results[0].get() == .ok, "a read goes on to the next")
         #expect(silent.count == 1 && live.count == 1)
-        let again = try SchedulerClient(endpoints: [silent.endpoint, live.endpoint])
         let report = ClientOperation.played(token: "t", seconds: 2, reportID: "r1")
-        #expect(try again.exchange(report, timeout: 4) == .ok, "a report with an id is applied once: it goes on")
+        let reported = try await Self.exchanges(endpoints, [report], timeout: 4)
+        #expect(try reported.results[0].get() == .ok, "a report with an id is applied once: it goes on")
         #expect(live.asked.withLock { $0.last } == report)
-        let third = try SchedulerClient(endpoints: [silent.endpoint, live.endpoint])
-        let error = try #require(throws: SchedulerUnreachable.self) {
-            try third.exchange(.pause(token: "t"), timeout: 4)
-        }
+        let changed = try await Self.exchanges(endpoints, [.pause(token: "t")], timeout: 4)
+        let error = try Self.unreachable(changed.results[0])
         #expect(error.message.contains("may have been applied"), "\(error.message)")
         #expect(live.count == 2, "the change the silent one may have applied is not sent to another")
     }
@@ -126,20 +166,20 @@ struct SchedulerClientFollowTests {
         return (fd, "tcp://127.0.0.1:\(UInt16(bigEndian: addr.sin_port))")
     }
 
-    @Test func aChangeSentToAFrozenSchedulerThatNeverHandshookGoesOnToTheNext() throws {
+    @Test func aChangeSentToAFrozenSchedulerThatNeverHandshookGoesOnToTheNext() async throws {
         let frozen = try frozenPort()
         defer { close(frozen.fd) }
         let live = try FakeScheduler(ipc("live")) { _ in .ok }
         defer { live.close() }
-        let client = try SchedulerClient(endpoints: [frozen.endpoint, live.endpoint])
-        #expect(try client.exchange(.pause(token: "t"), timeout: 4) == .ok, "it never reached the frozen one")
+        let sent = try await Self.exchanges([frozen.endpoint, live.endpoint], [.pause(token: "t")], timeout: 4)
+        #expect(try sent.results[0].get() == .ok, "it never reached the frozen one")
         #expect(live.asked.withLock { $0 } == [.pause(token: "t")])
     }
 
-    @Test func oneEndpointIsAsBefore() throws {
+    @Test func oneEndpointIsAsBefore() async throws {
         let dead = ipc("alone")
-        let client = try SchedulerClient(endpoint: dead)
-        let error = try #require(throws: SchedulerUnreachable.self) { try client.exchange(.workers, timeout: 10) }
+        let alone = try await Self.exchanges([dead], [.workers], timeout: 10)
+        let error = try Self.unreachable(alone.results[0])
         #expect(error.message == SchedulerUnreachable.nothingListening(at: dead).message)
     }
 }
