@@ -163,4 +163,31 @@ struct SeveralSchedulersTests {
         }
         #expect(try stored("playCount") == 1, "one play")
     }
+
+    /// Two schedulers of a farm over CURVE (``Harness/startFarm(schedulers:extra:client:)``; each its own store
+    /// until the election lands, so both answer): `stowctl` with both endpoints goes past the first one frozen
+    /// (`SIGSTOP`: connected in the kernel, no handshake), for a read and for a change alike, which cannot have
+    /// reached it.
+    @Test func stowctlGoesPastAFrozenSchedulerOfAFarm() throws {
+        let h = try Harness(name: "farm")
+        let farm = try h.startFarm(schedulers: 2)
+        func stowctl(_ arguments: [String], endpoint: String? = nil) throws -> (Int32, String, String) {
+            var client = farm.clientArguments
+            if let endpoint { client[1] = endpoint }
+            return try h.stowctlStreams(arguments + client)
+        }
+        try h.waitUntil(timeout: 30, "both schedulers answer") {
+            try farm.endpoints.allSatisfy { try stowctl(["workers", "--json"], endpoint: $0).0 == 0 }
+        }
+        h.freeze(farm.names[0])
+        defer { h.thaw(farm.names[0]) }
+        let started = ContinuousClock.now
+        let (read, _, readError) = try stowctl(["workers", "--json"])
+        #expect(read == 0, "\(readError)")
+        #expect(ContinuousClock.now - started < .seconds(9), "one endpoint's share of the timeout, then the next")
+        let (change, _, changeError) = try stowctl(["pause", "0000000000000000"])
+        #expect(change == 1 && changeError.contains("no title with token '0000000000000000'"), "\(changeError)")
+        #expect(!changeError.contains("may have been applied"))
+        #expect(h.isRunning(farm.names[0]) && h.isRunning(farm.names[1]))
+    }
 }
