@@ -66,13 +66,14 @@ public final class Authenticator: Sendable {
     public init(
         backend: any GatewayBackend, adminSecret: String?, throttle: Throttle.Policy = .init(),
         clock: @escaping @Sendable () -> Double,
-        wallClock: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 }
+        wallClock: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 },
+        outage: SchedulerOutage = SchedulerOutage()
     ) {
         self.backend = backend
         adminDigest = adminSecret.flatMap { $0.isEmpty ? nil : Array(SHA256.hash(data: Data($0.utf8))) }
         self.clock = clock
         self.wallClock = wallClock
-        cache = CredentialCache(clock: clock)
+        cache = CredentialCache(clock: clock, outage: outage)
         self.throttle = Mutex(Throttle(policy: throttle))
     }
 

@@ -27,11 +27,14 @@ final class CredentialCache: Sendable {
     private let clock: @Sendable () -> Double
     private let entries = Mutex<[String: Entry]>([:])
     private let asking = Mutex<[String: Task<Answer, any Error>]>([:])
+    /// While the scheduler does not answer, a good answer older than `goodSeconds` is served (``SchedulerOutage``).
+    private let outage: SchedulerOutage
 
     init(
         goodSeconds: Double = 1, badSeconds: Double = 3, maxEntries: Int = 4096,
-        clock: @escaping @Sendable () -> Double
+        clock: @escaping @Sendable () -> Double, outage: SchedulerOutage = SchedulerOutage()
     ) {
+        self.outage = outage
         self.goodSeconds = goodSeconds
         self.badSeconds = badSeconds
         self.maxEntries = maxEntries
@@ -65,7 +68,16 @@ final class CredentialCache: Sendable {
             if case .good = entry.answer, now - entry.at > goodSeconds / 2 { _ = ask(key, check) }
             return try Self.result(entry.answer)
         }
-        return try Self.result(try await ask(key, check).value)
+        do {
+            return try Self.result(try await ask(key, check).value)
+        } catch  where SchedulerOutage.isSilence(error) {
+            if let entry = entries.withLock({ $0[key] }), case .good(let principal) = entry.answer,
+                outage.serves(answeredAt: entry.at, now: clock())
+            {
+                return principal
+            }
+            throw error
+        }
     }
 
     /// The one check of `key` under way, started when there is none.
@@ -87,7 +99,11 @@ final class CredentialCache: Sendable {
             answer = .good(try await check())
         } catch let error as GatewayError where error.code == .unauthorized || error.code == .notFound {
             answer = .bad(GatewayError.unauthorized(error.message))
+        } catch  where SchedulerOutage.isSilence(error) {
+            outage.failed(now: clock())
+            throw error
         }
+        outage.answered()
         let now = clock()
         entries.withLock { entries in
             if entries.count >= maxEntries { entries = entries.filter { fresh($0.value, now: now) } }
@@ -104,9 +120,11 @@ final class CredentialCache: Sendable {
         }
     }
 
+    /// Kept and served: a good answer within `goodSeconds` (or held while the scheduler does not answer), a bad
+    /// one within `badSeconds`.
     private func fresh(_ entry: Entry, now: Double) -> Bool {
         switch entry.answer {
-        case .good: now - entry.at <= goodSeconds
+        case .good: now - entry.at <= goodSeconds || outage.serves(answeredAt: entry.at, now: now)
         case .bad: now - entry.at <= badSeconds
         }
     }

@@ -95,12 +95,14 @@ public final class Gateway: Sendable {
         self.logger = logger
         self.clock = clock
         self.wallClock = wallClock
+        // One outage for the credentials and the titles: what the gateway holds is served while no scheduler answers.
+        let outage = SchedulerOutage()
         authenticator = Authenticator(
             backend: backend, adminSecret: configuration.adminSecret, throttle: configuration.throttle, clock: clock,
-            wallClock: wallClock)
+            wallClock: wallClock, outage: outage)
         plays = PlayState(
             backend: backend, idleLimit: configuration.sessionIdleSeconds, sourceFetcher: sourceFetcher, logger: logger)
-        titles = TitleCache(backend: backend, clock: clock)
+        titles = TitleCache(backend: backend, clock: clock, outage: outage)
         posterFrames = PosterFrames(logger: logger)
         hotPathStages = Self.middleware(
             GatewayRequestContext.self, configuration: configuration, authenticator: authenticator)

@@ -21,12 +21,14 @@ public protocol GatewayBackend: Sendable {
     func list() async throws -> [TitleStatus]
     /// Whether the title can be played offline now, and why not (`playable`).
     func playable(token: String) async throws -> PlayAuthorization
-    /// Authorises and counts one play on `device` (`playOn`), or — for the admin, `device` nil — `play`.
-    func playOn(token: String, device: String?) async throws -> PlayAuthorization
+    /// Authorises and counts one play on `device` (`playOn`), or — for the admin, `device` nil — `play`. `playID`
+    /// is the play's own id: asked again with it (a failure, a takeover), the play is counted once.
+    func playOn(token: String, device: String?, playID: String) async throws -> PlayAuthorization
     /// Content key `index` of a title (`key`), only while it is playable.
     func key(token: String, index: Int) async throws -> [UInt8]
-    /// Media seconds played (`played`).
-    func played(token: String, seconds: Double) async throws
+    /// Media seconds played (`played`); `reportID`: the report's own id, the same each time it is sent again (the
+    /// scheduler applies it once).
+    func played(token: String, seconds: Double, reportID: String) async throws
     /// License terms and state (`license`).
     func license(token: String) async throws -> LicenseReport
     /// Pause, resume, renew, delete or stop (a recording) a title.

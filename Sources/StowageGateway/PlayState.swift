@@ -21,7 +21,14 @@ final class PlayState: Sendable {
         var meters: [String: PlayMeter] = [:]
         var streaming: [String: StreamingSource] = [:]
         var refused: [String: String] = [:]
+        var reports = PlayReports()
+        /// The number of the next play-time report (its id: ``runID`` and this).
+        var nextReport = 1
     }
+
+    /// This gateway process's own prefix of play and report ids: with a session's or report's number, an id no
+    /// other gateway and no other run of this one uses.
+    private let runID = UUID().uuidString.lowercased()
 
     private let state: Mutex<State>
     private let backend: any GatewayBackend
@@ -53,7 +60,9 @@ final class PlayState: Sendable {
             case .serve:
                 return .serve
             case .countPlay(let session):
-                let task = Task { try await backend.playOn(token: token, device: deviceName) }
+                // The session's id: the same play asked again (a failure, a takeover) is counted once.
+                let playID = "\(runID)-p\(session)"
+                let task = Task { try await backend.playOn(token: token, device: deviceName, playID: playID) }
                 state.authorizations[session] = task
                 if state.authorizations.count > 1024 { Self.forgetEnded(&state) }
                 return .count(session, task)
@@ -163,29 +172,59 @@ final class PlayState: Sendable {
     /// The streaming source of a title still downloading, if a play of it set one up.
     func streamingSource(_ token: String) -> StreamingSource? { state.withLock { $0.streaming[token] } }
 
-    /// Reports the media seconds served per title (`played`), then refuses the titles whose license ended for plays
-    /// under way (expired, play time used up; plays used up stop only new plays, at `playOn`).
+    /// Reports the media seconds served per title (`played`, each report with an id, kept and sent again until a
+    /// scheduler acknowledges it: ``PlayReports``), then refuses the titles whose license ended for plays under way
+    /// (expired, play time used up; plays used up stop only new plays, at `playOn`).
     func report(now: Double) async {
         let meters = state.withLock { state in
             state.sessions.prune(now: now)
             if state.authorized.count > state.sessions.count { Self.forgetEnded(&state) }
             return state.meters
         }
-        for (token, meter) in meters {
-            let seconds = meter.drain()
-            guard seconds > 0 else { continue }
+        let drained = meters.map { ($0.key, $0.value.drain()) }.filter { $0.1 > 0 }
+        let waiting = state.withLock { state in
+            for (token, seconds) in drained {
+                let report = PlayReports.Report(id: "\(runID)-r\(state.nextReport)", token: token, seconds: seconds)
+                state.nextReport += 1
+                if let dropped = state.reports.add(report) {
+                    logger.error(
+                        "play-time report dropped: too many waiting for a scheduler",
+                        metadata: ["token": "\(dropped.token)", "seconds": "\(dropped.seconds)"])
+                }
+            }
+            return state.reports.waiting
+        }
+        var reported: Set<String> = []
+        for report in waiting {
             do {
-                try await backend.played(token: token, seconds: seconds)
+                try await backend.played(token: report.token, seconds: report.seconds, reportID: report.id)
+                reported.insert(report.token)
+            } catch  where SchedulerOutage.isSilence(error) {
+                logger.warning(
+                    "play-time reports kept: no scheduler answers; sent again",
+                    metadata: ["waiting": "\(waiting.count)", "error": "\(error)"])
+                break
+            } catch {
+                logger.warning(
+                    "play-time report refused", metadata: ["token": "\(report.token)", "error": "\(error)"])
+            }
+            state.withLock { $0.reports.settled(report.id) }
+        }
+        for token in reported {
+            do {
                 if let license = try await backend.license(token: token).license,
                     license.endsPlaysUnderWay(now: Date())
                 {
                     state.withLock { $0.refused[token] = "the license no longer allows playing" }
                 }
             } catch {
-                logger.warning("play-time report failed", metadata: ["token": "\(token)", "error": "\(error)"])
+                logger.warning("license check failed", metadata: ["token": "\(token)", "error": "\(error)"])
             }
         }
     }
+
+    /// The play-time reports waiting for a scheduler's acknowledgement (tests, the log).
+    var reportsWaiting: [PlayReports.Report] { state.withLock { $0.reports.waiting } }
 
     /// Stops the plays under way of every title that can no longer be played, and lets plays of a title refused
     /// earlier start again once it can: asks the scheduler for the status of each title a session is playing or

@@ -67,9 +67,9 @@ public final class SchedulerBackend: GatewayBackend {
 
     public func playable(token: String) async throws -> PlayAuthorization { try await request(.playable(token: token)) }
 
-    public func playOn(token: String, device: String?) async throws -> PlayAuthorization {
+    public func playOn(token: String, device: String?, playID: String) async throws -> PlayAuthorization {
         let call: SchedulerCall<PlayAuthorization> =
-            device.map { .playOn(token: token, device: $0) } ?? .play(token: token)
+            device.map { .playOn(token: token, device: $0, playID: playID) } ?? .play(token: token, playID: playID)
         return try await request(call)
     }
 
@@ -77,8 +77,8 @@ public final class SchedulerBackend: GatewayBackend {
         try await request(.key(token: token, index: index))
     }
 
-    public func played(token: String, seconds: Double) async throws {
-        try await request(.played(token: token, seconds: seconds))
+    public func played(token: String, seconds: Double, reportID: String) async throws {
+        try await request(.played(token: token, seconds: seconds, reportID: reportID))
     }
 
     public func license(token: String) async throws -> LicenseReport { try await request(.license(token: token)) }

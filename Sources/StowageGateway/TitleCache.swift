@@ -19,28 +19,41 @@ final class TitleCache: Sendable {
     private let ttl: Double
     private let entries = Mutex<[String: Entry]>([:])
     private let asking = Mutex<[String: Task<TitleStatus, any Error>]>([:])
+    /// While the scheduler does not answer, an answer older than `ttl` is served (``SchedulerOutage``).
+    private let outage: SchedulerOutage
 
-    init(backend: any GatewayBackend, clock: @escaping @Sendable () -> Double, ttl: Double = 3) {
+    init(
+        backend: any GatewayBackend, clock: @escaping @Sendable () -> Double, ttl: Double = 3,
+        outage: SchedulerOutage = SchedulerOutage()
+    ) {
         self.backend = backend
         self.clock = clock
         self.ttl = ttl
+        self.outage = outage
     }
 
-    /// The title named `key`, or `not-found`.
+    /// The title named `key`, or `not-found`. While the scheduler does not answer, the status held (as
+    /// ``SchedulerOutage`` allows).
     func title(_ key: String) async throws -> TitleStatus {
-        let now = clock()
-        if let hit = entries.withLock({ $0[key] }), now - hit.at <= ttl {
-            if now - hit.at > ttl / 2 { _ = ask(key) }
-            return hit.status
+        if let held = known(key) { return held }
+        do {
+            return try await ask(key).value
+        } catch  where SchedulerOutage.isSilence(error) {
+            if let hit = entries.withLock({ $0[key] }), outage.serves(answeredAt: hit.at, now: clock()) {
+                return hit.status
+            }
+            throw error
         }
-        return try await ask(key).value
     }
 
-    /// The title named `key` when a fresh answer is kept (looked up again in the background past half its life);
-    /// nil otherwise. Never waits: the title hot path asks it on an event loop.
+    /// The title named `key` when a fresh answer is kept (looked up again in the background past half its life),
+    /// or one held while the scheduler does not answer (``SchedulerOutage``); nil otherwise. Never waits: the title
+    /// hot path asks it on an event loop.
     func known(_ key: String) -> TitleStatus? {
         let now = clock()
-        guard let hit = entries.withLock({ $0[key] }), now - hit.at <= ttl else { return nil }
+        guard let hit = entries.withLock({ $0[key] }),
+            now - hit.at <= ttl || outage.serves(answeredAt: hit.at, now: now)
+        else { return nil }
         if now - hit.at > ttl / 2 { _ = ask(key) }
         return hit.status
     }
@@ -60,6 +73,9 @@ final class TitleCache: Sendable {
         let status: TitleStatus
         do {
             status = try await backend.status(token: key)
+        } catch  where SchedulerOutage.isSilence(error) {
+            outage.failed(now: clock())
+            throw error
         } catch let error as GatewayError where error.code == .notFound {
             do {
                 status = try await backend.lookup(id: key, url: nil)
@@ -68,6 +84,7 @@ final class TitleCache: Sendable {
                 throw GatewayError.notFound("no title \(key)")
             }
         }
+        outage.answered()
         let now = clock()
         entries.withLock { entries in
             if entries.count > 1024 { entries = entries.filter { now - $0.value.at <= ttl } }

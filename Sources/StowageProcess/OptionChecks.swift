@@ -39,15 +39,16 @@ public enum OptionChecks {
     }
 
     /// A ZeroMQ endpoint Stowage speaks: `ipc://PATH` or `tcp://HOST:PORT` (`*` as HOST for a bind).
-    public static func endpoint(_ text: String) -> String? {
-        let wanted = "is not an endpoint: write ipc://PATH or tcp://HOST:PORT"
-        if text.hasPrefix("ipc://") { return text.count > 6 ? nil : wanted }
-        guard text.hasPrefix("tcp://") else { return wanted }
-        let rest = text.dropFirst(6)
-        guard let colon = rest.lastIndex(of: ":"), colon != rest.startIndex,
-            let port = Int(rest[rest.index(after: colon)...]), (1...65_535).contains(port)
-        else { return wanted }
-        return nil
+    public static func endpoint(_ text: String) -> String? { SchedulerEndpoints.problem(endpoint: text) }
+
+    /// `--scheduler`: one endpoint or several, comma-separated (``SchedulerEndpoints``).
+    public static func schedulerEndpoints(_ text: String) -> String? {
+        do {
+            _ = try SchedulerEndpoints.parse(text)
+            return nil
+        } catch {
+            return error.description
+        }
     }
 
     /// The scheduler's CURVE public key: 40 Z85 characters, or a file holding one.

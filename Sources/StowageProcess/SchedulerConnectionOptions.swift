@@ -9,8 +9,10 @@ public struct SchedulerConnectionOptions: ParsableArguments {
     public var home: String?
     @Option(
         help: ArgumentHelp(
-            "Scheduler endpoint (e.g. tcp://host:7700). Default: the ipc socket in the home. [env: STOWAGE_SCHEDULER]",
-            valueName: "endpoint"))
+            """
+            Scheduler endpoint (e.g. tcp://host:7700), or several separated by commas (a farm's schedulers: the \
+            leader is found). Default: the ipc socket in the home. [env: STOWAGE_SCHEDULER]
+            """, valueName: "endpoints"))
     public var scheduler: String?
     @Option(
         name: .customLong("curve-key"),
@@ -34,7 +36,7 @@ public struct SchedulerConnectionOptions: ParsableArguments {
     /// Each option from its flag, else its `STOWAGE_` variable; a bad value of either is a usage error (exit 2).
     public mutating func validate() throws {
         home = try EnvironmentRule.resolve(home, "home", check: OptionChecks.home)
-        scheduler = try EnvironmentRule.resolve(scheduler, "scheduler", check: OptionChecks.endpoint)
+        scheduler = try EnvironmentRule.resolve(scheduler, "scheduler", check: OptionChecks.schedulerEndpoints)
         curveKey = try EnvironmentRule.resolve(curveKey, "curve-key", check: OptionChecks.readableFile)
         curveServerKey = try EnvironmentRule.resolve(
             curveServerKey, "curve-server-key", check: OptionChecks.curveServerKey)
@@ -48,11 +50,12 @@ public struct SchedulerConnectionOptions: ParsableArguments {
 
     /// Makes a new client of the scheduler each time it is called (the gateway's event relay makes its own).
     public func connector() -> @Sendable () throws -> sending SchedulerClient {
-        let endpoint = stowageHome.schedulerEndpoint(option: scheduler)
+        let home = stowageHome, option = scheduler
         let keyFile = curveKey, serverKey = curveServerKey
         return {
-            let curve = try CurveClientKeys.resolve(endpoint: endpoint, keyFile: keyFile, serverKey: serverKey)
-            return try SchedulerClient(endpoint: endpoint, curve: curve)
+            let endpoints = try home.schedulerEndpoints(option: option)
+            let curve = try CurveClientKeys.resolve(endpoints: endpoints, keyFile: keyFile, serverKey: serverKey)
+            return try SchedulerClient(endpoints: endpoints, curve: curve)
         }
     }
 }

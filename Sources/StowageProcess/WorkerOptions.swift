@@ -11,13 +11,14 @@ public struct WorkerOptions: ParsableArguments {
     /// The options every long-running process takes.
     @OptionGroup(title: "Process options")
     public var process: ProcessOptions
-    /// `--scheduler`: the endpoint to connect to.
+    /// `--scheduler`: the endpoint to connect to, or several (a farm's schedulers; one at a time).
     @Option(
         help: ArgumentHelp(
             """
-            Scheduler endpoint, e.g. tcp://host:7700. Default: the ipc socket in $STOWAGE_HOME/run. \
-            [env: STOWAGE_SCHEDULER]
-            """, valueName: "endpoint"))
+            Scheduler endpoint, e.g. tcp://host:7700, or several separated by commas (a farm's schedulers: the \
+            worker moves to the next when its scheduler falls silent). Default: the ipc socket in \
+            $STOWAGE_HOME/run. [env: STOWAGE_SCHEDULER]
+            """, valueName: "endpoints"))
     public var scheduler: String?
     /// `--curve-server-key`: the scheduler's public key, for a tcp endpoint.
     @Option(
@@ -37,7 +38,7 @@ public struct WorkerOptions: ParsableArguments {
 
     /// Each option from its flag, else its `STOWAGE_` variable; a bad value of either stops the start (exit 2).
     public mutating func validate() throws {
-        scheduler = try EnvironmentRule.resolve(scheduler, "scheduler", check: OptionChecks.endpoint)
+        scheduler = try EnvironmentRule.resolve(scheduler, "scheduler", check: OptionChecks.schedulerEndpoints)
         curveServerKey = try EnvironmentRule.resolve(
             curveServerKey, "curve-server-key", check: OptionChecks.curveServerKey)
         concurrency = try EnvironmentRule.resolve(concurrency, "concurrency") {
@@ -58,17 +59,17 @@ public struct WorkerOptions: ParsableArguments {
         process.bootstrapLogging()
         let logger = Logger(label: "stowage.\(kind.rawValue)-worker")
         let home = process.stowageHome
-        let endpoint = home.schedulerEndpoint(option: scheduler)
         do {
-            try checkEndpoint(endpoint)
+            let endpoints = try home.schedulerEndpoints(option: scheduler)
+            for endpoint in endpoints { try checkEndpoint(endpoint) }
             let capacity = concurrency ?? defaultConcurrency
             writePidFile(process.pidfilePath)
             let metrics = try await process.startMetrics(logger: logger)
             let (handler, cleanup) = try makeHandler(home, capacity, logger)
             do {
-                var runtimeOptions = WorkerRuntime.Options(kind: kind, capacity: capacity, endpoint: endpoint)
+                var runtimeOptions = WorkerRuntime.Options(kind: kind, capacity: capacity, endpoints: endpoints)
                 runtimeOptions.curve = try CurveClientKeys.resolve(
-                    endpoint: endpoint, keyFile: process.curveKey,
+                    endpoints: endpoints, keyFile: process.curveKey,
                     serverKey: curveServerKey)
                 let stop = ShutdownSignal()
                 let runtime = try WorkerRuntime(

@@ -37,7 +37,9 @@ public enum ClientOperation: Codable, Sendable, Equatable {
     /// License terms and state of a title (answers `.license`).
     case license(token: String)
     /// Media actually played (seconds of segments served by `stowctl play`), for total-play-time limits.
-    case played(token: String, seconds: Double)
+    /// `reportID` (the gateway's, kept and sent again until acknowledged): the scheduler applies one id once, so a
+    /// report sent again after a lost answer or a takeover is not counted twice (nil: applied every time).
+    case played(token: String, seconds: Double, reportID: String? = nil)
     /// Bookmarks: add (replaces one at the same position), remove (user bookmarks only), list.
     case bookmarkAdd(token: String, position: Double, label: String)
     case bookmarkRemove(token: String, position: Double)
@@ -59,7 +61,9 @@ public enum ClientOperation: Codable, Sendable, Equatable {
     /// Whether the title can be played offline now (answers `.playable`).
     case playable(token: String)
     /// Authorise one play: checks playability, counts the play (answers `.play`).
-    case play(token: String)
+    /// `playID`: the same id sent again (a lost answer, a takeover) counts the play once; the answer to a repeat
+    /// is the title's playability now (as `playable`), counting nothing.
+    case play(token: String, playID: String? = nil)
     /// Release content key `index` of a title, only while it is playable (answers `.key`). Never logged.
     case key(token: String, index: Int)
     /// Add a device of the LAN; answers `.deviceSecret` (the secret is shown once). `peer` true: another box
@@ -80,7 +84,8 @@ public enum ClientOperation: Codable, Sendable, Equatable {
     /// Check a device's credential (answers `.principal`, or the error `unauthorized`).
     case authenticate(DeviceCredential)
     /// Authorise one play of a title on a device (`play`, recorded as that device's play).
-    case playOn(token: String, device: String)
+    /// `playID` as `play`'s.
+    case playOn(token: String, device: String, playID: String? = nil)
     /// The title with this caller-chosen id (`submit --id`) or source URL (answers `.title`, or `not-found`).
     case lookup(id: String?, url: String?)
     /// Apply a catalogue (`stowctl catalog apply`): its exact bytes and detached signature, both base64, as

@@ -158,8 +158,8 @@ extension SchedulerRequest where Self == SchedulerCall<[String]> {
 
 extension SchedulerRequest where Self == SchedulerCall<Void> {
     public static func delete(token: String) -> Self { Self(.delete(token: token), ReplyPayload.ok) }
-    public static func played(token: String, seconds: Double) -> Self {
-        Self(.played(token: token, seconds: seconds), ReplyPayload.ok)
+    public static func played(token: String, seconds: Double, reportID: String? = nil) -> Self {
+        Self(.played(token: token, seconds: seconds, reportID: reportID), ReplyPayload.ok)
     }
     public static func deviceRevoke(name: String) -> Self { Self(.deviceRevoke(name: name), ReplyPayload.ok) }
     public static func subscribe(tokens: [String]) -> Self { Self(.subscribe(tokens: tokens), ReplyPayload.ok) }
@@ -168,9 +168,11 @@ extension SchedulerRequest where Self == SchedulerCall<Void> {
 
 extension SchedulerRequest where Self == SchedulerCall<PlayAuthorization> {
     public static func playable(token: String) -> Self { Self(.playable(token: token), ReplyPayload.play) }
-    public static func play(token: String) -> Self { Self(.play(token: token), ReplyPayload.play) }
-    public static func playOn(token: String, device: String) -> Self {
-        Self(.playOn(token: token, device: device), ReplyPayload.play)
+    public static func play(token: String, playID: String? = nil) -> Self {
+        Self(.play(token: token, playID: playID), ReplyPayload.play)
+    }
+    public static func playOn(token: String, device: String, playID: String? = nil) -> Self {
+        Self(.playOn(token: token, device: device, playID: playID), ReplyPayload.play)
     }
 }
 

@@ -90,6 +90,13 @@ public struct CurveClientKeys: Sendable {
         return CurveClientKeys(pair: try CurveKeyPair.load(file), serverKey: try Self.serverKey(from: server))
     }
 
+    /// For several scheduler endpoints: the keys when any is a tcp endpoint (the schedulers of a farm share one key
+    /// pair, so the one server key applies to each), checked as for the first tcp one; nil when none is.
+    public static func resolve(endpoints: [String], keyFile: String?, serverKey: String?) throws -> CurveClientKeys? {
+        guard let tcp = endpoints.first(where: { $0.hasPrefix("tcp://") }) else { return nil }
+        return try resolve(endpoint: tcp, keyFile: keyFile, serverKey: serverKey)
+    }
+
     /// The scheduler's public key from `--curve-server-key`: the 40-character Z85 key itself, or a file (a `.pub`)
     /// whose first word is one.
     public static func serverKey(from text: String) throws -> String {

@@ -45,4 +45,24 @@ public struct SchedulerUnreachable: Error, CustomStringConvertible, Sendable, Co
             message: "no answer from the scheduler at \(endpoint) within \(Int(seconds)) s: it is connected but "
                 + "busy or stuck; see its log (\u{24}STOWAGE_HOME/logs/scheduler.log)")
     }
+
+    /// Several endpoints, and none led in a whole round: what each one said, and what to do.
+    public static func noLeader(_ said: [LeaderSearch.Said]) -> SchedulerUnreachable {
+        let each = said.map { "\($0.endpoint): \($0.what)" }.joined(separator: "; ")
+        return SchedulerUnreachable(
+            endpoint: said.map(\.endpoint).joined(separator: ","),
+            message: "no scheduler leads among the endpoints given (\(each)); a takeover takes up to the "
+                + "schedulers' --leader-lease (10 s by default): try again, else check --scheduler / "
+                + "STOWAGE_SCHEDULER and the schedulers' logs")
+    }
+
+    /// A request that reached the scheduler at `endpoint` and got no answer within `seconds`, and that is not sent
+    /// again to another scheduler because applying it twice would change something: it may have been applied.
+    public static func outcomeUnknown(from endpoint: String, within seconds: Double) -> SchedulerUnreachable {
+        SchedulerUnreachable(
+            endpoint: endpoint,
+            message: "no answer from the scheduler at \(endpoint) within \(Int(seconds.rounded())) s, and the request "
+                + "may have been applied there, so it was not sent to another scheduler: check with `stowctl "
+                + "status` or `list` before repeating it")
+    }
 }

@@ -23,9 +23,12 @@ public struct StowageHome: Sendable {
     /// The scheduler's default endpoint: an ipc socket in `run/` (a 0700 directory).
     public var defaultEndpoint: String { "ipc://" + runDirectory.appendingPathComponent("scheduler.ipc").path }
 
-    /// The endpoint to connect to: `--scheduler`, then `STOWAGE_SCHEDULER`, then the default.
-    public func schedulerEndpoint(option: String?) -> String {
-        option ?? environmentValue("scheduler")?.value ?? defaultEndpoint
+    /// The schedulers to connect to: `--scheduler`, then `STOWAGE_SCHEDULER` (one endpoint or several,
+    /// comma-separated: ``SchedulerEndpoints``), then the default. Throws for a list that cannot be read (the
+    /// option groups have refused it before this is asked).
+    public func schedulerEndpoints(option: String?) throws -> [String] {
+        guard let text = option ?? environmentValue("scheduler")?.value else { return [defaultEndpoint] }
+        return try SchedulerEndpoints.parse(text)
     }
 
     /// Creates the folders with safe permissions.

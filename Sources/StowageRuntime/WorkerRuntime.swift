@@ -19,22 +19,32 @@ extension TaskHandler {
 /// The worker side of the protocol (Paranoid Pirate): register, heartbeat, detect a dead scheduler and
 /// reconnect on a fresh socket with backoff, run tasks concurrently, stop gracefully when asked.
 ///
+/// With several scheduler endpoints (a farm's schedulers, one leading) it is connected to one at a time — a
+/// DEALER connected to several would deal its messages round-robin among them — and moves to the next when the
+/// one it has is silent for the liveness time (a standby gives workers nothing, not even heartbeats), round and
+/// round until one answers; the backoff grows only once a whole round has failed.
+///
 /// One thread (the caller of ``run()``) creates and owns the socket; finished tasks reach it through an
 /// ``Outbox``. Everything else here is immutable or behind a lock, so the runtime itself is `Sendable`.
 public final class WorkerRuntime: Sendable {
     public struct Options: Sendable {
         public var kind: WorkerKind
         public var capacity: Int
-        public var endpoint: String
+        /// The schedulers' endpoints, tried in this order (one: that scheduler alone, as always).
+        public var endpoints: [String]
         /// CURVE keys, required for a tcp endpoint.
         public var curve: CurveClientKeys?
         /// Seconds to let tasks in flight finish after a stop is requested (SIGTERM).
         public var gracePeriod: Double = 10
 
-        public init(kind: WorkerKind, capacity: Int, endpoint: String) {
+        public init(kind: WorkerKind, capacity: Int, endpoints: [String]) {
             self.kind = kind
             self.capacity = capacity
-            self.endpoint = endpoint
+            self.endpoints = endpoints
+        }
+
+        public init(kind: WorkerKind, capacity: Int, endpoint: String) {
+            self.init(kind: kind, capacity: capacity, endpoints: [endpoint])
         }
     }
 
@@ -61,7 +71,7 @@ public final class WorkerRuntime: Sendable {
         shutdown.notify(outbox.waker)
     }
 
-    private func openSocket() throws -> Socket {
+    private func openSocket(_ endpoint: String) throws -> Socket {
         let socket = try context.socket(.dealer)
         let id = "\(options.kind.rawValue)-\(host)-\(getpid())-\(String(UInt32.random(in: 0...UInt32.max), radix: 16))"
         try socket.set(.routingID(Array(id.utf8)))
@@ -69,9 +79,9 @@ public final class WorkerRuntime: Sendable {
         try socket.set(.sendHighWaterMark(10_000))
         try socket.set(.reconnectInterval(100))
         try socket.set(.reconnectIntervalMax(2_000))
-        try options.curve?.apply(to: socket)
-        try socket.connect(options.endpoint)
-        logger.info("connecting", metadata: ["endpoint": "\(options.endpoint)", "worker": "\(id)"])
+        if endpoint.hasPrefix("tcp://") { try options.curve?.apply(to: socket) }
+        try socket.connect(endpoint)
+        logger.info("connecting", metadata: ["endpoint": "\(endpoint)", "worker": "\(id)"])
         return socket
     }
 
@@ -88,7 +98,10 @@ public final class WorkerRuntime: Sendable {
         let deadAfter = heartbeat * Double(WireProtocol.liveness)
         // Reconnects since the scheduler last answered a registration: how long the next one waits.
         var reconnects = 0
-        var socket = try openSocket()
+        // The endpoint connected to: the next one after each silence.
+        var endpoint = 0
+        guard !options.endpoints.isEmpty else { throw RuntimeError("no scheduler endpoint given", code: .refused) }
+        var socket = try openSocket(options.endpoints[endpoint])
         register(socket)
         var lastHeard = monotonic()
         // When the loop last came round: a far longer gap means this process was stopped (SIGSTOP, a paused VM).
@@ -132,15 +145,21 @@ public final class WorkerRuntime: Sendable {
                     options.curve == nil
                     ? ""
                     : " (over tcp: is this worker's public key on the scheduler's allow-list?)"
-                let backoff = Backoff.reconnect.delay(afterFailures: reconnects)
-                logger.warning("scheduler silent; reconnecting\(hint)", metadata: ["after_s": "\(backoff)"])
+                let backoff = Backoff.reconnect.delay(afterFailures: reconnects / options.endpoints.count)
+                let silent = options.endpoints[endpoint]
+                endpoint = (endpoint + 1) % options.endpoints.count
+                logger.warning(
+                    "scheduler silent; reconnecting\(hint)",
+                    metadata: [
+                        "after_s": "\(backoff)", "silent": "\(silent)", "next": "\(options.endpoints[endpoint])",
+                    ])
                 socket.close(linger: 0)
                 sleepOnOutbox(until: monotonic() + backoff) { !shutdown.isRequested }
                 outbox.waker.wake()  // what tasks posted meanwhile goes out on the next turn (unless abandoned)
                 reconnects += 1
                 metrics.reconnected()
                 abandonTasks()
-                socket = try openSocket()
+                socket = try openSocket(options.endpoints[endpoint])
                 register(socket)
                 lastHeard = monotonic()
                 lastTurn = lastHeard

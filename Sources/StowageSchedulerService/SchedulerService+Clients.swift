@@ -13,7 +13,8 @@ extension SchedulerService {
             try gate.authorize(request.operation, by: caller, now: clock.monotonic())
             let asked = ComponentRequest(operation: request.operation, caller: caller, identity: identity)
             components.see(asked)
-            body = try components.answer(asked) ?? answer(request.operation)
+            let answer = { try self.components.answer(asked) ?? self.answer(request.operation) }
+            body = try request.operation.receiptID.map { try answerOnce(asked, id: $0, answer: answer) } ?? answer()
         } catch let error as TitleError {
             body = .error(error)
         } catch let refused as TitleLifecycle.IllegalTransition {

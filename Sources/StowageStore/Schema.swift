@@ -279,6 +279,10 @@ enum Schema {
             // Schedulers sharing a store: the leader row, its term and lease (Store+Leader.swift).
             for sql in LeaderSQL(.sqlite).create { try db.execute(sql: sql) }
         }
+        migrator.registerMigration("v27-play-receipts") { db in
+            // Play reports applied once across a takeover: their ids (Store+PlayReceipts.swift).
+            try Store.createPlayReceipts(db)
+        }
         return migrator
     }
 }

@@ -13,6 +13,8 @@ public struct SocketEvents: OptionSet, Sendable {
     public static let handshakeSucceeded = SocketEvents(rawValue: ZMQ_EVENT_HANDSHAKE_SUCCEEDED)
     /// A connection to the peer was made (before any handshake).
     public static let connected = SocketEvents(rawValue: ZMQ_EVENT_CONNECTED)
+    /// An established connection was lost (the peer went away).
+    public static let disconnected = SocketEvents(rawValue: ZMQ_EVENT_DISCONNECTED)
     /// A connect failed (refused, or no such ipc socket) and is retried later.
     public static let connectRetried = SocketEvents(rawValue: ZMQ_EVENT_CONNECT_RETRIED)
 }

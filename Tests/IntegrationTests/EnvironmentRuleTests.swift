@@ -15,7 +15,8 @@ struct EnvironmentRuleTests {
     static let badValues: [String: String] = [
         "n": "many", "size": "12Q", "rate": "10Mb", "duration": "90", "seconds": "soon",
         "dir": "/dev/null", "file": "/nonexistent/stowage-test/file", "path": "/nonexistent/stowage-test/path",
-        "endpoint": "udp://nowhere:1", "key|file": "not-a-key", "[host:]port": "nonsense", "host:port": "nonsense",
+        "endpoint": "udp://nowhere:1", "endpoints": "tcp://a:7700,,tcp://b:7700", "key|file": "not-a-key",
+        "[host:]port": "nonsense", "host:port": "nonsense",
         "level": "loud", "format": "xml", "url": "not a url", "url|file": "/nonexistent/stowage-test/catalog.json",
         "origin": "nope", "hosts": "bad host!", "cidr,...": "10.0.0.0/99", "HH:MM-HH:MM": "25:00-26:00",
         "SPEC": "01:00-06:00=fast", "secret-file": "   ",

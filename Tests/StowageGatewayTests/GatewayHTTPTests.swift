@@ -20,6 +20,19 @@ final class FakeBackend: GatewayBackend {
     let deleted = Mutex(false)
     /// What `titleEvents` yields (then it ends).
     let events = Mutex<[TitleStatus]>([])
+    /// No scheduler answers (a takeover): credentials, statuses, plays and reports fail as the real backend's do (503).
+    let silent = Mutex(false)
+    /// The ids of the play-time reports applied, and their seconds, in order (a repeated id is applied once).
+    let reports = Mutex<[(id: String, seconds: Double)]>([])
+    /// The ids of the plays counted (a repeated id counts once).
+    let playIDs = Mutex<[String]>([])
+
+    /// Throws the backend's 503 while ``silent``.
+    private func answering() throws {
+        if silent.withLock({ $0 }) {
+            throw GatewayError(.serviceUnavailable, .internal, "no scheduler leads among the endpoints given")
+        }
+    }
 
     /// The title's one Clear Key key ID (16 zero bytes) and its key index: `key` answers index N with 16 bytes N.
     static let clearKeyID = String(repeating: "0", count: 32)
@@ -49,6 +62,7 @@ final class FakeBackend: GatewayBackend {
 
     func authenticate(_ credential: DeviceCredential) async throws -> DevicePrincipal {
         authentications.withLock { $0 += 1 }
+        try answering()
         if credential == .secret("peer") { return DevicePrincipal(device: "box-b", peer: true) }
         if credential == .signed(device: "tv", path: "/", expires: 4e9, signature: "ab") {
             return DevicePrincipal(device: "tv")
@@ -73,6 +87,7 @@ final class FakeBackend: GatewayBackend {
         return s
     }
     func status(token: String) async throws -> TitleStatus {
+        try answering()
         guard token == "tok", !deleted.withLock({ $0 }) else {
             throw GatewayError(TitleError(code: .notFound, message: "no title"))
         }
@@ -85,13 +100,21 @@ final class FakeBackend: GatewayBackend {
     }
     func list() async throws -> [TitleStatus] { [status] }
     func playable(token: String) async throws -> PlayAuthorization { try verdict() }
-    func playOn(token: String, device: String?) async throws -> PlayAuthorization {
+    func playOn(token: String, device: String?, playID: String) async throws -> PlayAuthorization {
+        try answering()
         let verdict = try verdict()
-        if verdict.playable { plays.withLock { $0 += 1 } }
+        let counted = playIDs.withLock { ids in
+            defer { ids.append(playID) }
+            return ids.contains(playID)
+        }
+        if verdict.playable && !counted { plays.withLock { $0 += 1 } }
         return verdict
     }
     func key(token: String, index: Int) async throws -> [UInt8] { Array(repeating: UInt8(index), count: 16) }
-    func played(token: String, seconds: Double) async throws {}
+    func played(token: String, seconds: Double, reportID: String) async throws {
+        try answering()
+        reports.withLock { if !$0.contains(where: { $0.id == reportID }) { $0.append((reportID, seconds)) } }
+    }
     func license(token: String) async throws -> LicenseReport {
         LicenseReport(
             token: token, license: nil, licenseURL: nil, forceExpired: false, renewalSuggested: false, renewing: false,

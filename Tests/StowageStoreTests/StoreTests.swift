@@ -39,7 +39,7 @@ struct StoreTests {
         "v20-notify-outbox",
         "v21-bundle-imports",
         "v22-device-last-seen",
-        "v23-clip-range", "v24-pathways", "v25-single-file", "v26-leader",
+        "v23-clip-range", "v24-pathways", "v25-single-file", "v26-leader", "v27-play-receipts",
     ]
 
     @Test func migratesAndUsesWAL() throws {

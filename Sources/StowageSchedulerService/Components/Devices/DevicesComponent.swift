@@ -40,7 +40,7 @@ final class DevicesComponent: SchedulerComponent {
             return .pairingGrant(try redeem(code))
         case .authenticate(let credential):
             return .principal(try authenticate(credential))
-        case .playOn(let token, let device):
+        case .playOn(let token, let device, _):
             return .play(try play(token, on: device))
         case .lookup(let id, let url):
             return .title(try context.desk.status(try lookup(id: id, url: url).token))

@@ -33,7 +33,7 @@ final class PlaybackComponent: SchedulerComponent {
         case .playable(let token):
             guard let title = try context.store.title(token) else { throw TitleError.noTitle(token) }
             return .play(try withServingDetails(playability(title, startingPlay: true), of: title))
-        case .play(let token):
+        case .play(let token, _):
             return .play(try authorizePlay(token))
         case .key(let token, let index):
             return .key(try releaseKey(token, index: index))
@@ -154,6 +154,13 @@ final class PlaybackComponent: SchedulerComponent {
         try context.store.update(title)
         try context.desk.record(TitleHappening(token, kind: "play", detail: "play \(title.playCount) authorised"))
         return verdict
+    }
+
+    /// A play already counted (its `playID` was applied) asked again after a lost answer or a takeover: the
+    /// verdict as for a play under way (a last play allowed stays allowed), counting nothing.
+    func repeatedPlay(_ token: String) throws -> PlayAuthorization {
+        guard let title = try context.store.title(token) else { throw TitleError.noTitle(token) }
+        return try withServingDetails(playability(title, startingPlay: false, streaming: true), of: title)
     }
 
     /// `key`: a content key, released only while the title is playable.

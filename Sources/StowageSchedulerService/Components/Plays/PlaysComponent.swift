@@ -24,7 +24,7 @@ final class PlaysComponent: SchedulerComponent, EvictionAdvisor {
     /// A sign of a play, noted even when the answer refuses (a device asked: it may be playing what it holds).
     func see(_ request: ComponentRequest) {
         switch request.operation {
-        case .play(let token), .playOn(let token, _), .played(let token, _), .key(let token, _):
+        case .play(let token, _), .playOn(let token, _, _), .played(let token, _, _), .key(let token, _):
             activity.saw(token, now: context.clock.monotonic())
         default:
             break
@@ -32,7 +32,7 @@ final class PlaysComponent: SchedulerComponent, EvictionAdvisor {
     }
 
     func answer(_ request: ComponentRequest) throws -> ReplyBody? {
-        guard case .played(let token, let seconds) = request.operation else { return nil }
+        guard case .played(let token, let seconds, _) = request.operation else { return nil }
         guard var title = try context.store.title(token) else { throw TitleError.noTitle(token) }
         guard seconds.isFinite, seconds >= 0, seconds < 86_400 else {
             throw TitleError(code: .refused, message: "played seconds out of range")
