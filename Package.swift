@@ -34,6 +34,8 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.0.0"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.0.0"),
         .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.35.0"),
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.0"),
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.29.0"),
     ],
     targets: [
         // MARK: message plane
@@ -65,6 +67,12 @@ let package = Package(
             dependencies: [
                 "StowageProtocol", "StowageLicensing",
                 .product(name: "GRDB", package: "GRDB.swift"),
+                // The store on PostgreSQL (`--store postgres://…`); GRDB stays the SQLite driver and record coder.
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "Logging", package: "swift-log"),
             ]),
         // The catalogue: a box's desired state, its Ed25519 signature, and the pure convergence decision.
         .target(
