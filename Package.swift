@@ -293,7 +293,8 @@ let package = Package(
         .testTarget(
             name: "StowageStoreTests",
             dependencies: [
-                "StowageStore", "StowageProtocol", "StowageLicensing", .product(name: "GRDB", package: "GRDB.swift"),
+                "StowageStore", "StowageProtocol", "StowageLicensing", "StowageTestSupport",
+                .product(name: "GRDB", package: "GRDB.swift"),
             ]),
         .testTarget(
             name: "StowageCatalogTests",
@@ -316,7 +317,7 @@ let package = Package(
             name: "StowageSchedulerServiceTests",
             dependencies: [
                 "StowageSchedulerService", "StowageCatalog", .product(name: "Crypto", package: "swift-crypto"),
-                "StowageSchedulerCore", "StowageStore", "StowageProtocol", "StowageRuntime",
+                "StowageSchedulerCore", "StowageStore", "StowageProtocol", "StowageRuntime", "StowageTestSupport",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]),

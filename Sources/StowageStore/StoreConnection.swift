@@ -36,6 +36,12 @@ public final class StoreConnection {
         return nil
     }
 
+    /// The session of a PostgreSQL store (nil on SQLite).
+    var postgres: PostgresSession? {
+        if case .postgres(let session) = backend { return session }
+        return nil
+    }
+
     /// Runs one statement; answers how many rows it changed.
     @discardableResult
     public func execute(_ sql: String, _ arguments: StatementArguments = []) throws -> Int {

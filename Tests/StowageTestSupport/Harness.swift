@@ -374,7 +374,7 @@ public final class Harness: @unchecked Sendable {
     }
 }
 
-public struct HarnessError: Error, CustomStringConvertible {
+public struct HarnessError: Error, Sendable, CustomStringConvertible {
     public let description: String
     public init(_ description: String) { self.description = description }
 }
