@@ -205,7 +205,7 @@ let package = Package(
             name: "stowage-scheduler",
             dependencies: [
                 "StowageSchedulerService", "StowageSchedulerCore", "StowageProtocol", "StowageRuntime",
-                "StowageProcess", "StowageCatalog", "StowageLicensing",
+                "StowageProcess", "StowageCatalog", "StowageLicensing", "StowageStore",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

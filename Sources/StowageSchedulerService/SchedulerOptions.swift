@@ -10,6 +10,8 @@ import StowageStore
 public struct SchedulerOptions: Sendable {
     /// Where the store, the titles and the ipc endpoint live.
     public var home: StowageHome
+    /// Where the store lives (`--store`); nil: the embedded SQLite in the home, as always.
+    public var store: StoreLocation?
     /// Extra endpoints to bind (e.g. `tcp://0.0.0.0:7700`); the ipc endpoint in `run/` is always bound.
     public var binds: [String]
     /// Limits given as flags or environment at start: they override the stored ones for this run.

@@ -77,7 +77,9 @@ extension Store {
     /// held to 9e18: SQLite's `SUM` fails the query on an integer overflow (so `TOTAL`, a double, there), and sizes
     /// come from outside; PostgreSQL sums bigints as `numeric`, which does not overflow.
     public func bytesRemaining(states: [TitleState]) throws -> Int64 {
-        try db.read { db in
+        // No state: no title (PostgreSQL has no empty `IN ()`).
+        if states.isEmpty { return 0 }
+        return try db.read { db in
             let marks = states.map { _ in "?" }.joined(separator: ",")
             let sql =
                 switch db.dialect {
@@ -155,7 +157,8 @@ extension Store {
     /// Whether a title has a resource in any of `states` (an index lookup per state, whatever the title's
     /// size: the scheduler asks this on every result, so it must not count all of a title's resources).
     public func hasResources(token: String, in states: [ResourceState]) throws -> Bool {
-        try db.read { db in
+        if states.isEmpty { return false }
+        return try db.read { db in
             let marks = states.map { _ in "?" }.joined(separator: ",")
             let arguments = StatementArguments([token] + states.map(\.rawValue))
             let sql = "SELECT EXISTS(SELECT 1 FROM resource WHERE token = ? AND state IN (\(marks)))"

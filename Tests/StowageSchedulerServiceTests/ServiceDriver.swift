@@ -5,6 +5,7 @@ import StowageRuntime
 import StowageSchedulerCore
 import StowageSchedulerService
 import StowageStore
+import StowageTestSupport
 
 /// Collects what the scheduler sends, by peer; a peer marked gone refuses its messages (as ROUTER_MANDATORY
 /// does for a peer that disconnected).
@@ -35,8 +36,23 @@ struct DriverError: Error, CustomStringConvertible {
     init(_ description: String) { self.description = description }
 }
 
-/// The scheduler service in-process: a temporary home, an in-memory store that outlives "restarts", a manual
-/// clock, and fake workers and clients that speak frames. Each step runs synchronously: no threads, no sleeps.
+/// The store engine a driven scheduler runs on: SQLite in memory (the default), or a fresh database of the tests'
+/// PostgreSQL (``TestPostgres``).
+enum DriverEngine: String, CaseIterable, Sendable {
+    case sqlite
+    case postgres
+
+    func store() throws -> Store {
+        switch self {
+        case .sqlite: try Store()
+        case .postgres: try Store(location: StoreLocation.parse(TestPostgres.shared().createDatabase()))
+        }
+    }
+}
+
+/// The scheduler service in-process: a temporary home, a store that outlives "restarts" (in memory, or a PostgreSQL
+/// database), a manual clock, and fake workers and clients that speak frames. Each step runs synchronously: no
+/// threads, no sleeps.
 final class ServiceDriver {
     let clock = ManualClock()
     let outbox = Outbox()
@@ -48,9 +64,11 @@ final class ServiceDriver {
     /// Workers that heartbeat whenever time passes (a registered worker is alive until silenced).
     private var alive: Set<String> = []
 
-    init(_ configure: @escaping (inout SchedulerService.Options) -> Void = { _ in }) throws {
+    init(
+        engine: DriverEngine = .sqlite, _ configure: @escaping (inout SchedulerService.Options) -> Void = { _ in }
+    ) throws {
         home = URL(fileURLWithPath: "/tmp/sst-\(UInt32.random(in: 0...UInt32.max))")
-        store = try Store()
+        store = try engine.store()
         self.configure = configure
         service = try Self.makeService(home: home, store: store, clock: clock, outbox: outbox, configure: configure)
     }

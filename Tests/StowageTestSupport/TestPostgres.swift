@@ -131,19 +131,33 @@ public struct TestPostgres: Sendable {
     }
 
     /// Runs a program to its end (as the `postgres` user when asked and running as root); its status and output.
+    /// Through posix_spawn and waitpid, not Foundation's Process: the server pg_ctl leaves running inherits the
+    /// descriptor Process watches for its child's end, so Process would wait for the server instead.
     static func run(_ program: String, _ arguments: [String], asServerUser: Bool) throws -> (
         status: Int32, output: String
     ) {
-        let p = Process()
-        if asServerUser && getuid() == 0 {
-            p.executableURL = URL(fileURLWithPath: "/usr/sbin/runuser")
-            p.arguments = ["-u", "postgres", "--", program] + arguments
-        } else {
-            p.executableURL = URL(fileURLWithPath: program)
-            p.arguments = arguments
+        let argv =
+            asServerUser && getuid() == 0
+            ? ["/usr/sbin/runuser", "-u", "postgres", "--", program] + arguments : [program] + arguments
+        let log = NSTemporaryDirectory() + "stowage-pg-run-\(UUID().uuidString)"
+        defer { unlink(log) }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, log, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        var cArguments = argv.map { strdup($0) } + [nil]
+        defer { for pointer in cArguments { free(pointer) } }
+        var pid: pid_t = 0
+        let spawned = posix_spawn(&pid, argv[0], &actions, nil, &cArguments, environ)
+        guard spawned == 0 else {
+            throw HarnessError("cannot run \(argv[0]): \(String(cString: strerror(spawned)))")
         }
-        p.currentDirectoryURL = URL(fileURLWithPath: "/")
-        let result = try runCapturingStreams(p)
-        return (result.status, result.stdout + result.stderr)
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        let output = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+        let exited = (status & 0x7f) == 0
+        return (exited ? (status >> 8) & 0xff : 128 + (status & 0x7f), output)
     }
 }
