@@ -42,6 +42,12 @@ enum DriverEngine: String, CaseIterable, Sendable {
     case sqlite
     case postgres
 
+    /// What a driver not told otherwise runs on: `STOWAGE_TEST_DRIVER_STORE=postgres` runs every service suite on
+    /// PostgreSQL (docs/testing.md), else SQLite.
+    static var standard: DriverEngine {
+        ProcessInfo.processInfo.environment["STOWAGE_TEST_DRIVER_STORE"] == "postgres" ? .postgres : .sqlite
+    }
+
     func store() throws -> Store {
         switch self {
         case .sqlite: try Store()
@@ -65,7 +71,7 @@ final class ServiceDriver {
     private var alive: Set<String> = []
 
     init(
-        engine: DriverEngine = .sqlite, _ configure: @escaping (inout SchedulerService.Options) -> Void = { _ in }
+        engine: DriverEngine = .standard, _ configure: @escaping (inout SchedulerService.Options) -> Void = { _ in }
     ) throws {
         home = URL(fileURLWithPath: "/tmp/sst-\(UInt32.random(in: 0...UInt32.max))")
         store = try engine.store()
