@@ -98,3 +98,20 @@ public struct PostgresLocation: Sendable, Equatable {
         }
     }
 }
+
+/// Printed, logged or dumped, a location is its URL without a password (it holds PGPASSWORD's value).
+extension PostgresLocation: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+    public var description: String { shown }
+    public var debugDescription: String { shown }
+    public var customMirror: Mirror { Mirror(self, children: ["url": shown]) }
+}
+
+extension StoreLocation: CustomStringConvertible, CustomDebugStringConvertible {
+    public var description: String {
+        switch self {
+        case .sqlite(let path): "sqlite:\(path)"
+        case .postgres(let location): location.shown
+        }
+    }
+    public var debugDescription: String { description }
+}

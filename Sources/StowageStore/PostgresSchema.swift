@@ -72,8 +72,8 @@ enum PostgresSchema {
         guard unknown.isEmpty else {
             throw StoreError(
                 .newerSchema,
-                "the database \(session.shown) was migrated by a newer Stowage (\(unknown.sorted().joined(separator: ", "))"
-                    + "): run that release, or a newer one")
+                "the database \(session.shown) was migrated by a newer Stowage ("
+                    + unknown.sorted().joined(separator: ", ") + "): run that release, or a newer one")
         }
         try model.read { db in
             let names = try String.fetchAll(
@@ -130,7 +130,8 @@ enum PostgresSchema {
         if key.rowIDColumn == nil || key.columns.count > 1 {
             parts.append("PRIMARY KEY (\(key.columns.joined(separator: ", ")))")
         }
-        let foreign = try Row.fetchAll(db, sql: "SELECT * FROM pragma_foreign_key_list(?) ORDER BY id, seq", arguments: [table])
+        let foreign = try Row.fetchAll(
+            db, sql: "SELECT * FROM pragma_foreign_key_list(?) ORDER BY id, seq", arguments: [table])
         for (_, rows) in Dictionary(grouping: foreign, by: { $0["id"] as Int }).sorted(by: { $0.key < $1.key }) {
             let destination: String = rows[0]["table"]
             let from = rows.map { $0["from"] as String }
@@ -138,9 +139,8 @@ enum PostgresSchema {
             if to.count != from.count { to = try db.primaryKey(destination).columns }
             let onDelete: String = rows[0]["on_delete"]
             let action = onDelete == "NO ACTION" ? "" : " ON DELETE \(onDelete)"
-            parts.append(
-                "FOREIGN KEY (\(from.joined(separator: ", "))) REFERENCES \(destination) (\(to.joined(separator: ", ")))"
-                    + action)
+            let references = "REFERENCES \(destination) (\(to.joined(separator: ", ")))"
+            parts.append("FOREIGN KEY (\(from.joined(separator: ", "))) \(references)\(action)")
         }
         return "CREATE TABLE \(table) (\(parts.joined(separator: ", ")))"
     }

@@ -42,7 +42,8 @@ extension PostgresSession {
     static func queryError(_ error: any Error, sql: String) -> any Error {
         guard let psql = error as? PSQLError else { return error }
         guard let info = psql.serverInfo else {
-            return StoreError(.query, "the connection to PostgreSQL failed: \(psql.underlying.map { "\($0)" } ?? "\(psql.code)")")
+            return StoreError(
+                .query, "the connection to PostgreSQL failed: \(psql.underlying.map { "\($0)" } ?? "\(psql.code)")")
         }
         let state = info[.sqlState] ?? ""
         let message = (info[.message] ?? "error") + (info[.detail].map { " (\($0))" } ?? "")

@@ -101,7 +101,8 @@ final class PostgresSession {
             return []
         }
         return try schema.inDatabase { db in
-            let statement = try db.cachedStatement(sql: "SELECT " + repeatElement("?", count: count).joined(separator: ","))
+            let statement = try db.cachedStatement(
+                sql: "SELECT " + repeatElement("?", count: count).joined(separator: ","))
             try statement.setArguments(arguments)
             return Array(try Row.fetchOne(statement)!.databaseValues)
         }

@@ -37,7 +37,8 @@ extension Store {
     public func bookmarks(token: String) throws -> [BookmarkRecord] {
         try db.read { db in
             try db.fetchAll(
-                BookmarkRecord.all().forTitle(token).order(BookmarkRecord.Columns.position, BookmarkRecord.Columns.kind))
+                BookmarkRecord.all().forTitle(token).order(BookmarkRecord.Columns.position, BookmarkRecord.Columns.kind)
+            )
         }
     }
 

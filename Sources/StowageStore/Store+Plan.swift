@@ -19,20 +19,17 @@ extension Store {
             // builds its SQL and a persistence container per row, several times the cost of SQLite's own work.
             let insert = """
                 INSERT INTO resource (token, position, rendition, kind, url, rangeOffset, rangeLength, localPath,
-                container, encrypted, duration, state, attempts, alternates, cipherKey, cipherIV)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?)
+                container, encrypted, duration, state, attempts, alternates, cipherKey, cipherIV) VALUES
                 """
             let pending = ResourceState.pending.rawValue
-            for (i, r) in plan.resources.enumerated() {
+            let rows = plan.resources.enumerated().map { i, r -> [(any DatabaseValueConvertible)?] in
                 let alternates = r.alternates.flatMap { $0.isEmpty ? nil : $0.joined(separator: "\n") }
-                try db.execute(
-                    insert,
-                    [
-                        token, i, r.rendition, r.kind.rawValue, r.url, r.rangeOffset, r.rangeLength, r.localPath,
-                        r.container.rawValue, r.encrypted, r.duration, pending, alternates, r.cipher?.key,
-                        r.cipher?.iv,
-                    ])
+                return [
+                    token, i, r.rendition, r.kind.rawValue, r.url, r.rangeOffset, r.rangeLength, r.localPath,
+                    r.container.rawValue, r.encrypted, r.duration, pending, alternates, r.cipher?.key, r.cipher?.iv,
+                ]
             }
+            try db.insertRows(insert, "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?)", rows)
             try db.execute("DELETE FROM contentKey WHERE token = ?", [token])
             for (i, k) in plan.keys.enumerated() {
                 try db.insert(

@@ -65,6 +65,19 @@ public final class StoreConnection {
         }
     }
 
+    /// Inserts many rows: `insert` is `INSERT INTO t (columns) VALUES`, `row` one row's placeholders. On SQLite one
+    /// cached statement per row (as fast as SQLite goes); on PostgreSQL up to 1,800 values a statement (the
+    /// session reads arguments back through SQLite, which returns at most 2,000 columns), since each statement is a
+    /// round trip to the server (a plan of tens of thousands of files).
+    public func insertRows(_ insert: String, _ row: String, _ rows: [[(any DatabaseValueConvertible)?]]) throws {
+        let perStatement = dialect == .postgres ? max(1, 1_800 / max(1, rows.first?.count ?? 1)) : 1
+        for start in stride(from: 0, to: rows.count, by: perStatement) {
+            let part = rows[start..<min(start + perStatement, rows.count)]
+            let sql = insert + " " + repeatElement(row, count: part.count).joined(separator: ", ")
+            try execute(sql, StatementArguments(part.flatMap { $0 }))
+        }
+    }
+
     /// The first column of the first row, or nil (no row, or NULL).
     public func value<V: DatabaseValueConvertible>(
         _ type: V.Type = V.self, _ sql: String, _ arguments: StatementArguments = []

@@ -36,7 +36,10 @@ struct SchedulerCommand: AsyncParsableCommand {
     @Option(
         help: ArgumentHelp(
             """
-            The store: postgres://USER@HOST:PORT/DB (sslmode=disable|require|verify-full may follow as ?sslmode=…)             for a PostgreSQL database that is empty or Stowage's; PGHOST, PGPORT, PGUSER and PGDATABASE fill what             the URL leaves out, and the password comes only from PGPASSWORD or the pgpass file (PGPASSFILE, default             ~/.pgpass), never from the URL. Default: the embedded SQLite in $STOWAGE_HOME. [env: STOWAGE_STORE]
+            The store: postgres://USER@HOST:PORT/DB (?sslmode=disable|require|verify-full may follow) for a \
+            PostgreSQL database that is empty or Stowage's; PGHOST, PGPORT, PGUSER and PGDATABASE fill what the URL \
+            leaves out, and the password comes only from PGPASSWORD or the pgpass file (PGPASSFILE, default \
+            ~/.pgpass), never from the URL. Default: the embedded SQLite in $STOWAGE_HOME. [env: STOWAGE_STORE]
             """, valueName: "url"))
     var store: String?
     @Option(

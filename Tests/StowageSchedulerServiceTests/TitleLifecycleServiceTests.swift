@@ -7,7 +7,9 @@ import Testing
 /// Whole title lifecycles through the service: requests and results as frames, the store checked after each.
 /// Run on both store engines: the scheduler does not know which one holds its state.
 @Suite struct TitleLifecycleServiceTests {
-    @Test(arguments: DriverEngine.allCases) func aTitleGoesFromSubmitToCompletedThroughEachState(_ engine: DriverEngine) throws {
+    @Test(arguments: DriverEngine.allCases) func aTitleGoesFromSubmitToCompletedThroughEachState(_ engine: DriverEngine)
+        throws
+    {
         let d = try ServiceDriver(engine: engine)
         d.register("dl", .download)
         d.register("lic", .license)
@@ -42,7 +44,9 @@ import Testing
             FileManager.default.fileExists(atPath: d.home.appendingPathComponent("titles/\(token)/media.m3u8").path))
     }
 
-    @Test(arguments: DriverEngine.allCases) func filesFetchedUnhashedAreVerifiedBeforeTheTitleCompletes(_ engine: DriverEngine) throws {
+    @Test(arguments: DriverEngine.allCases) func filesFetchedUnhashedAreVerifiedBeforeTheTitleCompletes(
+        _ engine: DriverEngine
+    ) throws {
         let d = try ServiceDriver(engine: engine)
         d.register("int", .integrity)
         let token = try d.licensedTitle(files: 1)
@@ -55,7 +59,8 @@ import Testing
         #expect(try d.moves(token).suffix(2) == ["downloading -> verifying", "verifying -> completed"])
     }
 
-    @Test(arguments: DriverEngine.allCases) func pauseCallsWorkBackAndResumeQueuesItAgain(_ engine: DriverEngine) throws {
+    @Test(arguments: DriverEngine.allCases) func pauseCallsWorkBackAndResumeQueuesItAgain(_ engine: DriverEngine) throws
+    {
         let d = try ServiceDriver(engine: engine)
         let token = try d.licensedTitle(files: 3)
         let fetches = try d.tasks(for: "dl")
@@ -113,7 +118,9 @@ import Testing
         #expect(try d.moves(token).last == "downloading -> canceled: canceled by the operator")
     }
 
-    @Test(arguments: DriverEngine.allCases) func resumingAFinishedTitleIsRefusedAndChangesNothing(_ engine: DriverEngine) throws {
+    @Test(arguments: DriverEngine.allCases) func resumingAFinishedTitleIsRefusedAndChangesNothing(
+        _ engine: DriverEngine
+    ) throws {
         let d = try ServiceDriver(engine: engine)
         let token = try d.licensedTitle(files: 1)
         try d.fetchEverything("dl")
@@ -124,7 +131,9 @@ import Testing
         #expect(try d.state(token) == .completed)
     }
 
-    @Test(arguments: DriverEngine.allCases) func aPreloadedTitleStopsLicensedAndASecondSubmitDownloadsIt(_ engine: DriverEngine) throws {
+    @Test(arguments: DriverEngine.allCases) func aPreloadedTitleStopsLicensedAndASecondSubmitDownloadsIt(
+        _ engine: DriverEngine
+    ) throws {
         let d = try ServiceDriver(engine: engine)
         d.register("dl", .download)
         d.register("lic", .license)

@@ -19,7 +19,9 @@ struct JSONColumnTests {
         #"{"kind":"rental","requestedAt":5,"expiresAt":86405,"forceExpired":false,"renewalSuggested":false}"#
     static let record = #"{"durationSeconds":60,"from":"live"}"#
 
-    @Test(arguments: Engine.allCases) func aRecordWrittenTheOldWayReadsBackTypedAndIsRewrittenUnchanged(_ engine: Engine) throws {
+    @Test(arguments: Engine.allCases) func aRecordWrittenTheOldWayReadsBackTypedAndIsRewrittenUnchanged(
+        _ engine: Engine
+    ) throws {
         let store = try engine.store()
         try store.db.write { db in
             try db.execute(
@@ -40,7 +42,8 @@ struct JSONColumnTests {
         try store.update(title)
         let row = try #require(
             try store.db.read {
-                try $0.rows("SELECT selection, headers, requestedTerms, licenseTerms, record, protection FROM title").first
+                try $0.rows("SELECT selection, headers, requestedTerms, licenseTerms, record, protection FROM title")
+                    .first
             })
         /// The same JSON, whatever the order of its keys.
         func sameJSON(_ a: String?, _ b: String) throws -> Bool {

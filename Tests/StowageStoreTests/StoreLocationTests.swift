@@ -32,7 +32,8 @@ struct StoreLocationTests {
     }
 
     @Test func otherTextAndUnknownOptionsAreRefused() throws {
-        for text in ["mysql://db/x", "/var/lib/stowage.sqlite", "postgres://db/x?sslmode=maybe", "postgres://db/x?a=b"] {
+        for text in ["mysql://db/x", "/var/lib/stowage.sqlite", "postgres://db/x?sslmode=maybe", "postgres://db/x?a=b"]
+        {
             let error = try #require(throws: StoreError.self) { try StoreLocation.parse(text, environment: [:]) }
             #expect(error.code == .badLocation, "\(text)")
         }

@@ -153,8 +153,10 @@ struct StorePostgresTests {
 /// What concurrent openers reported.
 final class Results: @unchecked Sendable {
     private let lock = NSLock()
-    private(set) var migrations: [[String]] = []
-    private(set) var errors: [String] = []
-    func add(_ applied: [String]) { lock.withLock { migrations.append(applied) } }
-    func add(_ error: any Error) { lock.withLock { errors.append("\(error)") } }
+    private var applied: [[String]] = []
+    private var failures: [String] = []
+    var migrations: [[String]] { lock.withLock { applied } }
+    var errors: [String] { lock.withLock { failures } }
+    func add(_ migrations: [String]) { lock.withLock { applied.append(migrations) } }
+    func add(_ error: any Error) { lock.withLock { failures.append("\(error)") } }
 }

@@ -86,7 +86,9 @@ struct StoreTests {
         #expect(!store.inBatch)
     }
 
-    @Test(arguments: Engine.allCases) func queuedResourcesAreTheTitlesFilesInOrderWithTheirStatesAndURLs(_ engine: Engine) throws {
+    @Test(arguments: Engine.allCases) func queuedResourcesAreTheTitlesFilesInOrderWithTheirStatesAndURLs(
+        _ engine: Engine
+    ) throws {
         let store = try engine.store()
         try store.insert(title("q"))
         try store.insert(title("other"))
@@ -102,7 +104,8 @@ struct StoreTests {
         #expect(throws: DatabaseError.self) { try store.queuedResources(token: "q") }
     }
 
-    @Test(arguments: Engine.allCases) func bytesRemainingSumsActiveTitlesWithoutGoingBelowZero(_ engine: Engine) throws {
+    @Test(arguments: Engine.allCases) func bytesRemainingSumsActiveTitlesWithoutGoingBelowZero(_ engine: Engine) throws
+    {
         let store = try engine.store()
         for token in ["a", "b", "done"] {
             var t = title(token)
@@ -369,7 +372,9 @@ struct StoreTests {
                 == Terms(
                     kind: "rental", requestedAt: 10, expiresAt: 20, forceExpired: false,
                     renewalSuggested: false))
-        let stored = try store.db.read { try $0.value(String.self, "SELECT licenseTerms FROM title WHERE token = 'v3'") }
+        let stored = try store.db.read {
+            try $0.value(String.self, "SELECT licenseTerms FROM title WHERE token = 'v3'")
+        }
         #expect(stored == terms, "terms written since v3 are untouched")
         #expect(try decoded("unlicensed") == nil)
     }

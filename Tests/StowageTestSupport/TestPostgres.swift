@@ -103,7 +103,8 @@ public struct TestPostgres: Sendable {
         candidates += versions.sorted { (Int($0) ?? 0) > (Int($1) ?? 0) }.map { "/usr/lib/postgresql/\($0)/bin" }
         for folder in candidates where fm.isExecutableFile(atPath: folder + "/initdb") {
             let real = URL(fileURLWithPath: folder + "/initdb").resolvingSymlinksInPath().deletingLastPathComponent()
-            if fm.isExecutableFile(atPath: real.path + "/pg_ctl"), fm.isExecutableFile(atPath: real.path + "/createdb") {
+            if fm.isExecutableFile(atPath: real.path + "/pg_ctl"), fm.isExecutableFile(atPath: real.path + "/createdb")
+            {
                 return real.path
             }
         }
