@@ -173,9 +173,10 @@ struct SchedulerCommand: AsyncParsableCommand {
     mutating func validate() throws {
         bind = try EnvironmentRule.resolve(list: bind, "bind", check: OptionChecks.endpoint)
         // Secret: the text is never echoed (a URL with a password is refused without showing it).
+        let given = store == nil ? "STOWAGE_STORE" : "--store"
         store = try EnvironmentRule.resolve(store, "store", secret: true)
         if let store {
-            do { _ = try StoreLocation.parse(store) } catch { throw ValidationError("--store: \(error)") }
+            do { _ = try StoreLocation.parse(store) } catch { throw ValidationError("\(given): \(error)") }
         }
         allowKeys = try EnvironmentRule.resolve(allowKeys, "allow-keys", check: OptionChecks.existing)
         allowHosts = try EnvironmentRule.resolve(allowHosts, "allow-hosts", check: HostAllowList.problem(parsing:))

@@ -187,7 +187,8 @@ public final class Harness: @unchecked Sendable {
     /// Starts the scheduler and returns once it answers on its ipc socket (or has exited): `stowctl` says at once
     /// that no scheduler listens, so a test's next command must not race the scheduler's bind.
     public func startScheduler(_ extra: [String] = [], environment: [String: String] = [:]) throws {
-        let scheduler = try spawn("scheduler", "stowage-scheduler", extra, environment: environment)
+        let scheduler = try spawn(
+            "scheduler", "stowage-scheduler", extra, environment: try storeEnvironment(extra, environment))
         try waitUntil(timeout: 30, "the scheduler to answer") {
             !scheduler.isRunning || (try? self.stowctl(["workers", "--json"]))?.0 == 0
         }
