@@ -19,4 +19,16 @@ extension Harness {
         }
         return environment.merging(["STOWAGE_STORE": url]) { _, new in new }
     }
+
+    /// Rows of a query on the scheduler's store, read as an operator would (e.g. while the scheduler is down): with
+    /// sqlite3 on the home's file, or with psql on the test's PostgreSQL database. One row a line, fields separated
+    /// by `separator`.
+    public func storeQuery(_ sql: String, separator: String = "|") throws -> String {
+        let file = root.appendingPathComponent("store-url")
+        if let url = try? String(contentsOf: file, encoding: .utf8), let name = url.split(separator: "/").last {
+            return try TestPostgres.shared().psql(String(name), sql, separator: separator)
+        }
+        let store = home.appendingPathComponent("stowage.sqlite").path
+        return try TestMedia.shOutput("sqlite3 -separator '\(separator)' '\(store)' \"\(sql)\"", in: root).1
+    }
 }

@@ -346,10 +346,7 @@ public final class Harness: @unchecked Sendable {
     /// The URL paths of a title's files the store records as verified (read with sqlite3, as an operator
     /// would, e.g. while the scheduler is down).
     public func verifiedPaths(_ token: String) throws -> [String] {
-        let store = home.appendingPathComponent("stowage.sqlite").path
-        let (_, rows) = try TestMedia.shOutput(
-            "sqlite3 '\(store)' \"SELECT url FROM resource WHERE token = '\(token)' AND state = 'verified'\"",
-            in: root)
+        let rows = try storeQuery("SELECT url FROM resource WHERE token = '\(token)' AND state = 'verified'")
         return rows.split(separator: "\n").compactMap { URL(string: String($0))?.path }
     }
 

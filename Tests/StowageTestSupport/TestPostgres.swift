@@ -40,10 +40,13 @@ public struct TestPostgres: Sendable {
     }
 
     /// Runs SQL through psql on `database` (the tests' own checks and set-ups, beside the store's connection).
-    public func psql(_ database: String, _ sql: String) throws -> String {
+    public func psql(_ database: String, _ sql: String, separator: String = "|") throws -> String {
         let result = try Self.run(
             binDirectory + "/psql",
-            ["-h", host, "-p", String(port), "-U", user, "-d", database, "-XAtq", "-v", "ON_ERROR_STOP=1", "-c", sql],
+            [
+                "-h", host, "-p", String(port), "-U", user, "-d", database, "-XAtq", "-F", separator, "-v",
+                "ON_ERROR_STOP=1", "-c", sql,
+            ],
             asServerUser: false)
         guard result.status == 0 else { throw HarnessError("psql failed on \(database): \(result.output)") }
         return result.output.trimmingCharacters(in: .whitespacesAndNewlines)
