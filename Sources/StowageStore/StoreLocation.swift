@@ -15,9 +15,11 @@ public enum StoreLocation: Sendable, Equatable {
         guard let components = URLComponents(string: text), let scheme = components.scheme?.lowercased(),
             scheme == "postgres" || scheme == "postgresql"
         else {
+            // Never echo what precedes an `@`: it may be a password.
+            let shown = text.lastIndex(of: "@").map { "…" + text[$0...] } ?? text
             throw StoreError(
                 .badLocation,
-                "'\(text.prefix(80))' is not a store: write postgres://USER@HOST:PORT/DB (or leave --store out for "
+                "'\(shown.prefix(80))' is not a store: write postgres://USER@HOST:PORT/DB (or leave --store out for "
                     + "the embedded SQLite in $STOWAGE_HOME)")
         }
         if components.password != nil {

@@ -38,6 +38,10 @@ struct StoreLocationTests {
             #expect(error.code == .badLocation, "\(text)")
         }
         #expect(throws: StoreError.self) { try StoreLocation.parse("postgres://db/x", environment: ["PGPORT": "x"]) }
+        let typo = try #require(throws: StoreError.self) {
+            try StoreLocation.parse("postgress://farm:hunter2@db/x", environment: [:])
+        }
+        #expect(!typo.message.contains("hunter2"))
     }
 
     @Test func thePasswordComesFromPGPASSWORDElseTheFirstMatchingPgpassLine() throws {
@@ -57,6 +61,12 @@ struct StoreLocationTests {
             host: "db", port: 5432, user: "farm", database: "stowage",
             environment: ["PGPASSFILE": file, "PGPASSWORD": "env"])
         #expect(try variable.credentials() == "env")
+        // Printed, dumped or logged, a location never shows the password it carries from PGPASSWORD.
+        let printed = ["\(variable)", String(reflecting: variable), "\(StoreLocation.postgres(variable))"]
+        #expect(printed.allSatisfy { !$0.contains("env") && $0.contains("postgres://farm@db:5432/stowage") })
+        var dumped = ""
+        dump(StoreLocation.postgres(variable), to: &dumped)
+        #expect(!dumped.contains("\"env\""))
         try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: file)
         let error = try #require(throws: StoreError.self) { try fromFile.credentials() }
         #expect(error.message.contains("chmod 0600"))

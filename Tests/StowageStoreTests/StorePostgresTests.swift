@@ -147,6 +147,12 @@ struct StorePostgresTests {
         }
         #expect(stranger.code == .badCredentials)
         #expect(stranger.message.contains("stranger"))
+        // The tests' server offers no TLS: sslmode=require is refused, not quietly sent in the clear.
+        let clear = try #require(throws: StoreError.self) {
+            try Store(location: StoreLocation.parse("\(server.urlPrefix)/postgres?sslmode=require", environment: [:]))
+        }
+        #expect(clear.code == .unreachable)
+        #expect(clear.message.contains("TLS"))
     }
 }
 
