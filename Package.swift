@@ -34,6 +34,8 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.0.0"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.0.0"),
         .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.35.0"),
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.0"),
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.29.0"),
     ],
     targets: [
         // MARK: message plane
@@ -65,6 +67,14 @@ let package = Package(
             dependencies: [
                 "StowageProtocol", "StowageLicensing",
                 .product(name: "GRDB", package: "GRDB.swift"),
+                // The store on PostgreSQL (`--store postgres://…`); GRDB stays the SQLite driver and record coder.
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                // `stowctl store copy`: the digest each copied table is checked by.
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "Logging", package: "swift-log"),
             ]),
         // The catalogue: a box's desired state, its Ed25519 signature, and the pure convergence decision.
         .target(
@@ -197,7 +207,7 @@ let package = Package(
             name: "stowage-scheduler",
             dependencies: [
                 "StowageSchedulerService", "StowageSchedulerCore", "StowageProtocol", "StowageRuntime",
-                "StowageProcess", "StowageCatalog", "StowageLicensing",
+                "StowageProcess", "StowageCatalog", "StowageLicensing", "StowageStore",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -231,7 +241,7 @@ let package = Package(
             name: "stowctl",
             dependencies: [
                 "StowageRuntime", "StowageProcess", "StowageProtocol", "ZeroMQ", "StowageFetch", "StowageHLS",
-                "StowageDASH", "StowagePlayback", "StowageBundle", "StowageQR", "StowageOfflineCopy",
+                "StowageDASH", "StowagePlayback", "StowageBundle", "StowageQR", "StowageOfflineCopy", "StowageStore",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
@@ -285,7 +295,8 @@ let package = Package(
         .testTarget(
             name: "StowageStoreTests",
             dependencies: [
-                "StowageStore", "StowageProtocol", "StowageLicensing", .product(name: "GRDB", package: "GRDB.swift"),
+                "StowageStore", "StowageProtocol", "StowageLicensing", "StowageTestSupport",
+                .product(name: "GRDB", package: "GRDB.swift"),
             ]),
         .testTarget(
             name: "StowageCatalogTests",
@@ -308,7 +319,7 @@ let package = Package(
             name: "StowageSchedulerServiceTests",
             dependencies: [
                 "StowageSchedulerService", "StowageCatalog", .product(name: "Crypto", package: "swift-crypto"),
-                "StowageSchedulerCore", "StowageStore", "StowageProtocol", "StowageRuntime",
+                "StowageSchedulerCore", "StowageStore", "StowageProtocol", "StowageRuntime", "StowageTestSupport",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]),

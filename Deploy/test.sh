@@ -5,7 +5,7 @@
 cd "$(dirname "$0")/.."
 source Deploy/lib.sh
 
-ensure_packages iproute2 faketime chromium zbar-tools mpv gstreamer1.0-tools gstreamer1.0-plugins-base \
+ensure_packages iproute2 faketime postgresql chromium zbar-tools mpv gstreamer1.0-tools gstreamer1.0-plugins-base \
   gstreamer1.0-plugins-base-apps gstreamer1.0-plugins-good gstreamer1.0-libav
 log "checking the format (Deploy/lint.sh)"
 bash Deploy/lint.sh

@@ -280,7 +280,7 @@ public struct StandbyAnswer: Codable, Sendable, Equatable {
     /// When the leader took its term (seconds since 1970), nil when no leader is known.
     public var leaderSince: Double?
 
-    public init(term: Int64, leaderEndpoints: [String], leaderSince: Double?) {
+    public init(term: Int64, leaderEndpoints: [String], leaderSince: Double? = nil) {
         self.term = term
         self.leaderEndpoints = leaderEndpoints
         self.leaderSince = leaderSince

@@ -13,6 +13,8 @@ public struct SchedulerOptions: Sendable {
     /// Seconds a leader's lease in the store lasts unless renewed (`--leader-lease`): schedulers sharing a store
     /// take over from a leader that stopped renewing after this long.
     public var leaderLease: Double = 10
+    /// Where the store lives (`--store`); nil: the embedded SQLite in the home, as always.
+    public var store: StoreLocation?
     /// Extra endpoints to bind (e.g. `tcp://0.0.0.0:7700`); the ipc endpoint in `run/` is always bound.
     public var binds: [String]
     /// Limits given as flags or environment at start: they override the stored ones for this run.

@@ -66,7 +66,7 @@ public final class SchedulerService {
         self.shutdown = shutdown
         self.clock = clock
         try options.home.prepare()
-        let store = try store ?? Store(path: options.home.storePath)
+        let store = try store ?? Store(location: options.store ?? .sqlite(path: options.home.storePath))
         self.store = store
         journal = try CrashJournal(path: options.home.runDirectory.appendingPathComponent("scheduler.journal").path)
         // It holds the master key: no other process of its user (a worker) may read its

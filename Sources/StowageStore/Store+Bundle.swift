@@ -19,19 +19,16 @@ extension Store {
     /// and stays one here. One statement per resource inside one transaction (the caller's batch).
     public func markImported(token: String, files: [String: ImportedFile]) throws {
         try db.write { db in
-            let statement = try db.cachedStatement(
-                sql: """
-                    UPDATE resource SET state = ?, bytes = ?, contentLength = ?, sha256 = ?, lastError = NULL
-                    WHERE id = ?
-                    """)
-            for resource in try ResourceRecord.all().forTitle(token).fetchAll(db) {
+            let sql = """
+                UPDATE resource SET state = ?, bytes = ?, contentLength = ?, sha256 = ?, lastError = NULL
+                WHERE id = ?
+                """
+            for resource in try db.fetchAll(ResourceRecord.all().forTitle(token)) {
                 guard let id = resource.id else { continue }
                 if let file = files[resource.localPath] {
-                    try statement.execute(arguments: [
-                        ResourceState.verified.rawValue, file.size, file.size, file.sha256, id,
-                    ])
+                    try db.execute(sql, [ResourceState.verified.rawValue, file.size, file.size, file.sha256, id])
                 } else {
-                    try statement.execute(arguments: [ResourceState.gap.rawValue, nil, nil, nil, id])
+                    try db.execute(sql, [ResourceState.gap.rawValue, nil, nil, nil, id])
                 }
             }
         }
@@ -39,9 +36,7 @@ extension Store {
 
     /// The token a `--move` bundle of export `exportID` was taken in as on this box, or nil if never.
     public func importedExport(_ exportID: String) throws -> String? {
-        try db.read { db in
-            try String.fetchOne(db, sql: "SELECT token FROM bundleImport WHERE exportID = ?", arguments: [exportID])
-        }
+        try db.read { try $0.value(String.self, "SELECT token FROM bundleImport WHERE exportID = ?", [exportID]) }
     }
 
     /// Remembers that export `exportID` (a `--move` bundle from box `fromBox`) was taken in as `token`; a second
@@ -49,8 +44,8 @@ extension Store {
     public func rememberImport(exportID: String, token: String, fromBox: String, at time: Double) throws {
         try db.write { db in
             try db.execute(
-                sql: "INSERT INTO bundleImport (exportID, token, fromBox, importedAt) VALUES (?, ?, ?, ?)",
-                arguments: [exportID, token, fromBox, time])
+                "INSERT INTO bundleImport (exportID, token, fromBox, importedAt) VALUES (?, ?, ?, ?)",
+                [exportID, token, fromBox, time])
         }
     }
 }

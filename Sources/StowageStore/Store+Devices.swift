@@ -62,57 +62,58 @@ public struct DevicePlayRecord: Codable, Sendable, Equatable, FetchableRecord, M
 extension Store {
     /// Adds a device, or replaces a revoked one of the same name (a new secret).
     public func putDevice(_ device: DeviceRecord) throws {
-        try db.write { try device.save($0) }
+        try db.write { try $0.upsert(device) }
     }
 
     /// The device with this name, revoked or not.
     public func device(_ name: String) throws -> DeviceRecord? {
-        try db.read { try DeviceRecord.fetchOne($0, key: name) }
+        try db.read { try $0.fetchOne(DeviceRecord.self, key: name) }
     }
 
     /// Notes that `name` was seen at `at` (unix seconds).
     public func touchDevice(_ name: String, at: Double) throws {
         try db.write { db in
-            _ = try DeviceRecord.filter(key: name).updateAll(db, DeviceRecord.Columns.lastSeenAt.set(to: at))
+            try db.execute("UPDATE device SET lastSeenAt = ? WHERE name = ?", [at, name])
         }
     }
 
     /// Every device, by name.
     public func devices() throws -> [DeviceRecord] {
-        try db.read { try DeviceRecord.order(DeviceRecord.Columns.name).fetchAll($0) }
+        try db.read { try $0.fetchAll(DeviceRecord.order(DeviceRecord.Columns.name)) }
     }
 
     /// Records a play of `token` on `device`; only its last 20 plays are kept.
     public func recordPlay(device: String, token: String, at: Double) throws {
         try db.write { db in
             var play = DevicePlayRecord(id: nil, device: device, token: token, at: at)
-            try play.insert(db)
-            let keep = try DevicePlayRecord.filter(DevicePlayRecord.Columns.device == device)
-                .order(DevicePlayRecord.Columns.id.desc).limit(20)
-                .select(DevicePlayRecord.Columns.id, as: Int64.self).fetchAll(db)
-            try DevicePlayRecord.filter(DevicePlayRecord.Columns.device == device)
-                .filter(!keep.contains(DevicePlayRecord.Columns.id)).deleteAll(db)
+            try db.insert(&play)
+            try db.execute(
+                """
+                DELETE FROM devicePlay WHERE device = ? AND id NOT IN (
+                    SELECT id FROM devicePlay WHERE device = ? ORDER BY id DESC LIMIT 20)
+                """, [device, device])
         }
     }
 
     /// A device's last plays, newest first.
     public func plays(device: String) throws -> [DevicePlayRecord] {
         try db.read { db in
-            try DevicePlayRecord.filter(DevicePlayRecord.Columns.device == device)
-                .order(DevicePlayRecord.Columns.id.desc).limit(20).fetchAll(db)
+            try db.fetchAll(
+                DevicePlayRecord.filter(DevicePlayRecord.Columns.device == device)
+                    .order(DevicePlayRecord.Columns.id.desc).limit(20))
         }
     }
 
     /// The title with this caller-chosen id (`submit --id`).
     public func title(externalID: String) throws -> TitleRecord? {
-        try db.read { try TitleRecord.filter(TitleRecord.Columns.externalID == externalID).fetchOne($0) }
+        try db.read { try $0.fetchOne(TitleRecord.filter(TitleRecord.Columns.externalID == externalID)) }
     }
 
     /// The titles submitted for this source URL, newest first.
     public func titles(url: String) throws -> [TitleRecord] {
         try db.read { db in
-            try TitleRecord.filter(TitleRecord.Columns.url == url).order(TitleRecord.Columns.requestedAt.desc)
-                .fetchAll(db)
+            try db.fetchAll(
+                TitleRecord.filter(TitleRecord.Columns.url == url).order(TitleRecord.Columns.requestedAt.desc))
         }
     }
 }

@@ -24,10 +24,9 @@ public struct LeaderLease: Sendable, Equatable {
 /// The leader row's SQL, written once for both engines: the lead's PostgreSQL port switches on ``Dialect``. Plain
 /// statements, nothing quoted, no engine-specific syntax beyond the clock and the row lock.
 public struct LeaderSQL: Sendable {
-    public enum Dialect: Sendable { case sqlite, postgres }
-    public let dialect: Dialect
+    public let dialect: StoreDialect
 
-    public init(_ dialect: Dialect) { self.dialect = dialect }
+    public init(_ dialect: StoreDialect) { self.dialect = dialect }
 
     /// Seconds since 1970 on the database's clock (SQLite 3.40 has no `unixepoch('subsec')`: julianday is exact to
     /// the millisecond).
@@ -85,7 +84,7 @@ public struct LeaderSQL: Sendable {
 }
 
 extension Store {
-    private var leaderSQL: LeaderSQL { LeaderSQL(.sqlite) }
+    private var leaderSQL: LeaderSQL { LeaderSQL(dialect) }
 
     /// Claims the lead for `holder` if no one holds it (or its lease ran out, or `gone` holds it: a holder the
     /// caller knows no longer runs): the new term, or nil when another scheduler holds it. Not fenced (a standby
@@ -94,28 +93,25 @@ extension Store {
         holder: String, endpoints: [String], since: Double, leaseSeconds: Double, gone: String? = nil
     ) throws -> Int64? {
         let json = String(decoding: try JSONEncoder().encode(endpoints), as: UTF8.self)
-        return try queue.write { db in
-            try Int64.fetchOne(db, sql: leaderSQL.claim, arguments: [holder, json, since, leaseSeconds, gone ?? ""])
+        return try StoreTransaction.run(engine) { db in
+            try db.value(Int64.self, leaderSQL.claim, [holder, json, since, leaseSeconds, gone ?? ""])
         }
     }
 
     /// Extends the lease of `term`: false when the term is no longer `holder`'s (another scheduler claimed it).
     public func renewLeadership(term: Int64, holder: String, leaseSeconds: Double) throws -> Bool {
-        try queue.write { db in
-            try db.execute(sql: leaderSQL.renew, arguments: [leaseSeconds, term, holder])
-            return db.changesCount == 1
-        }
+        try StoreTransaction.run(engine) { db in try db.execute(leaderSQL.renew, [leaseSeconds, term, holder]) == 1 }
     }
 
     /// Ends the lease of `term` now (a graceful stop), if it is still `holder`'s.
     public func releaseLeadership(term: Int64, holder: String) throws {
-        try queue.write { db in try db.execute(sql: leaderSQL.release, arguments: [term, holder]) }
+        _ = try StoreTransaction.run(engine) { db in try db.execute(leaderSQL.release, [term, holder]) }
     }
 
     /// The leader row (stats, a standby's answer); nil before the `v26-leader` migration ran.
     public func leader() throws -> LeaderLease? {
         try db.read { db in
-            guard let row = try Row.fetchOne(db, sql: leaderSQL.read) else { return nil }
+            guard let row = try db.rows(leaderSQL.read).first else { return nil }
             let endpoints = (row["endpoints"] as String?).flatMap {
                 try? JSONDecoder().decode([String].self, from: Data($0.utf8))
             }

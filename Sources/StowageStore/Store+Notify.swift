@@ -38,35 +38,40 @@ extension Store {
     /// Stores `records` (inside a batch: in its transaction, with what they report).
     public func enqueueNotifications(_ records: [NotifyRecord]) throws {
         try db.write { db in
-            for var record in records { try record.insert(db) }
+            for var record in records { try db.insert(&record) }
         }
     }
 
     /// The oldest `limit` waiting events of each receiver, in outbox order.
     public func waitingNotifications(perReceiver limit: Int) throws -> [NotifyRecord] {
         try db.read { db in
-            try NotifyRecord.fetchAll(
-                db,
-                sql: """
-                    SELECT * FROM notifyOutbox o WHERE o.id IN (
-                        SELECT id FROM notifyOutbox i WHERE i.receiver = o.receiver ORDER BY id LIMIT ?)
-                    ORDER BY id
-                    """, arguments: [limit])
+            try db.records(
+                NotifyRecord.self,
+                """
+                SELECT * FROM notifyOutbox o WHERE o.id IN (
+                    SELECT id FROM notifyOutbox i WHERE i.receiver = o.receiver ORDER BY id LIMIT ?)
+                ORDER BY id
+                """, [limit])
         }
     }
 
     /// Forgets events receivers took.
     public func deleteNotifications(ids: [Int64]) throws {
         guard !ids.isEmpty else { return }
-        _ = try db.write { try NotifyRecord.deleteAll($0, keys: ids) }
+        try db.write { db in
+            for start in stride(from: 0, to: ids.count, by: 500) {
+                let part = ids[start..<min(start + 500, ids.count)]
+                let marks = repeatElement("?", count: part.count).joined(separator: ",")
+                try db.execute("DELETE FROM notifyOutbox WHERE id IN (\(marks))", StatementArguments(part))
+            }
+        }
     }
 
     /// Per receiver: how many events wait and when the oldest was stored.
     public func notificationBacklog() throws -> [String: (count: Int, oldest: Double)] {
         try db.read { db in
             var result: [String: (count: Int, oldest: Double)] = [:]
-            let rows = try Row.fetchAll(
-                db, sql: "SELECT receiver, COUNT(*), MIN(createdAt) FROM notifyOutbox GROUP BY receiver")
+            let rows = try db.rows("SELECT receiver, COUNT(*), MIN(createdAt) FROM notifyOutbox GROUP BY receiver")
             for row in rows { result[row[0]] = (row[1], row[2]) }
             return result
         }
@@ -76,16 +81,14 @@ extension Store {
     public func trimNotifications(perReceiver limit: Int) throws -> [String: Int] {
         try db.write { db in
             var dropped: [String: Int] = [:]
-            let receivers = try String.fetchAll(
-                db, sql: "SELECT receiver FROM notifyOutbox GROUP BY receiver HAVING COUNT(*) > ?",
-                arguments: [limit])
+            let receivers = try db.values(
+                String.self, "SELECT receiver FROM notifyOutbox GROUP BY receiver HAVING COUNT(*) > ?", [limit])
             for receiver in receivers {
-                try db.execute(
-                    sql: """
-                        DELETE FROM notifyOutbox WHERE receiver = ? AND id NOT IN (
-                            SELECT id FROM notifyOutbox WHERE receiver = ? ORDER BY id DESC LIMIT ?)
-                        """, arguments: [receiver, receiver, limit])
-                dropped[receiver] = db.changesCount
+                dropped[receiver] = try db.execute(
+                    """
+                    DELETE FROM notifyOutbox WHERE receiver = ? AND id NOT IN (
+                        SELECT id FROM notifyOutbox WHERE receiver = ? ORDER BY id DESC LIMIT ?)
+                    """, [receiver, receiver, limit])
             }
             return dropped
         }

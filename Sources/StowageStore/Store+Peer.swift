@@ -10,10 +10,10 @@ extension Store {
     public func expectFromPeer(token: String, hashes: [Int: String]) throws {
         guard !hashes.isEmpty else { return }
         try db.write { db in
-            let statement = try db.makeStatement(
-                sql: "UPDATE resource SET peerSHA256 = ? WHERE token = ? AND position = ?")
             for (position, sha256) in hashes {
-                try statement.execute(arguments: [sha256.lowercased(), token, position])
+                try db.execute(
+                    "UPDATE resource SET peerSHA256 = ? WHERE token = ? AND position = ?",
+                    [sha256.lowercased(), token, position])
             }
         }
     }
@@ -21,21 +21,18 @@ extension Store {
     /// The SHA-256 a file's bytes must have while it is taken from the peer; nil: from the origin (or no such
     /// file). Read for every file reported fetched of a peer title, without decoding the record.
     public func peerSHA256(ofResource id: Int64) throws -> String? {
-        try db.read { db in
-            let statement = try db.cachedStatement(sql: "SELECT peerSHA256 FROM resource WHERE id = ?")
-            return try String.fetchOne(statement, arguments: [id])
-        }
+        try db.read { try $0.value(String.self, "SELECT peerSHA256 FROM resource WHERE id = ?", [id]) }
     }
 
     /// Verified files of a title that came from the peer (`status --json` `filesFromPeer`).
     public func filesFromPeer(token: String) throws -> Int {
         try db.read { db in
-            try Int.fetchOne(
-                db,
-                sql: """
-                    SELECT COUNT(*) FROM resource
-                    WHERE token = ? AND state = 'verified' AND peerSHA256 IS NOT NULL
-                    """, arguments: [token]) ?? 0
+            try db.value(
+                Int.self,
+                """
+                SELECT COUNT(*) FROM resource
+                WHERE token = ? AND state = 'verified' AND peerSHA256 IS NOT NULL
+                """, [token]) ?? 0
         }
     }
 }

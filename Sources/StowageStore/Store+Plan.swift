@@ -6,42 +6,40 @@ extension Store {
     /// Stores a resolved plan in one transaction; every resource starts `pending`.
     public func savePlan(token: String, plan: ResolvedPlan) throws {
         try db.write { db in
-            guard var title = try TitleRecord.fetchOne(db, key: token) else { return }
-            try RenditionRecord.all().forTitle(token).deleteAll(db)
-            try ResourceRecord.all().forTitle(token).deleteAll(db)
+            guard var title = try db.fetchOne(TitleRecord.self, key: token) else { return }
+            try db.execute("DELETE FROM rendition WHERE token = ?", [token])
+            try db.execute("DELETE FROM resource WHERE token = ?", [token])
             for (i, r) in plan.renditions.enumerated() {
                 var record = RenditionRecord(
                     id: nil, token: token, position: i, kind: r.kind, sourceURL: r.sourceURL,
                     localPath: r.localPath, playlist: r.playlist, language: r.language)
-                try record.insert(db)
+                try db.insert(&record)
             }
             // One prepared statement for every file (a plan may hold tens of thousands): the record insert
             // builds its SQL and a persistence container per row, several times the cost of SQLite's own work.
-            let insert = try db.makeStatement(
-                sql: """
-                    INSERT INTO resource (token, position, rendition, kind, url, rangeOffset, rangeLength, localPath,
-                    container, encrypted, duration, state, attempts, alternates, cipherKey, cipherIV)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?)
-                    """)
+            let insert = """
+                INSERT INTO resource (token, position, rendition, kind, url, rangeOffset, rangeLength, localPath,
+                container, encrypted, duration, state, attempts, alternates, cipherKey, cipherIV) VALUES
+                """
             let pending = ResourceState.pending.rawValue
-            for (i, r) in plan.resources.enumerated() {
+            let rows = plan.resources.enumerated().map { i, r -> [(any DatabaseValueConvertible)?] in
                 let alternates = r.alternates.flatMap { $0.isEmpty ? nil : $0.joined(separator: "\n") }
-                try insert.execute(arguments: [
+                return [
                     token, i, r.rendition, r.kind.rawValue, r.url, r.rangeOffset, r.rangeLength, r.localPath,
                     r.container.rawValue, r.encrypted, r.duration, pending, alternates, r.cipher?.key, r.cipher?.iv,
-                ])
+                ]
             }
-            try ContentKeyRecord.all().forTitle(token).deleteAll(db)
+            try db.insertRows(insert, "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?)", rows)
+            try db.execute("DELETE FROM contentKey WHERE token = ?", [token])
             for (i, k) in plan.keys.enumerated() {
-                try ContentKeyRecord(
-                    token: token, position: i, uri: k.uri, method: k.method, wrapped: nil,
-                    keyFormat: k.keyFormat, keyID: k.keyID
-                ).insert(db)
+                try db.insert(
+                    ContentKeyRecord(
+                        token: token, position: i, uri: k.uri, method: k.method, wrapped: nil,
+                        keyFormat: k.keyFormat, keyID: k.keyID))
             }
-            try BookmarkRecord.all().forTitle(token).ofKind(.index).deleteAll(db)
+            try db.execute("DELETE FROM bookmark WHERE token = ? AND kind = ?", [token, Bookmark.Kind.index])
             for b in plan.bookmarks {
-                try BookmarkRecord(token: token, kind: .index, position: b.position, label: b.label)
-                    .insert(db, onConflict: .replace)
+                try db.upsert(BookmarkRecord(token: token, kind: .index, position: b.position, label: b.label))
             }
             title.planned = true
             title.bytesEstimate = plan.bytesEstimate
@@ -50,7 +48,7 @@ extension Store {
             title.protection = plan.protection
             title.clipStored = plan.clip
             title.pathways = plan.pathways
-            try title.update(db)
+            try db.update(title)
         }
     }
 
@@ -63,19 +61,19 @@ extension Store {
         try db.write { db in
             let fresh = Dictionary(plan.resources.map { ($0.localPath, $0.url) }, uniquingKeysWith: { a, _ in a })
             var changed = 0
-            for var r in try ResourceRecord.all().forTitle(token).fetchAll(db) {
+            for var r in try db.fetchAll(ResourceRecord.all().forTitle(token)) {
                 guard let url = fresh[r.localPath], url != r.url else { continue }
                 r.url = url
-                try r.update(db)
+                try db.update(r)
                 changed += 1
             }
             for (i, rendition) in plan.renditions.enumerated() {
-                try RenditionRecord.all().forTitle(token).filter(RenditionRecord.Columns.position == i)
-                    .updateAll(db, RenditionRecord.Columns.sourceURL.set(to: rendition.sourceURL))
+                try db.execute(
+                    "UPDATE rendition SET sourceURL = ? WHERE token = ? AND position = ?",
+                    [rendition.sourceURL, token, i])
             }
             for (i, key) in plan.keys.enumerated() {
-                try ContentKeyRecord.all().forTitle(token).filter(ContentKeyRecord.Columns.position == i)
-                    .updateAll(db, ContentKeyRecord.Columns.uri.set(to: key.uri))
+                try db.execute("UPDATE contentKey SET uri = ? WHERE token = ? AND position = ?", [key.uri, token, i])
             }
             return changed
         }
@@ -83,13 +81,13 @@ extension Store {
 
     /// The offline playlists of a title, in plan order.
     public func renditions(token: String) throws -> [RenditionRecord] {
-        try db.read { try RenditionRecord.all().forTitle(token).order(RenditionRecord.Columns.position).fetchAll($0) }
+        try db.read { try $0.fetchAll(RenditionRecord.all().forTitle(token).order(RenditionRecord.Columns.position)) }
     }
 
     /// The content keys of a title, in order.
     public func keys(token: String) throws -> [ContentKeyRecord] {
         try db.read { db in
-            try ContentKeyRecord.all().forTitle(token).order(ContentKeyRecord.Columns.position).fetchAll(db)
+            try db.fetchAll(ContentKeyRecord.all().forTitle(token).order(ContentKeyRecord.Columns.position))
         }
     }
 
@@ -97,8 +95,8 @@ extension Store {
     public func saveWrappedKeys(token: String, _ wrapped: [Int: Data]) throws {
         try db.write { db in
             for (position, data) in wrapped {
-                try ContentKeyRecord.all().forTitle(token).filter(ContentKeyRecord.Columns.position == position)
-                    .updateAll(db, ContentKeyRecord.Columns.wrapped.set(to: data))
+                try db.execute(
+                    "UPDATE contentKey SET wrapped = ? WHERE token = ? AND position = ?", [data, token, position])
             }
         }
     }

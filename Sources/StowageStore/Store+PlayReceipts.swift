@@ -24,25 +24,20 @@ extension Store {
 
     /// Whether the report `id` was applied (and its receipt is still kept).
     public func hasPlayReceipt(_ id: String) throws -> Bool {
-        try db.read { db in
-            try Row.fetchOne(db, sql: "SELECT id FROM playReceipt WHERE id = ?", arguments: [id]) != nil
-        }
+        try db.read { db in try !db.rows("SELECT id FROM playReceipt WHERE id = ?", [id]).isEmpty }
     }
 
     /// Keeps the id of a report just applied (wall-clock `now`), and forgets the receipts older than
     /// ``playReceiptDays``. Inside a batch, in its transaction with what the report changed.
     public func addPlayReceipt(_ id: String, token: String, now: Double) throws {
         try db.write { db in
-            try db.execute(
-                sql: "INSERT INTO playReceipt (id, token, receivedAt) VALUES (?, ?, ?)", arguments: [id, token, now])
-            try db.execute(
-                sql: "DELETE FROM playReceipt WHERE receivedAt < ?",
-                arguments: [now - Self.playReceiptDays * 86_400])
+            try db.execute("INSERT INTO playReceipt (id, token, receivedAt) VALUES (?, ?, ?)", [id, token, now])
+            try db.execute("DELETE FROM playReceipt WHERE receivedAt < ?", [now - Self.playReceiptDays * 86_400])
         }
     }
 
     /// How many receipts are kept (tests, figures).
     public func playReceiptCount() throws -> Int {
-        try db.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM playReceipt") ?? 0 }
+        try db.read { db in try db.value(Int.self, "SELECT COUNT(*) FROM playReceipt") ?? 0 }
     }
 }

@@ -15,11 +15,9 @@ extension Store {
     /// cost several times the query.
     public func queuedResources(token: String) throws -> [QueuedResource] {
         try db.read { db in
-            let statement = try db.cachedStatement(
-                sql: "SELECT id, state, url, peerSHA256 IS NOT NULL FROM resource WHERE token = ? ORDER BY position")
+            let sql = "SELECT id, state, url, peerSHA256 IS NOT NULL FROM resource WHERE token = ? ORDER BY position"
             var result: [QueuedResource] = []
-            let rows = try Row.fetchCursor(statement, arguments: [token])
-            while let row = try rows.next() {
+            for row in try db.rows(sql, [token]) {
                 let id: Int64 = row[0]
                 let raw: String = row[1]
                 guard let state = ResourceState(rawValue: raw) else {

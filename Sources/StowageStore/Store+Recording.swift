@@ -26,12 +26,12 @@ extension Store {
     ) throws -> [ResourceRecord] {
         try db.write { db in
             guard
-                var record = try RenditionRecord.all().forTitle(token)
-                    .filter(RenditionRecord.Columns.position == rendition).fetchOne(db)
+                var record = try db.fetchOne(
+                    RenditionRecord.all().forTitle(token).filter(RenditionRecord.Columns.position == rendition))
             else { return [] }
             if !lines.isEmpty { record.playlist += lines.joined(separator: "\n") + "\n" }
             record.live = live
-            try record.update(db)
+            try db.update(record)
             return try Self.appendFiles(db, token: token, files: files, keys: keys)
         }
     }
@@ -47,28 +47,27 @@ extension Store {
         files: [PlannedResource], keys: [PlannedKey], masterPlaylist: String, protection: TitleProtection?
     ) throws -> [ResourceRecord] {
         try db.write { db in
-            guard var title = try TitleRecord.fetchOne(db, key: token) else { return [] }
+            guard var title = try db.fetchOne(TitleRecord.self, key: token) else { return [] }
             for (i, r) in renditions.enumerated() {
                 var record = RenditionRecord(
                     id: nil, token: token, position: firstRendition + i, kind: r.kind, sourceURL: r.sourceURL,
                     localPath: r.localPath, playlist: r.playlist, language: r.language)
                 record.live = states.indices.contains(i) ? states[i] : nil
-                try record.insert(db)
+                try db.insert(&record)
             }
             title.masterPlaylist = masterPlaylist
             title.protection = protection
-            try title.update(db)
+            try db.update(title)
             let files = files.map { LiveFile(resource: $0, isGap: false) }
             return try Self.appendFiles(db, token: token, files: files, keys: keys)
         }
     }
 
     /// Inserts `files` after every existing file of `token` and `keys` after its keys; returns the files to fetch.
-    static func appendFiles(_ db: Database, token: String, files: [LiveFile], keys: [PlannedKey]) throws
+    static func appendFiles(_ db: StoreConnection, token: String, files: [LiveFile], keys: [PlannedKey]) throws
         -> [ResourceRecord]
     {
-        var position =
-            try Int.fetchOne(db, sql: "SELECT MAX(position) FROM resource WHERE token = ?", arguments: [token]) ?? -1
+        var position = try db.value(Int.self, "SELECT MAX(position) FROM resource WHERE token = ?", [token]) ?? -1
         var added: [ResourceRecord] = []
         for file in files {
             position += 1
@@ -79,18 +78,16 @@ extension Store {
                 container: r.container, encrypted: r.encrypted, duration: r.duration,
                 state: file.isGap ? .gap : .pending, attempts: 0, bytes: nil, sha256: nil, contentLength: nil,
                 lastError: nil)
-            try row.insert(db)
+            try db.insert(&row)
             if !file.isGap { added.append(row) }
         }
-        var keyPosition =
-            try Int.fetchOne(db, sql: "SELECT MAX(position) FROM contentKey WHERE token = ?", arguments: [token])
-            ?? -1
+        var keyPosition = try db.value(Int.self, "SELECT MAX(position) FROM contentKey WHERE token = ?", [token]) ?? -1
         for k in keys {
             keyPosition += 1
-            try ContentKeyRecord(
-                token: token, position: keyPosition, uri: k.uri, method: k.method, wrapped: nil,
-                keyFormat: k.keyFormat, keyID: k.keyID
-            ).insert(db)
+            try db.insert(
+                ContentKeyRecord(
+                    token: token, position: keyPosition, uri: k.uri, method: k.method, wrapped: nil,
+                    keyFormat: k.keyFormat, keyID: k.keyID))
         }
         return added
     }
@@ -104,10 +101,10 @@ extension Store {
             r.lastError = reason
             r.bytes = nil
             r.sha256 = nil
-            try r.update(db)
+            try db.update(r)
             guard
-                var rendition = try RenditionRecord.all().forTitle(r.token)
-                    .filter(RenditionRecord.Columns.position == r.rendition).fetchOne(db)
+                var rendition = try db.fetchOne(
+                    RenditionRecord.all().forTitle(r.token).filter(RenditionRecord.Columns.position == r.rendition))
             else { return }
             let folder = (rendition.localPath as NSString).deletingLastPathComponent
             let name = folder.isEmpty ? r.localPath : String(r.localPath.dropFirst(folder.count + 1))
@@ -115,7 +112,7 @@ extension Store {
             if let i = lines.firstIndex(of: name), i == 0 || lines[i - 1] != "#EXT-X-GAP" {
                 lines.insert("#EXT-X-GAP", at: i)
                 rendition.playlist = lines.joined(separator: "\n")
-                try rendition.update(db)
+                try db.update(rendition)
             }
         }
     }
@@ -123,19 +120,20 @@ extension Store {
     /// The recording of `url` still in progress (not ended, not final), if any.
     public func recordingInProgress(url: String) throws -> TitleRecord? {
         try db.read { db in
-            try TitleRecord.filter(TitleRecord.Columns.url == url).filter(TitleRecord.Columns.record != nil)
-                .filter(TitleRecord.Columns.recordingEndedAt == nil)
-                .filter(![TitleState.completed, .canceled, .failed].contains(TitleRecord.Columns.state))
-                .order(TitleRecord.Columns.requestedAt).fetchOne(db)
+            try db.fetchOne(
+                TitleRecord.filter(TitleRecord.Columns.url == url).filter(TitleRecord.Columns.record != nil)
+                    .filter(TitleRecord.Columns.recordingEndedAt == nil)
+                    .filter(![TitleState.completed, .canceled, .failed].contains(TitleRecord.Columns.state))
+                    .order(TitleRecord.Columns.requestedAt))
         }
     }
 
     /// Replaces a rendition's offline playlist and live state (a recording that ended becomes VOD).
     public func setRenditionPlaylist(token: String, rendition: Int, playlist: String, live: String?) throws {
         try db.write { db in
-            try RenditionRecord.all().forTitle(token).filter(RenditionRecord.Columns.position == rendition)
-                .updateAll(
-                    db, RenditionRecord.Columns.playlist.set(to: playlist), RenditionRecord.Columns.live.set(to: live))
+            try db.execute(
+                "UPDATE rendition SET playlist = ?, live = ? WHERE token = ? AND position = ?",
+                [playlist, live, token, rendition])
         }
     }
 
@@ -143,9 +141,10 @@ extension Store {
     /// timeline.
     public func timeline(token: String) throws -> [Int: [ResourceRecord]] {
         try db.read { db in
-            let rows = try ResourceRecord.all().forTitle(token)
-                .filter([PlannedResource.Kind.segment, .subtitle].contains(ResourceRecord.Columns.kind))
-                .orderedByPosition().fetchAll(db)
+            let rows = try db.fetchAll(
+                ResourceRecord.all().forTitle(token)
+                    .filter([PlannedResource.Kind.segment, .subtitle].contains(ResourceRecord.Columns.kind))
+                    .orderedByPosition())
             return Dictionary(grouping: rows, by: \.rendition)
         }
     }

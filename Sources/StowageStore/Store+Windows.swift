@@ -17,17 +17,15 @@ extension Store {
     /// the box's `--fill-window` was dropped at a restart). Four columns each: the scheduler reads them every second.
     public func windowedTitles(boxWindow: Bool) throws -> [WindowedTitle] {
         try db.read { db in
-            let statement = try db.cachedStatement(
-                sql: """
-                    SELECT token, state, suspendedReason, fillWindow FROM title
-                    WHERE state IN ('requested', 'licensing', 'downloading', 'suspended')
-                    AND fetchNow = 0 AND record IS NULL
-                    AND (fillWindow IS NOT NULL OR ? OR suspendedReason = 'window')
-                    ORDER BY requestedAt, token
-                    """)
+            let sql = """
+                SELECT token, state, suspendedReason, fillWindow FROM title
+                WHERE state IN ('requested', 'licensing', 'downloading', 'suspended')
+                AND fetchNow = 0 AND record IS NULL
+                AND (fillWindow IS NOT NULL OR ? = 1 OR suspendedReason = 'window')
+                ORDER BY requestedAt, token
+                """
             var result: [WindowedTitle] = []
-            let rows = try Row.fetchCursor(statement, arguments: [boxWindow])
-            while let row = try rows.next() {
+            for row in try db.rows(sql, [boxWindow]) {
                 let token: String = row[0]
                 let raw: String = row[1]
                 guard let state = TitleState(rawValue: raw) else {

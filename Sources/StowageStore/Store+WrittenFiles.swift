@@ -10,8 +10,7 @@ extension Store {
         token: String, paths: [String], kind: PlannedResource.Kind
     ) throws -> [ResourceRecord] {
         try db.write { db in
-            let last = try Int.fetchOne(
-                db, sql: "SELECT MAX(position) FROM resource WHERE token = ?", arguments: [token])
+            let last = try db.value(Int.self, "SELECT MAX(position) FROM resource WHERE token = ?", [token])
             var out: [ResourceRecord] = []
             for (i, path) in paths.enumerated() {
                 var record = ResourceRecord(
@@ -19,7 +18,7 @@ extension Store {
                     rangeOffset: nil, rangeLength: nil, localPath: path, container: .other, encrypted: false,
                     duration: 0, state: .fetched, attempts: 0, bytes: nil, sha256: nil, contentLength: nil,
                     lastError: nil)
-                try record.insert(db)
+                try db.insert(&record)
                 out.append(record)
             }
             return out
@@ -31,8 +30,9 @@ extension Store {
     /// A title's files of one kind (the files it writes itself are few: status reads them for every title).
     public func resources(token: String, kind: PlannedResource.Kind) throws -> [ResourceRecord] {
         try db.read { db in
-            try ResourceRecord.all().forTitle(token).filter(ResourceRecord.Columns.kind == kind.rawValue)
-                .order(ResourceRecord.Columns.position).fetchAll(db)
+            try db.fetchAll(
+                ResourceRecord.all().forTitle(token).filter(ResourceRecord.Columns.kind == kind.rawValue)
+                    .order(ResourceRecord.Columns.position))
         }
     }
 }

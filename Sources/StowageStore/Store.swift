@@ -2,56 +2,69 @@ import Foundation
 import GRDB
 import StowageProtocol
 
-/// The scheduler's durable state: SQLite (WAL) through GRDB. Every change is one transaction, so a
-/// `kill -9` at any moment leaves either the old or the new state, never half of one.
+/// The scheduler's durable state, on one of two engines: the embedded SQLite (WAL, through GRDB; the default) or a
+/// PostgreSQL database (`--store postgres://…`). Every change is one transaction, so a `kill -9` at any moment leaves
+/// either the old or the new state, never half of one; both engines keep the same contract (one test suite runs on
+/// both). Store functions talk to a ``StoreConnection`` and do not know which engine runs their SQL.
 ///
 /// Not `Sendable`: one thread (the scheduler's poll loop) owns it, which is what lets reads skip their own
-/// transaction (see `db`).
+/// transaction (see `db`), and lets PostgreSQL's calls block that thread.
 public final class Store {
-    let queue: DatabaseQueue
+    enum Engine {
+        case sqlite(DatabaseQueue)
+        case postgres(PostgresSession)
+    }
+
+    let engine: Engine
     /// The connection inside the transaction a ``batch(_:)`` holds open, if one runs.
-    private var batchConnection: Database?
+    private var batchConnection: StoreConnection?
+    /// Checked first in every write transaction (a plain write, and a batch's); a throw refuses the write. The
+    /// scheduler that leads sets it, so that a deposed leader changes nothing.
+    public var writeFence: (any StoreWriteFence)?
     /// Reads and writes go through here. One process (the scheduler's poll thread) owns the store, so reads
-    /// need no isolating transaction of their own: `read` is GRDB's `unsafeRead`, which skips the
+    /// need no isolating transaction of their own: on SQLite `read` is GRDB's `unsafeRead`, which skips the
     /// BEGIN/COMMIT and read-only bookkeeping that otherwise dominated the scheduler's CPU on small segments.
     /// Inside a batch, both use the batch's transaction; each write is a savepoint of it.
-    var db: Access { Access(queue: queue, batch: batchConnection, fence: writeFence) }
+    var db: Access { Access(engine: engine, batch: batchConnection, fence: writeFence) }
 
-    /// Checked first in every write transaction (a plain write, a batch's): a throw refuses the write whole. Set
-    /// by a scheduler that leads a shared store (``LeaderFence``); nil: every write goes through.
-    public var writeFence: (any StoreWriteFence)?
+    /// Which engine the store runs on.
+    public var dialect: StoreDialect {
+        switch engine {
+        case .sqlite: .sqlite
+        case .postgres: .postgres
+        }
+    }
 
     struct Access {
-        let queue: DatabaseQueue
-        let batch: Database?
+        let engine: Engine
+        let batch: StoreConnection?
         let fence: (any StoreWriteFence)?
-        func read<T>(_ body: (Database) throws -> T) throws -> T {
+
+        func read<T>(_ body: (StoreConnection) throws -> T) throws -> T {
             if let batch { return try body(batch) }
-            return try queue.unsafeRead(body)
+            switch engine {
+            case .sqlite(let queue): return try queue.unsafeRead { try body(StoreConnection(.sqlite($0))) }
+            case .postgres(let session): return try body(StoreConnection(.postgres(session)))
+            }
         }
+
         /// A change made by one SQL statement: atomic by itself (SQLite undoes a failed statement whole), so
-        /// inside a batch it needs no savepoint of its own.
-        func statement(_ body: (Database) throws -> Void) throws {
-            if let batch { return try body(batch) }
-            try queue.write { db in
-                try fence?.check(db)
-                try body(db)
-            }
+        /// inside an SQLite batch it needs no savepoint of its own. PostgreSQL aborts the whole transaction on a
+        /// failed statement, so there it takes a savepoint like any write.
+        func statement(_ body: (StoreConnection) throws -> Void) throws {
+            if let batch, batch.dialect == .sqlite { return try body(batch) }
+            try write(body)
         }
-        func write<T>(_ body: (Database) throws -> T) throws -> T {
-            guard let batch else {
-                return try queue.write { db in
-                    try fence?.check(db)
-                    return try body(db)
-                }
+
+        func write<T>(_ body: (StoreConnection) throws -> T) throws -> T {
+            if let batch {
+                // A change that fails undoes itself only, as it would in a transaction of its own.
+                return try StoreTransaction.savepoint(batch, body)
             }
-            // A change that fails undoes itself only, as it would in a transaction of its own.
-            var result: T?
-            try batch.inSavepoint {
-                result = try body(batch)
-                return .commit
+            return try StoreTransaction.run(engine) { connection in
+                try fence?.check(connection)
+                return try body(connection)
             }
-            return result!
         }
     }
 
@@ -59,16 +72,14 @@ public final class Store {
     /// transaction each. A crash before that commit loses the batch's changes together (each change is still
     /// whole or absent); so nothing that depends on them may be told to another process before this returns.
     /// A change that fails inside is undone alone and the batch goes on. Nested batches join the outer one.
+    /// The write fence is checked once, first: refused, nothing of the batch runs.
     public func batch(_ body: () -> Void) throws {
         if batchConnection != nil { return body() }
-        try queue.writeWithoutTransaction { db in
-            try db.inTransaction {
-                try writeFence?.check(db)
-                batchConnection = db
-                defer { batchConnection = nil }
-                body()
-                return .commit
-            }
+        try StoreTransaction.run(engine) { connection in
+            try writeFence?.check(connection)
+            batchConnection = connection
+            defer { batchConnection = nil }
+            body()
         }
     }
 
@@ -88,6 +99,23 @@ public final class Store {
         }
     }
 
+    /// Opens (creating and migrating if needed) the store at `location`: an SQLite file, or a PostgreSQL database
+    /// (empty, or Stowage's; its schema brought to this version under an advisory lock).
+    public convenience init(location: StoreLocation) throws {
+        switch location {
+        case .sqlite(let path): try self.init(path: path)
+        case .postgres(let postgres): try self.init(postgres: postgres)
+        }
+    }
+
+    /// Opens a PostgreSQL store, its schema brought to `migrator` up to `target` (nil: every migration; tests
+    /// make older schemas with it).
+    init(postgres: PostgresLocation, migrator: DatabaseMigrator = Schema.migrator, upTo target: String? = nil) throws {
+        let session = try PostgresSession(postgres)
+        try PostgresSchema.prepare(session, migrator: migrator, upTo: target)
+        engine = .postgres(session)
+    }
+
     /// Opens (creating and migrating if needed) the store at `path`.
     public init(path: String) throws {
         var config = Configuration()
@@ -97,51 +125,48 @@ public final class Store {
             try db.execute(sql: "PRAGMA synchronous = NORMAL")
             try db.execute(sql: "PRAGMA foreign_keys = ON")
         }
-        queue = try DatabaseQueue(path: path, configuration: config)
+        let queue = try DatabaseQueue(path: path, configuration: config)
         try Schema.migrator.migrate(queue)
+        engine = .sqlite(queue)
     }
 
     /// A store in memory (tests).
     public init() throws {
-        queue = try DatabaseQueue()
+        let queue = try DatabaseQueue()
         try Schema.migrator.migrate(queue)
+        engine = .sqlite(queue)
     }
 
     /// The applied migrations, oldest first.
     public func appliedMigrations() throws -> [String] {
-        try db.read { try Schema.migrator.appliedMigrations($0) }
+        try db.read { connection in
+            if let db = connection.sqlite { return try Schema.migrator.appliedMigrations(db) }
+            let applied = Set(try connection.values(String.self, "SELECT identifier FROM grdb_migrations"))
+            return Schema.migrator.migrations.filter(applied.contains)
+        }
     }
 
     // MARK: titles
 
     /// Stores a new title.
     public func insert(_ title: TitleRecord) throws {
-        try db.write { try title.insert($0) }
+        try db.write { try $0.insert(title) }
     }
 
     /// The title with this token, or nil.
     public func title(_ token: String) throws -> TitleRecord? {
         // Cached statements: the scheduler looks titles and resources up on every result.
-        try db.read { db in
-            let statement = try db.cachedStatement(sql: "SELECT * FROM title WHERE token = ?")
-            return try TitleRecord.fetchOne(statement, arguments: [token])
-        }
+        try db.read { try $0.records(TitleRecord.self, "SELECT * FROM title WHERE token = ?", [token]).first }
     }
 
     /// Just a title's state (no record decoding), or nil if there is no such title.
     public func titleState(_ token: String) throws -> TitleState? {
-        try db.read { db in
-            let statement = try db.cachedStatement(sql: "SELECT state FROM title WHERE token = ?")
-            return try TitleState.fetchOne(statement, arguments: [token])
-        }
+        try db.read { try $0.value(TitleState.self, "SELECT state FROM title WHERE token = ?", [token]) }
     }
 
     /// Just a title's request headers (JSON), or nil if there is no such title.
     public func titleHeaders(_ token: String) throws -> String? {
-        try db.read { db in
-            let statement = try db.cachedStatement(sql: "SELECT headers FROM title WHERE token = ?")
-            return try String.fetchOne(statement, arguments: [token])
-        }
+        try db.read { try $0.value(String.self, "SELECT headers FROM title WHERE token = ?", [token]) }
     }
 
     /// Titles, oldest request first, optionally only those in `state`.
@@ -156,38 +181,39 @@ public final class Store {
             var request = TitleRecord.all().orderedByRequest()
             if let state { request = request.inState(state) }
             if let after {
-                guard let cursor = try TitleRecord.fetchOne(db, key: after) else { return [] }
+                guard let cursor = try db.fetchOne(TitleRecord.self, key: after) else { return [] }
                 let at = TitleRecord.Columns.requestedAt
                 request = request.filter(
                     at > cursor.requestedAt || (at == cursor.requestedAt && TitleRecord.Columns.token > cursor.token))
             }
             if let limit { request = request.limit(max(0, limit)) }
-            return try request.fetchAll(db)
+            return try db.fetchAll(request)
         }
     }
 
     /// The first title submitted for `url` that is not canceled or failed (so a later submit can reuse it).
     public func liveTitle(url: String) throws -> TitleRecord? {
         try db.read { db in
-            try TitleRecord.filter(TitleRecord.Columns.url == url)
-                .filter(![TitleState.canceled, TitleState.failed].contains(TitleRecord.Columns.state))
-                .order(TitleRecord.Columns.requestedAt).fetchOne(db)
+            try db.fetchOne(
+                TitleRecord.filter(TitleRecord.Columns.url == url)
+                    .filter(![TitleState.canceled, TitleState.failed].contains(TitleRecord.Columns.state))
+                    .order(TitleRecord.Columns.requestedAt))
         }
     }
 
     /// Titles waiting for an unreachable host (suspended for the network, or a renewal that could not run).
     public func titlesWaitingForHosts() throws -> [TitleRecord] {
-        try db.read { try TitleRecord.filter(TitleRecord.Columns.waitingHost != nil).fetchAll($0) }
+        try db.read { try $0.fetchAll(TitleRecord.filter(TitleRecord.Columns.waitingHost != nil)) }
     }
 
     /// Saves every column of a title.
     public func update(_ title: TitleRecord) throws {
-        try db.write { try title.update($0) }
+        try db.write { try $0.update(title) }
     }
 
     /// Removes a title and (by cascade) its renditions and resources.
     public func delete(token: String) throws {
-        _ = try db.write { try TitleRecord.deleteOne($0, key: token) }
+        _ = try db.write { try $0.deleteOne(TitleRecord.self, key: token) }
     }
 }
 
@@ -196,7 +222,7 @@ extension Store {
     public func titleCounts() throws -> [TitleState: Int] {
         try db.read { db in
             var out: [TitleState: Int] = [:]
-            for row in try Row.fetchAll(db, sql: "SELECT state, COUNT(*) AS n FROM title GROUP BY state") {
+            for row in try db.rows("SELECT state, COUNT(*) AS n FROM title GROUP BY state") {
                 if let state = TitleState(rawValue: row["state"]) { out[state] = row["n"] }
             }
             return out

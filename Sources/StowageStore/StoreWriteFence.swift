@@ -1,10 +1,9 @@
-import GRDB
-
-/// Runs first in every write transaction of a ``Store`` (a plain write, and the transaction of a batch); a throw
-/// refuses the whole write. The scheduler sets one (``LeaderFence``) while it leads, so a deposed leader changes
-/// nothing.
-public protocol StoreWriteFence {
-    func check(_ db: Database) throws
+/// A check every write transaction makes first (a plain write, and the one transaction of a ``Store/batch(_:)``):
+/// a throw refuses the whole write. The scheduler that leads sets one so that a deposed leader changes nothing (the
+/// check reads its term in the same transaction as the write).
+public protocol StoreWriteFence: AnyObject {
+    /// Throws when this process may not write any more; runs inside the write's transaction on `connection`.
+    func check(_ connection: StoreConnection) throws
 }
 
 /// A write refused because this scheduler's term is over: another scheduler claimed the store.
@@ -33,15 +32,13 @@ public final class LeaderFence: StoreWriteFence {
     public var term: Int64?
     /// The last refusal, until the election takes it.
     public private(set) var refusal: LeaderDeposed?
-    private let sql: LeaderSQL
 
-    public init(term: Int64? = nil, dialect: LeaderSQL.Dialect = .sqlite) {
+    public init(term: Int64? = nil) {
         self.term = term
-        sql = LeaderSQL(dialect)
     }
 
-    public func check(_ db: Database) throws {
-        let current = try Int64.fetchOne(db, sql: sql.fence) ?? 0
+    public func check(_ connection: StoreConnection) throws {
+        let current = try connection.value(Int64.self, LeaderSQL(connection.dialect).fence) ?? 0
         guard let term, current == term else {
             let refused = LeaderDeposed(ourTerm: term ?? 0, currentTerm: current)
             refusal = refused

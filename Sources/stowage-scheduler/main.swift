@@ -8,6 +8,7 @@ import StowageProtocol
 import StowageRuntime
 import StowageSchedulerCore
 import StowageSchedulerService
+import StowageStore
 
 /// `stowage-scheduler`: the store, the limits, the leases and recovery, behind one ZeroMQ ROUTER.
 struct SchedulerCommand: AsyncParsableCommand {
@@ -32,6 +33,15 @@ struct SchedulerCommand: AsyncParsableCommand {
             "An extra endpoint to bind, e.g. tcp://0.0.0.0:7700 (repeatable). [env: STOWAGE_BIND, one]",
             valueName: "endpoint"))
     var bind: [String] = []
+    @Option(
+        help: ArgumentHelp(
+            """
+            The store: postgres://USER@HOST:PORT/DB (?sslmode=disable|require|verify-full may follow) for a \
+            PostgreSQL database that is empty or Stowage's; PGHOST, PGPORT, PGUSER and PGDATABASE fill what the URL \
+            leaves out, and the password comes only from PGPASSWORD or the pgpass file (PGPASSFILE, default \
+            ~/.pgpass), never from the URL. Default: the embedded SQLite in $STOWAGE_HOME. [env: STOWAGE_STORE]
+            """, valueName: "url"))
+    var store: String?
     @Option(
         name: .customLong("allow-keys"),
         help: ArgumentHelp(
@@ -173,6 +183,12 @@ struct SchedulerCommand: AsyncParsableCommand {
     /// the start naming the flag or the variable (exit 2).
     mutating func validate() throws {
         bind = try EnvironmentRule.resolve(list: bind, "bind", check: OptionChecks.endpoint)
+        // Secret: the text is never echoed (a URL with a password is refused without showing it).
+        let given = store == nil ? "STOWAGE_STORE" : "--store"
+        store = try EnvironmentRule.resolve(store, "store", secret: true)
+        if let store {
+            do { _ = try StoreLocation.parse(store) } catch { throw ValidationError("\(given): \(error)") }
+        }
         allowKeys = try EnvironmentRule.resolve(allowKeys, "allow-keys", check: OptionChecks.existing)
         allowHosts = try EnvironmentRule.resolve(allowHosts, "allow-hosts", check: HostAllowList.problem(parsing:))
         let networks = { (text: String) -> String? in
@@ -220,6 +236,9 @@ struct SchedulerCommand: AsyncParsableCommand {
             bandwidth: bandwidth?.bytesPerSecond, diskCushion: diskCushion?.bytes)
         if let refusal = overrides.refusal() { throw ValidationError(refusal) }
         var options = SchedulerService.Options(home: home, binds: bind, limitOverrides: overrides)
+        // Checked in validate().
+        options.store = try store.map { try StoreLocation.parse($0) }
+        if case .postgres(let location) = options.store { logger.info("store on PostgreSQL: \(location.shown)") }
         options.giveUpAfter = giveUpAfter?.seconds
         options.autoRenewBefore = autoRenewBefore?.seconds
         options.scrubInterval = scrubInterval?.seconds

@@ -36,7 +36,7 @@ struct Stowctl: AsyncParsableCommand {
                 name: "Operations",
                 subcommands: [
                     Workers.self, LimitsCommand.self, Stats.self, GarbageCollect.self, KeysCommand.self,
-                    CatalogCommand.self, NotifyCommand.self,
+                    CatalogCommand.self, NotifyCommand.self, StoreCommand.self,
                 ]),
             CommandGroup(name: "Box to box", subcommands: [BoxCommand.self, Export.self, Import.self]),
         ])

@@ -5,6 +5,7 @@ import StowageRuntime
 import StowageSchedulerCore
 import StowageSchedulerService
 import StowageStore
+import StowageTestSupport
 
 /// Collects what the scheduler sends, by peer; a peer marked gone refuses its messages (as ROUTER_MANDATORY
 /// does for a peer that disconnected).
@@ -35,8 +36,29 @@ struct DriverError: Error, CustomStringConvertible {
     init(_ description: String) { self.description = description }
 }
 
-/// The scheduler service in-process: a temporary home, an in-memory store that outlives "restarts", a manual
-/// clock, and fake workers and clients that speak frames. Each step runs synchronously: no threads, no sleeps.
+/// The store engine a driven scheduler runs on: SQLite in memory (the default), or a fresh database of the tests'
+/// PostgreSQL (``TestPostgres``).
+enum DriverEngine: String, CaseIterable, Sendable {
+    case sqlite
+    case postgres
+
+    /// What a driver not told otherwise runs on: `STOWAGE_TEST_DRIVER_STORE=postgres` runs every service suite on
+    /// PostgreSQL (docs/testing.md), else SQLite.
+    static var standard: DriverEngine {
+        ProcessInfo.processInfo.environment["STOWAGE_TEST_DRIVER_STORE"] == "postgres" ? .postgres : .sqlite
+    }
+
+    func store() throws -> Store {
+        switch self {
+        case .sqlite: try Store()
+        case .postgres: try Store(location: StoreLocation.parse(TestPostgres.shared().createDatabase()))
+        }
+    }
+}
+
+/// The scheduler service in-process: a temporary home, a store that outlives "restarts" (in memory, or a PostgreSQL
+/// database), a manual clock, and fake workers and clients that speak frames. Each step runs synchronously: no
+/// threads, no sleeps.
 final class ServiceDriver {
     let clock = ManualClock()
     let outbox = Outbox()
@@ -51,14 +73,14 @@ final class ServiceDriver {
     /// The term the service leads (nil: no election, as by default).
     private let term: Int64?
 
-    /// `store` (default: a fresh one in memory) and `term` (the service's, carried by its tasks) let a test run the
-    /// service as the leader of a shared store.
+    /// `engine` (the store's: SQLite in memory by default), or a `store` of the test's own, and `term` (the
+    /// service's, carried by its tasks) let a test run the service as the leader of a shared store.
     init(
-        store: Store? = nil, term: Int64? = nil,
+        engine: DriverEngine = .standard, store: Store? = nil, term: Int64? = nil,
         _ configure: @escaping (inout SchedulerService.Options) -> Void = { _ in }
     ) throws {
         home = URL(fileURLWithPath: "/tmp/sst-\(UInt32.random(in: 0...UInt32.max))")
-        self.store = try store ?? Store()
+        self.store = try store ?? engine.store()
         self.configure = configure
         self.term = term
         service = try Self.makeService(

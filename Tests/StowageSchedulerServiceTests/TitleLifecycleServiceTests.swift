@@ -5,9 +5,12 @@ import StowageStore
 import Testing
 
 /// Whole title lifecycles through the service: requests and results as frames, the store checked after each.
+/// Run on both store engines: the scheduler does not know which one holds its state.
 @Suite struct TitleLifecycleServiceTests {
-    @Test func aTitleGoesFromSubmitToCompletedThroughEachState() throws {
-        let d = try ServiceDriver()
+    @Test(arguments: DriverEngine.allCases) func aTitleGoesFromSubmitToCompletedThroughEachState(_ engine: DriverEngine)
+        throws
+    {
+        let d = try ServiceDriver(engine: engine)
         d.register("dl", .download)
         d.register("lic", .license)
         let token = try d.submit()
@@ -41,8 +44,10 @@ import Testing
             FileManager.default.fileExists(atPath: d.home.appendingPathComponent("titles/\(token)/media.m3u8").path))
     }
 
-    @Test func filesFetchedUnhashedAreVerifiedBeforeTheTitleCompletes() throws {
-        let d = try ServiceDriver()
+    @Test(arguments: DriverEngine.allCases) func filesFetchedUnhashedAreVerifiedBeforeTheTitleCompletes(
+        _ engine: DriverEngine
+    ) throws {
+        let d = try ServiceDriver(engine: engine)
         d.register("int", .integrity)
         let token = try d.licensedTitle(files: 1)
         let fetch = try d.task(for: "dl")
@@ -54,8 +59,9 @@ import Testing
         #expect(try d.moves(token).suffix(2) == ["downloading -> verifying", "verifying -> completed"])
     }
 
-    @Test func pauseCallsWorkBackAndResumeQueuesItAgain() throws {
-        let d = try ServiceDriver()
+    @Test(arguments: DriverEngine.allCases) func pauseCallsWorkBackAndResumeQueuesItAgain(_ engine: DriverEngine) throws
+    {
+        let d = try ServiceDriver(engine: engine)
         let token = try d.licensedTitle(files: 3)
         let fetches = try d.tasks(for: "dl")
         _ = try d.request(.pause(token: token))
@@ -76,8 +82,10 @@ import Testing
         #expect(try d.store.title(token)?.suspendedReason == nil)
     }
 
-    @Test func aFetchThatKeepsFailingFailsTheTitleAndItsWorkIsForgotten() throws {
-        let d = try ServiceDriver { $0.maxAttempts = 2 }
+    @Test(arguments: DriverEngine.allCases) func aFetchThatKeepsFailingFailsTheTitleAndItsWorkIsForgotten(
+        _ engine: DriverEngine
+    ) throws {
+        let d = try ServiceDriver(engine: engine) { $0.maxAttempts = 2 }
         let token = try d.licensedTitle(files: 1)
         for _ in 0..<4 where try d.state(token) != .failed {
             for fetch in try d.tasks(for: "dl") {
@@ -97,8 +105,8 @@ import Testing
         #expect(try d.store.title(token)?.errorCode == nil)
     }
 
-    @Test func cancelRemovesTheFilesAndKeepsTheRecord() throws {
-        let d = try ServiceDriver()
+    @Test(arguments: DriverEngine.allCases) func cancelRemovesTheFilesAndKeepsTheRecord(_ engine: DriverEngine) throws {
+        let d = try ServiceDriver(engine: engine)
         let token = try d.licensedTitle(files: 2)
         try d.fetchedAll("dl", try #require(try d.tasks(for: "dl").first))
         let folder = d.home.appendingPathComponent("titles/\(token)")
@@ -110,8 +118,10 @@ import Testing
         #expect(try d.moves(token).last == "downloading -> canceled: canceled by the operator")
     }
 
-    @Test func resumingAFinishedTitleIsRefusedAndChangesNothing() throws {
-        let d = try ServiceDriver()
+    @Test(arguments: DriverEngine.allCases) func resumingAFinishedTitleIsRefusedAndChangesNothing(
+        _ engine: DriverEngine
+    ) throws {
+        let d = try ServiceDriver(engine: engine)
         let token = try d.licensedTitle(files: 1)
         try d.fetchEverything("dl")
         #expect(try d.state(token) == .completed)
@@ -121,8 +131,10 @@ import Testing
         #expect(try d.state(token) == .completed)
     }
 
-    @Test func aPreloadedTitleStopsLicensedAndASecondSubmitDownloadsIt() throws {
-        let d = try ServiceDriver()
+    @Test(arguments: DriverEngine.allCases) func aPreloadedTitleStopsLicensedAndASecondSubmitDownloadsIt(
+        _ engine: DriverEngine
+    ) throws {
+        let d = try ServiceDriver(engine: engine)
         d.register("dl", .download)
         d.register("lic", .license)
         var submit = SubmitRequest(
@@ -142,8 +154,8 @@ import Testing
         #expect(try d.state(token) == .completed)
     }
 
-    @Test func aRestartResumesFromTheStore() throws {
-        let d = try ServiceDriver()
+    @Test(arguments: DriverEngine.allCases) func aRestartResumesFromTheStore(_ engine: DriverEngine) throws {
+        let d = try ServiceDriver(engine: engine)
         let token = try d.licensedTitle(files: 3)
         try d.fetchedAll("dl", try #require(try d.tasks(for: "dl").first))
         #expect(try d.store.progress(token: token).verified == 1)

@@ -19,16 +19,17 @@ struct JSONColumnTests {
         #"{"kind":"rental","requestedAt":5,"expiresAt":86405,"forceExpired":false,"renewalSuggested":false}"#
     static let record = #"{"durationSeconds":60,"from":"live"}"#
 
-    @Test func aRecordWrittenTheOldWayReadsBackTypedAndIsRewrittenUnchanged() throws {
-        let store = try Store()
+    @Test(arguments: Engine.allCases) func aRecordWrittenTheOldWayReadsBackTypedAndIsRewrittenUnchanged(
+        _ engine: Engine
+    ) throws {
+        let store = try engine.store()
         try store.db.write { db in
             try db.execute(
-                sql: """
-                    INSERT INTO title (token, url, state, priority, selection, headers, requestedAt, planned,
-                                       requestedTerms, licenseTerms, record)
-                    VALUES ('old', 'http://h/m.m3u8', 'downloading', 0, ?, ?, 1, 0, ?, ?, ?)
-                    """,
-                arguments: [Self.selection, Self.headers, Self.requestedTerms, Self.licenseTerms, Self.record])
+                """
+                INSERT INTO title (token, url, state, priority, selection, headers, requestedAt, planned,
+                                   requestedTerms, licenseTerms, record)
+                VALUES ('old', 'http://h/m.m3u8', 'downloading', 0, ?, ?, 1, 0, ?, ?, ?)
+                """, [Self.selection, Self.headers, Self.requestedTerms, Self.licenseTerms, Self.record])
         }
         let title = try #require(try store.title("old"))
         #expect(title.selection == Selection(bitrate: 3_000_000, audio: ["en"]))
@@ -41,8 +42,8 @@ struct JSONColumnTests {
         try store.update(title)
         let row = try #require(
             try store.db.read {
-                try Row.fetchOne(
-                    $0, sql: "SELECT selection, headers, requestedTerms, licenseTerms, record, protection FROM title")
+                try $0.rows("SELECT selection, headers, requestedTerms, licenseTerms, record, protection FROM title")
+                    .first
             })
         /// The same JSON, whatever the order of its keys.
         func sameJSON(_ a: String?, _ b: String) throws -> Bool {

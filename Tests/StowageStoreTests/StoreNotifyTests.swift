@@ -12,8 +12,8 @@ import Testing
         }
     }
 
-    @Test func waitingRowsComeInOrderUpToALimitPerReceiver() throws {
-        let store = try Store()
+    @Test(arguments: Engine.allCases) func waitingRowsComeInOrderUpToALimitPerReceiver(_ engine: Engine) throws {
+        let store = try engine.store()
         try store.enqueueNotifications(Self.rows("a", 3) + Self.rows("b", 2))
         let waiting = try store.waitingNotifications(perReceiver: 2)
         #expect(waiting.map(\.receiver) == ["a", "a", "b", "b"])
@@ -28,8 +28,8 @@ import Testing
         #expect(backlog["b"]?.count == 2)
     }
 
-    @Test func pastTheBoundTheOldestAreDropped() throws {
-        let store = try Store()
+    @Test(arguments: Engine.allCases) func pastTheBoundTheOldestAreDropped(_ engine: Engine) throws {
+        let store = try engine.store()
         try store.enqueueNotifications(Self.rows("a", 5) + Self.rows("b", 2))
         #expect(try store.trimNotifications(perReceiver: 3) == ["a": 2])
         let left = try store.waitingNotifications(perReceiver: 10)

@@ -8,11 +8,8 @@ import Testing
 /// must have), how many verified files did, and which devices are peer boxes.
 @Suite("Store: peer fill")
 struct StorePeerTests {
-    @Test func filesFromThePeerAreCountedOnlyWhileTakenFromIt() throws {
-        let dir = NSTemporaryDirectory() + "stowage-store-\(UUID().uuidString)"
-        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: dir) }
-        let store = try Store(path: dir + "/s.sqlite")
+    @Test(arguments: Engine.allCases) func filesFromThePeerAreCountedOnlyWhileTakenFromIt(_ engine: Engine) throws {
+        let store = try engine.store()
         var title = StoreTests().title("t1")
         title.peer = PeerSource(url: "http://box-a:8480", id: "film", secret: "wrapped")
         try store.insert(title)
@@ -31,11 +28,8 @@ struct StorePeerTests {
         #expect(try store.filesFromPeer(token: "t1") == 1)
     }
 
-    @Test func aPeerBoxIsADeviceThatIsMarkedSo() throws {
-        let dir = NSTemporaryDirectory() + "stowage-store-\(UUID().uuidString)"
-        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: dir) }
-        let store = try Store(path: dir + "/s.sqlite")
+    @Test(arguments: Engine.allCases) func aPeerBoxIsADeviceThatIsMarkedSo(_ engine: Engine) throws {
+        let store = try engine.store()
         try store.putDevice(DeviceRecord(name: "tablet", secretHash: Data([1]), createdAt: 1))
         try store.putDevice(DeviceRecord(name: "box-b", secretHash: Data([2]), createdAt: 1, peer: true))
         #expect(try store.device("tablet")?.peer == false)

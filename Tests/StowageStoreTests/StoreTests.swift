@@ -42,31 +42,27 @@ struct StoreTests {
         "v23-clip-range", "v24-pathways", "v25-single-file", "v26-leader", "v27-play-receipts",
     ]
 
-    @Test func migratesAndUsesWAL() throws {
-        let dir = NSTemporaryDirectory() + "stowage-store-\(UUID().uuidString)"
-        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: dir) }
-        let store = try Store(path: dir + "/s.sqlite")
+    @Test(arguments: Engine.allCases) func migratesOnceAndKeepsData(_ engine: Engine) throws {
+        let location = try engine.location()
+        let store = try Store(location: location)
+        #expect(store.dialect.rawValue == engine.rawValue)
         #expect(try store.appliedMigrations() == Self.migrations)
         try store.insert(title("t1"))
         // Re-opening applies nothing twice and keeps data.
-        let again = try Store(path: dir + "/s.sqlite")
+        let again = try Store(location: location)
+        #expect(try again.appliedMigrations() == Self.migrations)
         #expect(try again.title("t1")?.url == "http://h/m.m3u8")
-        #expect(FileManager.default.fileExists(atPath: dir + "/s.sqlite-wal"))
+        if case .sqlite(let path) = location { #expect(FileManager.default.fileExists(atPath: path + "-wal")) }
     }
 
-    @Test func aBatchCommitsOnceAndAFailedChangeUndoesOnlyItself() throws {
-        let dir = NSTemporaryDirectory() + "stowage-store-\(UUID().uuidString)"
-        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: dir) }
-        let store = try Store(path: dir + "/s.sqlite")
+    @Test(arguments: Engine.allCases) func aBatchCommitsOnceAndAFailedChangeUndoesOnlyItself(_ engine: Engine) throws {
+        let location = try engine.location()
+        let store = try Store(location: location)
         try store.insert(title("t1"))
         try store.savePlan(token: "t1", plan: plan(3))
         // Another connection (another process after a crash) sees nothing of the batch before it commits.
-        let outside = try DatabaseQueue(path: dir + "/s.sqlite")
-        let verifiedOutside = {
-            try outside.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM resource WHERE state = 'verified'") }
-        }
+        let outside = try Store(location: location)
+        let verifiedOutside = { try outside.resources(token: "t1", state: .verified).count }
         var seenDuring: Int?
         var failure: Error?
         try store.batch {
@@ -90,8 +86,10 @@ struct StoreTests {
         #expect(!store.inBatch)
     }
 
-    @Test func queuedResourcesAreTheTitlesFilesInOrderWithTheirStatesAndURLs() throws {
-        let store = try Store()
+    @Test(arguments: Engine.allCases) func queuedResourcesAreTheTitlesFilesInOrderWithTheirStatesAndURLs(
+        _ engine: Engine
+    ) throws {
+        let store = try engine.store()
         try store.insert(title("q"))
         try store.insert(title("other"))
         try store.savePlan(token: "q", plan: plan(3))
@@ -102,14 +100,13 @@ struct StoreTests {
         let queued = try store.queuedResources(token: "q")
         #expect(queued == whole.map { QueuedResource(id: $0.id!, state: $0.state, url: $0.url) })
         #expect(queued.map(\.state) == [.pending, .verified, .pending])
-        try store.db.write {
-            try $0.execute(sql: "UPDATE resource SET state = 'lost' WHERE id = ?", arguments: [whole[2].id!])
-        }
+        try store.db.write { try $0.execute("UPDATE resource SET state = 'lost' WHERE id = ?", [whole[2].id!]) }
         #expect(throws: DatabaseError.self) { try store.queuedResources(token: "q") }
     }
 
-    @Test func bytesRemainingSumsActiveTitlesWithoutGoingBelowZero() throws {
-        let store = try Store()
+    @Test(arguments: Engine.allCases) func bytesRemainingSumsActiveTitlesWithoutGoingBelowZero(_ engine: Engine) throws
+    {
+        let store = try engine.store()
         for token in ["a", "b", "done"] {
             var t = title(token)
             t.state = token == "done" ? .completed : .downloading
@@ -129,8 +126,8 @@ struct StoreTests {
         #expect(try store.bytesRemaining(states: []) == 0)
     }
 
-    @Test func planProgressAndRecovery() throws {
-        let store = try Store()
+    @Test(arguments: Engine.allCases) func planProgressAndRecovery(_ engine: Engine) throws {
+        let store = try engine.store()
         try store.insert(title("t1"))
         try store.savePlan(token: "t1", plan: plan(4))
         var resources = try store.resources(token: "t1")
@@ -153,8 +150,8 @@ struct StoreTests {
     }
 
     /// A fetch batch's files in one read: each record whole, by its id; an id with no resource is left out.
-    @Test func resourcesByIDAreReadWholeAndUnknownIDsLeftOut() throws {
-        let store = try Store()
+    @Test(arguments: Engine.allCases) func resourcesByIDAreReadWholeAndUnknownIDsLeftOut(_ engine: Engine) throws {
+        let store = try engine.store()
         try store.insert(title("t1"))
         try store.insert(title("t2"))
         try store.savePlan(token: "t1", plan: plan(4))
@@ -177,8 +174,8 @@ struct StoreTests {
 
     /// The plan's files are stored column for column (the prepared insert), and a file verified as it arrived
     /// is recorded by one statement, inside a batch too.
-    @Test func plannedFilesAreStoredWholeAndVerifiedOneByOne() throws {
-        let store = try Store()
+    @Test(arguments: Engine.allCases) func plannedFilesAreStoredWholeAndVerifiedOneByOne(_ engine: Engine) throws {
+        let store = try engine.store()
         try store.insert(title("t1"))
         var planned = plan(3)
         planned.resources[1].rangeOffset = 100
@@ -210,8 +207,8 @@ struct StoreTests {
         #expect(try store.progress(token: "t1") == Store.Progress(verified: 2, total: 3, bytesVerified: 1284))
     }
 
-    @Test func deleteCascades() throws {
-        let store = try Store()
+    @Test(arguments: Engine.allCases) func deleteCascades(_ engine: Engine) throws {
+        let store = try engine.store()
         try store.insert(title("t1"))
         try store.savePlan(token: "t1", plan: plan(2))
         try store.delete(token: "t1")
@@ -219,8 +216,8 @@ struct StoreTests {
         #expect(try store.title("t1") == nil)
     }
 
-    @Test func liveTitleIgnoresFailedAndCanceled() throws {
-        let store = try Store()
+    @Test(arguments: Engine.allCases) func liveTitleIgnoresFailedAndCanceled(_ engine: Engine) throws {
+        let store = try engine.store()
         var t = title("t1")
         t.state = .failed
         try store.insert(t)
@@ -229,8 +226,8 @@ struct StoreTests {
         #expect(try store.liveTitle(url: "http://h/m.m3u8")?.token == "t2")
     }
 
-    @Test func typedColumnsAreStoredAsTheirRawValues() throws {
-        let store = try Store()
+    @Test(arguments: Engine.allCases) func typedColumnsAreStoredAsTheirRawValues(_ engine: Engine) throws {
+        let store = try engine.store()
         var t = title("t1")
         t.state = .suspended
         t.suspendedReason = .diskFull
@@ -238,13 +235,13 @@ struct StoreTests {
         try store.savePlan(token: "t1", plan: plan(1))
         try store.putBookmark(BookmarkRecord(token: "t1", kind: .user, position: 3, label: "here"))
         let row = try store.db.read { db in
-            try Row.fetchOne(
-                db,
-                sql: """
-                    SELECT title.state, title.suspendedReason, resource.kind, resource.container, resource.state AS rs,
-                           rendition.kind AS rk, bookmark.kind AS bk
-                    FROM title JOIN resource USING (token) JOIN rendition USING (token) JOIN bookmark USING (token)
-                    """)
+            try db.rows(
+                """
+                SELECT title.state, title.suspendedReason, resource.kind, resource.container, resource.state AS rs,
+                       rendition.kind AS rk, bookmark.kind AS bk
+                FROM title JOIN resource USING (token) JOIN rendition USING (token) JOIN bookmark USING (token)
+                """
+            ).first
         }
         #expect(row?["state"] == "suspended")
         #expect(row?["suspendedReason"] == "disk-full")
@@ -260,13 +257,13 @@ struct StoreTests {
         #expect(try store.titleCounts() == [.suspended: 1])
     }
 
-    @Test func unknownStoredValuesReadAsBefore() throws {
-        let store = try Store()
+    @Test(arguments: Engine.allCases) func unknownStoredValuesReadAsBefore(_ engine: Engine) throws {
+        let store = try engine.store()
         try store.insert(title("t1"))
         try store.savePlan(token: "t1", plan: plan(1))
         try store.db.write { db in
-            try db.execute(sql: "UPDATE title SET state = 'from-the-future'")
-            try db.execute(sql: "UPDATE resource SET state = 'from-the-future', container = 'from-the-future'")
+            try db.execute("UPDATE title SET state = 'from-the-future'")
+            try db.execute("UPDATE resource SET state = 'from-the-future', container = 'from-the-future'")
         }
         #expect(try store.title("t1")?.state == .failed)
         #expect(try store.titleState("t1") == .failed)
@@ -275,8 +272,8 @@ struct StoreTests {
         #expect(r.map(\.container) == [.other])
     }
 
-    @Test func bookmarksOfTheSourceAreKeptApartFromTheUsers() throws {
-        let store = try Store()
+    @Test(arguments: Engine.allCases) func bookmarksOfTheSourceAreKeptApartFromTheUsers(_ engine: Engine) throws {
+        let store = try engine.store()
         try store.insert(title("t1"))
         var p = plan(1)
         p.bookmarks = [Bookmark(position: 5, label: "chapter")]
@@ -292,8 +289,8 @@ struct StoreTests {
         #expect(try store.bookmarks(token: "t1").map(\.kind) == [.user])
     }
 
-    @Test func refreshedURLsKeepStatesAndKeysTakeNewURIs() throws {
-        let store = try Store()
+    @Test(arguments: Engine.allCases) func refreshedURLsKeepStatesAndKeysTakeNewURIs(_ engine: Engine) throws {
+        let store = try engine.store()
         try store.insert(title("t1"))
         var p = plan(2)
         p.keys = [PlannedKey(uri: "http://h/k1", method: "AES-128")]
@@ -319,8 +316,8 @@ struct StoreTests {
         #expect(try store.resources(token: "t1").allSatisfy { $0.state == .pending && $0.bytes == nil })
     }
 
-    @Test func settings() throws {
-        let store = try Store()
+    @Test(arguments: Engine.allCases) func settings(_ engine: Engine) throws {
+        let store = try engine.store()
         #expect(try store.setting("k") == nil)
         try store.setSetting("k", "1")
         try store.setSetting("k", "2")
@@ -352,7 +349,7 @@ struct StoreTests {
         try old.close()
         let store = try Store(path: path)
         #expect(try store.appliedMigrations() == Self.migrations)
-        let columns = try store.db.read { try $0.columns(in: "title").map(\.name) }
+        let columns = try store.db.read { try $0.sqlite!.columns(in: "title").map(\.name) }
         #expect(!columns.contains("licenseKind"))
         #expect(!columns.contains("licenseRequestedAt"))
         #expect(!columns.contains("licenseExpiresAt"))
@@ -376,7 +373,7 @@ struct StoreTests {
                     kind: "rental", requestedAt: 10, expiresAt: 20, forceExpired: false,
                     renewalSuggested: false))
         let stored = try store.db.read {
-            try String.fetchOne($0, sql: "SELECT licenseTerms FROM title WHERE token = 'v3'")
+            try $0.value(String.self, "SELECT licenseTerms FROM title WHERE token = 'v3'")
         }
         #expect(stored == terms, "terms written since v3 are untouched")
         #expect(try decoded("unlicensed") == nil)

@@ -13,8 +13,8 @@ struct StoreWindowsTests {
             headers: [], requestedAt: at)
     }
 
-    @Test func onlyTitlesAWindowMayHoldOrReleaseAreRead() throws {
-        let store = try Store()
+    @Test(arguments: Engine.allCases) func onlyTitlesAWindowMayHoldOrReleaseAreRead(_ engine: Engine) throws {
+        let store = try engine.store()
         var own = title("own", .downloading, at: 1)
         own.fillWindow = "01:00-06:00"
         var waiting = title("waiting", .suspended, at: 2)

@@ -26,10 +26,7 @@ extension Harness {
     /// Every file of a title as the store records it (read with sqlite3, e.g. while the scheduler is down): its
     /// path as a fetch task names it (`TOKEN/LOCAL-PATH`) and its state (`pending`, `fetching`, `verified` …).
     public func resourceStates(_ token: String) throws -> [(path: String, state: String)] {
-        let store = home.appendingPathComponent("stowage.sqlite").path
-        let (_, rows) = try TestMedia.shOutput(
-            "sqlite3 -separator ' ' '\(store)' \"SELECT state, localPath FROM resource WHERE token = '\(token)'\"",
-            in: root)
+        let rows = try storeQuery("SELECT state, localPath FROM resource WHERE token = '\(token)'", separator: " ")
         return rows.split(separator: "\n").compactMap { row in
             let parts = row.split(separator: " ", maxSplits: 1)
             return parts.count == 2 ? (path: "\(token)/\(parts[1])", state: String(parts[0])) : nil

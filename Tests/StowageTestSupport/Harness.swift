@@ -187,7 +187,8 @@ public final class Harness: @unchecked Sendable {
     /// Starts the scheduler and returns once it answers on its ipc socket (or has exited): `stowctl` says at once
     /// that no scheduler listens, so a test's next command must not race the scheduler's bind.
     public func startScheduler(_ extra: [String] = [], environment: [String: String] = [:]) throws {
-        let scheduler = try spawn("scheduler", "stowage-scheduler", extra, environment: environment)
+        let scheduler = try spawn(
+            "scheduler", "stowage-scheduler", extra, environment: try storeEnvironment(extra, environment))
         try waitUntil(timeout: 30, "the scheduler to answer") {
             !scheduler.isRunning || (try? self.stowctl(["workers", "--json"]))?.0 == 0
         }
@@ -345,10 +346,7 @@ public final class Harness: @unchecked Sendable {
     /// The URL paths of a title's files the store records as verified (read with sqlite3, as an operator
     /// would, e.g. while the scheduler is down).
     public func verifiedPaths(_ token: String) throws -> [String] {
-        let store = home.appendingPathComponent("stowage.sqlite").path
-        let (_, rows) = try TestMedia.shOutput(
-            "sqlite3 '\(store)' \"SELECT url FROM resource WHERE token = '\(token)' AND state = 'verified'\"",
-            in: root)
+        let rows = try storeQuery("SELECT url FROM resource WHERE token = '\(token)' AND state = 'verified'")
         return rows.split(separator: "\n").compactMap { URL(string: String($0))?.path }
     }
 
@@ -374,7 +372,7 @@ public final class Harness: @unchecked Sendable {
     }
 }
 
-public struct HarnessError: Error, CustomStringConvertible {
+public struct HarnessError: Error, Sendable, CustomStringConvertible {
     public let description: String
     public init(_ description: String) { self.description = description }
 }

@@ -35,7 +35,7 @@ final class LeaderLoop {
     /// Serves until `shutdown`: standby, leader, standby … Throws what stops the start (the store, a bind).
     func run() throws {
         try options.home.prepare()
-        let store = try Store(path: options.home.storePath)
+        let store = try Store(location: options.store ?? .sqlite(path: options.home.storePath))
         store.writeFence = fence
         let endpoint = try SchedulerEndpoint(
             home: options.home, binds: options.binds, curveKey: options.curveKey, allowList: options.allowList,
