@@ -50,7 +50,7 @@ public struct LeaderElection: Sendable, Equatable {
         case leader(term: Int64, renewedAt: Double)
     }
 
-    /// The store's lease length, seconds (`--leader-lease`).
+    /// How long a standby may take over after the leader died or was cut off, seconds (`--leader-lease`).
     public let lease: Double
     public private(set) var role: Role = .standby
     /// When the next claim or renewal is due.
@@ -67,12 +67,15 @@ public struct LeaderElection: Sendable, Equatable {
     public var claimEvery: Double { min(1, lease / 10) }
     /// A leader stops this much before its lease would end on the store's clock (clock rates, scheduling).
     public var margin: Double { min(1, lease / 10) }
+    /// The lease written to the store: `lease` less a standby's claim interval, so that a standby's next attempt
+    /// after the written lease ran out comes within `lease` of the leader's last renewal (its death at the latest).
+    public var storedLease: Double { lease - claimEvery }
 
     /// Whether we may act as leader now: hand out work, answer clients. False the moment the lease lapses on our
     /// own clock, even before the loop reports it.
     public func leads(now: Double) -> Bool {
         guard case .leader(_, let renewedAt) = role else { return false }
-        return now - renewedAt < lease - margin
+        return now - renewedAt < storedLease - margin
     }
 
     /// The term we lead, if any (whether or not the lease lapsed since).

@@ -27,7 +27,8 @@ import Testing
         #expect(take(&e, .tick, now: 5.9) == [])
         #expect(take(&e, .tick, now: 6) == [.renew(term: 1)])
         #expect(take(&e, .renewed(sentAt: 6), now: 6) == [])
-        #expect(e.leads(now: 14.0) && !e.leads(now: 14.2))  // 9 s from the last renewal, less the margin (0.9 s)
+        // The stored lease is 8.1 s (9 s less a standby's claim interval), less the margin (0.9 s): until 13.2.
+        #expect(e.leads(now: 13.1) && !e.leads(now: 13.3))
     }
 
     @Test func aLeaderFrozenPastItsLeaseStepsDownBeforeDoingAnything() {
@@ -64,9 +65,19 @@ import Testing
         var e = E(lease: 10, now: 0)
         _ = e.handle(.claimed(term: 1, sentAt: 0), now: 0)
         #expect(take(&e, .tick, now: 3.4) == [.renew(term: 1)])
-        // The store took 5 s to answer: the lease counts from 3.4, so it ends (less the margin) at 12.4.
+        // The store took 5 s to answer: the lease (9 s stored) counts from 3.4, so it ends (less the margin) at 11.4.
         #expect(take(&e, .renewed(sentAt: 3.4), now: 8.4) == [])
-        #expect(e.leads(now: 12.3) && !e.leads(now: 12.5))
+        #expect(e.leads(now: 11.3) && !e.leads(now: 11.5))
+    }
+
+    /// `--leader-lease` is the takeover bound: the lease the store holds runs out a claim interval early, so a
+    /// standby's next attempt after it comes within `lease` of the leader's last renewal (and so of its death).
+    @Test func aStandbyTakesOverWithinTheLeaseOfTheLastRenewal() {
+        for lease in [1.0, 2, 5, 10, 60] {
+            let e = E(lease: lease, now: 0)
+            #expect(e.storedLease + e.claimEvery <= lease)
+            #expect(e.storedLease - e.margin > e.renewEvery)  // a leader renews well before it stops
+        }
     }
 
     @Test func aClaimAnsweredAfterItsLeaseIsNotLed() {

@@ -96,7 +96,7 @@ final class LeaderLoop {
             }
             let won = try store.claimLeadership(
                 holder: identity.holder, endpoints: identity.endpoints, since: clock.now(),
-                leaseSeconds: election.lease, gone: gone)
+                leaseSeconds: election.storedLease, gone: gone)
             event = won.map { .claimed(term: $0, sentAt: sentAt) } ?? .claimRefused
         } catch {
             logger.warning("could not claim the lead", metadata: ["error": "\(error)"])
@@ -131,7 +131,7 @@ final class LeaderLoop {
             let event: LeaderElection.Event
             do {
                 let renewed = try store.renewLeadership(
-                    term: term, holder: identity.holder, leaseSeconds: election.lease)
+                    term: term, holder: identity.holder, leaseSeconds: election.storedLease)
                 event = renewed ? .renewed(sentAt: sentAt) : .superseded
             } catch {
                 logger.warning("could not renew the lead", metadata: ["term": "\(term)", "error": "\(error)"])
