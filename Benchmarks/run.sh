@@ -2,7 +2,7 @@
 # Stowage against the tools a user would otherwise pick, on one machine, in one run (not part of CI).
 #
 #   Benchmarks/run.sh            all sections
-#   STOWAGE_BENCH_ONLY=large|small|scale|serve|bundle Benchmarks/run.sh
+#   STOWAGE_BENCH_ONLY=large|small|scale|serve|bundle|farm Benchmarks/run.sh
 #
 # large: a >= 1 GB, >= 500-segment title (60 s encoded once with ffmpeg, then -stream_loop -c copy into HLS)
 #        served by nginx on 127.0.0.1; Stowage (submit -> completed, every file verified) alternating with
@@ -12,6 +12,8 @@
 # scale: 100,000 titles (STOWAGE_BENCH_TITLES) submitted to a scheduler (submissions/s), `stowctl list` time, scheduler RSS, and
 #        the time until it answers again after kill -9.
 # serve: the LAN gateway against nginx on a completed title (Benchmarks/serve.sh): 64 wrk clients, then 1,000 slow ones.
+# farm: the scale section on the embedded SQLite and on a private PostgreSQL, then the takeover time of two schedulers
+#        sharing the PostgreSQL store (Benchmarks/farm.sh), median of 5.
 # bundle: the large title exported by one home's scheduler and imported by another's (Benchmarks/bundle.sh): seconds,
 #        MB/s and each scheduler's peak RSS against the 100 MB target.
 # Knobs: STOWAGE_BENCH_REPEAT (3), STOWAGE_BENCH_LOOPS (17 minutes of media), STOWAGE_BENCH_SMALL (10000),
@@ -35,7 +37,7 @@ say() { printf '%s\n' "$*" | tee -a "$RESULTS"; }
 ensure_packages nginx-light aria2 python3-venv time bc wrk
 VENV="$W/venv"
 # Only the large (yt-dlp) and scale (pyzmq) sections need the venv.
-if [[ " $ONLY " =~ " large "|" scale " ]] &&
+if [[ " $ONLY " =~ " large "|" scale "|" farm " ]] &&
   { [ ! -x "$VENV/bin/yt-dlp" ] || ! "$VENV/bin/python" -c 'import zmq, Cryptodome' 2>/dev/null; }; then
   log "installing yt-dlp, pycryptodomex and pyzmq into $VENV"
   python3 -m venv "$VENV"
@@ -118,7 +120,7 @@ http {
 }
 CONF
   nginx -c "$W/nginx/nginx.conf" -p "$W/nginx"
-  trap 'kill $(cat "$W/nginx/nginx.pid") 2>/dev/null || true; stop_pipeline; rm -rf "$TRASH"; date +%s >"$W/last-mass-delete"' EXIT
+  trap 'kill $(cat "$W/nginx/nginx.pid") 2>/dev/null || true; stop_pipeline; stop_postgres; rm -rf "$TRASH"; date +%s >"$W/last-mass-delete"' EXIT
 }
 ORIGIN="http://127.0.0.1:$PORT"
 
@@ -313,6 +315,7 @@ scale() {
 
 source Benchmarks/serve.sh
 source Benchmarks/bundle.sh
+source Benchmarks/farm.sh
 start_nginx
 for section in $ONLY; do "$section"; done
 say ""
