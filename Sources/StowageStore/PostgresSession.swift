@@ -31,10 +31,18 @@ final class PostgresSession {
     /// The server's side of the same: a transaction left idle (its scheduler frozen or cut off) is ended by the
     /// server after this long, which frees the leader row it holds for share, so a standby's claim is not held up;
     /// dead peers are found by TCP keepalives within seconds.
+    /// `application_name` names the process (`stowage-scheduler[PID]`), so the server's activity view and its log
+    /// say which scheduler of a farm holds a connection or wrote a row.
     static let sessionSettings = [
-        "SET idle_in_transaction_session_timeout = '10s'", "SET statement_timeout = '60s'",
+        "SET application_name = '\(applicationName)'", "SET idle_in_transaction_session_timeout = '10s'", "SET statement_timeout = '60s'",
         "SET tcp_keepalives_idle = 5", "SET tcp_keepalives_interval = 2", "SET tcp_keepalives_count = 3",
     ]
+
+    /// This process's name and pid, as the server shows them (only letters, digits, `-`, `_` and `.` of its name).
+    static let applicationName: String = {
+        let name = ProcessInfo.processInfo.processName.filter { $0.isLetter || $0.isNumber || "-_.".contains($0) }
+        return "\(name.prefix(40))[\(ProcessInfo.processInfo.processIdentifier)]"
+    }()
 
     /// Connects (within `connectTimeout`); a server that does not answer, a refused login or a missing database is
     /// a ``StoreError`` naming it.
