@@ -19,7 +19,11 @@ final class PostgresSession {
     /// statements would run outside the transaction); the transaction fails whole, and the next one connects again.
     private var inTransaction = false
     let schema: DatabaseQueue
+    /// postgres-nio's logger: errors only (its own notices are noise to an operator).
     let logger: Logger
+    /// The session's own notices (a connection made again), at the process's level: an operator sees the store
+    /// come back.
+    private let notices = Logger(label: "stowage.store")
     /// What the URL named (never the password): errors and logs say which server it was.
     let shown: String
     private var translated: [String: (text: String, placeholders: Int)] = [:]
@@ -99,7 +103,7 @@ final class PostgresSession {
                     + "connects again)")
         }
         let connection = try connect()
-        logger.notice("connected to the store again", metadata: ["store": "\(shown)"])
+        notices.notice("connected to the store again", metadata: ["store": "\(shown)"])
         open = connection
         return connection
     }

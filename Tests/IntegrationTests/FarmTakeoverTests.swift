@@ -13,9 +13,9 @@ struct FarmTakeoverTests {
     /// A farm of two on a fresh database of `server` (statements that change rows logged with their scheduler's
     /// name and pid), the origin throttled so a download takes a while, the three workers and `stowctl` following
     /// both endpoints; returns once the first scheduler leads and the workers are registered.
-    static func farm(_ h: Harness, _ server: TestPostgres, lease: String) throws -> Farm {
+    static func farm(_ h: Harness, _ server: TestPostgres, lease: String, throttle: Int = 60_000) throws -> Farm {
         try h.makeSample(seconds: 12)
-        try h.startOrigin(throttleBytesPerSecond: 60_000)
+        try h.startOrigin(throttleBytesPerSecond: throttle)
         let url = try server.createDatabase()
         let database = String(url.split(separator: "/").last ?? "")
         _ = try server.psql(database, "ALTER DATABASE \(database) SET log_statement = 'mod'")
@@ -48,6 +48,12 @@ struct FarmTakeoverTests {
                 .appendingPathComponent("video/index.m3u8"),
             originMedia: h.media.appendingPathComponent("v360p/index.m3u8"))
         #expect(compared > 0)
+    }
+
+    /// Copies a private server's log beside the test's logs (its own folder goes with the test process), for
+    /// `STOWAGE_TEST_KEEP=1`.
+    static func keepLog(_ h: Harness, _ server: TestPostgres) {
+        try? server.serverLog().write(to: h.root.appendingPathComponent("postgres.log"), atomically: true, encoding: .utf8)
     }
 
     static func stored(_ h: Harness, _ token: String, _ column: String) throws -> Double {
@@ -113,12 +119,17 @@ struct FarmTakeoverTests {
     @Test func aFrozenLeaderResumedWritesNothingAndHandsOutNoWork() throws {
         let h = try Harness(name: "pg-freeze")
         let server = try TestPostgres.startPrivate()
-        let farm = try Self.farm(h, server, lease: "3s")
+        defer { Self.keepLog(h, server) }
+        // A slow origin: the download goes on well past the takeover and the resume.
+        let farm = try Self.farm(h, server, lease: "3s", throttle: 15_000)
         let (a, b) = (farm[0], farm[1])
         let (pidA, pidB) = (try #require(h.pid(a.name)), try #require(h.pid(b.name)))
+        // The statements that change rows, by one scheduler, since `mark`; a standby's claim of the lead (which
+        // changes nothing while the lease is held: the leader row is checked below) aside.
         func writes(by pid: Int32, after mark: Int) -> [Substring] {
             String(decoding: server.serverLog().utf8.dropFirst(mark), as: UTF8.self).split(separator: "\n").filter {
                 $0.contains("] stowage-scheduler[\(pid)] LOG:") && ($0.contains("execute") || $0.contains("statement:"))
+                    && !$0.contains("UPDATE leader SET term = term + 1")
             }
         }
         let token = try Self.downloading(h)
@@ -127,6 +138,8 @@ struct FarmTakeoverTests {
         let frozenAt = ContinuousClock.now
         h.freeze(a.name)
         defer { h.thaw(a.name) }
+        // What a verified before it froze (a result on its way to it is lost with its term, and fetched again).
+        let verifiedBefore = try h.verifiedPaths(token)
         let during = try h.stowctlStreams(["status", token, "--json"])
         #expect(during.status == 0, "stowctl status while the leader is frozen: \(during.stderr)")
         try h.waitUntil(timeout: 15, "b to lead") { LeaderTakeoverTests.leaderStats(b) != nil }
@@ -134,7 +147,7 @@ struct FarmTakeoverTests {
         let term = try #require(LeaderTakeoverTests.leaderStats(b)?.leader?.term)
         #expect(term >= 2)
 
-        let verifiedBefore = try h.verifiedPaths(token)
+        #expect(try h.status(token).state != .completed, "still downloading when a resumes")
         let (serverMark, logMark) = (server.serverLog().utf8.count, h.logMark(a.name))
         let resumedAt = Date().timeIntervalSince1970
         h.thaw(a.name)
@@ -162,15 +175,21 @@ struct FarmTakeoverTests {
     @Test func theFarmGoesOnAfterItsPostgreSQLRestarts() throws {
         let h = try Harness(name: "pg-restart")
         let server = try TestPostgres.startPrivate()
-        let farm = try Self.farm(h, server, lease: "3s")
+        defer { Self.keepLog(h, server) }
+        let farm = try Self.farm(h, server, lease: "3s", throttle: 15_000)
         let token = try Self.downloading(h)
+        let mark = server.serverLog().utf8.count
         let restartedAt = ContinuousClock.now
         try server.restart()
+        #expect(try h.status(token).state != .completed, "still downloading after the restart")
         try h.waitUntil(timeout: 30, "a scheduler to use the store again") {
             farm.schedulers.contains { h.log($0.name).contains("connected to the store again") }
         }
         print("[measure] PostgreSQL farm: store used again after a server restart: \(ContinuousClock.now - restartedAt)")
         try Self.completesByteIdentical(h, token)
+        // Rows written after the restart, by a scheduler's new session (the log names each writer).
+        let after = String(decoding: server.serverLog().utf8.dropFirst(mark), as: UTF8.self)
+        #expect(after.contains("] stowage-scheduler[") && after.contains("UPDATE resource SET state"))
         #expect(farm.schedulers.allSatisfy { h.isRunning($0.name) })
         #expect(farm.schedulers.contains { LeaderTakeoverTests.leaderStats($0) != nil }, "one leads")
     }

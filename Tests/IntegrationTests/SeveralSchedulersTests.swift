@@ -157,7 +157,8 @@ struct SeveralSchedulersTests {
             try h.stowctlStreams(arguments + farm.clientArguments)
         }
         try h.waitUntil(timeout: 30, "the first scheduler leads and answers") {
-            !h.termsLed(farm[0]).isEmpty && (try stowctl(["workers", "--json"]).0 == 0)
+            guard !h.termsLed(farm[0]).isEmpty else { return false }
+            return try stowctl(["workers", "--json"]).0 == 0
         }
         h.freeze(farm[0].name)
         defer { h.thaw(farm[0].name) }
