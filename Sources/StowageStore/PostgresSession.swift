@@ -38,7 +38,8 @@ final class PostgresSession {
     /// `application_name` names the process (`stowage-scheduler[PID]`), so the server's activity view and its log
     /// say which scheduler of a farm holds a connection or wrote a row.
     static let sessionSettings = [
-        "SET application_name = '\(applicationName)'", "SET idle_in_transaction_session_timeout = '10s'", "SET statement_timeout = '60s'",
+        "SET application_name = '\(applicationName)'", "SET idle_in_transaction_session_timeout = '10s'",
+        "SET statement_timeout = '60s'",
         "SET tcp_keepalives_idle = 5", "SET tcp_keepalives_interval = 2", "SET tcp_keepalives_count = 3",
     ]
 
@@ -134,7 +135,9 @@ final class PostgresSession {
             return ([], 0)
         }
         let result: PostgresQueryResult
-        let limit = connection.eventLoop.scheduleTask(in: Self.statementLimit) { _ = connection.close() as EventLoopFuture<Void> }
+        let limit = connection.eventLoop.scheduleTask(in: Self.statementLimit) {
+            _ = connection.close() as EventLoopFuture<Void>
+        }
         defer { limit.cancel() }
         do {
             result = try connection.query(PostgresQuery(unsafeSQL: text, binds: binds), logger: logger).wait()

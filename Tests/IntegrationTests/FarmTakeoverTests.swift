@@ -53,7 +53,8 @@ struct FarmTakeoverTests {
     /// Copies a private server's log beside the test's logs (its own folder goes with the test process), for
     /// `STOWAGE_TEST_KEEP=1`.
     static func keepLog(_ h: Harness, _ server: TestPostgres) {
-        try? server.serverLog().write(to: h.root.appendingPathComponent("postgres.log"), atomically: true, encoding: .utf8)
+        try? server.serverLog().write(
+            to: h.root.appendingPathComponent("postgres.log"), atomically: true, encoding: .utf8)
     }
 
     static func stored(_ h: Harness, _ token: String, _ column: String) throws -> Double {
@@ -76,7 +77,8 @@ struct FarmTakeoverTests {
         let (path, seconds) = try h.firstSegment(played)
         func play() throws -> Int {
             try h.httpStatus(
-                gateway + "/titles/\(played)/\(path)", headers: ["Authorization: Bearer \(secret)"], extra: ["-m", "30"])
+                gateway + "/titles/\(played)/\(path)", headers: ["Authorization: Bearer \(secret)"],
+                extra: ["-m", "30"])
         }
         #expect(try play() == 200, "a play before")
         try h.waitUntil(timeout: 30, "the play before metered") { try Self.stored(h, played, "playedSeconds") > 0 }
@@ -185,7 +187,8 @@ struct FarmTakeoverTests {
         try h.waitUntil(timeout: 30, "a scheduler to use the store again") {
             farm.schedulers.contains { h.log($0.name).contains("connected to the store again") }
         }
-        print("[measure] PostgreSQL farm: store used again after a server restart: \(ContinuousClock.now - restartedAt)")
+        print(
+            "[measure] PostgreSQL farm: store used again after a server restart: \(ContinuousClock.now - restartedAt)")
         try Self.completesByteIdentical(h, token)
         // Rows written after the restart, by a scheduler's new session (the log names each writer).
         let after = String(decoding: server.serverLog().utf8.dropFirst(mark), as: UTF8.self)

@@ -146,10 +146,10 @@ struct SeveralSchedulersTests {
         #expect(try stored("playCount") == 1, "one play")
     }
 
-    /// Two schedulers of a farm over CURVE sharing one store (``Harness/startSchedulerFarm(count:leaderLease:store:curve:extra:)``):
-    /// the first, leading, frozen (`SIGSTOP`: connected in the kernel, no handshake) past its lease; `stowctl` with
-    /// both endpoints goes past it to the one that took over, for a read and for a change alike, which cannot have
-    /// reached the frozen one.
+    /// Two schedulers of a farm over CURVE sharing one store
+    /// (``Harness/startSchedulerFarm(count:leaderLease:store:curve:extra:)``): the first, leading, frozen
+    /// (`SIGSTOP`: connected in the kernel, no handshake) past its lease; `stowctl` with both endpoints goes past it
+    /// to the one that took over, for a read and for a change alike, which cannot have reached the frozen one.
     @Test func stowctlGoesPastAFrozenSchedulerOfAFarm() throws {
         let h = try Harness(name: "farm")
         let farm = try h.startSchedulerFarm(count: 2, leaderLease: "2s", curve: true)
