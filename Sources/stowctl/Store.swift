@@ -34,8 +34,10 @@ struct StoreCopyCommand: ParsableCommand {
               stowctl store copy --to postgres://stowage@db.example:5432/stowage
             """)
 
-    @Option(help: ArgumentHelp("Stowage home whose store is copied. Default: ~/.stowage. [env: STOWAGE_HOME]",
-        valueName: "dir"))
+    @Option(
+        help: ArgumentHelp(
+            "Stowage home whose store is copied. Default: ~/.stowage. [env: STOWAGE_HOME]",
+            valueName: "dir"))
     var home: String?
     @Option(help: ArgumentHelp("The PostgreSQL store to fill: postgres://USER@HOST:PORT/DB.", valueName: "url"))
     var to: String
