@@ -19,7 +19,11 @@ final class PostgresSession {
     /// statements would run outside the transaction); the transaction fails whole, and the next one connects again.
     private var inTransaction = false
     let schema: DatabaseQueue
+    /// postgres-nio's logger: errors only (its own notices are noise to an operator).
     let logger: Logger
+    /// The session's own notices (a connection made again), at the process's level: an operator sees the store
+    /// come back.
+    private let notices = Logger(label: "stowage.store")
     /// What the URL named (never the password): errors and logs say which server it was.
     let shown: String
     private var translated: [String: (text: String, placeholders: Int)] = [:]
@@ -31,10 +35,19 @@ final class PostgresSession {
     /// The server's side of the same: a transaction left idle (its scheduler frozen or cut off) is ended by the
     /// server after this long, which frees the leader row it holds for share, so a standby's claim is not held up;
     /// dead peers are found by TCP keepalives within seconds.
+    /// `application_name` names the process (`stowage-scheduler[PID]`), so the server's activity view and its log
+    /// say which scheduler of a farm holds a connection or wrote a row.
     static let sessionSettings = [
-        "SET idle_in_transaction_session_timeout = '10s'", "SET statement_timeout = '60s'",
+        "SET application_name = '\(applicationName)'", "SET idle_in_transaction_session_timeout = '10s'",
+        "SET statement_timeout = '60s'",
         "SET tcp_keepalives_idle = 5", "SET tcp_keepalives_interval = 2", "SET tcp_keepalives_count = 3",
     ]
+
+    /// This process's name and pid, as the server shows them (only letters, digits, `-`, `_` and `.` of its name).
+    static let applicationName: String = {
+        let name = ProcessInfo.processInfo.processName.filter { $0.isLetter || $0.isNumber || "-_.".contains($0) }
+        return "\(name.prefix(40))[\(ProcessInfo.processInfo.processIdentifier)]"
+    }()
 
     /// Connects (within `connectTimeout`); a server that does not answer, a refused login or a missing database is
     /// a ``StoreError`` naming it.
@@ -91,7 +104,7 @@ final class PostgresSession {
                     + "connects again)")
         }
         let connection = try connect()
-        logger.notice("connected to the store again", metadata: ["store": "\(shown)"])
+        notices.notice("connected to the store again", metadata: ["store": "\(shown)"])
         open = connection
         return connection
     }
@@ -122,7 +135,9 @@ final class PostgresSession {
             return ([], 0)
         }
         let result: PostgresQueryResult
-        let limit = connection.eventLoop.scheduleTask(in: Self.statementLimit) { _ = connection.close() as EventLoopFuture<Void> }
+        let limit = connection.eventLoop.scheduleTask(in: Self.statementLimit) {
+            _ = connection.close() as EventLoopFuture<Void>
+        }
         defer { limit.cancel() }
         do {
             result = try connection.query(PostgresQuery(unsafeSQL: text, binds: binds), logger: logger).wait()

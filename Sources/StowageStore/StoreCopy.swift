@@ -128,7 +128,8 @@ public enum StoreCopy {
     ) throws -> (rows: Int, digest: RowDigest) {
         var digest = RowDigest()
         var rows = 0
-        try target.execute("DECLARE copycheck NO SCROLL CURSOR FOR SELECT \(columns.joined(separator: ", ")) FROM \(table)")
+        try target.execute(
+            "DECLARE copycheck NO SCROLL CURSOR FOR SELECT \(columns.joined(separator: ", ")) FROM \(table)")
         defer { _ = try? target.execute("CLOSE copycheck") }
         while true {
             let page = try target.rows("FETCH FORWARD 2000 FROM copycheck")

@@ -34,8 +34,10 @@ struct StoreCopyCommand: ParsableCommand {
               stowctl store copy --to postgres://stowage@db.example:5432/stowage
             """)
 
-    @Option(help: ArgumentHelp("Stowage home whose store is copied. Default: ~/.stowage. [env: STOWAGE_HOME]",
-        valueName: "dir"))
+    @Option(
+        help: ArgumentHelp(
+            "Stowage home whose store is copied. Default: ~/.stowage. [env: STOWAGE_HOME]",
+            valueName: "dir"))
     var home: String?
     @Option(help: ArgumentHelp("The PostgreSQL store to fill: postgres://USER@HOST:PORT/DB.", valueName: "url"))
     var to: String
@@ -51,7 +53,8 @@ struct StoreCopyCommand: ParsableCommand {
     func run() throws {
         let home = StowageHome(option: try EnvironmentRule.resolve(home, "home", check: OptionChecks.home))
         guard FileManager.default.fileExists(atPath: home.storePath) else {
-            throw Failure("there is no store at \(home.storePath): is \(home.root.path) a Stowage home?", code: .notFound)
+            throw Failure(
+                "there is no store at \(home.storePath): is \(home.root.path) a Stowage home?", code: .notFound)
         }
         if let client = try? SchedulerClient(endpoint: home.defaultEndpoint),
             (try? client.request(.stats, timeout: 2)) != nil
@@ -83,8 +86,9 @@ struct StoreCopyCommand: ParsableCommand {
         print(
             "copied \(tables.reduce(0) { $0 + $1.rows }) rows in \(tables.count) tables to \(destinationShown()) "
                 + String(format: "in %.1f s", seconds))
-        print("next: this home's master.key and box.key on every scheduler host, the titles on shared storage, then start each "
-            + "scheduler with --store \(destinationShown())")
+        print(
+            "next: this home's master.key and box.key on every scheduler host, the titles on shared storage, then "
+                + "start each scheduler with --store \(destinationShown())")
     }
 
     /// The URL as given (it never carries a password: parsing refused that).

@@ -6,8 +6,8 @@ import ZeroMQ
 
 /// Clients given several scheduler endpoints (`--scheduler a,b`, `STOWAGE_SCHEDULER`), with the real executables:
 /// workers and `stowctl` with a dead endpoint first reach the live scheduler and a title completes; a list that
-/// cannot be read is a usage error naming the item; a play report sent twice with one id is counted once. (Two
-/// schedulers, one a standby, come with the election: ``Harness/startFarm(schedulers:extra:client:)``.)
+/// cannot be read is a usage error naming the item; a play report sent twice with one id is counted once; `stowctl`
+/// goes past a frozen leader of a farm over CURVE to the scheduler that took over.
 @Suite("Several scheduler endpoints", .serialized)
 struct SeveralSchedulersTests {
     func ipc(_ h: Harness, _ name: String) -> String { "ipc://" + h.root.appendingPathComponent("\(name).ipc").path }
@@ -97,24 +97,6 @@ struct SeveralSchedulersTests {
         #expect(try stored("SELECT playedSeconds FROM title WHERE token = '\(token)'") == "7.0")
     }
 
-    /// The first video segment of a completed title's offline copy: its path under the title and its duration.
-    func firstSegment(_ h: Harness, _ token: String) throws -> (path: String, seconds: Double) {
-        let folder = h.home.appendingPathComponent("titles/\(token)")
-        // The video's when there is one: the play time counted (audio runs beside it).
-        let names = try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted { a, _ in a == "video" }
-        for name in names {
-            let playlist = folder.appendingPathComponent("\(name)/index.m3u8")
-            guard let text = try? String(contentsOf: playlist, encoding: .utf8) else { continue }
-            let lines = text.split(separator: "\n")
-            guard let extinf = lines.firstIndex(where: { $0.hasPrefix("#EXTINF:") }),
-                let seconds = Double(lines[extinf].dropFirst(8).split(separator: ",")[0]),
-                let segment = lines[(extinf + 1)...].first(where: { !$0.hasPrefix("#") })
-            else { continue }
-            return ("\(name)/\(segment)", seconds)
-        }
-        throw HarnessError("no media playlist in \(folder.path)")
-    }
-
     @Test func aGatewayServesAPlayThroughAFrozenSchedulerAndMetersItOnce() throws {
         let h = try Harness(name: "gw-follow")
         try h.makeSample(seconds: 6)
@@ -124,7 +106,7 @@ struct SeveralSchedulersTests {
         let secret = try h.addDevice("tv")
         let gateway = try h.startGateway(
             address: "127.0.0.1", environment: ["STOWAGE_SCHEDULER": "\(ipc(h, "dead")),\(live(h))"])
-        let (path, seconds) = try firstSegment(h, token)
+        let (path, seconds) = try h.firstSegment(token)
         let url = gateway + "/titles/\(token)/\(path)"
         let auth = ["Authorization: Bearer \(secret)"]
         #expect(try h.httpStatus(url, headers: auth, extra: ["-m", "30"]) == 200, "through the second endpoint")
@@ -164,23 +146,23 @@ struct SeveralSchedulersTests {
         #expect(try stored("playCount") == 1, "one play")
     }
 
-    /// Two schedulers of a farm over CURVE (``Harness/startFarm(schedulers:extra:client:)``; each its own store
-    /// until the election lands, so both answer): `stowctl` with both endpoints goes past the first one frozen
-    /// (`SIGSTOP`: connected in the kernel, no handshake), for a read and for a change alike, which cannot have
-    /// reached it.
+    /// Two schedulers of a farm over CURVE sharing one store
+    /// (``Harness/startSchedulerFarm(count:leaderLease:store:curve:extra:)``): the first, leading, frozen
+    /// (`SIGSTOP`: connected in the kernel, no handshake) past its lease; `stowctl` with both endpoints goes past it
+    /// to the one that took over, for a read and for a change alike, which cannot have reached the frozen one.
     @Test func stowctlGoesPastAFrozenSchedulerOfAFarm() throws {
         let h = try Harness(name: "farm")
-        let farm = try h.startFarm(schedulers: 2)
-        func stowctl(_ arguments: [String], endpoint: String? = nil) throws -> (Int32, String, String) {
-            var client = farm.clientArguments
-            if let endpoint { client[1] = endpoint }
-            return try h.stowctlStreams(arguments + client)
+        let farm = try h.startSchedulerFarm(count: 2, leaderLease: "2s", curve: true)
+        func stowctl(_ arguments: [String]) throws -> (Int32, String, String) {
+            try h.stowctlStreams(arguments + farm.clientArguments)
         }
-        try h.waitUntil(timeout: 30, "both schedulers answer") {
-            try farm.endpoints.allSatisfy { try stowctl(["workers", "--json"], endpoint: $0).0 == 0 }
+        try h.waitUntil(timeout: 30, "the first scheduler leads and answers") {
+            guard !h.termsLed(farm[0]).isEmpty else { return false }
+            return try stowctl(["workers", "--json"]).0 == 0
         }
-        h.freeze(farm.names[0])
-        defer { h.thaw(farm.names[0]) }
+        h.freeze(farm[0].name)
+        defer { h.thaw(farm[0].name) }
+        try h.waitUntil(timeout: 15, "the second scheduler to take over") { !h.termsLed(farm[1]).isEmpty }
         let started = ContinuousClock.now
         let (read, _, readError) = try stowctl(["workers", "--json"])
         #expect(read == 0, "\(readError)")
@@ -188,6 +170,6 @@ struct SeveralSchedulersTests {
         let (change, _, changeError) = try stowctl(["pause", "0000000000000000"])
         #expect(change == 1 && changeError.contains("no title with token '0000000000000000'"), "\(changeError)")
         #expect(!changeError.contains("may have been applied"))
-        #expect(h.isRunning(farm.names[0]) && h.isRunning(farm.names[1]))
+        #expect(h.isRunning(farm[0].name) && h.isRunning(farm[1].name))
     }
 }

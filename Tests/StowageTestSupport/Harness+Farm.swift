@@ -1,17 +1,29 @@
 import Foundation
 
-/// One of several schedulers sharing a store (``Harness/startSchedulerFarm(count:leaderLease:store:extra:)``).
+/// One scheduler of a ``Farm``.
 public struct FarmScheduler: Sendable {
     /// Its process name in the harness (`scheduler-0`, `scheduler-1`, …): ``Harness/log(_:)``, `pid`, `kill9`.
     public let name: String
     /// Its own home (the first one is the harness's, so `stowctl` and workers reach it by default).
     public let home: URL
-    /// Its arguments, for a start again after a `kill -9`.
+    /// Its endpoint: the ipc socket of its home, or its tcp endpoint on 127.0.0.1 (a farm over CURVE).
+    public let endpoint: String
+    /// Its arguments and environment, for a start again after a `kill -9`.
     public let arguments: [String]
     public let environment: [String: String]
+}
 
-    /// Its ipc endpoint.
-    public var endpoint: String { "ipc://" + home.appendingPathComponent("run/scheduler.ipc").path }
+/// Several schedulers sharing one store (``Harness/startSchedulerFarm(count:leaderLease:store:curve:extra:)``).
+public struct Farm: Sendable {
+    public let schedulers: [FarmScheduler]
+    /// What a client (`stowctl`, a worker, the gateway) needs to reach every scheduler: `--scheduler` with every
+    /// endpoint and, over CURVE, its keys (an operator's).
+    public let clientArguments: [String]
+
+    /// `--scheduler`'s value (and `STOWAGE_SCHEDULER`'s): every endpoint, comma-separated.
+    public var schedulerList: String { schedulers.map(\.endpoint).joined(separator: ",") }
+
+    public subscript(index: Int) -> FarmScheduler { schedulers[index] }
 }
 
 extension Harness {
@@ -19,35 +31,48 @@ extension Harness {
     /// (`STOWAGE_MASTER_KEY`) and the titles folder of the harness's home (each other home's `titles` a symlink to
     /// it), on `store` (a `--store` URL, e.g. PostgreSQL's) or, when nil, the SQLite file of the harness's home
     /// (each other home's `stowage.sqlite` a symlink: SQLite follows it, so the WAL and its locks are shared).
-    /// `extra(i)` adds arguments for scheduler `i` (e.g. a `--bind`). Returns once each has bound its endpoints
-    /// (standby or leader); the first one started claims the lead first.
+    /// With `curve`, each binds a tcp endpoint of 127.0.0.1 with the harness home's CURVE key pair and allow-list
+    /// (a farm's schedulers share one pair). `extra(i)` adds arguments for scheduler `i`. Returns once each has
+    /// bound its endpoints (standby or leader); the first one started claims the lead first.
     public func startSchedulerFarm(
-        count: Int, leaderLease: String = "2s", store: String? = nil, extra: (Int) -> [String] = { _ in [] }
-    ) throws -> [FarmScheduler] {
+        count: Int, leaderLease: String = "2s", store: String? = nil, curve: Bool = false,
+        extra: (Int) -> [String] = { _ in [] }
+    ) throws -> Farm {
         let key = Data((0..<32).map { _ in UInt8.random(in: 0...255) }).base64EncodedString()
+        let fm = FileManager.default
         let titles = home.appendingPathComponent("titles")
-        try FileManager.default.createDirectory(at: titles, withIntermediateDirectories: true)
-        var farm: [FarmScheduler] = []
-        for i in 0..<count {
-            let own = i == 0 ? home : root.appendingPathComponent("farm-\(i)")
+        try fm.createDirectory(at: titles, withIntermediateDirectories: true)
+        let homes = (0..<count).map { $0 == 0 ? home : root.appendingPathComponent("farm-\($0)") }
+        let endpoints =
+            try curve
+            ? homes.map { _ in "tcp://127.0.0.1:\(try Harness.freePort())" }
+            : homes.map { "ipc://" + $0.appendingPathComponent("run/scheduler.ipc").path }
+        let list = endpoints.joined(separator: ",")
+        // Over CURVE: the harness home's key pair (made here) and an operator's key on its allow-list.
+        let client = try curve ? curveClient("farm-client", role: "operator", endpoint: list) : ["--scheduler", list]
+        var schedulers: [FarmScheduler] = []
+        for (i, own) in homes.enumerated() {
             if i > 0 {
-                try FileManager.default.createDirectory(at: own, withIntermediateDirectories: true)
-                try FileManager.default.createSymbolicLink(
-                    at: own.appendingPathComponent("titles"), withDestinationURL: titles)
+                try fm.createDirectory(at: own, withIntermediateDirectories: true)
+                try fm.createSymbolicLink(at: own.appendingPathComponent("titles"), withDestinationURL: titles)
                 if store == nil {
-                    try FileManager.default.createSymbolicLink(
+                    try fm.createSymbolicLink(
                         at: own.appendingPathComponent("stowage.sqlite"),
                         withDestinationURL: home.appendingPathComponent("stowage.sqlite"))
                 }
+                if curve {
+                    try fm.copyItem(at: home.appendingPathComponent("keys"), to: own.appendingPathComponent("keys"))
+                }
             }
             let scheduler = FarmScheduler(
-                name: "scheduler-\(i)", home: own,
-                arguments: ["--leader-lease", leaderLease] + (store.map { ["--store", $0] } ?? []) + extra(i),
+                name: "scheduler-\(i)", home: own, endpoint: endpoints[i],
+                arguments: ["--leader-lease", leaderLease] + (store.map { ["--store", $0] } ?? [])
+                    + (curve ? ["--bind", endpoints[i]] : []) + extra(i),
                 environment: ["STOWAGE_HOME": own.path, "STOWAGE_MASTER_KEY": key])
             try start(scheduler)
-            farm.append(scheduler)
+            schedulers.append(scheduler)
         }
-        return farm
+        return Farm(schedulers: schedulers, clientArguments: client)
     }
 
     /// Starts (or starts again) one scheduler of a farm and waits until its endpoints are bound.
@@ -63,16 +88,22 @@ extension Harness {
         }
     }
 
-    /// Every scheduler's endpoint, comma-separated: what `--scheduler` / `STOWAGE_SCHEDULER` take to follow the
-    /// leader among them.
-    public func schedulerList(_ farm: [FarmScheduler]) -> String { farm.map(\.endpoint).joined(separator: ",") }
-
-    /// The terms each scheduler of `farm` began leading, from their logs (`leading` lines), newest last.
+    /// The terms `scheduler` began leading, from its log (`leading` lines), newest last.
     public func termsLed(_ scheduler: FarmScheduler) -> [Int64] {
         log(scheduler.name).split(separator: "\n").filter { $0.hasSuffix(" leading") || $0.contains(" leading ") }
             .compactMap { line in
                 guard let range = line.range(of: "term=") else { return nil }
                 return Int64(line[range.upperBound...].prefix { $0.isNumber })
             }
+    }
+
+    /// Freezes a process (`SIGSTOP`): it keeps its sockets and answers nothing until ``thaw(_:)``.
+    public func freeze(_ name: String) {
+        if let pid = pid(name) { kill(pid, SIGSTOP) }
+    }
+
+    /// Lets a frozen process run again (`SIGCONT`).
+    public func thaw(_ name: String) {
+        if let pid = pid(name) { kill(pid, SIGCONT) }
     }
 }

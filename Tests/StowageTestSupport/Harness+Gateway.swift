@@ -42,4 +42,22 @@ extension Harness {
         let (_, code) = try runCapturingOutput(p)
         return Int(code.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
     }
+
+    /// The first video segment of a completed title's offline copy: its path under the title and its duration.
+    public func firstSegment(_ token: String) throws -> (path: String, seconds: Double) {
+        let folder = home.appendingPathComponent("titles/\(token)")
+        // The video's when there is one: the play time counted (audio runs beside it).
+        let names = try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted { a, _ in a == "video" }
+        for name in names {
+            let playlist = folder.appendingPathComponent("\(name)/index.m3u8")
+            guard let text = try? String(contentsOf: playlist, encoding: .utf8) else { continue }
+            let lines = text.split(separator: "\n")
+            guard let extinf = lines.firstIndex(where: { $0.hasPrefix("#EXTINF:") }),
+                let seconds = Double(lines[extinf].dropFirst(8).split(separator: ",")[0]),
+                let segment = lines[(extinf + 1)...].first(where: { !$0.hasPrefix("#") })
+            else { continue }
+            return ("\(name)/\(segment)", seconds)
+        }
+        throw HarnessError("no media playlist in \(folder.path)")
+    }
 }

@@ -26,7 +26,7 @@ extension Harness {
     public func storeQuery(_ sql: String, separator: String = "|") throws -> String {
         let file = root.appendingPathComponent("store-url")
         if let url = try? String(contentsOf: file, encoding: .utf8), let name = url.split(separator: "/").last {
-            return try TestPostgres.shared().psql(String(name), sql, separator: separator)
+            return try (storeServer ?? TestPostgres.shared()).psql(String(name), sql, separator: separator)
         }
         let store = home.appendingPathComponent("stowage.sqlite").path
         return try TestMedia.shOutput("sqlite3 -separator '\(separator)' '\(store)' \"\(sql)\"", in: root).1

@@ -10,6 +10,11 @@ public final class Harness: @unchecked Sendable {
     public let bin: URL
     private var processes: [String: Process] = [:]
     public private(set) var originURL = ""
+    /// Added to the environment of `stowctl` (``run(_:_:)``, ``stowctlStreams(_:)``): a farm's test sets
+    /// `STOWAGE_SCHEDULER` to every endpoint, so ``status(_:)``, ``submit(_:_:)`` and the rest follow the leader.
+    public var clientEnvironment: [String: String] = [:]
+    /// The PostgreSQL server of a test's `store-url` (``storeQuery(_:separator:)``); nil: the tests' shared one.
+    public var storeServer: TestPostgres?
 
     public init(name: String) throws {
         bin = Harness.binDirectory()
@@ -249,6 +254,7 @@ public final class Harness: @unchecked Sendable {
         p.arguments = arguments
         var env = Harness.cleanEnvironment()
         env["STOWAGE_HOME"] = home.path
+        env.merge(clientEnvironment) { _, new in new }
         p.environment = env
         return try runCapturingOutput(p)
     }
@@ -262,6 +268,7 @@ public final class Harness: @unchecked Sendable {
         p.arguments = arguments
         var env = Harness.cleanEnvironment()
         env["STOWAGE_HOME"] = home.path
+        env.merge(clientEnvironment) { _, new in new }
         p.environment = env
         return try runCapturingStreams(p)
     }

@@ -17,6 +17,8 @@ public struct TestPostgres: Sendable {
     public let user: String
     /// Where createdb and the server's programs are.
     let binDirectory: String
+    /// The private server's folder (its data in `data/`, its log `server.log`); nil for `STOWAGE_TEST_POSTGRES`'s.
+    let folder: String?
 
     /// The process's server, started on first use.
     public static func shared() throws -> TestPostgres { try instance.get() }
@@ -25,6 +27,31 @@ public struct TestPostgres: Sendable {
         do { return try start() } catch let error as HarnessError { throw error } catch {
             throw HarnessError("PostgreSQL for the tests: \(error)")
         }
+    }
+
+    /// A server of its own for a test that stops or restarts it (``restart()``), so no other test's server goes
+    /// down under it. Stopped with the test process, as the shared one is.
+    public static func startPrivate() throws -> TestPostgres {
+        do { return try start(ownServer: true) } catch let error as HarnessError { throw error } catch {
+            throw HarnessError("PostgreSQL for the tests: \(error)")
+        }
+    }
+
+    /// `pg_ctl restart -m fast`: the server ends every session (as an operator's restart or a failover does) and
+    /// is back, with the options it had, once it accepts connections again.
+    public func restart() throws {
+        guard let folder else { throw HarnessError("STOWAGE_TEST_POSTGRES's server is not the tests' to restart") }
+        let result = try Self.run(
+            binDirectory + "/pg_ctl",
+            ["-D", folder + "/data", "-l", folder + "/server.log", "-w", "-t", "60", "-m", "fast", "restart"],
+            asServerUser: true)
+        guard result.status == 0 else { throw HarnessError("pg_ctl restart failed: \(result.output)") }
+    }
+
+    /// The private server's log (every line `TIME [BACKEND-PID] APPLICATION-NAME …`), "" for an outside server.
+    public func serverLog() -> String {
+        guard let folder else { return "" }
+        return (try? String(contentsOfFile: folder + "/server.log", encoding: .utf8)) ?? ""
     }
 
     /// `postgres://USER@HOST:PORT`: a database's URL without its name.
@@ -52,14 +79,14 @@ public struct TestPostgres: Sendable {
         return result.output.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
-    static func start() throws -> TestPostgres {
+    static func start(ownServer: Bool = false) throws -> TestPostgres {
         let bin = try binaries()
-        if let given = ProcessInfo.processInfo.environment["STOWAGE_TEST_POSTGRES"], !given.isEmpty {
+        if !ownServer, let given = ProcessInfo.processInfo.environment["STOWAGE_TEST_POSTGRES"], !given.isEmpty {
             guard let url = URLComponents(string: given), let host = url.host else {
                 throw HarnessError("STOWAGE_TEST_POSTGRES='\(given)' is not postgres://USER@HOST:PORT")
             }
             return TestPostgres(
-                host: host, port: url.port ?? 5432, user: url.user ?? "postgres", binDirectory: bin)
+                host: host, port: url.port ?? 5432, user: url.user ?? "postgres", binDirectory: bin, folder: nil)
         }
         let folder = NSTemporaryDirectory() + "stowage-pg-\(getpid())-\(UUID().uuidString.prefix(8))"
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
@@ -84,13 +111,14 @@ public struct TestPostgres: Sendable {
             let port = try Harness.freePort()
             let options =
                 "-c listen_addresses=127.0.0.1 -p \(port) -k \(folder) -c fsync=off -c synchronous_commit=off "
-                + "-c full_page_writes=off -c max_connections=300"
+                + "-c full_page_writes=off -c max_connections=300 -c log_line_prefix='%m [%p] %a '"
             // -w: pg_ctl returns once the server accepts connections (or it gave up), not after a guessed time.
             let started = try run(
                 bin + "/pg_ctl", ["-D", data, "-l", folder + "/server.log", "-w", "-t", "60", "-o", options, "start"],
                 asServerUser: true)
             if started.status == 0 {
-                return TestPostgres(host: "127.0.0.1", port: port, user: "postgres", binDirectory: bin)
+                return TestPostgres(
+                    host: "127.0.0.1", port: port, user: "postgres", binDirectory: bin, folder: folder)
             }
             last = started.output + ((try? String(contentsOfFile: folder + "/server.log", encoding: .utf8)) ?? "")
         }
