@@ -27,6 +27,13 @@ public final class SchedulerClient {
     private var pendingEvents: [TitleEvent] = []
     /// The least wait any one endpoint gets when there are several.
     public static let minimumWait = 2.0
+    /// With several endpoints, how long a request keeps looking for a leader (rounds ``roundPause`` apart) when a
+    /// round found none, counted from its sending: a takeover under way ends within `--leader-lease` (10 s by
+    /// default) of the leader's death. 0 (the default): one round, then the error. `stowctl` waits; the gateway,
+    /// which serves from what it holds meanwhile, does not.
+    public var takeoverWait: Double = 0
+    /// The pause between two rounds that found no leader.
+    static let roundPause = 0.3
 
     /// Every endpoint this client may ask.
     public var endpoints: [String] { search.endpoints }
@@ -69,6 +76,7 @@ public final class SchedulerClient {
     public func exchange(_ operation: ClientOperation, timeout: Double = 10) throws -> ReplyBody {
         let single = search.endpoints.count == 1
         let deadline = monotonic() + timeout
+        let lastRound = monotonic() + max(timeout, takeoverWait)
         var endpoint = search.begin()
         while true {
             let request = ClientRequest(requestID: UUID().uuidString, operation: operation)
@@ -101,7 +109,13 @@ public final class SchedulerClient {
             switch search.heard(heard) {
             case .ask(let next): endpoint = next
             case .answered: preconditionFailure("only an answer ends the search")
-            case .noLeader(let said): throw SchedulerUnreachable.noLeader(said)
+            case .noLeader(let said):
+                // Nothing was applied in this round (only refusals and requests that never arrived go on).
+                guard takeoverWait > 0, monotonic() + Self.roundPause < lastRound else {
+                    throw SchedulerUnreachable.noLeader(said)
+                }
+                Thread.sleep(forTimeInterval: Self.roundPause)
+                endpoint = search.begin()
             }
         }
     }

@@ -52,7 +52,12 @@ struct ConnectionOptions: ParsableArguments {
     @Flag(help: "Machine-readable JSON output.")
     var json = false
 
-    func client() throws -> sending SchedulerClient { try scheduler.client() }
+    /// A client that, with several endpoints, waits out a takeover under way (``SchedulerClient/takeoverWait``).
+    func client() throws -> sending SchedulerClient {
+        let client = try scheduler.client()
+        client.takeoverWait = 15
+        return client
+    }
 
     /// One request on a new connection; see ``SchedulerClient/request(_:timeout:)``.
     func request<Request: SchedulerRequest>(_ request: Request) throws -> Request.Reply {

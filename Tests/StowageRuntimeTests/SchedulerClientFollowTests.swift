@@ -131,6 +131,28 @@ struct SchedulerClientFollowTests {
         #expect(error.message.contains(standby.endpoint))
     }
 
+    /// A takeover under way: both schedulers answer as standbys with no leader known for a second, then one leads.
+    /// A client that waits out a takeover (stowctl's) gets its answer; one that does not (the gateway's) is told at
+    /// once, having asked each once.
+    @Test func aClientThatWaitsOutATakeoverIsAnsweredOnceAStandbyLeads() async throws {
+        let started = ContinuousClock.now
+        let promoted: @Sendable (ClientOperation) -> ReplyBody? = { _ in
+            ContinuousClock.now - started > .seconds(1) ? .ok : .standby(StandbyAnswer(term: 4, leaderEndpoints: []))
+        }
+        let a = try FakeScheduler(ipc("a")) { _ in .standby(StandbyAnswer(term: 4, leaderEndpoints: [])) }
+        let b = try FakeScheduler(ipc("b"), answer: promoted)
+        defer { [a, b].forEach { $0.close() } }
+        let impatient = try await Self.exchanges([a.endpoint, b.endpoint], [.workers], timeout: 10)
+        #expect(try Self.unreachable(impatient.results[0]).message.contains("no leader known"))
+        let answer = try await Self.blocking { () -> ReplyBody in
+            let client = try SchedulerClient(endpoints: [a.endpoint, b.endpoint])
+            client.takeoverWait = 15
+            return try client.exchange(.pause(token: "t"), timeout: 10)
+        }
+        #expect(answer == .ok)
+        #expect(b.asked.withLock { $0.last } == .pause(token: "t") && a.count >= 2, "asked round after round")
+    }
+
     @Test func aSilentSchedulerGetsAReadOrAnIdRepeatedElsewhereButNeverAnotherChange() async throws {
         let silent = try FakeScheduler(ipc("silent")) { _ in nil }
         let live = try FakeScheduler(ipc("live")) { _ in .ok }
