@@ -19,12 +19,14 @@ extension Harness {
     /// (`STOWAGE_MASTER_KEY`) and the titles folder of the harness's home (each other home's `titles` a symlink to
     /// it), on `store` (a `--store` URL, e.g. PostgreSQL's) or, when nil, the SQLite file of the harness's home
     /// (each other home's `stowage.sqlite` a symlink: SQLite follows it, so the WAL and its locks are shared).
-    /// `extra(i)` adds arguments for scheduler `i` (e.g. a `--bind`). Returns once each has bound its endpoints
-    /// (standby or leader); the first one started claims the lead first.
+    /// `extra(i)` adds arguments for scheduler `i` (e.g. a `--bind`); `masterKey` is the farm's (base64; nil: a new
+    /// random one; a box moved into the farm gives its own). Returns once each has bound its endpoints (standby or
+    /// leader); the first one started claims the lead first.
     public func startSchedulerFarm(
-        count: Int, leaderLease: String = "2s", store: String? = nil, extra: (Int) -> [String] = { _ in [] }
+        count: Int, leaderLease: String = "2s", store: String? = nil, masterKey: String? = nil,
+        extra: (Int) -> [String] = { _ in [] }
     ) throws -> [FarmScheduler] {
-        let key = Data((0..<32).map { _ in UInt8.random(in: 0...255) }).base64EncodedString()
+        let key = masterKey ?? Data((0..<32).map { _ in UInt8.random(in: 0...255) }).base64EncodedString()
         let titles = home.appendingPathComponent("titles")
         try FileManager.default.createDirectory(at: titles, withIntermediateDirectories: true)
         var farm: [FarmScheduler] = []

@@ -1,0 +1,120 @@
+import Foundation
+import StowageProtocol
+import StowageTestSupport
+import Testing
+
+/// `stowctl store copy --to postgres://…` with the real executables: a box with clear HLS, AES-128 HLS and DASH
+/// titles, a paired device, a bookmark and a counted play moves into a farm. The copy is refused while the box's
+/// scheduler runs and into a database already used; its `--json` names every table; then two schedulers on the
+/// PostgreSQL store (the box's master key) and a gateway given both endpoints list, verify and play every title, the
+/// play counted once more.
+@Suite("Store copy into a farm", .serialized)
+struct StoreCopyIntegrationTests {
+    struct Report: Decodable {
+        struct Table: Decodable {
+            var table: String
+            var rows: Int
+        }
+        var to: String
+        var tables: [Table]
+    }
+
+    struct ErrorReport: Decodable {
+        struct Body: Decodable {
+            var code: String
+            var message: String
+        }
+        var error: Body
+    }
+
+    @Test func aBoxWithEveryKindOfTitleMovesIntoAFarmThatPlaysThem() throws {
+        let h = try Harness(name: "store-copy")
+        try h.makeSample(seconds: 4)
+        for folder in ["aes", "dash"] {
+            try FileManager.default.createDirectory(
+                at: h.media.appendingPathComponent(folder), withIntermediateDirectories: true)
+        }
+        try TestMedia.aesExplicitIV(into: h.media.appendingPathComponent("aes"), seconds: 4)
+        try DASHMedia.template(into: h.media.appendingPathComponent("dash"), timeline: true, seconds: 4)
+        try h.startOrigin()
+        try h.startPipeline()
+        let titles = [
+            (path: "master.m3u8", entry: "master.m3u8"), (path: "aes/index.m3u8", entry: "master.m3u8"),
+            (path: "dash/manifest.mpd", entry: "manifest.mpd"),
+        ]
+        var tokens: [String] = []
+        for title in titles {
+            let status = try h.waitForFinal(try h.submit(title.path))
+            #expect(status.state == .completed, "\(title.path): \(String(describing: status.error))")
+            tokens.append(status.token)
+        }
+        let secret = try h.addDevice("tv")
+        let (marked, markOut) = try h.stowctl(["bookmark", "add", tokens[0], "2", "--label", "here"])
+        #expect(marked == 0, "\(markOut)")
+        let playURL = try h.startPlay(tokens[0])
+        #expect(try h.httpStatus(playURL) == 200)
+        _ = h.terminate("play-\(tokens[0])")
+
+        let postgres = try TestPostgres.shared()
+        let url = try postgres.createDatabase()
+        let database = String(url.split(separator: "/").last!)
+        // Refused while the box's scheduler runs, and nothing written.
+        let (running, _, runningError) = try h.stowctlStreams(["store", "copy", "--to", url])
+        #expect(running == 1 && runningError.contains("is running: stop it first"), "\(runningError)")
+        for kind in ["scheduler", "license", "download", "integrity"] { #expect(h.terminate(kind) == 0) }
+
+        let (code, out, err) = try h.stowctlStreams(["store", "copy", "--to", url, "--json"])
+        #expect(code == 0, "\(err)")
+        let report = try JSONDecoder().decode(Report.self, from: Data(out.utf8))
+        #expect(report.to == url)
+        let rows = Dictionary(uniqueKeysWithValues: report.tables.map { ($0.table, $0.rows) })
+        #expect(rows["title"] == 3 && rows["device"] == 1 && rows["bookmark"].map { $0 >= 1 } == true, "\(rows)")
+        let sqliteTables = try TestMedia.shOutput(
+            "sqlite3 '\(h.home.appendingPathComponent("stowage.sqlite").path)' \"SELECT name FROM sqlite_master "
+                + "WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name <> 'grdb_migrations'\"", in: h.root
+        ).1.split(separator: "\n").map(String.init)
+        #expect(Set(rows.keys) == Set(sqliteTables), "every table of the box is copied")
+        // A database that holds rows (this one, now) is refused and left as it was; the JSON error says so.
+        let (again, againOut, _) = try h.stowctlStreams(["store", "copy", "--to", url, "--json"])
+        #expect(again == 1)
+        let refusal = try JSONDecoder().decode(ErrorReport.self, from: Data(againOut.utf8))
+        #expect(refusal.error.code == "refused" && refusal.error.message.contains("already holds"), "\(againOut)")
+        #expect(try postgres.psql(database, "SELECT COUNT(*) FROM title") == "3")
+
+        // The farm: two schedulers on the copy, the box's master key and titles folder.
+        let keyData = try Data(contentsOf: h.home.appendingPathComponent("master.key"))
+        let farm = try h.startSchedulerFarm(count: 2, store: url, masterKey: keyData.base64EncodedString())
+        let list = h.schedulerList(farm)
+        let both = ["STOWAGE_SCHEDULER": list]
+        for kind in ["license", "download", "integrity"] {
+            try h.startWorker(kind, name: "\(kind)-farm", environment: both)
+        }
+        try h.waitUntil(timeout: 60, "three workers with the farm's leader") {
+            let (code, out) = try h.stowctl(["workers", "--json", "--scheduler", list])
+            return code == 0 && (try? JSONDecoder().decode([WorkerInfo].self, from: Data(out.utf8)))?.count == 3
+        }
+        let (listed, listOut) = try h.stowctl(["list", "--json", "--scheduler", list])
+        #expect(listed == 0, "\(listOut)")
+        let statuses = try JSONDecoder().decode([TitleStatus].self, from: Data(listOut.utf8))
+        #expect(Set(statuses.map(\.token)) == Set(tokens))
+        #expect(statuses.allSatisfy { $0.state == .completed && $0.playableOffline }, "\(statuses)")
+        for token in tokens {
+            let (verified, verifyOut) = try h.stowctl(["verify", token, "--scheduler", list])
+            #expect(verified == 0, "verify \(token): \(verifyOut)")
+        }
+        let (bookmarks, bookmarkOut) = try h.stowctl(["bookmark", "list", tokens[0], "--scheduler", list])
+        #expect(bookmarks == 0 && bookmarkOut.contains("here"), "\(bookmarkOut)")
+
+        let gateway = try h.startGateway(address: "127.0.0.1", environment: both)
+        let auth = ["Authorization: Bearer \(secret)"]
+        for (title, token) in zip(titles, tokens) {
+            let status = try h.httpStatus(gateway + "/titles/\(token)/\(title.entry)", headers: auth)
+            #expect(status == 200, "the gateway plays \(title.path)")
+        }
+        func playCounts() throws -> [String] {
+            try tokens.map { try postgres.psql(database, "SELECT playCount FROM title WHERE token = '\($0)'") }
+        }
+        try h.waitUntil(timeout: 30, "each play counted in the farm's store") { try playCounts() == ["2", "1", "1"] }
+        #expect(try postgres.psql(database, "SELECT COUNT(*) FROM devicePlay WHERE device = 'tv'") == "3")
+    }
+}
