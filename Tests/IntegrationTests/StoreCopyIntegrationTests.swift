@@ -27,6 +27,14 @@ struct StoreCopyIntegrationTests {
         var error: Body
     }
 
+    /// A media file of a title's offline copy (its path under the title's folder): the gateway counts a device's
+    /// play at its first one.
+    func firstMedia(_ h: Harness, _ token: String) throws -> String {
+        let folder = h.home.appendingPathComponent("titles/\(token)")
+        let files = try FileManager.default.subpathsOfDirectory(atPath: folder.path)
+        return try #require(files.sorted().first { ["ts", "m4s", "mp4"].contains(($0 as NSString).pathExtension) })
+    }
+
     @Test func aBoxWithEveryKindOfTitleMovesIntoAFarmThatPlaysThem() throws {
         let h = try Harness(name: "store-copy")
         try h.makeSample(seconds: 4)
@@ -38,14 +46,11 @@ struct StoreCopyIntegrationTests {
         try DASHMedia.template(into: h.media.appendingPathComponent("dash"), timeline: true, seconds: 4)
         try h.startOrigin()
         try h.startPipeline()
-        let titles = [
-            (path: "master.m3u8", entry: "master.m3u8"), (path: "aes/index.m3u8", entry: "master.m3u8"),
-            (path: "dash/manifest.mpd", entry: "manifest.mpd"),
-        ]
+        let titles = ["master.m3u8", "aes/index.m3u8", "dash/manifest.mpd"]
         var tokens: [String] = []
         for title in titles {
-            let status = try h.waitForFinal(try h.submit(title.path))
-            #expect(status.state == .completed, "\(title.path): \(String(describing: status.error))")
+            let status = try h.waitForFinal(try h.submit(title))
+            #expect(status.state == .completed, "\(title): \(String(describing: status.error))")
             tokens.append(status.token)
         }
         let secret = try h.addDevice("tv")
@@ -107,9 +112,21 @@ struct StoreCopyIntegrationTests {
 
         let gateway = try h.startGateway(address: "127.0.0.1", environment: both)
         let auth = ["Authorization: Bearer \(secret)"]
+        func body(_ entry: String, _ token: String) throws -> String {
+            try TestMedia.shOutput(
+                "curl -s -H 'Authorization: Bearer \(secret)' '\(gateway)/titles/\(token)/\(entry)' | head -c 400",
+                in: h.root
+            ).1
+        }
         for (title, token) in zip(titles, tokens) {
-            let status = try h.httpStatus(gateway + "/titles/\(token)/\(title.entry)", headers: auth)
-            #expect(status == 200, "the gateway plays \(title.path)")
+            let local = try #require(statuses.first { $0.token == token }?.localPlaylist)
+            let folder = h.home.appendingPathComponent("titles/\(token)/").path
+            let entry = local.hasPrefix(folder + "/") ? String(local.dropFirst(folder.count + 1)) : local
+            let status = try h.httpStatus(gateway + "/titles/\(token)/\(entry)", headers: auth)
+            let answer = try body(entry, token)
+            #expect(status == 200, "the gateway serves \(title)'s \(entry): \(answer)")
+            let media = try firstMedia(h, token)
+            #expect(try h.httpStatus(gateway + "/titles/\(token)/\(media)", headers: auth) == 200, "\(media)")
         }
         func playCounts() throws -> [String] {
             try tokens.map { try postgres.psql(database, "SELECT playCount FROM title WHERE token = '\($0)'") }
