@@ -103,6 +103,12 @@ public enum StoreCopy {
             let values = Array(repeating: tuple, count: pendingRows).joined(separator: ", ")
             do {
                 try target.execute("INSERT INTO \(table) (\(list)) VALUES \(values)", StatementArguments(pending))
+            } catch let error as DatabaseError {
+                // The server's words only: the statement itself is thousands of placeholders long.
+                throw StoreError(
+                    .query,
+                    "table \(table): the server refused a row (\(error.message ?? "\(error.resultCode)")); nothing "
+                        + "was kept in the destination")
             } catch let error as StoreError {
                 throw StoreError(error.code, "table \(table): \(error.message); nothing was kept in the destination")
             }
