@@ -122,7 +122,9 @@ final class PostgresSession {
             return ([], 0)
         }
         let result: PostgresQueryResult
-        let limit = connection.eventLoop.scheduleTask(in: Self.statementLimit) { _ = connection.close() as EventLoopFuture<Void> }
+        let limit = connection.eventLoop.scheduleTask(in: Self.statementLimit) {
+            _ = connection.close() as EventLoopFuture<Void>
+        }
         defer { limit.cancel() }
         do {
             result = try connection.query(PostgresQuery(unsafeSQL: text, binds: binds), logger: logger).wait()

@@ -1,12 +1,13 @@
 import ArgumentParser
 import Foundation
-#if canImport(Glibc)
-    import Glibc
-#endif
 import StowageProcess
 import StowageProtocol
 import StowageRuntime
 import StowageStore
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// `stowctl store …`: the scheduler's store itself, on the box (not through the scheduler).
 struct StoreCommand: ParsableCommand {
@@ -42,8 +43,10 @@ struct StoreCopyCommand: ParsableCommand {
               stowctl store copy --to postgres://stowage@db.example:5432/stowage
             """)
 
-    @Option(help: ArgumentHelp("Stowage home whose store is copied. Default: ~/.stowage. [env: STOWAGE_HOME]",
-        valueName: "dir"))
+    @Option(
+        help: ArgumentHelp(
+            "Stowage home whose store is copied. Default: ~/.stowage. [env: STOWAGE_HOME]",
+            valueName: "dir"))
     var home: String?
     @Option(help: ArgumentHelp("The PostgreSQL store to fill: postgres://USER@HOST:PORT/DB.", valueName: "url"))
     var to: String
@@ -59,7 +62,8 @@ struct StoreCopyCommand: ParsableCommand {
     func run() throws {
         let home = StowageHome(option: try EnvironmentRule.resolve(home, "home", check: OptionChecks.home))
         guard FileManager.default.fileExists(atPath: home.storePath) else {
-            throw Failure("there is no store at \(home.storePath): is \(home.root.path) a Stowage home?", code: .notFound)
+            throw Failure(
+                "there is no store at \(home.storePath): is \(home.root.path) a Stowage home?", code: .notFound)
         }
         guard !Self.listens(home.defaultEndpoint) else {
             throw Failure(

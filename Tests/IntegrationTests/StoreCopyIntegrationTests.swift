@@ -63,9 +63,17 @@ struct StoreCopyIntegrationTests {
         let postgres = try TestPostgres.shared()
         let url = try postgres.createDatabase()
         let database = String(url.split(separator: "/").last!)
+        // A password in the URL is a usage error that never shows it; --help says what is not copied.
+        let withPassword = url.replacingOccurrences(of: "@", with: ":hunter2@")
+        let (usage, usageOut, usageError) = try h.stowctlStreams(["store", "copy", "--to", withPassword])
+        #expect(usage == 2 && !(usageOut + usageError).contains("hunter2"), "\(usageError)")
+        let (_, help) = try h.stowctl(["store", "copy", "--help"])
+        #expect(help.contains("master.key") && help.contains("box.key") && help.contains("createdb"), "\(help)")
         // Refused while the box's scheduler runs, and nothing written.
         let (running, _, runningError) = try h.stowctlStreams(["store", "copy", "--to", url])
         #expect(running == 1 && runningError.contains("is running: stop it first"), "\(runningError)")
+        let schema = "SELECT COUNT(*) FROM information_schema.tables WHERE table_schema = 'public'"
+        #expect(try postgres.psql(database, schema) == "0")
         for kind in ["scheduler", "license", "download", "integrity"] { #expect(h.terminate(kind) == 0) }
 
         let (code, out, err) = try h.stowctlStreams(["store", "copy", "--to", url, "--json"])

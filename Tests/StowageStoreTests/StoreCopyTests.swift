@@ -74,7 +74,8 @@ struct StoreCopyTests {
         ])
         try store.rememberImport(exportID: "x1", token: "aes", fromBox: "box-a", at: 40)
         try store.addPlayReceipt("report-1", token: "hls", now: Date().timeIntervalSince1970)
-        let term = try #require(try store.claimLeadership(holder: "h1", endpoints: ["ipc://x"], since: 50, leaseSeconds: 10))
+        let term = try #require(
+            try store.claimLeadership(holder: "h1", endpoints: ["ipc://x"], since: 50, leaseSeconds: 10))
         try store.releaseLeadership(term: term, holder: "h1")
         return (store, path)
     }
@@ -210,7 +211,8 @@ struct StoreCopyTests {
         try destination.appendEvent(token: "new", kind: "state", detail: "requested")
         try destination.recordPlay(device: "tv", token: "new", at: 60)
         try destination.enqueueNotifications([
-            NotifyRecord(eventID: "e2", receiver: "https://n/hook", subject: "new", kind: "state", body: Data(), createdAt: 61)
+            NotifyRecord(
+                eventID: "e2", receiver: "https://n/hook", subject: "new", kind: "state", body: Data(), createdAt: 61)
         ])
         let newIDs = try destination.db.read { db in
             try [
