@@ -24,7 +24,8 @@ public enum StoreCopy {
     /// destination holding only these is empty, and they are replaced by the source's rows.
     static let schemaRows = ["leader": "term = 0 AND holder = ''"]
 
-    /// Rows sent in one INSERT (PostgreSQL takes at most 65,535 parameters in a statement).
+    /// Values sent in one INSERT (PostgreSQL takes at most 65,535 parameters in a statement), bound as they are
+    /// (``PostgresSession/run(_:values:)``).
     static let parameterBudget = 30_000
 
     /// Copies `source` (an SQLite store) into `destination` (a PostgreSQL store whose tables are all empty);
@@ -94,6 +95,9 @@ public enum StoreCopy {
         let list = columns.joined(separator: ", ")
         let perStatement = max(1, parameterBudget / max(1, columns.count))
         let tuple = "(" + Array(repeating: "?", count: columns.count).joined(separator: ", ") + ")"
+        guard let session = target.postgres else {
+            throw StoreError(.badLocation, "the copy writes a PostgreSQL store")
+        }
         var digest = RowDigest()
         var rows = 0
         var pending: [DatabaseValue] = []
@@ -102,7 +106,7 @@ public enum StoreCopy {
             guard pendingRows > 0 else { return }
             let values = Array(repeating: tuple, count: pendingRows).joined(separator: ", ")
             do {
-                try target.execute("INSERT INTO \(table) (\(list)) VALUES \(values)", StatementArguments(pending))
+                _ = try session.run("INSERT INTO \(table) (\(list)) VALUES \(values)", values: pending)
             } catch let error as DatabaseError {
                 // The server's words only: the statement itself is thousands of placeholders long.
                 throw StoreError(

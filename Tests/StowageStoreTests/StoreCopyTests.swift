@@ -27,7 +27,8 @@ struct StoreCopyTests {
         hls.lastPlayedAt = 1_700_000_100.125
         hls.pinned = true
         try store.insert(hls)
-        var plan = shared.plan(3)
+        // Enough files that one table's INSERT carries thousands of values (more than SQLite binds at once).
+        var plan = shared.plan(300)
         plan.bookmarks = [Bookmark(position: 12.5, label: "Chapter 2")]
         try store.savePlan(token: "hls", plan: plan)
         let first = try #require(try store.resources(token: "hls").first?.id)
