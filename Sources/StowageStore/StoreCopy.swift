@@ -28,7 +28,7 @@ public enum StoreCopy {
     /// (``PostgresSession/run(_:values:)``).
     static let parameterBudget = 30_000
 
-    /// Copies `source` (an SQLite store) into `destination` (a PostgreSQL store whose tables are all empty);
+    /// Copies `source` (an SQLite store) into `destination` (a PostgreSQL store holding only ``schemaRows``);
     /// `progress` is told each table once it is copied. Throws ``StoreError`` (`not-empty`, `copy-mismatch`,
     /// `bad-location`, or what the server said), leaving `destination` unchanged.
     public static func copy(
