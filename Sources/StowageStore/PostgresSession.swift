@@ -111,16 +111,18 @@ final class PostgresSession {
 
     /// Runs one statement (translated to PostgreSQL); its rows and how many rows it changed.
     func run(_ sql: String, _ arguments: StatementArguments) throws -> (rows: [Row], changed: Int) {
-        let text: String
-        let placeholders: Int
-        if let known = translated[sql] {
-            (text, placeholders) = known
-        } else {
-            (text, placeholders) = PostgresSQL.translate(sql)
-            if translated.count < 2_000 { translated[sql] = (text, placeholders) }
+        try run(sql, values: values(of: arguments, count: translation(sql).placeholders))
+    }
+
+    /// Runs one statement with its values as they are: no count limit but the server's 65,535 (``values(of:count:)``
+    /// reads arguments through SQLite, which takes at most 2,000 at once): `store copy`'s many-row INSERTs.
+    func run(_ sql: String, values: [DatabaseValue]) throws -> (rows: [Row], changed: Int) {
+        let (text, placeholders) = translation(sql)
+        guard values.count == placeholders else {
+            throw DatabaseError(message: "\(values.count) values for \(placeholders) placeholders")
         }
         var binds = PostgresBindings()
-        for value in try values(of: arguments, count: placeholders) {
+        for value in values {
             switch value.storage {
             case .null: binds.appendNull()
             case .int64(let v): binds.append(v)
@@ -148,6 +150,14 @@ final class PostgresSession {
         if sql == "BEGIN" { inTransaction = true }
         if sql == "COMMIT" || sql == "ROLLBACK" { inTransaction = false }
         return (try result.rows.map(Self.row), result.metadata.rows ?? 0)
+    }
+
+    /// The statement as PostgreSQL takes it, and how many placeholders it has (kept for the statements run most).
+    private func translation(_ sql: String) -> (text: String, placeholders: Int) {
+        if let known = translated[sql] { return known }
+        let made = PostgresSQL.translate(sql)
+        if translated.count < 2_000 { translated[sql] = made }
+        return made
     }
 
     /// A GRDB request as SQL and arguments (compiled against the schema-only SQLite).

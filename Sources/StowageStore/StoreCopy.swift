@@ -20,10 +20,15 @@ public enum StoreCopy {
         public var digest: String
     }
 
-    /// Rows sent in one INSERT (PostgreSQL takes at most 65,535 parameters in a statement).
+    /// Rows the migrations themselves put in a fresh database (the free leader row: term 0, no holder), by table: a
+    /// destination holding only these is empty, and they are replaced by the source's rows.
+    static let schemaRows = ["leader": "term = 0 AND holder = ''"]
+
+    /// Values sent in one INSERT (PostgreSQL takes at most 65,535 parameters in a statement), bound as they are
+    /// (``PostgresSession/run(_:values:)``).
     static let parameterBudget = 30_000
 
-    /// Copies `source` (an SQLite store) into `destination` (a PostgreSQL store whose tables are all empty);
+    /// Copies `source` (an SQLite store) into `destination` (a PostgreSQL store holding only ``schemaRows``);
     /// `progress` is told each table once it is copied. Throws ``StoreError`` (`not-empty`, `copy-mismatch`,
     /// `bad-location`, or what the server said), leaving `destination` unchanged.
     public static func copy(
@@ -40,7 +45,8 @@ public enum StoreCopy {
             let tables = try sourceTables(db)
             return try StoreTransaction.run(destination.engine) { target in
                 for table in tables {
-                    let held = try target.value(Int.self, "SELECT COUNT(*) FROM \(table)") ?? 0
+                    let own = schemaRows[table].map { " WHERE NOT (\($0))" } ?? ""
+                    let held = try target.value(Int.self, "SELECT COUNT(*) FROM \(table)\(own)") ?? 0
                     guard held == 0 else {
                         throw StoreError(
                             .notEmpty,
@@ -51,6 +57,7 @@ public enum StoreCopy {
                 var copied: [Table] = []
                 for table in tables {
                     let columns = try db.columns(in: table).map(\.name)
+                    if schemaRows[table] != nil { _ = try target.execute("DELETE FROM \(table)") }
                     let sent = try insertAll(db, table: table, columns: columns, into: target)
                     try moveSequence(db, table: table, on: target)
                     let back = try digest(of: target, table: table, columns: columns)
@@ -88,6 +95,9 @@ public enum StoreCopy {
         let list = columns.joined(separator: ", ")
         let perStatement = max(1, parameterBudget / max(1, columns.count))
         let tuple = "(" + Array(repeating: "?", count: columns.count).joined(separator: ", ") + ")"
+        guard let session = target.postgres else {
+            throw StoreError(.badLocation, "the copy writes a PostgreSQL store")
+        }
         var digest = RowDigest()
         var rows = 0
         var pending: [DatabaseValue] = []
@@ -95,8 +105,17 @@ public enum StoreCopy {
         func flush() throws {
             guard pendingRows > 0 else { return }
             let values = Array(repeating: tuple, count: pendingRows).joined(separator: ", ")
-            try target.execute(
-                "INSERT INTO \(table) (\(list)) VALUES \(values)", StatementArguments(pending))
+            do {
+                _ = try session.run("INSERT INTO \(table) (\(list)) VALUES \(values)", values: pending)
+            } catch let error as DatabaseError {
+                // The server's words only: the statement itself is thousands of placeholders long.
+                throw StoreError(
+                    .query,
+                    "table \(table): the server refused a row (\(error.message ?? "\(error.resultCode)")); nothing "
+                        + "was kept in the destination")
+            } catch let error as StoreError {
+                throw StoreError(error.code, "table \(table): \(error.message); nothing was kept in the destination")
+            }
             pending.removeAll(keepingCapacity: true)
             pendingRows = 0
         }
@@ -128,8 +147,8 @@ public enum StoreCopy {
     ) throws -> (rows: Int, digest: RowDigest) {
         var digest = RowDigest()
         var rows = 0
-        try target.execute(
-            "DECLARE copycheck NO SCROLL CURSOR FOR SELECT \(columns.joined(separator: ", ")) FROM \(table)")
+        let list = columns.joined(separator: ", ")
+        try target.execute("DECLARE copycheck NO SCROLL CURSOR FOR SELECT \(list) FROM \(table)")
         defer { _ = try? target.execute("CLOSE copycheck") }
         while true {
             let page = try target.rows("FETCH FORWARD 2000 FROM copycheck")

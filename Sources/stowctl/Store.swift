@@ -5,6 +5,10 @@ import StowageProtocol
 import StowageRuntime
 import StowageStore
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// `stowctl store …`: the scheduler's store itself, on the box (not through the scheduler).
 struct StoreCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -22,13 +26,18 @@ struct StoreCopyCommand: ParsableCommand {
         commandName: "copy",
         abstract: "Copy this home's store into an empty PostgreSQL database, checked row for row.",
         discussion: """
-            Stop the home's scheduler first (the copy refuses while it answers). The destination must be a \
-            database no scheduler has used (createdb a new one); its schema is made as a scheduler would. Every \
-            table is copied with its ids in one PostgreSQL transaction and read back: per table the row count and \
-            a digest of every row must equal the source's, or nothing is kept. The password comes from PGPASSWORD \
-            or the pgpass file, never the URL. master.key, box.key and the title files are not in the store: \
-            give every scheduler of the farm the same master.key and box.key (copied from this home) and the \
-            titles on shared storage (docs/several-hosts.md, "A farm").
+            Copies every table of the home's store (titles, plans, wrapped keys, licenses, plays, devices, \
+            bookmarks, the catalogue's settings, the notification outbox, bundle imports, play receipts) with \
+            its ids into a PostgreSQL database, in one transaction, then reads each table back: its row count \
+            and a digest of every row must equal the source's, or nothing is kept.
+
+            Refused (exit 1, code refused) while the home's scheduler runs, and into a database that holds \
+            rows or tables that are not Stowage's: createdb a new one. The password comes from PGPASSWORD or \
+            the pgpass file, never the URL (a URL with one is a usage error, exit 2).
+
+            Not in the store, so not copied: master.key and box.key (give every scheduler of the farm this \
+            home's), and the title files (put titles/ on storage every scheduler host mounts). Then start \
+            each scheduler with --store and the same URL (docs/commands.md, docs/several-hosts.md).
 
             Example:
               stowctl store copy --to postgres://stowage@db.example:5432/stowage
@@ -56,9 +65,7 @@ struct StoreCopyCommand: ParsableCommand {
             throw Failure(
                 "there is no store at \(home.storePath): is \(home.root.path) a Stowage home?", code: .notFound)
         }
-        if let client = try? SchedulerClient(endpoint: home.defaultEndpoint),
-            (try? client.request(.stats, timeout: 2)) != nil
-        {
+        guard !Self.listens(home.defaultEndpoint) else {
             throw Failure(
                 "the scheduler of \(home.root.path) is running: stop it first (a copy would miss what it writes after)",
                 code: .refused)
@@ -87,8 +94,29 @@ struct StoreCopyCommand: ParsableCommand {
             "copied \(tables.reduce(0) { $0 + $1.rows }) rows in \(tables.count) tables to \(destinationShown()) "
                 + String(format: "in %.1f s", seconds))
         print(
-            "next: this home's master.key and box.key on every scheduler host, the titles on shared storage, then "
-                + "start each scheduler with --store \(destinationShown())")
+            "next: this home's master.key and box.key on every scheduler host, the titles on shared storage, "
+                + "then start each scheduler with --store \(destinationShown())")
+    }
+
+    /// Whether a process accepts connections on the home's scheduler socket (`ipc://…`, a Unix socket). Asked of
+    /// the kernel, not of the scheduler: a busy or frozen scheduler is still seen, and the socket file a stopped one
+    /// may leave behind refuses the connection.
+    static func listens(_ endpoint: String) -> Bool {
+        guard endpoint.hasPrefix("ipc://") else { return false }
+        let path = Array(endpoint.dropFirst("ipc://".count).utf8)
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        guard path.count < MemoryLayout.size(ofValue: address.sun_path) else { return false }
+        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: path) }
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        let result = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
+        }
+        return result == 0
     }
 
     /// The URL as given (it never carries a password: parsing refused that).

@@ -32,13 +32,14 @@ extension Harness {
     /// it), on `store` (a `--store` URL, e.g. PostgreSQL's) or, when nil, the SQLite file of the harness's home
     /// (each other home's `stowage.sqlite` a symlink: SQLite follows it, so the WAL and its locks are shared).
     /// With `curve`, each binds a tcp endpoint of 127.0.0.1 with the harness home's CURVE key pair and allow-list
-    /// (a farm's schedulers share one pair). `extra(i)` adds arguments for scheduler `i`. Returns once each has
-    /// bound its endpoints (standby or leader); the first one started claims the lead first.
+    /// (a farm's schedulers share one pair). `extra(i)` adds arguments for scheduler `i`; `masterKey` is the farm's
+    /// (base64; nil: a new random one; a box moved into the farm gives its own). Returns once each has bound its
+    /// endpoints (standby or leader); the first one started claims the lead first.
     public func startSchedulerFarm(
-        count: Int, leaderLease: String = "2s", store: String? = nil, curve: Bool = false,
+        count: Int, leaderLease: String = "2s", store: String? = nil, curve: Bool = false, masterKey: String? = nil,
         extra: (Int) -> [String] = { _ in [] }
     ) throws -> Farm {
-        let key = Data((0..<32).map { _ in UInt8.random(in: 0...255) }).base64EncodedString()
+        let key = masterKey ?? Data((0..<32).map { _ in UInt8.random(in: 0...255) }).base64EncodedString()
         let fm = FileManager.default
         let titles = home.appendingPathComponent("titles")
         try fm.createDirectory(at: titles, withIntermediateDirectories: true)
