@@ -86,10 +86,16 @@ extension Gateway {
         return .media
     }
 
-    /// The entry playlist's file name: the status's `localPlaylist`, a DASH `manifest.mpd`, or `master.m3u8`.
+    /// The entry playlist's path under the title: the status's `localPlaylist` from the title's folder on (a title
+    /// submitted as a media playlist has it in a rendition's folder; the scheduler's home may be mounted elsewhere
+    /// than the gateway's, so the path is cut at the token), a DASH `manifest.mpd`, or `master.m3u8`.
     func entryPlaylist(_ status: TitleStatus) -> String {
-        if let local = status.localPlaylist, let name = local.split(separator: "/").last, !name.isEmpty {
-            return String(name)
+        if let local = status.localPlaylist {
+            let parts = local.split(separator: "/")
+            if let at = parts.lastIndex(where: { $0 == status.token }), at + 1 < parts.count {
+                return parts[(at + 1)...].joined(separator: "/")
+            }
+            if let name = parts.last { return String(name) }
         }
         let directory = configuration.titlesRoot.appendingPathComponent(status.token)
         if FileManager.default.fileExists(atPath: directory.appendingPathComponent("manifest.mpd").path) {
