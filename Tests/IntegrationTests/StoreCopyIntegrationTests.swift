@@ -132,7 +132,8 @@ struct StoreCopyIntegrationTests {
             let entry = local.hasPrefix(folder + "/") ? String(local.dropFirst(folder.count + 1)) : local
             // A device opens the title by its own URL: the gateway sends it to the entry, wherever it lies.
             let (_, location) = try TestMedia.shOutput(
-                "curl -s -o /dev/null -w '%{redirect_url}' -H 'Authorization: Bearer \(secret)' '\(gateway)/titles/\(token)'",
+                "curl -s -o /dev/null -w '%{redirect_url}' -H 'Authorization: Bearer \(secret)' "
+                    + "'\(gateway)/titles/\(token)'",
                 in: h.root)
             #expect(location.hasSuffix("/titles/\(token)/\(entry)"), "\(title): \(location) for \(entry)")
             let status = try h.httpStatus(gateway + "/titles/\(token)/\(entry)", headers: auth)
