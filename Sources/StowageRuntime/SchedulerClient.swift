@@ -77,6 +77,7 @@ public final class SchedulerClient {
         let single = search.endpoints.count == 1
         let deadline = monotonic() + timeout
         let lastRound = monotonic() + max(timeout, takeoverWait)
+        var unreachableLeader = false
         var endpoint = search.begin()
         while true {
             let request = ClientRequest(requestID: UUID().uuidString, operation: operation)
@@ -90,6 +91,10 @@ public final class SchedulerClient {
             switch outcome {
             case .reply(.standby(let answer)):
                 heard = .standby(answer)
+                // A leader none of our endpoints reach: waiting for a takeover would not help.
+                if !answer.leaderEndpoints.isEmpty, !answer.leaderEndpoints.contains(where: search.endpoints.contains) {
+                    unreachableLeader = true
+                }
             case .reply(let body):
                 _ = search.heard(.answer)
                 return body
@@ -111,7 +116,7 @@ public final class SchedulerClient {
             case .answered: preconditionFailure("only an answer ends the search")
             case .noLeader(let said):
                 // Nothing was applied in this round (only refusals and requests that never arrived go on).
-                guard takeoverWait > 0, monotonic() + Self.roundPause < lastRound else {
+                guard takeoverWait > 0, !unreachableLeader, monotonic() + Self.roundPause < lastRound else {
                     throw SchedulerUnreachable.noLeader(said)
                 }
                 Thread.sleep(forTimeInterval: Self.roundPause)

@@ -151,6 +151,19 @@ struct SchedulerClientFollowTests {
         }
         #expect(answer == .ok)
         #expect(b.asked.withLock { $0.last } == .pause(token: "t") && a.count >= 2, "asked round after round")
+        // A standby that names a leader none of the endpoints reach: no takeover to wait for, said at once.
+        let elsewhere = try FakeScheduler(ipc("elsewhere")) { _ in
+            .standby(StandbyAnswer(term: 5, leaderEndpoints: ["tcp://other-host:7700"]))
+        }
+        defer { elsewhere.close() }
+        let asked = ContinuousClock.now
+        let refused = try await Self.blocking { () -> String in
+            let client = try SchedulerClient(endpoints: [elsewhere.endpoint, a.endpoint])
+            client.takeoverWait = 15
+            do { _ = try client.exchange(.workers, timeout: 10) } catch { return "\(error)" }
+            return "answered"
+        }
+        #expect(ContinuousClock.now - asked < .seconds(3) && refused.contains("tcp://other-host:7700"), "\(refused)")
     }
 
     @Test func aSilentSchedulerGetsAReadOrAnIdRepeatedElsewhereButNeverAnotherChange() async throws {
