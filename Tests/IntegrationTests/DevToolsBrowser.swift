@@ -45,7 +45,9 @@ final class DevToolsBrowser {
             inbox.condition.unlock()
         }
         try process.run()
-        let target = try call("Target.createTarget", ["url": "about:blank"], inSession: false)
+        // The first answer comes once Chromium has started and made its profile: slow on a loaded machine (seen
+        // over 30 s with two suites at once), so it gets longer than a command does.
+        let target = try call("Target.createTarget", ["url": "about:blank"], inSession: false, timeout: 120)
         guard let targetID = target["targetId"] as? String else { throw HarnessError("no page target: \(target)") }
         let attached = try call(
             "Target.attachToTarget", ["targetId": targetID, "flatten": true], inSession: false)
