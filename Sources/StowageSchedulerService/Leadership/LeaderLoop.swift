@@ -1,3 +1,4 @@
+import CSystemShims
 import Foundation
 import Logging
 import StowageProtocol
@@ -35,6 +36,11 @@ final class LeaderLoop {
     /// Serves until `shutdown`: standby, leader, standby … Throws what stops the start (the store, a bind).
     func run() throws {
         try options.home.prepare()
+        // Before any secret is in memory (the store's password, the CURVE key, then each term's master key): no other
+        // process of its user (a worker) may read the scheduler's memory (SchedulerService does the same in-process).
+        if stowage_forbid_inspection() != 0 {
+            logger.warning("could not make the scheduler undumpable (prctl PR_SET_DUMPABLE)")
+        }
         let store = try Store(location: options.store ?? .sqlite(path: options.home.storePath))
         store.writeFence = fence
         let endpoint = try SchedulerEndpoint(
